@@ -1,0 +1,58 @@
+/// A value that breaks a domain rule. Each case's ``description`` is one line a person can act on.
+public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidConversationID(String, reason: String)
+    case invalidUserID(String, reason: String)
+    case invalidClientMessageID(String)
+    case emptyText
+    case textTooLong(characters: Int)
+    case invalidSequence(Int)
+
+    /// The longest message text the wire contract accepts, in characters.
+    public static let maxTextCharacters = 4096
+
+    public var description: String {
+        switch self {
+        case let .invalidConversationID(value, reason):
+            "invalid conversation ID \(quoted(value)): it \(reason) (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"
+        case let .invalidUserID(value, reason):
+            "invalid user ID \(quoted(value)): it \(reason) (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"
+        case let .invalidClientMessageID(value):
+            "invalid client message ID \(quoted(value)): expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"
+        case .emptyText:
+            "the message text is empty; write something to send"
+        case let .textTooLong(characters):
+            "the message text is \(characters) characters long; at most \(Self.maxTextCharacters) are allowed"
+        case let .invalidSequence(value):
+            "invalid sequence \(value): sequences start at 1"
+        }
+    }
+}
+
+/// `value` in double quotes with control characters made visible, for error messages.
+public func quoted(_ value: String) -> String {
+    var out = "\""
+    for scalar in value.unicodeScalars.prefix(80) {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        default:
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    if value.unicodeScalars.count > 80 { out += "…" }
+    return out + "\""
+}
+
+/// Checks a message text against the wire contract's limits.
+public func validateMessageText(_ text: String) throws(DomainError) {
+    if text.isEmpty { throw .emptyText }
+    let count = text.count
+    if count > DomainError.maxTextCharacters { throw .textTooLong(characters: count) }
+}

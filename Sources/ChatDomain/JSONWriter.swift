@@ -1,0 +1,82 @@
+/// Writes JSON in the store's canonical form: no insignificant whitespace, object members in
+/// the order given, strings escaped minimally (`"`, `\`, control characters) and everything
+/// else, `/` and non-ASCII included, written as its UTF-8 bytes. Same value → same bytes.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The canonical bytes of `value`.
+    public static func encode(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.bytes
+    }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: raw("null")
+        case let .bool(flag): raw(flag ? "true" : "false")
+        case let .integer(number): write(number)
+        case let .number(number): bytes.append(contentsOf: number.description.utf8)
+        case let .string(text): write(text)
+        case let .array(values):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case let .object(members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(member.key)
+                bytes.append(UInt8(ascii: ":"))
+                write(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends raw ASCII, such as punctuation around hand-written records.
+    public mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    public mutating func write(_ number: Int) {
+        bytes.append(contentsOf: String(number).utf8)
+    }
+
+    public mutating func write(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        let hex = Self.hexDigits
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
+            case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
+            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(0x5C); bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(0x5C); bytes.append(UInt8(ascii: "f"))
+            case 0x00..<0x20:
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `"key":` for a hand-ordered object.
+    public mutating func key(_ name: StaticString) {
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}

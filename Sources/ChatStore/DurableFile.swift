@@ -1,0 +1,117 @@
+/// Atomic, durable replacement of whole files: the store's only way to write.
+///
+/// temp file in the target's directory (O_EXCL, mode 0600) → write all → fsync → close →
+/// rename over the target → fsync the directory. A reader sees the old file or the new one,
+/// never a mix; after `write` returns the new bytes survive a crash or power loss.
+/// Temp names are `.<target>.<pid>.<random>.tmp`: hidden from readers, and the pid tells a
+/// live writer's temp file from one a killed writer left behind (see ``removeStaleTemporaries(in:)``).
+public enum DurableFile {
+    /// Replaces `name` in `directory` with `bytes`.
+    public static func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SystemError) {
+        let dirfd = try Sys.openDirectory(directory)
+        defer { Sys.close(dirfd) }
+        try write(bytes, to: name, inDirectoryFD: dirfd, directory: directory)
+        try Sys.fsync(dirfd, path: directory)
+    }
+
+    /// Writes several files of one directory, then fsyncs the directory once: one durable commit.
+    public static func write(_ files: [(name: String, bytes: [UInt8])], in directory: String) throws(SystemError) {
+        guard !files.isEmpty else { return }
+        let dirfd = try Sys.openDirectory(directory)
+        defer { Sys.close(dirfd) }
+        for file in files {
+            try write(file.bytes, to: file.name, inDirectoryFD: dirfd, directory: directory)
+        }
+        try Sys.fsync(dirfd, path: directory)
+    }
+
+    /// Creates `name` in `directory` only if nothing has that name: the temp file gets its final
+    /// name through `link(2)`, which never replaces. Throws EEXIST when the name is taken.
+    public static func create(_ bytes: [UInt8], as name: String, in directory: String) throws(SystemError) {
+        let dirfd = try Sys.openDirectory(directory)
+        defer { Sys.close(dirfd) }
+        let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
+        defer { Sys.unlinkQuietly(dirfd, temp) }
+        try Sys.linkAt(dirfd, temp, name, path: directory + "/" + name)
+        try Sys.fsync(dirfd, path: directory)
+    }
+
+    /// Removes `name` from `directory` and makes the removal durable.
+    public static func remove(_ name: String, in directory: String) throws(SystemError) {
+        let dirfd = try Sys.openDirectory(directory)
+        defer { Sys.close(dirfd) }
+        try Sys.unlinkAt(dirfd, name, path: directory + "/" + name)
+        try Sys.fsync(dirfd, path: directory)
+    }
+
+    /// Renames `from` to `to` within `directory` (replacing `to`) and makes it durable.
+    public static func rename(_ from: String, to: String, in directory: String) throws(SystemError) {
+        let dirfd = try Sys.openDirectory(directory)
+        defer { Sys.close(dirfd) }
+        try Sys.renameAt(dirfd, from, to, path: directory + "/" + to)
+        try Sys.fsync(dirfd, path: directory)
+    }
+
+    /// Creates `path` (and missing parents) with mode 0700, fsyncing each new directory into
+    /// its parent so it survives a crash. Existing directories are left as they are.
+    public static func makeDirectories(_ path: String) throws(SystemError) {
+        if Sys.kind(of: path) == .directory { return }
+        let parent = parentPath(of: path)
+        if parent != path { try makeDirectories(parent) }
+        do throws(SystemError) {
+            try Sys.mkdir(path)
+        } catch {
+            if error.isAlreadyExists { return }
+            throw error
+        }
+        try Sys.fsyncPath(parent)
+    }
+
+    /// Removes temp files in `directory` left by writers that no longer run.
+    /// Returns the names removed. Temp files of live processes are left alone.
+    @discardableResult
+    public static func removeStaleTemporaries(in directory: String) -> [String] {
+        guard let names = try? Sys.listDirectory(directory) else { return [] }
+        var removed: [String] = []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            let parts = name.split(separator: ".")
+            // ".<target>.<pid>.<random>.tmp" → [...target parts, pid, random, "tmp"]
+            guard parts.count >= 4, let pid = Int32(parts[parts.count - 3]) else { continue }
+            if pid == Sys.currentProcessID || Sys.processExists(pid) { continue }
+            if (try? Sys.unlink(directory + "/" + name)) != nil { removed.append(name) }
+        }
+        return removed
+    }
+
+    static func parentPath(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    private static func write(_ bytes: [UInt8], to name: String, inDirectoryFD dirfd: Int32, directory: String) throws(SystemError) {
+        let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
+        do throws(SystemError) {
+            try Sys.renameAt(dirfd, temp, name, path: directory + "/" + name)
+        } catch {
+            Sys.unlinkQuietly(dirfd, temp)
+            throw error
+        }
+    }
+
+    private static func writeTemporary(_ bytes: [UInt8], for name: String, inDirectoryFD dirfd: Int32, directory: String) throws(SystemError) -> String {
+        let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let path = directory + "/" + temp
+        let fd = try Sys.createFile(dirfd, temp, path: path)
+        do throws(SystemError) {
+            try Sys.writeAll(fd, bytes, path: path)
+            try Sys.fsync(fd, path: path)
+        } catch {
+            Sys.close(fd)
+            Sys.unlinkQuietly(dirfd, temp)
+            throw error
+        }
+        Sys.close(fd)
+        return temp
+    }
+}

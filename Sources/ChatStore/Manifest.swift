@@ -1,0 +1,99 @@
+import ChatDomain
+
+/// `chatdir.json`: which format the store is in, whose it is, and where it syncs.
+public struct Manifest: Hashable, Sendable {
+    public var format: Int
+    /// Messages per segment file; fixed when the store is created.
+    public var segmentSize: Int
+    public var userID: UserID
+    /// The server's base URL, if any. Never a token: secrets are not written into the store.
+    public var server: String?
+
+    public static let maxSegmentSize = 100_000
+
+    public init(userID: UserID, server: String? = nil, segmentSize: Int = StoreLayout.defaultSegmentSize) {
+        self.format = StoreLayout.formatVersion
+        self.segmentSize = segmentSize
+        self.userID = userID
+        self.server = server
+    }
+
+    /// One key per line, sorted.
+    public func encode() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("{\n"); writer.key("format"); writer.write(format)
+        writer.raw(",\n"); writer.key("segmentSize"); writer.write(segmentSize)
+        if let server { writer.raw(",\n"); writer.key("server"); writer.write(server) }
+        writer.raw(",\n"); writer.key("userId"); writer.write(userID.rawValue)
+        writer.raw("\n}\n")
+        return writer.bytes
+    }
+
+    /// Reads a manifest. An unknown `format` is refused before anything else is looked at.
+    public static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
+        var problems: [StoreProblem] = []
+        guard let value = parseWholeFile(bytes, path: path, problems: &problems),
+              var reader = RecordReader(value, what: "a manifest", path: path, line: nil, problems: &problems) else {
+            throw .damaged(problems[0])
+        }
+        if let format = value["format"], format != .integer(StoreLayout.formatVersion) {
+            let found: String = if case let .integer(number) = format { String(number) } else { format.typeDescription }
+            throw .unsupportedFormat(path: path, found: found)
+        }
+        _ = reader.integer("format", atLeast: 1)
+        let size = reader.integer("segmentSize", atLeast: 1)
+        if let size, size > maxSegmentSize { reader.problem("\"segmentSize\" must be at most \(maxSegmentSize), found \(size)") }
+        let user = reader.userID("userId")
+        let server = reader.string("server", required: false)
+        reader.rejectUnknownKeys(["format", "segmentSize", "server", "userId"])
+        guard reader.problems.isEmpty, let size, let user else { throw .damaged(reader.problems[0]) }
+        return Manifest(userID: user, server: server, segmentSize: size)
+    }
+}
+
+/// `conversation.json`: the conversation's title and members.
+public struct ConversationInfo: Hashable, Sendable {
+    public var title: String
+    public var members: [UserID]
+
+    public init(title: String, members: [UserID]) {
+        self.title = title
+        self.members = members
+    }
+
+    /// One key per line; members sorted so every device writes the same bytes.
+    public func encode() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("{\n"); writer.key("members")
+        writer.write(.array(members.sorted().map { .string($0.rawValue) }))
+        writer.raw(",\n"); writer.key("title"); writer.write(title)
+        writer.raw("\n}\n")
+        return writer.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8], path: String) -> (info: ConversationInfo?, problems: [StoreProblem]) {
+        var problems: [StoreProblem] = []
+        guard let value = parseWholeFile(bytes, path: path, problems: &problems),
+              var reader = RecordReader(value, what: "conversation details", path: path, line: nil, problems: &problems) else { return (nil, problems) }
+        let title = reader.string("title")
+        var members: [UserID] = []
+        for (index, element) in (reader.array("members") ?? []).enumerated() {
+            guard case let .string(text) = element, let user = try? UserID(text) else {
+                reader.problem("members[\(index)] must be a valid user ID, found \(element.typeDescription == "a string" ? quoted(element.stringValue ?? "") : element.typeDescription)")
+                continue
+            }
+            members.append(user)
+        }
+        reader.rejectUnknownKeys(["members", "title"])
+        problems.append(contentsOf: reader.problems)
+        guard reader.problems.isEmpty, let title else { return (nil, problems) }
+        return (ConversationInfo(title: title, members: members), problems)
+    }
+}
+
+extension JSONValue {
+    var stringValue: String? {
+        if case let .string(text) = self { return text }
+        return nil
+    }
+}

@@ -1,0 +1,56 @@
+import ChatDomain
+
+/// Reads and writes `positions.json`: one member per line, sorted by user ID.
+public enum PositionsFile {
+    public static func encode(_ positions: Positions) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("{\n")
+        for (index, member) in positions.members.keys.sorted().enumerated() {
+            if index > 0 { writer.raw(",\n") }
+            let position = positions[member]
+            writer.write(member.rawValue)
+            writer.raw(":{")
+            writer.key("deliveredUpTo"); writer.write(position.deliveredUpTo)
+            writer.raw(","); writer.key("readUpTo"); writer.write(position.readUpTo)
+            writer.raw("}")
+        }
+        writer.raw(positions.members.isEmpty ? "}\n" : "\n}\n")
+        return writer.bytes
+    }
+
+    /// Reads positions; members with problems are left out and reported.
+    public static func decode(_ bytes: [UInt8], path: String) -> (positions: Positions, problems: [StoreProblem]) {
+        var problems: [StoreProblem] = []
+        guard let value = parseWholeFile(bytes, path: path, problems: &problems) else { return (Positions(), problems) }
+        guard case let .object(members) = value else {
+            problems.append(StoreProblem(path: path, line: 1, "expected a JSON object of members, found \(value.typeDescription)"))
+            return (Positions(), problems)
+        }
+        let lines = lineRanges(bytes)
+        func line(of key: String) -> Int? {
+            let prefix = Array(("\"" + key + "\"").utf8)
+            return lines.firstIndex { bytes[$0].starts(with: prefix) }.map { $0 + 1 }
+        }
+        var positions: [UserID: MemberPosition] = [:]
+        for member in members {
+            let memberLine = line(of: member.key)
+            guard let user = try? UserID(member.key) else {
+                problems.append(StoreProblem(path: path, line: memberLine, "\(quoted(member.key)) is not a valid user ID; remove or rename it"))
+                continue
+            }
+            guard var reader = RecordReader(member.value, what: "a position", path: path, line: memberLine, label: "\(user): ", problems: &problems) else { continue }
+            let delivered = reader.integer("deliveredUpTo", atLeast: 0)
+            let read = reader.integer("readUpTo", atLeast: 0)
+            reader.rejectUnknownKeys(["deliveredUpTo", "readUpTo"])
+            problems.append(contentsOf: reader.problems)
+            if let delivered, let read, reader.problems.isEmpty {
+                positions[user] = MemberPosition(deliveredUpTo: delivered, readUpTo: read)
+            }
+        }
+        let result = Positions(positions)
+        if problems.isEmpty, encode(result) != bytes {
+            problems.append(StoreProblem(path: path, line: nil, "not in canonical form (one member per line, sorted, no spaces); readers cope, but devices will not hold identical bytes", severity: .warning))
+        }
+        return (result, problems)
+    }
+}

@@ -1,0 +1,138 @@
+import ChatDomain
+
+/// Reads the fields of one JSON object from a store file, collecting a ``StoreProblem`` for each
+/// missing, mistyped or unknown field instead of stopping at the first.
+struct RecordReader {
+    let path: String
+    let line: Int?
+    /// Prefix for messages about a record that is not on a line of its own ("record 3: ").
+    let label: String
+    private(set) var problems: [StoreProblem] = []
+    private let members: [(key: String, value: JSONValue)]
+
+    /// Nil (with a problem recorded) when `value` is not an object.
+    init?(_ value: JSONValue, what: String, path: String, line: Int?, label: String = "", problems: inout [StoreProblem]) {
+        guard case let .object(members) = value else {
+            problems.append(StoreProblem(path: path, line: line, "\(label)expected \(what) (a JSON object), found \(value.typeDescription)"))
+            return nil
+        }
+        self.path = path
+        self.line = line
+        self.label = label
+        self.members = members
+    }
+
+    mutating func problem(_ message: String) {
+        problems.append(StoreProblem(path: path, line: line, label + message))
+    }
+
+    private mutating func value(_ key: String, required: Bool) -> JSONValue? {
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            if required { problem("the field \"\(key)\" is missing") }
+            return nil
+        }
+        return value
+    }
+
+    mutating func string(_ key: String, required: Bool = true) -> String? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case let .string(text) = value else {
+            problem("\"\(key)\" must be a string, found \(value.typeDescription)")
+            return nil
+        }
+        return text
+    }
+
+    mutating func integer(_ key: String, atLeast minimum: Int, required: Bool = true) -> Int? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case let .integer(number) = value else {
+            problem("\"\(key)\" must be a whole number, found \(value.typeDescription)")
+            return nil
+        }
+        guard number >= minimum else {
+            problem("\"\(key)\" must be at least \(minimum), found \(number)")
+            return nil
+        }
+        return number
+    }
+
+    mutating func array(_ key: String) -> [JSONValue]? {
+        guard let value = value(key, required: true) else { return nil }
+        guard case let .array(values) = value else {
+            problem("\"\(key)\" must be an array, found \(value.typeDescription)")
+            return nil
+        }
+        return values
+    }
+
+    mutating func clientMessageID(_ key: String) -> ClientMessageID? {
+        guard let text = string(key) else { return nil }
+        do { return try ClientMessageID(text) } catch { problem("\"\(key)\": \(error)"); return nil }
+    }
+
+    mutating func userID(_ key: String) -> UserID? {
+        guard let text = string(key) else { return nil }
+        do { return try UserID(text) } catch { problem("\"\(key)\": \(error)"); return nil }
+    }
+
+    mutating func messageText(_ key: String) -> String? {
+        guard let text = string(key) else { return nil }
+        do { try validateMessageText(text) } catch { problem("\"\(key)\": \(error)"); return nil }
+        return text
+    }
+
+    /// Records a problem for each key that is not in `allowed`.
+    mutating func rejectUnknownKeys(_ allowed: Set<String>) {
+        for member in members where !allowed.contains(member.key) {
+            problem("unknown field \(quoted(member.key)); remove it (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+}
+
+/// Byte offsets of line starts, for turning a parser's byte offset into a 1-based line number.
+struct LineIndex {
+    private var starts: [Int] = [0]
+
+    init(_ bytes: [UInt8]) {
+        for (offset, byte) in bytes.enumerated() where byte == 0x0A {
+            starts.append(offset + 1)
+        }
+    }
+
+    func line(atOffset offset: Int) -> Int {
+        var low = 0
+        var high = starts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if starts[mid] <= offset { low = mid } else { high = mid - 1 }
+        }
+        return low + 1
+    }
+}
+
+/// The lines of a file split at LF, as byte ranges (without the LF).
+func lineRanges(_ bytes: [UInt8]) -> [Range<Int>] {
+    var ranges: [Range<Int>] = []
+    var start = 0
+    for offset in bytes.indices where bytes[offset] == 0x0A {
+        ranges.append(start..<offset)
+        start = offset + 1
+    }
+    if start < bytes.count { ranges.append(start..<bytes.count) }
+    return ranges
+}
+
+/// Parses a whole small file as one JSON value; a syntax error becomes a problem with its line.
+func parseWholeFile(_ bytes: [UInt8], path: String, problems: inout [StoreProblem]) -> JSONValue? {
+    if bytes.isEmpty {
+        problems.append(StoreProblem(path: path, line: 1, "the file is empty; it should hold a JSON object (restore it from git or another device)"))
+        return nil
+    }
+    do {
+        return try JSONParser.parse(bytes)
+    } catch {
+        let line = LineIndex(bytes).line(atOffset: error.offset)
+        problems.append(StoreProblem(path: path, line: line, "not valid JSON: \(error.reason)"))
+        return nil
+    }
+}

@@ -1,0 +1,84 @@
+import ChatDomain
+
+/// One thing wrong with a store file: where (path relative to the store root, line) and what
+/// to do about it. Errors make a store unusable where they stand; warnings are worth fixing but
+/// every reader copes with them.
+public struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
+    public enum Severity: String, Hashable, Sendable { case error, warning }
+
+    public var path: String
+    public var line: Int?
+    public var message: String
+    public var severity: Severity
+
+    public init(path: String, line: Int? = nil, _ message: String, severity: Severity = .error) {
+        self.path = path
+        self.line = line
+        self.message = message
+        self.severity = severity
+    }
+
+    /// `path:line: message`, the form editors and `grep -n` users jump to.
+    public var description: String {
+        if let line { return "\(path):\(line): \(message)" }
+        return "\(path): \(message)"
+    }
+}
+
+/// Why a store operation failed. Each case's description is one line a person can act on;
+/// ``exitCode`` is its sysexits code.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// A file does not parse or breaks the format's rules.
+    case damaged(StoreProblem)
+    /// There is no store at a path, or it is not one.
+    case notAStore(path: String, reason: String)
+    /// The manifest names a format this build does not read.
+    case unsupportedFormat(path: String, found: String)
+    /// The store has no directory for this conversation.
+    case unknownConversation(ConversationID)
+    /// No outbox file has this client message ID.
+    case unknownOutboxMessage(ConversationID, ClientMessageID)
+    /// Something exists where a new store or file should go.
+    case alreadyExists(path: String)
+    /// Another process holds the store's writer lock.
+    case locked(path: String, holder: String?)
+    /// An ID or text broke a domain rule.
+    case invalid(DomainError)
+    /// A system call failed (disk full, permission, I/O error).
+    case system(SystemError)
+
+    public var description: String {
+        switch self {
+        case let .damaged(problem):
+            problem.description
+        case let .notAStore(path, reason):
+            "\(path): not a chatdir store (\(reason)); create one with `chatdir init --store \(path) --user NAME`"
+        case let .unsupportedFormat(path, found):
+            "\(path): format \(found) is not supported by this chatdir (it reads format \(StoreLayout.formatVersion)); use a chatdir that knows that format, nothing was changed"
+        case let .unknownConversation(id):
+            "no conversation \(quoted(id.rawValue)) in this store; `chatdir list` shows the ones there are (`chatdir sync` fetches new ones)"
+        case let .unknownOutboxMessage(conversation, id):
+            "no outbox message \(id) in conversation \(conversation); `chatdir view \(conversation)` shows pending and failed messages with their IDs"
+        case let .alreadyExists(path):
+            "\(path) already exists; choose another path or remove it first"
+        case let .locked(path, holder):
+            "\(path) is held by another chatdir process\(holder.map { " (\($0))" } ?? ""); only one sync worker may run per store"
+        case let .invalid(error):
+            error.description
+        case let .system(error):
+            error.description
+        }
+    }
+
+    /// The sysexits(3) code for this error.
+    public var exitCode: Int32 {
+        switch self {
+        case .damaged, .unsupportedFormat: 65          // EX_DATAERR
+        case .notAStore, .unknownConversation, .unknownOutboxMessage: 66  // EX_NOINPUT
+        case .alreadyExists: 73                        // EX_CANTCREAT
+        case .locked: 75                               // EX_TEMPFAIL
+        case .invalid: 65                              // EX_DATAERR
+        case let .system(error): error.errno == 13 || error.errno == 1 ? 77 : 74  // EX_NOPERM / EX_IOERR
+        }
+    }
+}

@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A failed system call: which call, on which path, and errno.
+public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var path: String
+    public var errno: Int32
+
+    public var description: String {
+        "\(operation) \(path): \(String(cString: strerror(errno)))"
+    }
+
+    public var isNotFound: Bool { errno == ENOENT }
+    public var isAlreadyExists: Bool { errno == EEXIST }
+    public var isWouldBlock: Bool { errno == EWOULDBLOCK || errno == EAGAIN }
+}
+
+/// The one file that talks to Glibc for files: each call wrapped once, retried on EINTR, errno
+/// turned into a ``SystemError``. Everything else in the store calls these.
+public enum Sys {
+    public static let directoryMode: mode_t = 0o700
+    public static let fileMode: mode_t = 0o600
+
+    @inline(__always)
+    private static func retrying<T: BinaryInteger>(_ operation: String, _ path: String, _ call: () -> T) throws(SystemError) -> T {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            throw SystemError(operation: operation, path: path, errno: code)
+        }
+    }
+
+    /// `open(2)` with O_CLOEXEC added.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = fileMode) throws(SystemError) -> Int32 {
+        try retrying("open", path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `openat(2)` relative to a directory descriptor, with O_CLOEXEC added.
+    public static func openAt(_ directory: Int32, _ name: String, _ flags: Int32, mode: mode_t = fileMode, path: String) throws(SystemError) -> Int32 {
+        try retrying("open", path) { Glibc.openat(directory, name, flags | O_CLOEXEC, mode) }
+    }
+
+    /// Opens a directory for fsync, flock or openat.
+    public static func openDirectory(_ path: String) throws(SystemError) -> Int32 {
+        try open(path, O_RDONLY | O_DIRECTORY)
+    }
+
+    public static func close(_ fd: Int32) {
+        // Never retry close on EINTR: on Linux the descriptor is already gone.
+        _ = Glibc.close(fd)
+    }
+
+    /// Writes every byte, looping over partial writes and EINTR.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retrying("write", path) {
+                bytes.withUnsafeBytes { buffer in Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset) }
+            }
+            offset += written
+        }
+    }
+
+    /// `fsync(2)`. A failed fsync is reported, never retried: the kernel may have dropped the pages.
+    public static func fsync(_ fd: Int32, path: String) throws(SystemError) {
+        _ = try retrying("fsync", path) { Glibc.fsync(fd) }
+    }
+
+    /// Opens `path`, fsyncs it and closes it (for directories after a rename or mkdir).
+    public static func fsyncPath(_ path: String) throws(SystemError) {
+        let fd = try openDirectory(path)
+        defer { close(fd) }
+        try fsync(fd, path: path)
+    }
+
+    public static func renameAt(_ directory: Int32, _ from: String, _ to: String, path: String) throws(SystemError) {
+        _ = try retrying("rename", path) { Glibc.renameat(directory, from, directory, to) }
+    }
+
+    /// `linkat(2)`: gives the file `from` a second name `to`; fails with EEXIST instead of replacing.
+    public static func linkAt(_ directory: Int32, _ from: String, _ to: String, path: String) throws(SystemError) {
+        _ = try retrying("link", path) { Glibc.linkat(directory, from, directory, to, 0) }
+    }
+
+    /// Creates a new file `name` in a directory for writing; EEXIST when the name is taken.
+    public static func createFile(_ directory: Int32, _ name: String, path: String) throws(SystemError) -> Int32 {
+        try openAt(directory, name, O_WRONLY | O_CREAT | O_EXCL, mode: fileMode, path: path)
+    }
+
+    /// Best-effort `unlinkat(2)` for cleaning up after another failure; its own failure is ignored.
+    public static func unlinkQuietly(_ directory: Int32, _ name: String) {
+        _ = Glibc.unlinkat(directory, name, 0)
+    }
+
+    public static func rename(_ from: String, _ to: String) throws(SystemError) {
+        _ = try retrying("rename", to) { Glibc.rename(from, to) }
+    }
+
+    public static func unlink(_ path: String) throws(SystemError) {
+        _ = try retrying("unlink", path) { Glibc.unlink(path) }
+    }
+
+    public static func unlinkAt(_ directory: Int32, _ name: String, path: String) throws(SystemError) {
+        _ = try retrying("unlink", path) { Glibc.unlinkat(directory, name, 0) }
+    }
+
+    public static func mkdir(_ path: String, mode: mode_t = directoryMode) throws(SystemError) {
+        _ = try retrying("mkdir", path) { Glibc.mkdir(path, mode) }
+    }
+
+    /// `flock(2)` exclusive and non-blocking; throws with ``SystemError/isWouldBlock`` when held elsewhere.
+    public static func lockExclusive(_ fd: Int32, path: String) throws(SystemError) {
+        _ = try retrying("flock", path) { lockFile(fd, LOCK_EX | LOCK_NB) }
+    }
+
+    // `Glibc.flock` names the struct too; an unqualified call inside a function finds the function.
+    private static func lockFile(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+
+    /// `flock(2)` exclusive, waiting for the holder to let go.
+    public static func lockExclusiveWaiting(_ fd: Int32, path: String) throws(SystemError) {
+        _ = try retrying("flock", path) { lockFile(fd, LOCK_EX) }
+    }
+
+    /// Reads a whole file. Throws ``SystemError`` with ENOENT for a missing file.
+    public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = try open(path, O_RDONLY)
+        defer { close(fd) }
+        var info = stat()
+        _ = try retrying("stat", path) { fstat(fd, &info) }
+        var result: [UInt8] = []
+        result.reserveCapacity(Int(info.st_size) + 1)
+        var chunk = [UInt8](repeating: 0, count: max(4096, min(Int(info.st_size) + 1, 1 << 20)))
+        while true {
+            let count = try retrying("read", path) {
+                chunk.withUnsafeMutableBytes { buffer in Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// What kind of thing is at a path, without following a final symlink; nil when nothing is.
+    public enum FileKind: Sendable { case file, directory, symlink, other }
+
+    public static func kind(of path: String) -> FileKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    /// The permission bits of `path` (following symlinks); nil when it does not exist.
+    public static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    /// The names in a directory, without `.` and `..`, in no particular order.
+    public static func listDirectory(_ path: String) throws(SystemError) -> [String] {
+        guard let directory = opendir(path) else {
+            throw SystemError(operation: "opendir", path: path, errno: Glibc.errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether process `pid` exists (for telling a live writer's temp file from a stale one).
+    public static func processExists(_ pid: Int32) -> Bool {
+        Glibc.kill(pid, 0) == 0 || Glibc.errno == EPERM
+    }
+
+    public static var currentProcessID: Int32 { getpid() }
+}
