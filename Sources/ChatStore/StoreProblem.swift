@@ -82,3 +82,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// Runs a file operation, turning its ``SystemError`` into ``StoreError/system(_:)``.
+@inline(__always)
+func system<T>(_ body: () throws(SystemError) -> T) throws(StoreError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw .system(error)
+    }
+}

@@ -46,6 +46,11 @@ public enum Sys {
         try retrying("open", path) { Glibc.openat(directory, name, flags | O_CLOEXEC, mode) }
     }
 
+    /// Opens (creating if needed, mode 0600) a file to hold a `flock(2)` on.
+    public static func openLockFile(_ path: String) throws(SystemError) -> Int32 {
+        try open(path, O_RDWR | O_CREAT)
+    }
+
     /// Opens a directory for fsync, flock or openat.
     public static func openDirectory(_ path: String) throws(SystemError) -> Int32 {
         try open(path, O_RDONLY | O_DIRECTORY)

@@ -1,0 +1,153 @@
+import ChatDomain
+
+/// Reads one conversation's directory: `conversation.json`, `messages/`, `positions.json`, `outbox/`.
+///
+/// Reading a screenful touches only the newest segments: rows come from the end of history,
+/// never from a scan of all of it.
+public struct Conversation: Sendable {
+    public let storeRoot: String
+    public let id: ConversationID
+    public let segmentSize: Int
+
+    /// `conversations/<id>`, relative to the store root: the prefix of every path in errors.
+    public var relativePath: String { StoreLayout.conversations + "/" + id.rawValue }
+    public var directory: String { storeRoot + "/" + relativePath }
+    public var messagesDirectory: String { directory + "/" + StoreLayout.messages }
+    public var outboxDirectory: String { directory + "/" + StoreLayout.outbox }
+
+    public var exists: Bool { Sys.kind(of: directory) == .directory }
+
+    func relative(_ name: String) -> String { relativePath + "/" + name }
+
+    /// Reads a file of this conversation; nil when it does not exist.
+    func read(_ relativeName: String) throws(StoreError) -> [UInt8]? {
+        do {
+            return try Sys.readFile(directory + "/" + relativeName)
+        } catch {
+            if error.isNotFound { return nil }
+            throw .system(error)
+        }
+    }
+
+    /// Title and members; nil when `conversation.json` does not exist yet.
+    public func info() throws(StoreError) -> ConversationInfo? {
+        guard let bytes = try read(StoreLayout.conversationInfo) else { return nil }
+        let decoded = ConversationInfo.decode(bytes, path: relative(StoreLayout.conversationInfo))
+        if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
+        return decoded.info
+    }
+
+    /// Every member's position; nil when positions were never loaded (ticks unknown).
+    public func positions() throws(StoreError) -> Positions? {
+        guard let bytes = try read(StoreLayout.positions) else { return nil }
+        let decoded = PositionsFile.decode(bytes, path: relative(StoreLayout.positions))
+        if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
+        return decoded.positions
+    }
+
+    /// The outbox in queue order (oldest first).
+    public func outbox() throws(StoreError) -> [OutboxEntry] {
+        var entries: [OutboxEntry] = []
+        for name in try outboxFileNames() {
+            guard let bytes = try read(StoreLayout.outbox + "/" + name) else { continue }  // delivered meanwhile
+            let decoded = OutboxFile.decode(bytes, name: name, path: relative(StoreLayout.outbox + "/" + name))
+            if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
+            if let entry = decoded.entry { entries.append(entry) }
+        }
+        return entries
+    }
+
+    /// Names of outbox message files in queue order (ordinal names sort as the queue).
+    func outboxFileNames() throws(StoreError) -> [String] {
+        let names: [String]
+        do {
+            names = try Sys.listDirectory(outboxDirectory)
+        } catch {
+            if error.isNotFound { return [] }
+            throw .system(error)
+        }
+        return names.filter { !$0.hasPrefix(".") && $0 != StoreLayout.readPosition }.sorted()
+    }
+
+    /// The read position wanted by this user and not yet accepted by the server (`outbox/read.json`).
+    public func wantedReadPosition() throws(StoreError) -> Int? {
+        let name = StoreLayout.outbox + "/" + StoreLayout.readPosition
+        guard let bytes = try read(name) else { return nil }
+        let decoded = OutboxFile.decodeReadPosition(bytes, path: relative(name))
+        if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
+        return decoded.upTo
+    }
+
+    /// The ranges of the segment files present, ascending.
+    public func segmentRanges() throws(StoreError) -> [SegmentRange] {
+        let names: [String]
+        do {
+            names = try Sys.listDirectory(messagesDirectory)
+        } catch {
+            if error.isNotFound { return [] }
+            throw .system(error)
+        }
+        return names.compactMap(SegmentRange.init(fileName:)).sorted()
+    }
+
+    /// The messages of one segment; throws the first error of a damaged file, naming file and line.
+    public func readSegment(_ range: SegmentRange) throws(StoreError) -> [Message] {
+        let name = StoreLayout.messages + "/" + range.fileName
+        guard let bytes = try read(name) else { return [] }
+        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range)
+        if let problem = decoded.firstError { throw .damaged(problem) }
+        return decoded.messages
+    }
+
+    /// Up to `limit` newest messages with sequence below `before` (all when nil), ascending, and
+    /// whether older ones are stored. Reads segments from the newest back, only as many as needed.
+    public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
+        var ranges = try segmentRanges()
+        if let before { ranges.removeAll { $0.first >= before } }
+        var collected: [Message] = []
+        while collected.count < limit, let range = ranges.popLast() {
+            var messages = try readSegment(range)
+            if let before { messages.removeAll { $0.sequence >= before } }
+            collected.insert(contentsOf: messages, at: 0)
+        }
+        let hasOlder = collected.count > limit || !ranges.isEmpty
+        if collected.count > limit { collected.removeFirst(collected.count - limit) }
+        return (collected, hasOlder)
+    }
+
+    /// Everything a screen of this conversation shows, read from disk once.
+    public func snapshot(limit: Int, before: Int? = nil) throws(StoreError) -> ConversationSnapshot {
+        let page = try newestMessages(limit: limit, before: before)
+        return ConversationSnapshot(
+            id: id, info: try info(), messages: page.messages, hasOlder: page.hasOlder,
+            outbox: before == nil ? try outbox() : [], positions: try positions()
+        )
+    }
+}
+
+/// One consistent read of a conversation, ready to turn into rows.
+public struct ConversationSnapshot: Sendable, Hashable {
+    public var id: ConversationID
+    public var info: ConversationInfo?
+    /// Stored messages, ascending by sequence.
+    public var messages: [Message]
+    /// Whether older messages are stored than the ones in ``messages``.
+    public var hasOlder: Bool
+    /// Outbox entries in queue order (empty when scrolled back with `before`).
+    public var outbox: [OutboxEntry]
+    public var positions: Positions?
+
+    /// The rows every screen shows: sequenced messages with ticks, then the outbox.
+    public func rows(me: UserID) -> [TimelineRow] {
+        timeline(messages: messages, outbox: outbox, positions: positions, members: members(me: me), me: me)
+    }
+
+    /// Members from `conversation.json`; without it, everyone seen in positions and messages.
+    public func members(me: UserID) -> [UserID] {
+        if let info { return info.members }
+        var seen = Set(positions?.members.keys.map { $0 } ?? [])
+        seen.formUnion(messages.map(\.senderID))
+        seen.insert(me)
+        return seen.sorted()
+    }
+}

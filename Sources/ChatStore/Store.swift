@@ -1,0 +1,81 @@
+import ChatDomain
+
+/// One account's chats on one device: a directory in format v1 (docs/FORMAT.md).
+///
+/// `Store` and ``Conversation`` only read. Writing goes through three doors, one per owner:
+/// ``StoreWriter`` (segments, positions, conversation details; holds the lock), ``Outbox``
+/// (outbox files; any process, no lock) and ``Store/create(at:manifest:)``.
+public struct Store: Sendable {
+    /// The store's root directory, as given (relative paths stay relative).
+    public let root: String
+    public let manifest: Manifest
+
+    public var userID: UserID { manifest.userID }
+
+    /// Creates a new store at `root` (the directory may exist if it is empty).
+    public static func create(at root: String, manifest: Manifest) throws(StoreError) -> Store {
+        switch Sys.kind(of: root) {
+        case nil:
+            break
+        case .directory:
+            let names = (try? Sys.listDirectory(root)) ?? []
+            guard names.isEmpty else { throw .alreadyExists(path: root) }
+        default:
+            throw .alreadyExists(path: root)
+        }
+        do {
+            try DurableFile.makeDirectories(root + "/" + StoreLayout.conversations)
+            try DurableFile.write(manifest.encode(), to: StoreLayout.manifest, in: root)
+        } catch {
+            throw .system(error)
+        }
+        return Store(root: root, manifest: manifest)
+    }
+
+    /// Opens the store at `root`, reading only its manifest.
+    public static func open(at root: String) throws(StoreError) -> Store {
+        let path = root + "/" + StoreLayout.manifest
+        let bytes: [UInt8]
+        do {
+            bytes = try Sys.readFile(path)
+        } catch {
+            if error.isNotFound {
+                throw .notAStore(path: root, reason: Sys.kind(of: root) == nil ? "it does not exist" : "it has no \(StoreLayout.manifest)")
+            }
+            throw .system(error)
+        }
+        return Store(root: root, manifest: try Manifest.decode(bytes, path: StoreLayout.manifest))
+    }
+
+    init(root: String, manifest: Manifest) {
+        self.root = root
+        self.manifest = manifest
+    }
+
+    /// The conversations in the store, sorted by ID. Directories whose names are not valid IDs
+    /// are skipped here (never used as paths); `check` reports them.
+    public func conversationIDs() throws(StoreError) -> [ConversationID] {
+        let names: [String]
+        do {
+            names = try Sys.listDirectory(root + "/" + StoreLayout.conversations)
+        } catch {
+            if error.isNotFound { return [] }
+            throw .system(error)
+        }
+        return names.compactMap { try? ConversationID($0) }
+            .filter { Sys.kind(of: root + "/" + StoreLayout.conversations + "/" + $0.rawValue) == .directory }
+            .sorted()
+    }
+
+    /// The files of one conversation (no I/O; see ``Conversation/exists``).
+    public func conversation(_ id: ConversationID) -> Conversation {
+        Conversation(storeRoot: root, id: id, segmentSize: manifest.segmentSize)
+    }
+
+    /// The conversation `id`, or ``StoreError/unknownConversation(_:)`` when it has no directory.
+    public func existingConversation(_ id: ConversationID) throws(StoreError) -> Conversation {
+        let conversation = conversation(id)
+        guard conversation.exists else { throw .unknownConversation(id) }
+        return conversation
+    }
+}

@@ -1,0 +1,178 @@
+import ChatDomain
+
+/// Validates a whole store or fixture directory without writing anything: every file, every
+/// record, the rules between files. What `chatdir check` prints.
+public struct StoreChecker {
+    /// Everything found, and how much was looked at.
+    public struct Report: Sendable {
+        public var problems: [StoreProblem] = []
+        public var conversations = 0
+        public var segments = 0
+        public var messages = 0
+        public var outboxFiles = 0
+
+        public var errors: [StoreProblem] { problems.filter { $0.severity == .error } }
+        public var warnings: [StoreProblem] { problems.filter { $0.severity == .warning } }
+    }
+
+    public let root: String
+    private var report = Report()
+
+    /// Checks the store at `root`.
+    public static func check(root: String) -> Report {
+        var checker = StoreChecker(root: root)
+        checker.run()
+        checker.report.problems.sort { ($0.path, $0.line ?? 0) < ($1.path, $1.line ?? 0) }
+        return checker.report
+    }
+
+    private init(root: String) {
+        self.root = root
+    }
+
+    private mutating func error(_ path: String, line: Int? = nil, _ message: String) {
+        report.problems.append(StoreProblem(path: path, line: line, message))
+    }
+
+    private mutating func warning(_ path: String, line: Int? = nil, _ message: String) {
+        report.problems.append(StoreProblem(path: path, line: line, message, severity: .warning))
+    }
+
+    private func read(_ relative: String) -> Result<[UInt8], SystemError> {
+        Result { () throws(SystemError) in try Sys.readFile(root + "/" + relative) }
+    }
+
+    private func list(_ relative: String) -> [String]? {
+        try? Sys.listDirectory(root + "/" + relative).sorted()
+    }
+
+    private mutating func run() {
+        guard Sys.kind(of: root) == .directory else {
+            error(root, "not a directory; give the path of a store (the directory that holds \(StoreLayout.manifest))")
+            return
+        }
+        let manifest: Manifest
+        switch read(StoreLayout.manifest) {
+        case let .failure(failure):
+            error(StoreLayout.manifest, failure.isNotFound ? "missing: every store has one; create a store with `chatdir init`" : failure.description)
+            return
+        case let .success(bytes):
+            do {
+                manifest = try Manifest.decode(bytes, path: StoreLayout.manifest)
+            } catch {
+                if case let .damaged(problem) = error { report.problems.append(problem) } else { self.error(StoreLayout.manifest, error.description) }
+                return
+            }
+        }
+        let known: Set<String> = [StoreLayout.manifest, StoreLayout.conversations, StoreLayout.lock]
+        for name in list("") ?? [] where !known.contains(name) && !name.hasPrefix(".") {
+            warning(name, "not part of a chatdir store; chatdir ignores it")
+        }
+        guard let names = list(StoreLayout.conversations) else {
+            error(StoreLayout.conversations, "missing: create the directory (`mkdir -m 700 \(StoreLayout.conversations)`)")
+            return
+        }
+        for name in names where !name.hasPrefix(".") {
+            let path = StoreLayout.conversations + "/" + name
+            if let reason = Name.problem(with: name) {
+                error(path, "\(quoted(name)) is not a valid conversation ID: it \(reason); rename the directory")
+                continue
+            }
+            guard Sys.kind(of: root + "/" + path) == .directory else {
+                error(path, "not a directory (a symbolic link or a file); a conversation is a plain directory")
+                continue
+            }
+            checkConversation(path, segmentSize: manifest.segmentSize)
+        }
+    }
+
+    private mutating func checkConversation(_ path: String, segmentSize: Int) {
+        report.conversations += 1
+        let known: Set<String> = [StoreLayout.conversationInfo, StoreLayout.messages, StoreLayout.positions, StoreLayout.outbox]
+        for name in list(path) ?? [] where !known.contains(name) {
+            if name.hasPrefix(".") { checkTemporary(path + "/" + name); continue }
+            warning(path + "/" + name, "not part of a conversation; chatdir ignores it")
+        }
+        switch read(path + "/" + StoreLayout.conversationInfo) {
+        case let .success(bytes):
+            report.problems += ConversationInfo.decode(bytes, path: path + "/" + StoreLayout.conversationInfo).problems
+        case let .failure(failure):
+            if failure.isNotFound {
+                warning(path + "/" + StoreLayout.conversationInfo, "missing: title and members are unknown until `chatdir sync` fetches them")
+            } else {
+                error(path + "/" + StoreLayout.conversationInfo, failure.description)
+            }
+        }
+        if case let .success(bytes) = read(path + "/" + StoreLayout.positions) {
+            report.problems += PositionsFile.decode(bytes, path: path + "/" + StoreLayout.positions).problems
+        }
+        let stored = checkSegments(path + "/" + StoreLayout.messages, segmentSize: segmentSize)
+        checkOutbox(path + "/" + StoreLayout.outbox, stored: stored)
+    }
+
+    /// Checks every segment; returns the client message IDs stored, with the file of each.
+    private mutating func checkSegments(_ path: String, segmentSize: Int) -> [ClientMessageID: String] {
+        var ids: [ClientMessageID: String] = [:]
+        for name in list(path) ?? [] {
+            let file = path + "/" + name
+            if name.hasPrefix(".") { checkTemporary(file); continue }
+            guard let range = SegmentRange(fileName: name) else {
+                error(file, "not a segment file name; segments are named <first>-<last>.json with 10-digit numbers, like 0000000001-\(String(repeating: "0", count: max(0, 10 - String(segmentSize).count)) + String(segmentSize)).json")
+                continue
+            }
+            guard range.isAligned(size: segmentSize) else {
+                let expected = SegmentRange(containing: range.first, size: segmentSize)
+                error(file, "the range \(range) does not match this store's segmentSize \(segmentSize) (expected \(expected.fileName)); move its messages into the right files")
+                continue
+            }
+            guard case let .success(bytes) = read(file) else {
+                error(file, "cannot be read")
+                continue
+            }
+            report.segments += 1
+            let decoded = SegmentFile.decode(bytes, path: file, range: range)
+            report.problems += decoded.problems
+            report.messages += decoded.messages.count
+            for message in decoded.messages {
+                if let other = ids[message.clientMessageID] {
+                    error(file, "client message ID \(message.clientMessageID) (sequence \(message.sequence)) is also stored in \(other); a message is stored once, remove one of them")
+                } else {
+                    ids[message.clientMessageID] = file
+                }
+            }
+        }
+        return ids
+    }
+
+    private mutating func checkOutbox(_ path: String, stored: [ClientMessageID: String]) {
+        var seen: [ClientMessageID: String] = [:]
+        for name in list(path) ?? [] {
+            let file = path + "/" + name
+            if name.hasPrefix(".") { checkTemporary(file); continue }
+            guard case let .success(bytes) = read(file) else {
+                error(file, "cannot be read")
+                continue
+            }
+            if name == StoreLayout.readPosition {
+                report.problems += OutboxFile.decodeReadPosition(bytes, path: file).problems
+                continue
+            }
+            report.outboxFiles += 1
+            let decoded = OutboxFile.decode(bytes, name: name, path: file)
+            report.problems += decoded.problems
+            guard let entry = decoded.entry else { continue }
+            if let other = seen[entry.clientMessageID] {
+                error(file, "client message ID \(entry.clientMessageID) is queued twice (also \(other)); remove one of the two files")
+            }
+            seen[entry.clientMessageID] = file
+            if let segment = stored[entry.clientMessageID] {
+                warning(file, "already accepted (it is in \(segment)); the sync worker removes this file on its next start")
+            }
+        }
+    }
+
+    private mutating func checkTemporary(_ file: String) {
+        guard file.hasSuffix(".tmp") else { return }
+        warning(file, "a temporary file, probably left by a writer that was killed; the sync worker removes it (deleting it by hand is safe when no chatdir runs)")
+    }
+}

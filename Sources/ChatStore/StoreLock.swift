@@ -1,0 +1,42 @@
+/// The store's single-writer lock: `flock(2)` on `.lock` in the store root.
+///
+/// Held by the one process that writes segments and positions (the sync worker, `seed`).
+/// The kernel releases it when the process exits, even on SIGKILL, so a crash never leaves
+/// the store locked. The file is never unlinked: a process that opened an unlinked lock file
+/// would lock nothing.
+public final class StoreLock: Sendable {
+    private let fd: Int32
+    public let path: String
+
+    /// Takes the lock or throws ``StoreError/locked(path:holder:)`` at once if another process has it.
+    public init(storeRoot: String) throws(StoreError) {
+        path = storeRoot + "/" + StoreLayout.lock
+        do {
+            fd = try Sys.openLockFile(path)
+        } catch {
+            throw .system(error)
+        }
+        do {
+            try Sys.lockExclusive(fd, path: path)
+        } catch {
+            Sys.close(fd)
+            if error.isWouldBlock { throw .locked(path: storeRoot, holder: nil) }
+            throw .system(error)
+        }
+    }
+
+    /// Whether some process holds the lock on `storeRoot` right now (takes and drops it to find out).
+    public static func isHeld(storeRoot: String) -> Bool {
+        do {
+            _ = try StoreLock(storeRoot: storeRoot)
+            return false
+        } catch {
+            if case .locked = error { return true }
+            return false
+        }
+    }
+
+    deinit {
+        Sys.close(fd)
+    }
+}

@@ -1,0 +1,101 @@
+import ChatDomain
+
+/// The one writer of segments, positions and conversation details: holds the store's lock for
+/// as long as it lives (the sync worker, `seed`). Every write is atomic and durable, and
+/// deterministic: the same messages give the same bytes whatever order they arrived in.
+/// A damaged file is never overwritten: the save fails naming it, and the file stays as it is.
+public final class StoreWriter: Sendable {
+    public let store: Store
+    private let lock: StoreLock
+
+    /// Takes the lock (or throws ``StoreError/locked(path:holder:)``) and removes temp files
+    /// that killed writers left behind.
+    public init(store: Store) throws(StoreError) {
+        self.store = store
+        lock = try StoreLock(storeRoot: store.root)
+        DurableFile.removeStaleTemporaries(in: store.root)
+        for id in (try? store.conversationIDs()) ?? [] {
+            let conversation = store.conversation(id)
+            for directory in [conversation.directory, conversation.messagesDirectory, conversation.outboxDirectory] {
+                DurableFile.removeStaleTemporaries(in: directory)
+            }
+        }
+    }
+
+    /// Creates the conversation's directories if needed and writes its details if they changed.
+    public func saveInfo(_ info: ConversationInfo, for id: ConversationID) throws(StoreError) {
+        let conversation = store.conversation(id)
+        try system { () throws(SystemError) in
+            try DurableFile.makeDirectories(conversation.messagesDirectory)
+            try DurableFile.makeDirectories(conversation.outboxDirectory)
+        }
+        let bytes = info.encode()
+        if try conversation.read(StoreLayout.conversationInfo) == bytes { return }
+        try system { () throws(SystemError) in try DurableFile.write(bytes, to: StoreLayout.conversationInfo, in: conversation.directory) }
+    }
+
+    /// What a save changed.
+    public struct SaveResult: Sendable, Equatable {
+        /// Messages that were not stored before, ascending by sequence.
+        public var inserted: [Message] = []
+        /// Messages already stored (same sequence and client message ID): nothing to do.
+        public var duplicates = 0
+        /// Messages that contradict what is stored (a sequence taken by another client ID, or a
+        /// client ID stored at another sequence): the stored one is kept.
+        public var conflicts: [Message] = []
+    }
+
+    /// Saves messages into their segments: one durable commit (one directory fsync) for the batch.
+    /// Saved by client ID and sequence, so a message seen twice is stored once.
+    @discardableResult
+    public func save(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
+        let conversation = store.conversation(id)
+        var result = SaveResult()
+        guard !messages.isEmpty else { return result }
+        try system { () throws(SystemError) in try DurableFile.makeDirectories(conversation.messagesDirectory) }
+        let size = store.manifest.segmentSize
+        let byRange = Dictionary(grouping: messages) { SegmentRange(containing: $0.sequence, size: size) }
+        var files: [(name: String, bytes: [UInt8])] = []
+        for range in byRange.keys.sorted() {
+            let existing = try conversation.readSegment(range)
+            var bySequence = Dictionary(uniqueKeysWithValues: existing.map { ($0.sequence, $0) })
+            var ids = Set(existing.map(\.clientMessageID))
+            var changed = false
+            for message in byRange[range, default: []].sorted(by: { $0.sequence < $1.sequence }) {
+                if let stored = bySequence[message.sequence] {
+                    if stored.clientMessageID == message.clientMessageID { result.duplicates += 1 } else { result.conflicts.append(message) }
+                    continue
+                }
+                guard ids.insert(message.clientMessageID).inserted else {
+                    result.conflicts.append(message)
+                    continue
+                }
+                bySequence[message.sequence] = message
+                result.inserted.append(message)
+                changed = true
+            }
+            if changed {
+                files.append((range.fileName, SegmentFile.encode(bySequence.values.sorted { $0.sequence < $1.sequence })))
+            }
+        }
+        try system { () throws(SystemError) in try DurableFile.write(files, in: conversation.messagesDirectory) }
+        result.inserted.sort { $0.sequence < $1.sequence }
+        return result
+    }
+
+    /// Merges `positions` into the stored ones, forward only; writes only when something moved
+    /// (or the file did not exist). Returns the stored positions.
+    @discardableResult
+    public func mergePositions(_ positions: Positions, in id: ConversationID) throws(StoreError) -> Positions {
+        let conversation = store.conversation(id)
+        let old = try conversation.positions()
+        let new = (old ?? Positions()).merged(with: positions)
+        if new != old {
+            try system { () throws(SystemError) in
+                try DurableFile.makeDirectories(conversation.directory)
+                try DurableFile.write(PositionsFile.encode(new), to: StoreLayout.positions, in: conversation.directory)
+            }
+        }
+        return new
+    }
+}
