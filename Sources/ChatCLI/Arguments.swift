@@ -1,0 +1,127 @@
+/// What a command accepts: its options and positional arguments, and the help text built from them.
+struct CommandSpec: Sendable {
+    struct Option: Sendable {
+        var name: String
+        /// Placeholder of the value (`N`, `DIR`); nil for a flag.
+        var value: String?
+        var help: String
+    }
+
+    var name: String
+    var summary: String
+    /// Usage lines after `chatdir <name>`, like `CONV TEXT...`.
+    var usage: [String]
+    var options: [Option]
+    /// Paragraphs after the options: details and examples.
+    var discussion: String = ""
+
+    /// Options every command takes.
+    static let common: [Option] = [
+        Option(name: "--store", value: "DIR", help: "the store directory (default: $CHATDIR_STORE, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)"),
+        Option(name: "--help", value: nil, help: "show this help"),
+    ]
+
+    var allOptions: [Option] { options + Self.common }
+
+    var help: String {
+        var text = "\(summary)\n\nUsage:\n"
+        for line in usage { text += "  chatdir \(name) \(line)\n" }
+        text += "\nOptions:\n"
+        let width = allOptions.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0
+        for option in allOptions {
+            let left = option.name + (option.value.map { " " + $0 } ?? "")
+            text += "  " + left + String(repeating: " ", count: width - left.count + 2) + option.help + "\n"
+        }
+        if !discussion.isEmpty { text += "\n" + discussion + "\n" }
+        return text
+    }
+}
+
+/// A command line that does not fit its command: exit 64, with the argument named.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    var command: String
+    var description: String { message }
+}
+
+/// Parsed arguments: options by name (the last one wins), flags, positionals in order.
+struct ParsedArguments {
+    var command: String
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+    var wantsHelp = false
+
+    /// Parses `arguments` against `spec`. `--name=value` and `--name value` both work; `--`
+    /// ends options. Unknown options and missing values are usage errors naming the argument.
+    init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
+        command = spec.name
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "-h" || argument == "--help" {
+                wantsHelp = true
+                continue
+            }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            guard let option = spec.allOptions.first(where: { $0.name == name }) else {
+                throw UsageError(message: "unknown option \(name) for `chatdir \(spec.name)`", command: spec.name)
+            }
+            if let placeholder = option.value {
+                if let inlineValue {
+                    values[name] = inlineValue
+                } else if index < arguments.count {
+                    values[name] = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError(message: "\(name) needs a value (\(name) \(placeholder))", command: spec.name)
+                }
+            } else {
+                if inlineValue != nil { throw UsageError(message: "\(name) takes no value", command: spec.name) }
+                flags.insert(name)
+            }
+        }
+    }
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    func value(_ name: String) -> String? { values[name] }
+
+    /// An integer option within `range`, or nil when absent.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text.debugDescription)", command: command)
+        }
+        return number
+    }
+
+    /// Fails when there are more positionals than `count`.
+    func expectAtMost(_ count: Int) throws(UsageError) {
+        if positionals.count > count {
+            throw UsageError(message: "unexpected argument \(positionals[count].debugDescription)", command: command)
+        }
+    }
+
+    func positional(_ index: Int, _ placeholder: String) throws(UsageError) -> String {
+        guard index < positionals.count else {
+            throw UsageError(message: "missing \(placeholder)", command: command)
+        }
+        return positionals[index]
+    }
+}

@@ -1,0 +1,114 @@
+import ChatDomain
+import ChatStore
+
+/// The `chatdir` command line: finds the command, parses its arguments, runs it, and turns
+/// every error into a message on stderr and a sysexits code. `main.swift` only calls ``run(_:environment:)``.
+public enum Chatdir {
+    static let commands: [any Command.Type] = [
+        InitCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self,
+        CheckCommand.self, SeedCommand.self,
+    ]
+
+    public static let version = "0.1.0"
+
+    static var help: String {
+        var text = """
+        chatdir: a chat client whose store is a directory of plain files.
+
+        Usage: chatdir <command> [options]
+
+        Commands:
+
+        """
+        let width = commands.map { $0.spec.name.count }.max() ?? 0
+        for command in commands {
+            text += "  " + command.spec.name + String(repeating: " ", count: width - command.spec.name.count + 2) + command.spec.summary + "\n"
+        }
+        text += """
+
+        Every command takes --store DIR (or $CHATDIR_STORE) and --help.
+        Exit codes (sysexits): 0 ok, 64 usage, 65 bad data, 66 no such store or conversation,
+        73 cannot create, 74 I/O error, 75 try again later, 77 permission denied.
+        """
+        return text
+    }
+
+    /// Runs `chatdir` with `arguments` (without the program name); returns the exit code.
+    public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        let output = Output(environment: environment)
+        guard let name = arguments.first else {
+            output.error(help)
+            return 64
+        }
+        if name == "--help" || name == "-h" || name == "help" {
+            if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
+                output.print(command.spec.help)
+            } else {
+                output.print(help)
+            }
+            return 0
+        }
+        if name == "--version" {
+            output.print("chatdir \(version)")
+            return 0
+        }
+        guard let command = commands.first(where: { $0.spec.name == name }) else {
+            output.error("chatdir: unknown command \(name.debugDescription)\n\n\(help)")
+            return 64
+        }
+        do {
+            let parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: command.spec)
+            if parsed.wantsHelp {
+                output.print(command.spec.help)
+                return 0
+            }
+            let context = Context(output: output, environment: environment, arguments: parsed)
+            return try command.run(context)
+        } catch let error as UsageError {
+            output.error("chatdir \(error.command): \(error.message)\nRun `chatdir \(error.command) --help` for usage.")
+            return 64
+        } catch let error as StoreError {
+            output.error("chatdir \(name): \(error)")
+            return error.exitCode
+        } catch {
+            output.error("chatdir \(name): \(error)")
+            return 70  // EX_SOFTWARE: a bug, not the user's doing
+        }
+    }
+}
+
+/// One subcommand.
+protocol Command: Sendable {
+    static var spec: CommandSpec { get }
+    static func run(_ context: Context) throws -> Int32
+}
+
+/// What a running command has: output, environment, its parsed arguments.
+struct Context {
+    var output: Output
+    var environment: [String: String]
+    var arguments: ParsedArguments
+
+    /// `--store`, else `$CHATDIR_STORE`, else `$XDG_DATA_HOME/chatdir`, else `~/.local/share/chatdir`.
+    var storePath: String {
+        if let path = arguments.value("--store"), !path.isEmpty { return path }
+        if let path = environment["CHATDIR_STORE"], !path.isEmpty { return path }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/chatdir" }
+        return (environment["HOME"] ?? ".") + "/.local/share/chatdir"
+    }
+
+    func openStore() throws(StoreError) -> Store {
+        try Store.open(at: storePath)
+    }
+
+    /// Parses a conversation ID from the command line: a usage error naming it when invalid.
+    func conversationID(_ text: String) throws(UsageError) -> ConversationID {
+        do { return try ConversationID(text) } catch {
+            throw UsageError(message: error.description, command: arguments.command)
+        }
+    }
+
+    func usage(_ message: String) -> UsageError {
+        UsageError(message: message, command: arguments.command)
+    }
+}

@@ -1,0 +1,40 @@
+import ChatStore
+
+/// `chatdir check`: validates a store or fixture directory, reading only.
+enum CheckCommand: Command {
+    static let spec = CommandSpec(
+        name: "check",
+        summary: "Validate a store or fixture; list every problem with file:line.",
+        usage: ["[DIR]"],
+        options: [
+            .init(name: "--quiet", value: nil, help: "print only errors, not warnings or the summary"),
+        ],
+        discussion: """
+        DIR defaults to the --store path. Reads only: nothing is ever rewritten or deleted.
+        Each problem is printed as `path:line: what is wrong; what to do`, paths relative to DIR.
+        Exit status 65 when there is any error, 0 when there are only warnings or nothing.
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        let arguments = context.arguments
+        try arguments.expectAtMost(1)
+        let quiet = arguments.flag("--quiet")
+        let root = arguments.positionals.first ?? context.storePath
+        let report = StoreChecker.check(root: root)
+        for problem in report.problems where !quiet || problem.severity == .error {
+            let label = problem.severity == .error ? context.output.styled("error", .red) : context.output.styled("warning", .yellow)
+            context.output.print("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): \(label): \(problem.message)")
+        }
+        if !quiet {
+            let summary = "\(root): \(report.conversations) conversation\(plural(report.conversations)), "
+                + "\(report.segments) segment\(plural(report.segments)), \(report.messages) message\(plural(report.messages)), "
+                + "\(report.outboxFiles) outbox file\(plural(report.outboxFiles)): "
+                + "\(report.errors.count) error\(plural(report.errors.count)), \(report.warnings.count) warning\(plural(report.warnings.count))"
+            context.output.error(summary)
+        }
+        return report.errors.isEmpty ? 0 : 65
+    }
+}
+
+func plural(_ count: Int) -> String { count == 1 ? "" : "s" }

@@ -1,0 +1,39 @@
+import ChatDomain
+import ChatStore
+
+/// `chatdir init`: creates an empty store for one user.
+enum InitCommand: Command {
+    static let spec = CommandSpec(
+        name: "init",
+        summary: "Create a store for a user.",
+        usage: ["--user NAME [--server URL] [--segment-size N] [DIR]"],
+        options: [
+            .init(name: "--user", value: "NAME", help: "whose chats these are (required)"),
+            .init(name: "--server", value: "URL", help: "the server to sync with, like http://127.0.0.1:8080 (never a token)"),
+            .init(name: "--segment-size", value: "N", help: "messages per segment file, fixed for the store's life (default 100)"),
+        ],
+        discussion: """
+        DIR defaults to the --store path. It must not exist or be empty.
+
+        Example:
+          chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        let arguments = context.arguments
+        try arguments.expectAtMost(1)
+        guard let userText = arguments.value("--user") else { throw context.usage("missing --user NAME") }
+        let user: UserID
+        do { user = try UserID(userText) } catch { throw context.usage("--user: \(error)") }
+        let server = arguments.value("--server")
+        if let server, !(server.hasPrefix("http://") || server.hasPrefix("https://")) || server.contains("@") {
+            throw context.usage("--server must be an http:// or https:// URL without credentials, not \(quoted(server))")
+        }
+        let size = try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
+        let path = arguments.positionals.first ?? context.storePath
+        let store = try Store.create(at: path, manifest: Manifest(userID: user, server: server, segmentSize: size))
+        context.output.print(store.root)
+        return 0
+    }
+}

@@ -1,0 +1,44 @@
+import ChatDomain
+import ChatStore
+
+/// `chatdir send`: queues a message in the outbox, durably, and prints its client message ID.
+enum SendCommand: Command {
+    static let spec = CommandSpec(
+        name: "send",
+        summary: "Queue a message (works offline; the sync worker delivers it).",
+        usage: ["CONV TEXT...", "CONV < file"],
+        options: [],
+        discussion: """
+        The words of TEXT are joined with spaces; without TEXT the message is read from standard
+        input (one trailing newline removed). Prints the message's client message ID, which stays
+        the same on every delivery attempt. Never waits for the network or the sync worker's lock.
+
+        Examples:
+          chatdir send c1 on my way
+          fortune | chatdir send c1
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        let arguments = context.arguments
+        let id = try context.conversationID(try arguments.positional(0, "CONV (the conversation to send to)"))
+        var text: String
+        if arguments.positionals.count > 1 {
+            text = arguments.positionals.dropFirst().joined(separator: " ")
+        } else {
+            guard let input = Output.readStandardInput() else {
+                throw context.usage("missing TEXT: give it as arguments or pipe it on standard input")
+            }
+            guard let decoded = String(validating: input, as: UTF8.self) else {
+                throw context.usage("standard input is not UTF-8 text")
+            }
+            text = decoded
+            if text.hasSuffix("\n") { text.removeLast() }
+        }
+        do { try validateMessageText(text) } catch { throw context.usage(error.description) }
+        let store = try context.openStore()
+        let entry = try Outbox(try store.existingConversation(id)).enqueue(text)
+        context.output.print(entry.clientMessageID.rawValue)
+        return 0
+    }
+}

@@ -1,0 +1,68 @@
+import ChatDomain
+
+/// Draws rows as text lines and JSON lines. Decides nothing: the rows already carry their ticks.
+struct RowText {
+    var output: Output
+    var conversation: ConversationID
+    var time = TimeText()
+
+    /// The tick words after my messages. Plain text carries words, so a pipe tells read from delivered.
+    func status(_ status: TimelineRow.Status, id: ClientMessageID) -> String? {
+        switch status {
+        case .incoming:
+            return nil
+        case .pending:
+            return output.styled("◷ pending", .yellow)
+        case let .failed(reason):
+            let why = reason.map { ": \($0)" } ?? ""
+            return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: chatdir retry \(conversation) \(id))", .dim)
+        case .outgoing(.unknown):
+            return output.styled("✓ receipts unknown", .dim)
+        case .outgoing(.sent):
+            return "✓ sent"
+        case .outgoing(.delivered):
+            return "✓✓ delivered"
+        case .outgoing(.read):
+            return output.styled("✓✓ read", .blue)
+        }
+    }
+
+    /// `time  sender  text  tick`, senders padded to `senderWidth`; lines of a multi-line text
+    /// after the first are indented under the text.
+    func line(_ row: TimelineRow, senderWidth: Int) -> String {
+        let when = time.format(row.time)
+        let sender = row.senderID.rawValue
+        let prefix = when + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
+        let indent = String(repeating: " ", count: when.count + 2 + senderWidth + 2)
+        var text = row.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        if let tick = status(row.status, id: row.clientMessageID) { text += "  " + tick }
+        return prefix + text
+    }
+
+    func lines(_ rows: [TimelineRow]) -> [String] {
+        let width = rows.map(\.senderID.rawValue.count).max() ?? 0
+        return rows.map { line($0, senderWidth: width) }
+    }
+
+    /// One JSON object per row, for `--json` (JSON Lines: one per line, `jq` reads the stream).
+    static func json(_ row: TimelineRow, conversation: ConversationID, me: UserID) -> String {
+        var members: [(key: String, value: JSONValue)] = [
+            ("conversationId", .string(conversation.rawValue)),
+            ("clientMessageId", .string(row.clientMessageID.rawValue)),
+            ("sequence", row.sequence.map { .integer($0) } ?? .null),
+            ("senderId", .string(row.senderID.rawValue)),
+            ("mine", .bool(row.senderID == me)),
+            ("time", .string(row.time)),
+            ("text", .string(row.text)),
+        ]
+        switch row.status {
+        case .incoming: members.append(("status", .string("incoming")))
+        case .pending: members.append(("status", .string("pending")))
+        case let .failed(reason):
+            members.append(("status", .string("failed")))
+            members.append(("error", reason.map { .string($0) } ?? .null))
+        case let .outgoing(state): members.append(("status", .string(state.rawValue)))
+        }
+        return String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self)
+    }
+}
