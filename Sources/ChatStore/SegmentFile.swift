@@ -107,8 +107,10 @@ public enum SegmentFile {
                 } else if let previous, sequence < previous {
                     reader.problem("sequence \(sequence) comes after \(previous); records must be in ascending order of sequence")
                 }
-                seenSequences[sequence] = seenSequences[sequence] ?? record.line
-                previous = max(previous ?? sequence, sequence)
+                if seenSequences[sequence] == nil && range?.contains(sequence) != false {
+                    seenSequences[sequence] = record.line
+                    previous = max(previous ?? sequence, sequence)
+                }
             }
             if let id {
                 if let earlier = seenIDs[id] {

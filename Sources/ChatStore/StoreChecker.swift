@@ -60,7 +60,11 @@ public struct StoreChecker {
             do {
                 manifest = try Manifest.decode(bytes, path: StoreLayout.manifest)
             } catch {
-                if case let .damaged(problem) = error { report.problems.append(problem) } else { self.error(StoreLayout.manifest, error.description) }
+                switch error {
+                case let .damaged(problem): report.problems.append(problem)
+                case let .unsupportedFormat(_, found): self.error(StoreLayout.manifest, StoreError.unsupportedFormatMessage(found))
+                default: self.error(StoreLayout.manifest, error.description)
+                }
                 return
             }
         }

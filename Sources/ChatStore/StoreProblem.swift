@@ -54,7 +54,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .notAStore(path, reason):
             "\(path): not a chatdir store (\(reason)); create one with `chatdir init --store \(path) --user NAME`"
         case let .unsupportedFormat(path, found):
-            "\(path): format \(found) is not supported by this chatdir (it reads format \(StoreLayout.formatVersion)); use a chatdir that knows that format, nothing was changed"
+            "\(path): " + Self.unsupportedFormatMessage(found)
         case let .unknownConversation(id):
             "no conversation \(quoted(id.rawValue)) in this store; `chatdir list` shows the ones there are (`chatdir sync` fetches new ones)"
         case let .unknownOutboxMessage(conversation, id):
@@ -68,6 +68,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .system(error):
             error.description
         }
+    }
+
+    static func unsupportedFormatMessage(_ found: String) -> String {
+        "format \(found) is not supported by this chatdir (it reads format \(StoreLayout.formatVersion)); use a chatdir that knows that format; nothing was changed"
     }
 
     /// The sysexits(3) code for this error.
