@@ -61,4 +61,9 @@ enum ASCII {
         }
         return "\"" + text + (bytes.count > 80 ? "…" : "") + "\""
     }
+
+    /// Several values for an error message, each quoted: `"5", "6"`.
+    static func quoted(_ values: [String]) -> String {
+        values.map { quoted($0.utf8) }.joined(separator: ", ")
+    }
 }

@@ -69,8 +69,7 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func conflictingContentLength(_ values: [String]) -> Self {
-        let quoted = values.map { ASCII.quoted($0.utf8) }.joined(separator: ", ")
-        return Self(.badRequest, "Content-Length has different values \(quoted); send it once")
+        Self(.badRequest, "Content-Length has different values \(ASCII.quoted(values)); send it once")
     }
 
     static func bodyTooLarge(declared: String, limit: Int) -> Self {
