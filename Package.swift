@@ -14,9 +14,11 @@ let package = Package(
         .target(name: "ChatDomain"),
         .target(name: "ChatStore", dependencies: ["ChatDomain"]),
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore"]),
+        .target(name: "ChatWire"),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain"]),
+        .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
         .testTarget(
             name: "ChatCLITests",
             dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"]
