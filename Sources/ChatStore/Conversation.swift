@@ -92,11 +92,16 @@ public struct Conversation: Sendable {
 
     /// The messages of one segment; throws the first error of a damaged file, naming file and line.
     public func readSegment(_ range: SegmentRange) throws(StoreError) -> [Message] {
+        try decodeSegment(range).messages
+    }
+
+    /// A segment's messages with their lines; throws the first error of a damaged file.
+    func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
-        guard let bytes = try read(name) else { return [] }
+        guard let bytes = try read(name) else { return SegmentFile.Decoded(messages: [], problems: []) }
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range)
         if let problem = decoded.firstError { throw .damaged(problem) }
-        return decoded.messages
+        return decoded
     }
 
     /// Up to `limit` newest messages with sequence below `before` (all when nil), ascending, and
@@ -105,8 +110,19 @@ public struct Conversation: Sendable {
         var ranges = try segmentRanges()
         if let before { ranges.removeAll { $0.first >= before } }
         var collected: [Message] = []
+        var seen: [ClientMessageID: (message: Message, path: String, line: Int?)] = [:]
         while collected.count < limit, let range = ranges.popLast() {
-            var messages = try readSegment(range)
+            let decoded = try decodeSegment(range)
+            let path = relative(StoreLayout.messages + "/" + range.fileName)
+            // A client ID in two files is a damaged store. Files are read newest first, `check`
+            // reads oldest first and names the newer copy: name it the same way here.
+            for (message, line) in zip(decoded.messages, decoded.lines) {
+                if let newer = seen[message.clientMessageID] {
+                    throw .damaged(.duplicateClientID(newer.message, path: newer.path, line: newer.line, otherPath: path))
+                }
+                seen[message.clientMessageID] = (message, path, line)
+            }
+            var messages = decoded.messages
             if let before { messages.removeAll { $0.sequence >= before } }
             collected.insert(contentsOf: messages, at: 0)
         }

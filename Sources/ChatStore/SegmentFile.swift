@@ -31,6 +31,8 @@ public enum SegmentFile {
     /// The result of reading a segment: the messages that are sound, and every problem found.
     public struct Decoded: Sendable {
         public var messages: [Message]
+        /// The line of each of ``messages`` (nil in a file not laid out one record per line).
+        public var lines: [Int?] = []
         public var problems: [StoreProblem]
         /// The first error, if any: what a reader that must not guess throws.
         public var firstError: StoreProblem? { problems.first { $0.severity == .error } }
@@ -87,7 +89,7 @@ public enum SegmentFile {
             }
         }
 
-        var messages: [Message] = []
+        var found: [(message: Message, line: Int?)] = []
         var seenSequences: [Int: Int?] = [:]
         var seenIDs: [ClientMessageID: Int?] = [:]
         var previous: Int?
@@ -121,7 +123,7 @@ public enum SegmentFile {
             problems.append(contentsOf: reader.problems)
             guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { continue }
             let message = Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
-            messages.append(message)
+            found.append((message, record.line))
             if let content = record.content {
                 var canonical = JSONWriter()
                 writeRecord(message, into: &canonical)
@@ -130,8 +132,8 @@ public enum SegmentFile {
                 }
             }
         }
-        messages.sort { $0.sequence < $1.sequence }
-        return Decoded(messages: messages, problems: problems)
+        found.sort { $0.message.sequence < $1.message.sequence }
+        return Decoded(messages: found.map(\.message), lines: found.map(\.line), problems: problems)
     }
 
     private static func where_(_ line: Int??) -> String {

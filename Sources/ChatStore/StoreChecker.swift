@@ -137,9 +137,9 @@ public struct StoreChecker {
             let decoded = SegmentFile.decode(bytes, path: file, range: range)
             report.problems += decoded.problems
             report.messages += decoded.messages.count
-            for message in decoded.messages {
+            for (message, line) in zip(decoded.messages, decoded.lines) {
                 if let other = ids[message.clientMessageID] {
-                    error(file, "client message ID \(message.clientMessageID) (sequence \(message.sequence)) is also stored in \(other); a message is stored once, remove one of them")
+                    report.problems.append(.duplicateClientID(message, path: file, line: line, otherPath: other))
                 } else {
                     ids[message.clientMessageID] = file
                 }
