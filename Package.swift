@@ -16,8 +16,10 @@ let package = Package(
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore"]),
         .target(name: "ChatWire"),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
+        // Test support: a writer the crash-safety test kills with SIGKILL.
+        .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
         .testTarget(
             name: "ChatCLITests",

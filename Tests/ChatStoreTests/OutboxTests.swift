@@ -1,0 +1,73 @@
+import ChatDomain
+import Foundation
+import Testing
+@testable import ChatStore
+
+@Suite struct OutboxTests {
+    @Test("queued messages are durable files whose names sort as the queue")
+    func enqueue() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        try StoreWriter(store: store).saveInfo(ConversationInfo(title: "T", members: [alice, bob]), for: c1)
+        let outbox = Outbox(store.conversation(c1))
+        let first = try outbox.enqueue("one")
+        let second = try outbox.enqueue("two")
+        let entries = try store.conversation(c1).outbox()
+        #expect(entries.map(\.clientMessageID) == [first.clientMessageID, second.clientMessageID])
+        #expect(entries.allSatisfy { $0.state == .pending && $0.attempts == 0 })
+        let names = try Sys.listDirectory(store.conversation(c1).outboxDirectory).sorted()
+        #expect(names == [OutboxFile.fileName(ordinal: first.ordinal, id: first.clientMessageID),
+                          OutboxFile.fileName(ordinal: second.ordinal, id: second.clientMessageID)])
+        #expect(names.allSatisfy { $0.count == 20 + 1 + 36 + 5 })
+    }
+
+    @Test("text the server would refuse is refused before anything is written", arguments: ["", String(repeating: "a", count: 4097)])
+    func invalidText(_ text: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        #expect(throws: StoreError.self) { try Outbox(store.conversation(c1)).enqueue(text) }
+        #expect(Sys.kind(of: store.conversation(c1).outboxDirectory) == nil)
+    }
+
+    @Test("retry keeps the client message ID, turns failed into pending and moves it to the back")
+    func retry() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let conversation = store.conversation(c1)
+        let outbox = Outbox(conversation)
+        let failed = try outbox.enqueue("refused")
+        var refused = failed
+        refused.state = .failed
+        refused.attempts = 1
+        refused.error = "no"
+        try DurableFile.write(OutboxFile.encode(refused), to: OutboxFile.fileName(ordinal: failed.ordinal, id: failed.clientMessageID), in: conversation.outboxDirectory)
+        let newer = try outbox.enqueue("later")
+
+        let retried = try outbox.retry(failed.clientMessageID)
+        #expect(retried.clientMessageID == failed.clientMessageID)
+        let entries = try conversation.outbox()
+        #expect(entries.map(\.text) == ["later", "refused"])
+        #expect(entries[1].state == .pending && entries[1].error == nil && entries[1].attempts == 1)
+        #expect(entries[0].clientMessageID == newer.clientMessageID)
+        #expect(try Sys.listDirectory(conversation.outboxDirectory).count == 2)
+
+        #expect(throws: StoreError.self) { try outbox.retry(.random()) }
+    }
+
+    @Test("the wanted read position only moves forward, also with many writers at once")
+    func readForwardOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let outbox = Outbox(store.conversation(c1))
+        #expect(try outbox.wantRead(upTo: 5) == 5)
+        #expect(try outbox.wantRead(upTo: 3) == 5)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in (1...40).shuffled() {
+                group.addTask { _ = try outbox.wantRead(upTo: value) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.conversation(c1).wantedReadPosition() == 40)
+        #expect(throws: StoreError.self) { try outbox.wantRead(upTo: 0) }
+    }
+}
