@@ -28,3 +28,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The reference server (issue 4): its module, its tests, its load generator, and `chatdir serve`.
+package.targets.append(contentsOf: [
+    .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain"]),
+    .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
+    .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
+])
+package.targets.first { $0.name == "ChatCLI" }?.dependencies.append("ChatServer")

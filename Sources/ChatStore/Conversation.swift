@@ -9,6 +9,14 @@ public struct Conversation: Sendable {
     public let id: ConversationID
     public let segmentSize: Int
 
+    /// The conversation `id` under `storeRoot`, for a directory in the store layout that is not
+    /// a whole store (the reference server's data directory has no manifest). No I/O.
+    public init(storeRoot: String, id: ConversationID, segmentSize: Int) {
+        self.storeRoot = storeRoot
+        self.id = id
+        self.segmentSize = segmentSize
+    }
+
     /// `conversations/<id>`, relative to the store root: the prefix of every path in errors.
     public var relativePath: String { StoreLayout.conversations + "/" + id.rawValue }
     public var directory: String { storeRoot + "/" + relativePath }

@@ -1,0 +1,164 @@
+import ChatDomain
+import ChatWire
+import Synchronization
+
+/// The reference server of wire v1 (docs/PROTOCOL.md): `chatdir serve`, and an in-process
+/// server for tests and the load tool.
+///
+/// ```
+/// let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: dir, port: 0))
+/// try server.start()
+/// print(server.url)        // http://127.0.0.1:<port>
+/// server.stop()
+/// ```
+///
+/// One thread accepts; each connection gets a thread of its own (blocking calls never touch the
+/// cooperative pool). The state is the ``DataDirectory``, loaded at start; a reply to a write is
+/// sent only once the write is durable.
+public final class ChatServer: Sendable {
+    public let configuration: ServerConfiguration
+    /// The port actually bound (the one asked for, or a free one for port 0).
+    public let port: Int
+    /// `http://127.0.0.1:<port>`: what clients are given.
+    public var url: String { "http://\(configuration.host):\(port)" }
+    /// The data as loaded: how many users and conversations, for the ready line.
+    public var summary: String {
+        "\(api.data.users.userIDs.count) users, \(api.data.conversations.count) conversations"
+    }
+
+    private let listener: Int32
+    /// Readable once ``stop()`` was called: wakes the accept thread.
+    private let stopEvent: WakeUp
+    private let api: API
+    private let hub = LiveHub()
+    private let state = Mutex<State>(State())
+    private let liveCounter = Atomic<UInt64>(0)
+
+    private struct State {
+        var started = false
+        var stopping = false
+        var acceptRunning = false
+        /// Open client sockets, shut down by ``stop()`` to wake their threads.
+        var connections: Set<Int32> = []
+    }
+
+    /// Loads the data directory and binds the listening socket; nothing is served until ``start()``.
+    /// - Throws: ``ServerError`` saying what is wrong with the data, the users file or the address.
+    public init(configuration: ServerConfiguration) throws(ServerError) {
+        self.configuration = configuration
+        let data = try DataDirectory(path: configuration.dataDirectory, usersFile: configuration.usersFile)
+        api = API(data: data, hub: hub, faults: configuration.faults)
+        do {
+            (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
+        } catch {
+            throw .socket(error)
+        }
+        do {
+            stopEvent = try Socket.makeWakeUp()
+        } catch {
+            Socket.close(listener)
+            throw .socket(error)
+        }
+    }
+
+    /// Starts accepting connections on a thread of its own.
+    public func start() throws(ServerError) {
+        let ready = state.withLock { state -> Bool in
+            guard !state.started, !state.stopping else { return false }
+            state.started = true
+            state.acceptRunning = true
+            return true
+        }
+        guard ready else { return }
+        do {
+            try SystemThread.detach { [self] in acceptLoop() }
+        } catch {
+            state.withLock { $0.acceptRunning = false }
+            throw .socket(error)
+        }
+    }
+
+    /// Stops accepting, disconnects every client (live sockets see the connection drop), waits
+    /// up to `timeoutMilliseconds` for connection threads to finish (a commit under way completes
+    /// first), and releases the data directory. Safe to call more than once.
+    public func stop(timeoutMilliseconds: Int = 5000) {
+        let connections = state.withLock { state -> Set<Int32> in
+            state.stopping = true
+            return state.connections
+        }
+        Socket.signal(stopEvent)
+        for fd in connections {
+            Socket.shutdown(fd)
+        }
+        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
+        while SystemThread.monotonicMilliseconds() < deadline {
+            let busy = state.withLock { !$0.connections.isEmpty || $0.acceptRunning }
+            if !busy { break }
+            SystemThread.sleep(milliseconds: 2)
+        }
+        api.data.releaseLock()
+    }
+
+    /// How many live sockets `user` has open right now (tests wait on it before publishing).
+    public func liveSocketCount(for user: UserID) -> Int {
+        hub.sessionCount(for: user)
+    }
+
+    deinit {
+        Socket.close(listener)
+        Socket.close(stopEvent)
+    }
+
+    // MARK: Accepting
+
+    private func acceptLoop() {
+        defer {
+            state.withLock { $0.acceptRunning = false }
+        }
+        while true {
+            guard let ready = try? Socket.poll([listener, stopEvent.readEnd], timeoutMilliseconds: -1) else {
+                SystemThread.sleep(milliseconds: 10)
+                continue
+            }
+            if ready[1].readable || state.withLock({ $0.stopping }) { return }
+            guard ready[0].readable else { continue }
+            let fd: Int32
+            do {
+                fd = try Socket.accept(listener, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds)
+            } catch {
+                // EMFILE and friends: back off a little instead of spinning on a full table.
+                SystemThread.sleep(milliseconds: 10)
+                continue
+            }
+            let admitted = state.withLock { state -> Bool in
+                guard !state.stopping, state.connections.count < configuration.maxConnections else { return false }
+                state.connections.insert(fd)
+                return true
+            }
+            guard admitted else {
+                let busy = APIError(status: .serviceUnavailable, message: "the server is at its limit of \(configuration.maxConnections) connections; retry later",
+                                    headers: ["Retry-After": "1", "Connection": "close"])
+                try? Socket.sendAll(fd, busy.response.serialized())
+                Socket.close(fd)
+                continue
+            }
+            let connection = Connection(
+                fd: fd, configuration: configuration, api: api, hub: hub,
+                liveNumber: { [self] in liveCounter.wrappingAdd(1, ordering: .relaxed).oldValue }
+            )
+            do {
+                try SystemThread.detach { [self] in
+                    connection.run()
+                    finish(fd)
+                }
+            } catch {
+                finish(fd)
+            }
+        }
+    }
+
+    private func finish(_ fd: Int32) {
+        state.withLock { _ = $0.connections.remove(fd) }
+        Socket.close(fd)
+    }
+}

@@ -1,0 +1,186 @@
+import ChatDomain
+import ChatWire
+
+/// One client connection on its own thread: HTTP/1.1 requests with keep-alive and pipelining
+/// until the client closes, a limit is hit, or the connection is upgraded to a live socket.
+///
+/// Every wait has a deadline (``ServerConfiguration``): a request must arrive whole within the
+/// request timeout once its first byte came, an idle keep-alive connection is closed, a live
+/// socket must be heard from. Sends block at most the send timeout. So a slow or stuck client
+/// holds one thread for a bounded time and nobody else notices.
+struct Connection: Sendable {
+    let fd: Int32
+    let configuration: ServerConfiguration
+    let api: API
+    let hub: LiveHub
+    /// This connection's number if it becomes a live socket (for fault decisions).
+    let liveNumber: @Sendable () -> UInt64
+
+    private static let readSize = 64 * 1024
+
+    func run() {
+        var parser = HTTPRequestParser(maxHeadSize: configuration.maxHeadSize, maxBodySize: configuration.maxBodySize)
+        var buffer = [UInt8](repeating: 0, count: Self.readSize)
+        var requestStarted: Int?
+        var lastActivity = SystemThread.monotonicMilliseconds()
+        do throws(SocketError) {
+            while true {
+                // Answer every complete request already buffered (pipelining).
+                while true {
+                    let request: HTTPRequest
+                    do {
+                        guard let next = try parser.nextRequest() else { break }
+                        request = next
+                    } catch {
+                        try send(APIError(status: error.status, message: error.message, headers: ["Connection": "close"]).response)
+                        return
+                    }
+                    requestStarted = nil
+                    switch api.handle(request) {
+                    case let .response(response, close):
+                        var response = response
+                        let closing = close || !request.keepAlive
+                        if closing { response.headers.add(name: "Connection", value: "close") }
+                        try send(response)
+                        if closing { return }
+                    case .drop:
+                        return
+                    case let .upgrade(response, user):
+                        try send(response)
+                        runLive(user: user, firstBytes: parser.takeUnparsedBytes())
+                        return
+                    }
+                    lastActivity = SystemThread.monotonicMilliseconds()
+                }
+                let now = SystemThread.monotonicMilliseconds()
+                let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + configuration.idleTimeoutMilliseconds
+                guard now < deadline else {
+                    if requestStarted != nil {
+                        try send(APIError(status: HTTPStatus(code: 408, reasonPhrase: "Request Timeout"),
+                                          message: "the request did not arrive whole within \(configuration.requestTimeoutMilliseconds) ms; send it at once",
+                                          headers: ["Connection": "close"]).response)
+                    }
+                    return
+                }
+                let ready = try Socket.poll([fd], timeoutMilliseconds: deadline - now)
+                guard ready[0].readable || ready[0].hungUp else { continue }
+                let count = try Socket.receive(fd, into: &buffer)
+                guard count > 0 else { return }
+                parser.feed(buffer[0..<count])
+                if requestStarted == nil { requestStarted = SystemThread.monotonicMilliseconds() }
+            }
+        } catch {
+            // The peer went away or stopped reading: nothing more to say to it.
+        }
+    }
+
+    private func send(_ response: HTTPResponse) throws(SocketError) {
+        try Socket.sendAll(fd, response.serialized())
+    }
+
+    // MARK: Live
+
+    /// Serves `/v1/live` after the 101: queued events out (with the live faults), pings answered,
+    /// the client's close echoed, protocol errors closed with their code.
+    private func runLive(user: UserID, firstBytes: [UInt8]) {
+        guard let wakeUp = try? Socket.makeWakeUp() else { return }
+        defer { Socket.close(wakeUp) }
+        let session = LiveSession(user: user, number: liveNumber(), wakeUp: wakeUp)
+        hub.register(session)
+        defer { hub.unregister(session) }
+
+        let faults = api.faults
+        var socket = WebSocketConnection(role: .server, maxMessageSize: configuration.maxLiveMessageSize)
+        socket.feed(firstBytes)
+        var buffer = [UInt8](repeating: 0, count: Self.readSize)
+        let opened = SystemThread.monotonicMilliseconds()
+        var lastHeard = opened
+        var eventIndex: UInt64 = 0
+        var heldBack: String?
+
+        do throws(SocketError) {
+            while true {
+                var events: [WebSocketEvent] = []
+                var failure: WebSocketProtocolError?
+                do throws(WebSocketProtocolError) {
+                    while let event = try socket.nextEvent() { events.append(event) }
+                } catch {
+                    failure = error
+                }
+                for event in events {
+                    switch event {
+                    case let .ping(payload):
+                        try Socket.sendAll(fd, socket.pong(payload))
+                    case let .close(_, _, reply):
+                        if let reply { try Socket.sendAll(fd, reply) }
+                        return
+                    case .text, .binary, .pong:
+                        break  // wire v1 gives the client nothing to say here
+                    }
+                }
+                if let failure {
+                    try closeLive(&socket, code: failure.closeCode, reason: failure.message)
+                    return
+                }
+
+                let now = SystemThread.monotonicMilliseconds()
+                var deadline = lastHeard + configuration.liveIdleTimeoutMilliseconds
+                if let every = faults.liveCloseMilliseconds { deadline = min(deadline, opened + every) }
+                guard now < deadline else {
+                    let reason = faults.liveCloseMilliseconds.map { opened + $0 <= now } == true
+                        ? "closed by the live-close fault; reconnect and catch up"
+                        : "nothing heard for \(configuration.liveIdleTimeoutMilliseconds) ms; ping every 30 s"
+                    try closeLive(&socket, code: WebSocketCloseCode.goingAway, reason: reason)
+                    return
+                }
+                let ready = try Socket.poll([fd, wakeUp.readEnd], timeoutMilliseconds: deadline - now)
+                if ready[1].readable {
+                    let (events, overflowed) = session.takeAll()
+                    if overflowed {
+                        try closeLive(&socket, code: WebSocketCloseCode.policyViolation, reason: "too many events waiting; read faster, then reconnect and catch up")
+                        return
+                    }
+                    for event in events {
+                        let index = session.number << 32 | eventIndex
+                        eventIndex += 1
+                        if faults.strikes(.liveDrop, probability: faults.liveDrop, index: index) { continue }
+                        if heldBack == nil, faults.strikes(.liveReorder, probability: faults.liveReorder, index: index) {
+                            heldBack = event
+                            continue
+                        }
+                        var frames = socket.text(event)
+                        if faults.strikes(.liveDuplicate, probability: faults.liveDuplicate, index: index) { frames += socket.text(event) }
+                        if let held = heldBack {
+                            frames += socket.text(held)
+                            heldBack = nil
+                        }
+                        try Socket.sendAll(fd, frames)
+                    }
+                }
+                if ready[0].readable || ready[0].hungUp {
+                    let count = try Socket.receive(fd, into: &buffer)
+                    guard count > 0 else { return }
+                    socket.feed(buffer[0..<count])
+                    lastHeard = SystemThread.monotonicMilliseconds()
+                }
+            }
+        } catch {
+            // The peer went away: unregistering is all that is left.
+        }
+    }
+
+    /// Sends a close frame and waits up to a second for the peer's (RFC 6455 §7.1.1).
+    private func closeLive(_ socket: inout WebSocketConnection, code: UInt16, reason: String) throws(SocketError) {
+        try Socket.sendAll(fd, socket.close(code: code, reason: reason))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = SystemThread.monotonicMilliseconds() + 1000
+        while !socket.closeReceived {
+            let now = SystemThread.monotonicMilliseconds()
+            guard now < deadline, try Socket.poll([fd], timeoutMilliseconds: deadline - now)[0].readable else { return }
+            let count = try Socket.receive(fd, into: &buffer)
+            guard count > 0 else { return }
+            socket.feed(buffer[0..<count])
+            while (try? socket.nextEvent()) != nil {}
+        }
+    }
+}

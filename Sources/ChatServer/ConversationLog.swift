@@ -1,0 +1,271 @@
+import ChatDomain
+import ChatStore
+import Dispatch
+import Synchronization
+
+/// One conversation's history as the server keeps it: every message in memory, indexed by
+/// sequence and client message ID, made durable in the store format before anyone hears of it.
+///
+/// Sequences are assigned under a lock, so they start at 1 and have no holes however many POSTs
+/// race. Durability uses group commit: POSTs that arrive while a commit is in flight wait in
+/// memory and are written together by the next one (one rewrite of the touched segment files,
+/// one fsync each, one fsync of the directory), then each gets its answer. The thread whose POST
+/// starts a batch writes it; when it is done, the oldest waiter of the next batch takes over,
+/// so no client's reply waits behind other clients' batches.
+///
+/// Nothing that is not durable is visible: GETs, live events and position clamping see only
+/// the durable prefix, so a client never learns a sequence that a crash could give to another
+/// message.
+final class ConversationLog: Sendable {
+    let id: ConversationID
+    let info: ConversationInfo
+    let members: Set<UserID>
+    /// `conversations/<id>` in the data directory.
+    let directory: String
+    let messagesDirectory: String
+    let segmentSize: Int
+
+    private let state: Mutex<State>
+    /// The durable positions; held while positions.json is rewritten, so writes keep their order.
+    private let positions: Mutex<Positions>
+
+    private struct State {
+        /// Every message, index `sequence - 1`; the first `durableCount` are on disk.
+        var messages: [Message]
+        var durableCount: Int
+        var sequenceByClientID: [ClientMessageID: Int]
+        /// POSTs waiting for their message to become durable.
+        var waiting: [(sequence: Int, ticket: CommitTicket)] = []
+        /// Whether some thread is writing a batch right now (or was asked to).
+        var committing = false
+    }
+
+    /// What an append ended in.
+    enum AppendResult: Sendable {
+        /// Accepted now: 201.
+        case created(Message)
+        /// This client message ID was accepted before: 200 with the same message.
+        case existing(Message)
+    }
+
+    /// Loads a conversation from its directory in the data directory.
+    /// - Throws: ``ServerError`` naming the damaged file, or a hole in the sequences.
+    init(id: ConversationID, info: ConversationInfo, conversation: Conversation) throws(ServerError) {
+        self.id = id
+        self.info = info
+        members = Set(info.members)
+        directory = conversation.directory
+        messagesDirectory = conversation.messagesDirectory
+        segmentSize = conversation.segmentSize
+        var messages: [Message] = []
+        do {
+            for range in try conversation.segmentRanges() {
+                messages += try conversation.readSegment(range)
+            }
+        } catch {
+            throw .storage(error)
+        }
+        var byID: [ClientMessageID: Int] = [:]
+        for (index, message) in messages.enumerated() {
+            guard message.sequence == index + 1 else {
+                throw .badDataDirectory(path: conversation.directory, reason: "messages: sequence \(index + 1) is missing (found \(message.sequence) next); the server's history has no holes, restore the missing records from a backup")
+            }
+            guard byID.updateValue(message.sequence, forKey: message.clientMessageID) == nil else {
+                throw .badDataDirectory(path: conversation.directory, reason: "messages: client message ID \(message.clientMessageID) appears twice; keep one of the records")
+            }
+        }
+        state = Mutex(State(messages: messages, durableCount: messages.count, sequenceByClientID: byID))
+        do {
+            positions = Mutex(try conversation.positions() ?? Positions())
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// The highest durable sequence (0 when empty).
+    var lastSequence: Int {
+        state.withLock { $0.durableCount }
+    }
+
+    // MARK: Appending
+
+    /// Accepts a message, or returns the one already accepted with this client message ID, once
+    /// it is durable. Blocks the calling thread through the commit (a connection thread, never
+    /// the cooperative pool).
+    /// - Parameter now: the server's timestamp for `sentAt`.
+    /// - Parameter published: called with messages that just became durable, in sequence order,
+    ///   once per batch (for the live fan-out).
+    /// - Throws: ``StoreError`` when the batch could not be written; nothing of it was accepted.
+    func append(
+        clientMessageID: ClientMessageID, sender: UserID, text: String, now: () -> String,
+        published: ([Message]) -> Void
+    ) throws(StoreError) -> AppendResult {
+        let ticket = CommitTicket()
+        enum Step { case done(AppendResult), wait(created: Bool), lead }
+        let step = state.withLock { state -> Step in
+            if let sequence = state.sequenceByClientID[clientMessageID] {
+                let message = state.messages[sequence - 1]
+                if sequence <= state.durableCount { return .done(.existing(message)) }
+                state.waiting.append((sequence, ticket))
+                return .wait(created: false)
+            }
+            let message = Message(sequence: state.messages.count + 1, clientMessageID: clientMessageID, senderID: sender, text: text, sentAt: now())
+            state.messages.append(message)
+            state.sequenceByClientID[clientMessageID] = message.sequence
+            state.waiting.append((message.sequence, ticket))
+            if state.committing { return .wait(created: true) }
+            state.committing = true
+            return .lead
+        }
+        var created = true
+        switch step {
+        case let .done(result): return result
+        case let .wait(isNew): created = isNew
+        case .lead: commitBatch(published: published)
+        }
+        while true {
+            switch ticket.wait() {
+            case .lead:
+                commitBatch(published: published)
+            case let .durable(message):
+                return created ? .created(message) : .existing(message)
+            case let .failed(error):
+                throw error
+            }
+        }
+    }
+
+    /// Writes every message not yet durable, answers their waiters, and hands the next batch
+    /// to the oldest waiter left (or ends the commit when there is none).
+    private func commitBatch(published: ([Message]) -> Void) {
+        let batch = state.withLock { state -> (last: Int, files: [(name: String, bytes: [UInt8])]) in
+            let first = state.durableCount + 1
+            let last = state.messages.count
+            var files: [(name: String, bytes: [UInt8])] = []
+            var range = SegmentRange(containing: first, size: segmentSize)
+            while range.first <= last {
+                let slice = state.messages[(range.first - 1)..<min(range.last, last)]
+                files.append((range.fileName, SegmentFile.encode(Array(slice))))
+                range = SegmentRange(containing: range.last + 1, size: segmentSize)
+            }
+            return (last, files)
+        }
+        var failure: StoreError?
+        do {
+            try DurableFile.makeDirectories(messagesDirectory)
+            try DurableFile.write(batch.files, in: messagesDirectory)
+        } catch {
+            failure = .system(error)
+        }
+        var resolved: [(CommitTicket, CommitTicket.Outcome)] = []
+        var madeDurable: [Message] = []
+        state.withLock { state in
+            if let failure {
+                // Nothing past the durable prefix was acknowledged: forget all of it, so the
+                // sequences are given again and stay without holes.
+                for message in state.messages[state.durableCount...] {
+                    state.sequenceByClientID[message.clientMessageID] = nil
+                }
+                state.messages.removeSubrange(state.durableCount...)
+                resolved = state.waiting.map { ($0.ticket, .failed(failure)) }
+                state.waiting = []
+                state.committing = false
+                return
+            }
+            // Messages appended while this batch was written are not in it: they stay pending.
+            let newDurable = batch.last
+            madeDurable = Array(state.messages[state.durableCount..<newDurable])
+            state.durableCount = newDurable
+            var remaining: [(sequence: Int, ticket: CommitTicket)] = []
+            for entry in state.waiting {
+                if entry.sequence <= newDurable {
+                    resolved.append((entry.ticket, .durable(state.messages[entry.sequence - 1])))
+                } else {
+                    remaining.append(entry)
+                }
+            }
+            state.waiting = remaining
+            if let next = remaining.first {
+                resolved.append((next.ticket, .lead))
+            } else {
+                state.committing = false
+            }
+        }
+        for (ticket, outcome) in resolved {
+            ticket.resolve(outcome)
+        }
+        if !madeDurable.isEmpty { published(madeDurable) }
+    }
+
+    // MARK: Reading
+
+    /// The durable messages with sequence in `after+1...` (the first `limit` of them), and whether more follow.
+    func messages(after: Int, limit: Int) -> (items: [Message], hasMore: Bool) {
+        state.withLock { state in
+            let start = min(max(after, 0), state.durableCount)
+            let end = min(start + limit, state.durableCount)
+            return (Array(state.messages[start..<end]), end < state.durableCount)
+        }
+    }
+
+    /// The `limit` durable messages closest below `before` (all when nil: the newest), and whether older exist.
+    func messages(before: Int?, limit: Int) -> (items: [Message], hasMore: Bool) {
+        state.withLock { state in
+            let end = min(max((before ?? Int.max) - 1, 0), state.durableCount)
+            let start = max(0, end - limit)
+            return (Array(state.messages[start..<end]), start > 0)
+        }
+    }
+
+    // MARK: Positions
+
+    /// Every member's durable position (members missing from positions.json at 0).
+    func memberPositions() -> [(UserID, MemberPosition)] {
+        let current = positions.withLock { $0 }
+        return info.members.sorted().map { ($0, current[$0]) }
+    }
+
+    /// Moves `member`'s position forward to `asked` (clamped to the last durable sequence), writes
+    /// positions.json durably if it moved, and returns the position with whether it moved.
+    /// Reading implies delivery: a read position raises the delivered one with it.
+    func advance(_ member: UserID, delivered: Int?, read: Int?) throws(StoreError) -> (position: MemberPosition, moved: Bool) {
+        let last = lastSequence
+        let asked = MemberPosition(deliveredUpTo: min(delivered ?? 0, last), readUpTo: min(read ?? 0, last))
+        return try positions.withLock { (stored: inout Positions) throws(StoreError) -> (position: MemberPosition, moved: Bool) in
+            var updated = stored
+            let moved = updated.merge(asked, for: member)
+            if moved {
+                do throws(SystemError) {
+                    try DurableFile.write(PositionsFile.encode(updated), to: StoreLayout.positions, in: directory)
+                } catch {
+                    throw .system(error)
+                }
+                stored = updated
+            }
+            return (stored[member], moved)
+        }
+    }
+}
+
+/// One POST's wait for its batch: resolved once with the outcome (or asked to lead the next batch).
+final class CommitTicket: Sendable {
+    enum Outcome: Sendable {
+        case durable(Message)
+        case failed(StoreError)
+        /// Write the next batch, then wait again.
+        case lead
+    }
+
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let outcomes = Mutex<[Outcome]>([])
+
+    func resolve(_ outcome: Outcome) {
+        outcomes.withLock { $0.append(outcome) }
+        semaphore.signal()
+    }
+
+    func wait() -> Outcome {
+        semaphore.wait()
+        return outcomes.withLock { $0.removeFirst() }
+    }
+}

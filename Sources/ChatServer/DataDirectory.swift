@@ -1,0 +1,96 @@
+import ChatDomain
+import ChatStore
+import Synchronization
+
+/// The server's state on disk, loaded into memory at start: the users file and every
+/// conversation, in the store format (docs/PROTOCOL.md, "Data directory"):
+///
+/// ```
+/// DATA/users.json                                    tokens → user IDs (unless --users names another file)
+/// DATA/conversations/<id>/conversation.json          title and members (written by hand or by create)
+/// DATA/conversations/<id>/messages/<first>-<last>.json   accepted messages, 100 per segment
+/// DATA/conversations/<id>/positions.json             every member's deliveredUpTo / readUpTo
+/// DATA/.lock                                         held while a server runs
+/// ```
+///
+/// There is no `chatdir.json`: the directory is the server's, not a user's store; segments
+/// always hold ``segmentSize`` messages. Conversations are made by writing `conversation.json`
+/// (or ``create(at:users:conversations:)``) before the server starts; wire v1 has no endpoint
+/// for it.
+public final class DataDirectory: Sendable {
+    /// Messages per segment file: the store format's default.
+    public static let segmentSize = StoreLayout.defaultSegmentSize
+    /// The users file's name inside the data directory.
+    public static let usersFileName = "users.json"
+
+    public let path: String
+    let users: UserTokens
+    /// Every conversation, by ID.
+    let conversations: [ConversationID: ConversationLog]
+    /// The flock on `.lock`; nil once released.
+    private let lock: Mutex<StoreLock?>
+
+    /// Loads `path`, taking its lock so no second server writes into it.
+    /// - Parameter usersFile: the users file; `path/users.json` when nil.
+    /// - Throws: ``ServerError`` naming the file or directory that is wrong and what to do.
+    public init(path: String, usersFile: String? = nil) throws(ServerError) {
+        guard Sys.kind(of: path) == .directory else {
+            throw .badDataDirectory(path: path, reason: "it is not a directory; create it with users.json and conversations/ (see docs/PROTOCOL.md), or copy SampleData/server")
+        }
+        self.path = path
+        users = try UserTokens.load(from: usersFile ?? path + "/" + Self.usersFileName)
+        do {
+            lock = Mutex(try StoreLock(storeRoot: path))
+        } catch {
+            if case .locked = error { throw .dataDirectoryInUse(path: path) }
+            throw .storage(error)
+        }
+        let conversationsPath = path + "/" + StoreLayout.conversations
+        let names: [String]
+        do {
+            names = try Sys.listDirectory(conversationsPath)
+        } catch {
+            if !error.isNotFound { throw .storage(.system(error)) }
+            names = []
+        }
+        var conversations: [ConversationID: ConversationLog] = [:]
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let id: ConversationID
+            do { id = try ConversationID(name) } catch {
+                throw .badDataDirectory(path: conversationsPath + "/" + name, reason: "\(error); rename or remove the directory")
+            }
+            let conversation = Conversation(storeRoot: path, id: id, segmentSize: Self.segmentSize)
+            for directory in [conversation.directory, conversation.messagesDirectory] {
+                DurableFile.removeStaleTemporaries(in: directory)
+            }
+            let info: ConversationInfo?
+            do { info = try conversation.info() } catch { throw .storage(error) }
+            guard let info else {
+                throw .badDataDirectory(path: conversation.directory, reason: "it has no conversation.json; write one like {\"members\":[\"alice\",\"bob\"],\"title\":\"Alice and Bob\"} or remove the directory")
+            }
+            conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation)
+        }
+        self.conversations = conversations
+    }
+
+    /// Lets another server open this directory (after the server stopped writing).
+    func releaseLock() {
+        lock.withLock { $0 = nil }
+    }
+
+    /// Creates a data directory (or adds to an empty one): the users file and each conversation's
+    /// `conversation.json`, durably. For tests, demos and the load tool.
+    public static func create(at path: String, users: UserTokens, conversations: [ConversationID: ConversationInfo]) throws(ServerError) {
+        do {
+            try DurableFile.makeDirectories(path + "/" + StoreLayout.conversations)
+            try DurableFile.write(users.encode(), to: usersFileName, in: path)
+            for (id, info) in conversations {
+                let conversation = Conversation(storeRoot: path, id: id, segmentSize: segmentSize)
+                try DurableFile.makeDirectories(conversation.messagesDirectory)
+                try DurableFile.write(info.encode(), to: StoreLayout.conversationInfo, in: conversation.directory)
+            }
+        } catch {
+            throw .storage(.system(error))
+        }
+    }
+}

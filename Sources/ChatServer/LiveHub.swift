@@ -1,0 +1,79 @@
+import ChatDomain
+import Synchronization
+
+/// Every open `/v1/live` socket, by user, and the fan-out of events to them.
+///
+/// Publishing only appends the event to each socket's queue and wakes that socket's thread,
+/// so a POST never waits for a slow reader; a socket whose queue overflows is closed (the client
+/// catches up after reconnecting, as it must after any drop).
+final class LiveHub: Sendable {
+    private let sessions = Mutex<[UserID: [LiveSession]]>([:])
+
+    func register(_ session: LiveSession) {
+        sessions.withLock { $0[session.user, default: []].append(session) }
+    }
+
+    func unregister(_ session: LiveSession) {
+        sessions.withLock { sessions in
+            sessions[session.user]?.removeAll { $0 === session }
+            if sessions[session.user]?.isEmpty == true { sessions[session.user] = nil }
+        }
+    }
+
+    /// Queues `event` (a JSON text) for every socket of every user in `members`.
+    func publish(_ event: String, to members: Set<UserID>) {
+        publish([event], to: members)
+    }
+
+    /// Queues several events, in order, for every socket of every user in `members`.
+    func publish(_ events: [String], to members: Set<UserID>) {
+        let targets = sessions.withLock { sessions in members.flatMap { sessions[$0] ?? [] } }
+        for session in targets {
+            session.enqueue(events)
+        }
+    }
+
+    /// How many sockets are open for `user`: lets tests wait until a client is registered.
+    func sessionCount(for user: UserID) -> Int {
+        sessions.withLock { $0[user]?.count ?? 0 }
+    }
+}
+
+/// One open live socket's outgoing queue; its connection thread drains it.
+final class LiveSession: Sendable {
+    /// The most events waiting for one socket before it counts as too slow and is closed.
+    static let maxQueuedEvents = 10_000
+
+    let user: UserID
+    /// The order this socket was opened in, for fault decisions.
+    let number: UInt64
+    /// Readable when events are queued (a pipe the connection thread polls).
+    let wakeUp: WakeUp
+    private let queue = Mutex<(events: [String], overflowed: Bool)>(([], false))
+
+    init(user: UserID, number: UInt64, wakeUp: WakeUp) {
+        self.user = user
+        self.number = number
+        self.wakeUp = wakeUp
+    }
+
+    func enqueue(_ events: [String]) {
+        queue.withLock { queue in
+            if queue.events.count + events.count > Self.maxQueuedEvents {
+                queue.overflowed = true
+            } else {
+                queue.events += events
+            }
+        }
+        Socket.signal(wakeUp)
+    }
+
+    /// Everything queued, oldest first, and whether the queue overflowed.
+    func takeAll() -> (events: [String], overflowed: Bool) {
+        Socket.drain(wakeUp)
+        return queue.withLock { queue in
+            defer { queue.events = [] }
+            return (queue.events, queue.overflowed)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ChatDomain
+import ChatStore
+
+/// Why the server cannot start or go on: one line a person can act on, and a sysexits code.
+public enum ServerError: Error, Sendable, CustomStringConvertible {
+    /// The data directory is missing, unreadable or holds a damaged file.
+    case badDataDirectory(path: String, reason: String)
+    /// The users file is missing or malformed.
+    case badUsersFile(path: String, reason: String)
+    /// Another server already uses this data directory.
+    case dataDirectoryInUse(path: String)
+    /// A file of the data directory could not be read or written.
+    case storage(StoreError)
+    /// The listening socket could not be set up.
+    case socket(SocketError)
+
+    public var description: String {
+        switch self {
+        case let .badDataDirectory(path, reason):
+            "data directory \(path): \(reason)"
+        case let .badUsersFile(path, reason):
+            "users file \(path): \(reason)"
+        case let .dataDirectoryInUse(path):
+            "data directory \(path) is in use by another chatdir serve; stop it first or pass another --data"
+        case let .storage(error):
+            error.description
+        case let .socket(error):
+            error.description
+        }
+    }
+
+    /// The sysexits(3) code for this error.
+    public var exitCode: Int32 {
+        switch self {
+        case .badDataDirectory, .badUsersFile: 66  // EX_NOINPUT
+        case .dataDirectoryInUse: 75               // EX_TEMPFAIL
+        case let .storage(error): error.exitCode
+        case .socket: 69                           // EX_UNAVAILABLE
+        }
+    }
+}

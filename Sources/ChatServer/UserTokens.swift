@@ -1,0 +1,93 @@
+import ChatDomain
+import ChatStore
+
+/// Which user a bearer token stands for: the server's only notion of sign-in.
+///
+/// Read from the users file (`users.json` in the data directory unless `--users` names another):
+/// a JSON array with one object per line, `token` and `userId`, both required.
+///
+/// ```
+/// [
+/// {"token":"alice-token","userId":"alice"},
+/// {"token":"bob-token","userId":"bob"}
+/// ]
+/// ```
+///
+/// A user may have several tokens (one per device); a token belongs to one user. Tokens are
+/// compared exactly; they never appear in a conversation file or a log line.
+public struct UserTokens: Sendable, Hashable {
+    private var users: [String: UserID]
+
+    public init(_ users: [String: UserID]) {
+        self.users = users
+    }
+
+    /// The user `token` stands for, or nil for an unknown token.
+    public func user(forToken token: String) -> UserID? {
+        users[token]
+    }
+
+    /// Every user that has a token, sorted.
+    public var userIDs: [UserID] { Set(users.values).sorted() }
+
+    /// The canonical bytes of a users file: one object per line, sorted by token.
+    public func encode() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("[\n")
+        for (index, token) in users.keys.sorted().enumerated() {
+            if index > 0 { writer.raw(",\n") }
+            writer.raw("{"); writer.key("token"); writer.write(token)
+            writer.raw(","); writer.key("userId"); writer.write(users[token]?.rawValue ?? "")
+            writer.raw("}")
+        }
+        writer.raw(users.isEmpty ? "]\n" : "\n]\n")
+        return writer.bytes
+    }
+
+    /// Reads a users file. `path` is used in errors.
+    /// - Throws: ``ServerError/badUsersFile(path:reason:)`` naming the entry that is wrong.
+    public static func decode(_ bytes: [UInt8], path: String) throws(ServerError) -> UserTokens {
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch {
+            throw .badUsersFile(path: path, reason: "not valid JSON: \(error)")
+        }
+        guard case let .array(entries) = value else {
+            throw .badUsersFile(path: path, reason: "expected a JSON array of {\"token\": …, \"userId\": …} objects, found \(value.typeDescription)")
+        }
+        var users: [String: UserID] = [:]
+        for (index, entry) in entries.enumerated() {
+            let label = "entry \(index + 1)"
+            guard case let .object(members) = entry else {
+                throw .badUsersFile(path: path, reason: "\(label) is \(entry.typeDescription), expected an object with \"token\" and \"userId\"")
+            }
+            for member in members where member.key != "token" && member.key != "userId" {
+                throw .badUsersFile(path: path, reason: "\(label) has unknown field \(quoted(member.key)); allowed: token, userId")
+            }
+            guard case let .string(token)? = entry["token"], !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .badUsersFile(path: path, reason: "\(label) needs \"token\": a non-empty string of visible ASCII characters (it is sent in an HTTP header)")
+            }
+            guard case let .string(name)? = entry["userId"] else {
+                throw .badUsersFile(path: path, reason: "\(label) needs \"userId\", a string")
+            }
+            let user: UserID
+            do { user = try UserID(name) } catch { throw .badUsersFile(path: path, reason: "\(label): \(error)") }
+            guard users[token] == nil else {
+                throw .badUsersFile(path: path, reason: "\(label) repeats a token already given to \(users[token]?.rawValue ?? ""); give each token to one user")
+            }
+            users[token] = user
+        }
+        return UserTokens(users)
+    }
+
+    /// Reads the users file at `path`.
+    public static func load(from path: String) throws(ServerError) -> UserTokens {
+        let bytes: [UInt8]
+        do { bytes = try Sys.readFile(path) } catch {
+            if error.isNotFound {
+                throw .badUsersFile(path: path, reason: "it does not exist; create it (see docs/PROTOCOL.md) or name another with --users FILE")
+            }
+            throw .badUsersFile(path: path, reason: error.description)
+        }
+        return try decode(bytes, path: path)
+    }
+}
