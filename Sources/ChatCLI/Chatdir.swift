@@ -7,6 +7,7 @@ public enum Chatdir {
     static let commands: [any Command.Type] = [
         InitCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self,
         CheckCommand.self, SeedCommand.self,
+        ServeCommand.self,
     ]
 
     public static let version = "0.1.0"

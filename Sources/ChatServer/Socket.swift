@@ -27,17 +27,19 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What `poll` reported for one descriptor.
-struct PollResult: Sendable {
-    var readable: Bool
+public struct PollResult: Sendable {
+    public var readable: Bool
     /// Hang-up or error: reading gives EOF or the error.
-    var hungUp: Bool
+    public var hungUp: Bool
 }
 
 /// The one file of the server that talks to Glibc for sockets: TCP listen/accept/recv/send,
 /// `poll`, and an `eventfd` to wake a thread that polls. Each call is wrapped once, retried on
 /// EINTR, and its errno turned into a ``SocketError``. Sends use `MSG_NOSIGNAL`, so a peer that
 /// went away gives EPIPE instead of killing the process with SIGPIPE.
-enum Socket {
+///
+/// Public so that the test clients and the load tool open connections the same way.
+public enum Socket {
     private static func retrying<T: BinaryInteger>(_ operation: @autoclosure () -> String, _ call: () -> T) throws(SocketError) -> T {
         while true {
             let result = call()
@@ -82,7 +84,7 @@ enum Socket {
     }
 
     /// A TCP connection to `host:port` (IPv4), with TCP_NODELAY: for test clients and the load tool.
-    static func connect(host: String, port: Int) throws(SocketError) -> Int32 {
+    public static func connect(host: String, port: Int) throws(SocketError) -> Int32 {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
@@ -123,14 +125,14 @@ enum Socket {
     }
 
     /// Reads what is available, up to `buffer.count` bytes; 0 means the peer closed.
-    static func receive(_ fd: Int32, into buffer: inout [UInt8]) throws(SocketError) -> Int {
+    public static func receive(_ fd: Int32, into buffer: inout [UInt8]) throws(SocketError) -> Int {
         try retrying("recv") {
             buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
         }
     }
 
     /// Sends every byte, looping over partial sends; never raises SIGPIPE.
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SocketError) {
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
             let sent = try retrying("send") {
@@ -142,7 +144,7 @@ enum Socket {
 
     /// Waits until one of `fds` is readable or hung up, or `timeoutMilliseconds` pass (-1: forever).
     /// Returns one result per descriptor, in order; all false on timeout.
-    static func poll(_ fds: [Int32], timeoutMilliseconds: Int) throws(SocketError) -> [PollResult] {
+    public static func poll(_ fds: [Int32], timeoutMilliseconds: Int) throws(SocketError) -> [PollResult] {
         var entries = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let timeout = Int32(clamping: timeoutMilliseconds)
         _ = try retrying("poll") { entries.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeout) } }
@@ -156,11 +158,11 @@ enum Socket {
 
     /// Stops both directions: a thread blocked in `recv`, `accept` or `poll` on `fd` wakes up.
     /// The descriptor stays open until ``close(_:)``, so it cannot be reused under that thread.
-    static func shutdown(_ fd: Int32) {
+    public static func shutdown(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    static func close(_ fd: Int32) {
+    public static func close(_ fd: Int32) {
         // Never retried on EINTR: on Linux the descriptor is gone either way.
         _ = Glibc.close(fd)
     }
