@@ -58,11 +58,13 @@ final class TestServer: @unchecked Sendable {
         try server.start()
     }
 
-    /// Stops the server and starts a new one on the same data directory (a new port).
-    func restart() throws {
+    /// Stops the server and starts a new one on the same data directory (a new port),
+    /// with other faults when given.
+    func restart(faults: Faults? = nil) throws {
         server.stop()
         var configuration = server.configuration
         configuration.port = 0
+        if let faults { configuration.faults = faults }
         server = try ChatServer(configuration: configuration)
         try server.start()
     }
