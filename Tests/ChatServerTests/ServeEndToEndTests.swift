@@ -1,0 +1,203 @@
+import ChatDomain
+@testable import ChatServer
+import Foundation
+import Synchronization
+import Testing
+
+/// `chatdir serve` as a user runs it: the real binary, its ready line, signals, kill -9.
+@Suite struct ServeEndToEndTests {
+    /// Copies SampleData/server into a temp directory: the committed sample is never written.
+    static func sampleCopy() throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory()
+        let data = directory.path + "/server"
+        try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("SampleData/server").path, toPath: data)
+        return (directory, data)
+    }
+
+    @Test("serve prints its URL and a ready line, serves SampleData, and exits 0 on the signal", arguments: [SIGTERM, SIGINT])
+    func readyAndSignal(signal: Int32) throws {
+        let (directory, data) = try Self.sampleCopy()
+        defer { _ = directory }
+        let server = try ServeProcess(["serve", "--data", data, "--port", "0"])
+        #expect(server.readyLine.hasPrefix("ready: 5 users, 2 conversations"))
+        let client = try TestHTTPClient(port: server.port)
+        let list = try client.request("GET", "/v1/conversations")
+        #expect(list.json["items"].array.map { $0["id"].string } == ["alice-bob", "dinner"])
+        #expect(list.json["items"].array.map { $0["lastSequence"].int } == [3, 4])
+        let notMember = try client.request("GET", "/v1/conversations/alice-bob/messages", token: TestData.token("carol"))
+        #expect(notMember.status == 403)
+        let history = try client.request("GET", "/v1/conversations/dinner/messages?limit=2", token: TestData.token("erin"))
+        #expect(history.json["items"].array.compactMap { $0["sequence"].int } == [3, 4])
+
+        let result = try server.stop(signal: signal)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains(signal == SIGTERM ? "SIGTERM" : "SIGINT"))
+    }
+
+    @Test("kill -9 loses nothing acknowledged: every 201 is there after a restart, and sequences stay dense")
+    func killNine() throws {
+        let (directory, data) = try Self.sampleCopy()
+        defer { _ = directory }
+        let server = try ServeProcess(["serve", "--data", data, "--port", "0"])
+        let port = server.port
+        let acknowledged = Locked<[(id: String, sequence: Int)]>([])
+        let stop = Locked(false)
+        let group = DispatchGroup()
+        for worker in 0..<4 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let client = try? TestHTTPClient(port: port) else { return }
+                var index = 0
+                while !stop.withLock({ $0 }) {
+                    let id = UUID().uuidString
+                    guard let response = try? client.post("dinner", id: id, text: "\(worker)-\(index)", as: "bob"), response.status == 201,
+                          let sequence = response.json["sequence"].int else { return }
+                    acknowledged.withLock { $0.append((id, sequence)) }
+                    index += 1
+                }
+            }.start()
+        }
+        try waitUntil("40 messages are acknowledged") { acknowledged.withLock { $0.count } >= 40 }
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+        stop.withLock { $0 = true }
+        group.wait()
+        #expect(server.process.terminationReason == .uncaughtSignal)
+
+        let restarted = try ServeProcess(["serve", "--data", data, "--port", "0"])
+        let page = try TestHTTPClient(port: restarted.port).request("GET", "/v1/conversations/dinner/messages?after=0&limit=500", token: TestData.token("bob"))
+        let stored = Dictionary(uniqueKeysWithValues: page.json["items"].array.compactMap { item -> (String, Int)? in
+            guard let id = item["clientMessageId"].string, let sequence = item["sequence"].int else { return nil }
+            return (id, sequence)
+        })
+        let acked = acknowledged.withLock { $0 }
+        #expect(acked.allSatisfy { stored[$0.id] == $0.sequence })
+        #expect(stored.values.sorted() == Array(1...stored.count))
+        #expect(try restarted.stop(signal: SIGTERM).status == 0)
+    }
+
+    @Test("serve refuses bad arguments with a usage error, a missing data directory with 66", arguments: [
+        (["serve"], Int32(64), "missing --data"),
+        (["serve", "--data", "/tmp", "--faults", "drop-reply=7"], 64, "a probability from 0 to 1"),
+        (["serve", "--data", "/tmp", "--port", "70000"], 64, "--port must be a whole number"),
+        (["serve", "--data", "/nonexistent/chatdir-data", "--port", "0"], 66, "not a directory"),
+    ])
+    func badArguments(arguments: [String], status: Int32, message: String) throws {
+        let result = try ServeProcess.run(arguments)
+        #expect(result.status == status)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("serve --help documents the data directory, the faults and a curl example")
+    func help() throws {
+        let result = try ServeProcess.run(["serve", "--help"])
+        #expect(result.status == 0)
+        for text in ["--data DIR", "--faults LIST", "drop-reply=P", "rate-limit=P:S", "live-reorder=P", "curl"] {
+            #expect(result.stdout.contains(text), "\(text)")
+        }
+    }
+}
+
+/// The `chatdir` binary running `serve` in the background, stopped by a signal.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    private let stdout = Pipe()
+    private let stderr = Pipe()
+    private let output = Locked<(out: String, err: String)>(("", ""))
+    private(set) var port = 0
+    private(set) var readyLine = ""
+
+    static let executable: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("chatdir")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/chatdir")
+    }()
+
+    /// Starts `chatdir arguments…` and waits for its ready line.
+    init(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        for (pipe, isError) in [(stdout, false), (stderr, true)] {
+            pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                output.withLock { if isError { $0.err += text } else { $0.out += text } }
+            }
+        }
+        try process.run()
+        try waitUntil("chatdir serve prints its ready line", sourceLocation: sourceLocation) {
+            let out = output.withLock { $0.out }
+            guard !process.isRunning || out.contains("\nready") else { return false }
+            return true
+        }
+        let lines = output.withLock { $0.out }.split(separator: "\n").map(String.init)
+        guard process.isRunning, lines.count >= 2, let url = URLComponents(string: lines[0]), let port = url.port else {
+            Issue.record("chatdir serve did not start: \(output.withLock { $0 })", sourceLocation: sourceLocation)
+            throw ConnectionClosed()
+        }
+        self.port = port
+        readyLine = lines[1]
+    }
+
+    /// Sends `signal` and waits for the exit.
+    func stop(signal: Int32) throws -> (status: Int32, stdout: String, stderr: String) {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+        let text = output.withLock { $0 }
+        return (process.terminationStatus, text.out, text.err)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Runs `chatdir arguments…` to completion (for commands that exit at once).
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorData = Locked(Data())
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            group.leave()
+        }.start()
+        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+    }
+}
+
+/// A value behind a lock that closures can capture (a `Mutex` cannot be captured: it is not copyable).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) {
+        mutex = Mutex(value)
+    }
+
+    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T {
+        mutex.withLock { body(&$0) }
+    }
+}
