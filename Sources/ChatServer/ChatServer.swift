@@ -38,6 +38,8 @@ public final class ChatServer: Sendable {
         var started = false
         var stopping = false
         var acceptRunning = false
+        /// Whether ``stop()`` closed the listening socket (so `deinit` does not close it twice).
+        var listenerClosed = false
         /// Open client sockets, shut down by ``stop()`` to wake their threads.
         var connections: Set<Int32> = []
     }
@@ -96,6 +98,14 @@ public final class ChatServer: Sendable {
             if !busy { break }
             SystemThread.sleep(milliseconds: 2)
         }
+        // Free the port at once (a restarted `serve` binds it again); only once the accept
+        // thread has let go of it, so the descriptor cannot be reused under that thread.
+        let closeListener = state.withLock { state -> Bool in
+            guard !state.acceptRunning, !state.listenerClosed else { return false }
+            state.listenerClosed = true
+            return true
+        }
+        if closeListener { Socket.close(listener) }
         api.data.releaseLock()
     }
 
@@ -105,7 +115,7 @@ public final class ChatServer: Sendable {
     }
 
     deinit {
-        Socket.close(listener)
+        if !state.withLock({ $0.listenerClosed }) { Socket.close(listener) }
         Socket.close(stopEvent)
     }
 
