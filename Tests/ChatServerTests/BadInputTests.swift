@@ -99,7 +99,7 @@ import Testing
                 let other = try server.client()
                 let response = try other.request("GET", "/v1/me", token: TestData.token("bob"))
                 #expect(response.status == 200)
-                #expect(SystemThread.monotonicMilliseconds() - started < 1000)
+                #expect(SystemThread.monotonicMilliseconds() - started < 1500, "served while the slow client was still sending")
                 servedOthers = true
             }
             SystemThread.sleep(milliseconds: 250)

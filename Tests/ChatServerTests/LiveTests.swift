@@ -80,6 +80,24 @@ import Testing
         #expect(try socket.nextEvent() == .pong(Array("are you there".utf8)))
     }
 
+    @Test("framing matches RFC 6455 §5.7: the masked ping \"Hello\" gets the unmasked pong 0x8a 0x05 \"Hello\"")
+    func rfcFraming() throws {
+        let server = try TestServer()
+        let socket = try server.live("alice")
+        try socket.sendRaw([0x89, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58])
+        #expect(try socket.readRaw(7) == [0x8A, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
+        // A masked text "Hello" (the RFC's example) is valid and ignored; an event then arrives as
+        // one unmasked text frame with a 16-bit length (RFC 6455 §5.2).
+        try socket.sendRaw([0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58])
+        _ = try server.client().post("ab", id: UUID().uuidString, text: String(repeating: "x", count: 200), as: "bob")
+        let header = try #require(try socket.readRaw(4))
+        #expect(header[0] == 0x81)
+        #expect(header[1] == 126)
+        let length = Int(header[2]) << 8 | Int(header[3])
+        let payload = try #require(try socket.readRaw(length))
+        #expect(try JSONParser.parse(payload)["message"]?["text"].string == String(repeating: "x", count: 200))
+    }
+
     @Test("the client's close is echoed with its code")
     func closeHandshake() throws {
         let server = try TestServer()

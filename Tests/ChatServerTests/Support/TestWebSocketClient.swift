@@ -59,6 +59,23 @@ final class TestWebSocketClient {
         try Socket.sendAll(fd, bytes)
     }
 
+    /// Reads exactly `count` raw bytes from the socket (frames as they are on the wire), bypassing
+    /// the codec; nil if they do not arrive within `timeoutMilliseconds`.
+    func readRaw(_ count: Int, timeoutMilliseconds: Int = 10_000) throws -> [UInt8]? {
+        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            let now = SystemThread.monotonicMilliseconds()
+            guard now < deadline else { return nil }
+            guard try Socket.poll([fd], timeoutMilliseconds: deadline - now)[0].readable else { continue }
+            var chunk = [UInt8](repeating: 0, count: count - bytes.count)
+            let received = try Socket.receive(fd, into: &chunk)
+            guard received > 0 else { return nil }
+            bytes += chunk[0..<received]
+        }
+        return bytes
+    }
+
     func ping(_ payload: [UInt8]) throws {
         try Socket.sendAll(fd, connection.ping(payload))
     }
