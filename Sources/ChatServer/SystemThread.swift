@@ -36,8 +36,13 @@ public enum SystemThread {
 
     /// Sleeps the calling thread (never call it from async code).
     public static func sleep(milliseconds: Int) {
-        guard milliseconds > 0 else { return }
-        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        sleep(microseconds: milliseconds * 1000)
+    }
+
+    /// Sleeps the calling thread for `microseconds` (plus the kernel's timer slack, about 50 µs).
+    public static func sleep(microseconds: Int) {
+        guard microseconds > 0 else { return }
+        var request = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR {
             request = remaining
