@@ -23,7 +23,8 @@ let package = Package(
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
         .testTarget(
             name: "ChatCLITests",
-            dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"]
+            dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
