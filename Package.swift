@@ -15,12 +15,14 @@ let package = Package(
         .target(name: "ChatStore", dependencies: ["ChatDomain"]),
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore"]),
         .target(name: "ChatWire"),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatSync", "ChatStore", "ChatDomain"]),
         .testTarget(
             name: "ChatCLITests",
             dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"],
