@@ -150,6 +150,9 @@ public struct APIClient: Sendable {
         } catch let error as SyncError {
             throw error
         } catch let error as URLError {
+            if [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(error.code) {
+                throw .unreachable("\(description): \(error.localizedDescription)")
+            }
             throw .temporary("\(description): \(error.localizedDescription) (\(error.code.rawValue))", retryAfter: nil)
         } catch is CancellationError {
             throw .temporary("\(description): cancelled", retryAfter: nil)

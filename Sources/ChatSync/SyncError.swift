@@ -3,6 +3,9 @@
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Timeout, refused, reset, 5xx, 429: stay pending, back off, try again (Retry-After if given).
     case temporary(String, retryAfter: Duration?)
+    /// Nothing answers at the server's address (refused, no route, name unknown): the same as
+    /// temporary, but a one-pass sync gives up at once instead of backing off.
+    case unreachable(String)
     /// A 4xx other than 401: this request will never succeed; the message turns failed.
     case rejected(status: Int, message: String)
     /// 401: the token is wrong or expired; stop and say so, never loop.
@@ -14,6 +17,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .temporary(reason, retryAfter):
             "server unavailable: \(reason)" + (retryAfter.map { " (asked to wait \($0.seconds)s)" } ?? "")
+        case let .unreachable(reason):
+            "server unreachable: \(reason)"
         case let .rejected(status, message):
             "rejected by the server (\(status)): \(message)"
         case let .unauthorized(message):
@@ -23,9 +28,12 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Temporary or unreachable: the request may succeed later, unchanged.
     public var isTemporary: Bool {
-        if case .temporary = self { return true }
-        return false
+        switch self {
+        case .temporary, .unreachable: true
+        default: false
+        }
     }
 }
 

@@ -26,7 +26,7 @@ final class TCPConnection: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw .temporary("cannot resolve \(host): \(String(cString: gai_strerror(status)))", retryAfter: nil)
+            throw .unreachable("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         var lastError = "no address"
@@ -48,7 +48,7 @@ final class TCPConnection: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             return connection
         }
-        throw .temporary("cannot connect to \(host):\(port): \(lastError)", retryAfter: nil)
+        throw .unreachable("cannot connect to \(host):\(port): \(lastError)")
     }
 
     /// Waits until the socket is ready for `events`; false on timeout.

@@ -66,10 +66,10 @@ import Testing
     }
 }
 
-@Suite struct ReadPositionStateTests {
+@Suite struct PositionRequestStateTests {
     @Test("one request at a time, latest wins, never lower")
     func latestWins() {
-        var state = ReadPositionState()
+        var state = PositionRequestState()
         state.want(5)
         #expect(state.nextRequest() == 5)
         state.want(7)
@@ -85,7 +85,7 @@ import Testing
 
     @Test("a failure is retried by the next attempt; a clamped answer is not asked again")
     func failureAndClamp() {
-        var state = ReadPositionState(wanted: 9, confirmed: 2)
+        var state = PositionRequestState(wanted: 9, confirmed: 2)
         #expect(state.nextRequest() == 9)
         state.finished(confirmed: nil)
         #expect(state.nextRequest() == 9)

@@ -1,10 +1,11 @@
-/// The mark-read rule for one conversation: forward only, one request at a time, latest wins.
+/// The rule for posting a position (read or delivered) for one conversation: forward only, one
+/// request at a time, latest wins.
 ///
-/// The user's wish (``wanted``) only grows. While a request is in flight a newer wish waits; when
+/// The wish (``wanted``) only grows. While a request is in flight a newer wish waits; when
 /// the request ends the newest wish is sent next, so a burst of reads sends at most two requests
 /// and never a lower number than one already sent. A failed request is simply retried by the
 /// next attempt.
-public struct ReadPositionState: Sendable, Equatable {
+public struct PositionRequestState: Sendable, Equatable {
     public private(set) var wanted: Int
     /// What the server has confirmed as my read position.
     public private(set) var confirmed: Int
