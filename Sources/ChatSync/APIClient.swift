@@ -1,34 +1,26 @@
 import ChatDomain
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import ChatWire
 
-/// The client side of wire contract v1 over HTTP (URLSession), one method per endpoint.
+/// The client side of wire contract v1 over HTTP/1.1, one method per endpoint.
 ///
-/// Every request has a real deadline (URLSession's own timeout is an idle timeout in whole
-/// seconds), every answer is classified as ``SyncError`` (temporary, rejected, unauthorized,
-/// bad response) and every body is validated by ``WireDecoder`` before a caller sees it.
-/// The token goes into the Authorization header and nowhere else.
+/// Every request has a real deadline, every answer is classified as ``SyncError`` (temporary,
+/// unreachable, rejected, unauthorized, bad response) and every body is validated by
+/// ``WireDecoder`` before a caller sees it. The token goes into the Authorization header and
+/// nowhere else: never into an error, a log line or the store.
 public struct APIClient: Sendable {
-    public let baseURL: URL
+    public let server: ServerAddress
     private let token: String
-    private let session: URLSession
+    private let http: HTTPClient
     /// How long one request may take from start to the last byte of the answer.
     public var timeout: Duration
     /// Answers larger than this are refused (a hostile server cannot exhaust memory).
     public static let maxBodySize = 8 << 20
 
-    public init(baseURL: URL, token: String, timeout: Duration = .seconds(10)) {
-        self.baseURL = baseURL
+    public init(server: ServerAddress, token: String, timeout: Duration = .seconds(10)) {
+        self.server = server
         self.token = token
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        configuration.httpMaximumConnectionsPerHost = 4
-        session = URLSession(configuration: configuration)
+        http = HTTPClient(address: server, maxBodySize: Self.maxBodySize)
     }
 
     public func me() async throws(SyncError) -> UserID {
@@ -100,64 +92,31 @@ public struct APIClient: Sendable {
     }
 
     func send(_ method: String, _ path: String, body: [UInt8]? = nil) async throws(SyncError) -> Answer {
-        guard let url = URL(string: path, relativeTo: baseURL) else { throw .badResponse("cannot make a URL of \(path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.timeoutInterval = max(1, timeout.seconds.rounded(.up))
-        if let body {
-            request.httpBody = Data(body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        let response: HTTPClient.Response
+        do {
+            response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
+        } catch {
+            switch error {
+            case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
+            case let .unreachable(reason): throw .unreachable("\(server): \(reason)")
+            default: throw error
+            }
         }
-        let (data, response) = try await withDeadline(request)
-        guard let http = response as? HTTPURLResponse else { throw .badResponse("not an HTTP answer") }
-        guard data.count <= Self.maxBodySize else { throw .badResponse("an answer of \(data.count) bytes is over the \(Self.maxBodySize)-byte limit") }
-        let bytes = [UInt8](data)
-        switch http.statusCode {
+        let bytes = response.body
+        switch response.status {
         case 200..<300:
-            return Answer(status: http.statusCode, body: bytes)
+            return Answer(status: response.status, body: bytes)
         case 401:
             throw .unauthorized(WireDecoder.errorMessage(bytes))
         case 408, 429, 500..<600:
-            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Int.init).map { Duration.seconds(min(max($0, 0), 3600)) }
-            throw .temporary("\(method) \(path): \(http.statusCode) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
+            let retryAfter = response.headers["Retry-After"].flatMap(Int.init).map { Duration.seconds(min(max($0, 0), 3600)) }
+            throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
         case 400..<500:
-            throw .rejected(status: http.statusCode, message: WireDecoder.errorMessage(bytes))
+            throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))
         default:
-            throw .badResponse("unexpected status \(http.statusCode) for \(method) \(path)")
-        }
-    }
-
-    /// Runs the request, giving up after ``timeout`` whatever libcurl does.
-    private func withDeadline(_ request: URLRequest) async throws(SyncError) -> (Data, URLResponse) {
-        let session = session
-        let timeout = timeout
-        let description = "\(request.httpMethod ?? "GET") \(request.url?.path ?? "")"
-        do {
-            return try await withThrowingTaskGroup(of: (Data, URLResponse)?.self) { group in
-                group.addTask { try await session.data(for: request) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw SyncError.temporary("\(description): no answer within \(timeout.seconds)s", retryAfter: nil)
-                }
-                return result
-            }
-        } catch let error as SyncError {
-            throw error
-        } catch let error as URLError {
-            if [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(error.code) {
-                throw .unreachable("\(description): \(error.localizedDescription)")
-            }
-            throw .temporary("\(description): \(error.localizedDescription) (\(error.code.rawValue))", retryAfter: nil)
-        } catch is CancellationError {
-            throw .temporary("\(description): cancelled", retryAfter: nil)
-        } catch {
-            throw .temporary("\(description): \(error.localizedDescription)", retryAfter: nil)
+            throw .badResponse("unexpected status \(response.status) for \(method) \(path)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import ChatWire
-import Foundation
+import Dispatch
+import Synchronization
 
 /// The live WebSocket (`GET /v1/live`, RFC 6455 over ``TCPConnection``): events from the server
 /// as an `AsyncStream`, one connection per stream.
@@ -20,14 +21,14 @@ public struct LiveConnection: Sendable {
         case disconnected(SyncError)
     }
 
-    public var baseURL: URL
+    public var server: ServerAddress
     private let token: String
     public var pingInterval: Duration
     public var pongTimeout: Duration
     public var connectTimeout: Duration
 
-    public init(baseURL: URL, token: String, pingInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(10)) {
-        self.baseURL = baseURL
+    public init(server: ServerAddress, token: String, pingInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(10)) {
+        self.server = server
         self.token = token
         self.pingInterval = pingInterval
         self.pongTimeout = pongTimeout
@@ -39,19 +40,15 @@ public struct LiveConnection: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         let session = Session(configuration: self, continuation: continuation)
         continuation.onTermination = { _ in session.stop() }
-        let thread = Thread { session.run() }
-        thread.name = "chatdir-live"
-        thread.start()
+        // A serial queue of its own: the blocking reads never sit on the cooperative pool.
+        DispatchQueue(label: "chatdir.live").async { session.run() }
         return stream
     }
 
     /// One connection's life, on its own thread.
-    private final class Session: @unchecked Sendable {
-        // `connection` is set once on the session's thread before anything reads it from
-        // `stop()`; the lock makes that hand-over safe.
-        private let lock = NSLock()
-        private var connection: TCPConnection?
-        private var stopped = false
+    private final class Session: Sendable {
+        /// The socket (once connected) and whether `stop()` was called, shared with `stop()`.
+        private let state = Mutex<(connection: TCPConnection?, stopped: Bool)>((nil, false))
         private let configuration: LiveConnection
         private let continuation: AsyncStream<Event>.Continuation
 
@@ -61,10 +58,10 @@ public struct LiveConnection: Sendable {
         }
 
         func stop() {
-            lock.lock()
-            stopped = true
-            let connection = connection
-            lock.unlock()
+            let connection = state.withLock { state in
+                state.stopped = true
+                return state.connection
+            }
             connection?.shutdown()
         }
 
@@ -79,18 +76,16 @@ public struct LiveConnection: Sendable {
         }
 
         private func connectAndFollow() throws(SyncError) {
-            let url = configuration.baseURL
-            guard let host = url.host else { throw .badResponse("the server URL \(url) has no host") }
-            let port = UInt16(url.port ?? 80)
-            let tcp = try TCPConnection.connect(host: host, port: port, timeout: configuration.connectTimeout)
-            lock.lock()
-            connection = tcp
-            let stoppedEarly = stopped
-            lock.unlock()
+            let server = configuration.server
+            let tcp = try TCPConnection.connect(host: server.host, port: server.port, timeout: configuration.connectTimeout)
+            let stoppedEarly = state.withLock { state in
+                state.connection = tcp
+                return state.stopped
+            }
             if stoppedEarly { throw .temporary("stopped", retryAfter: nil) }
 
             let handshake = WebSocketClientHandshake(
-                host: url.port.map { "\(host):\($0)" } ?? host, target: HTTPRequestTarget("/v1/live"),
+                host: server.hostHeader, target: HTTPRequestTarget("/v1/live"),
                 headers: ["Authorization": "Bearer \(configuration.token)"]
             )
             try tcp.send(handshake.request.serialized())
@@ -161,9 +156,7 @@ public struct LiveConnection: Sendable {
                 let wake = min(nextPing, pongDeadline ?? nextPing)
                 switch try tcp.receive(timeout: max(wake - ContinuousClock.now, .milliseconds(1))) {
                 case .closed:
-                    lock.lock()
-                    let wasStopped = stopped
-                    lock.unlock()
+                    let wasStopped = state.withLock { $0.stopped }
                     throw .temporary(wasStopped ? "stopped" : "the server dropped the live connection", retryAfter: nil)
                 case .timedOut: continue
                 case let .bytes(bytes): socket.feed(bytes)

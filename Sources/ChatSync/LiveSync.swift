@@ -1,6 +1,5 @@
 import ChatDomain
 import ChatStore
-import Foundation
 
 /// The live worker (`chatdir sync --live`): stays connected, saves what arrives, fills gaps,
 /// delivers the outbox as it fills, posts positions; reconnects with backoff and catches up
@@ -18,7 +17,7 @@ extension SyncEngine {
 
     /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
     public func runLive(log: @escaping @Sendable (String) -> Void) async -> Int32 {
-        let live = LiveConnection(baseURL: serverURL, token: token, pingInterval: options.pingInterval)
+        let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
         var backoff = options.backoff
         let outbox = Task { await self.followOutbox(log: log) }
         defer { outbox.cancel() }
@@ -29,7 +28,7 @@ extension SyncEngine {
                 case .connected:
                     connectedOnce = true
                     backoff.reset()
-                    log("connected to \(serverURL.absoluteString); catching up")
+                    log("connected to \(server); catching up")
                     do {
                         try await catchUpEverything()
                         log("caught up")
@@ -56,7 +55,7 @@ extension SyncEngine {
             if Task.isCancelled { break }
             if connectedOnce { backoff.reset() }
             let delay = backoff.failure()
-            log("reconnecting in \(String(format: "%.1f", delay.seconds))s")
+            log("reconnecting in \(delay.shortDescription)s")
             do { try await Task.sleep(for: delay) } catch { break }
         }
         return 0
@@ -156,7 +155,7 @@ extension SyncEngine {
                         let delay = backoff.failure(retryAfter: outcome.retryAfter)
                         liveState.outboxBackoff[id] = backoff
                         liveState.outboxNotBefore[id] = .now + delay
-                        log("\(id): \(outcome.stillPending) pending; retrying in \(String(format: "%.1f", delay.seconds))s (\(problem))")
+                        log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription)s (\(problem))")
                     } else {
                         liveState.outboxBackoff[id] = nil
                         try await postRead(id)

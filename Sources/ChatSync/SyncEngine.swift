@@ -1,6 +1,5 @@
 import ChatDomain
 import ChatStore
-import Foundation
 
 /// The chat client proper: moves messages and positions between the server and the store,
 /// by the rules in DESIGN.md. Everything it learns is written into the store; views read the
@@ -64,7 +63,7 @@ public actor SyncEngine {
     let api: APIClient
     let store: SyncStore
     let options: Options
-    nonisolated let serverURL: URL
+    nonisolated let server: ServerAddress
     nonisolated let token: String
     /// Where long catch-ups report how far they got.
     private var progress: (@Sendable (String) -> Void)?
@@ -72,12 +71,12 @@ public actor SyncEngine {
     var liveState = LiveState()
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
-    public init(store: Store, serverURL: URL, token: String, options: Options = Options()) throws(StoreError) {
+    public init(store: Store, server: ServerAddress, token: String, options: Options = Options()) throws(StoreError) {
         self.store = try SyncStore(store: store)
-        self.serverURL = serverURL
+        self.server = server
         self.token = token
         self.options = options
-        var api = APIClient(baseURL: serverURL, token: token)
+        var api = APIClient(server: server, token: token)
         api.timeout = options.requestTimeout
         self.api = api
     }

@@ -42,4 +42,10 @@ extension Duration {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
+
+    /// `1.5s`, for log lines.
+    var shortDescription: String {
+        let tenths = Int((seconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)s"
+    }
 }
