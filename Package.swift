@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers as modules; arrows point down only:
-//   chatdir → ChatCLI → ChatStore → ChatDomain
+//   chatdir → ChatCLI → ChatSync → ChatStore → ChatDomain
+//                          └──→ ChatWire
 let package = Package(
     name: "chatdir",
     products: [
@@ -13,7 +14,7 @@ let package = Package(
     targets: [
         .target(name: "ChatDomain"),
         .target(name: "ChatStore", dependencies: ["ChatDomain"]),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore"]),
+        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync"]),
         .target(name: "ChatWire"),
         .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
