@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers as modules; arrows point down only:
-//   chatdir → ChatCLI → ChatStore → ChatDomain
+//   chatdir → ChatCLI → ChatSync → ChatStore → ChatDomain
+//                          └──→ ChatWire
 let package = Package(
     name: "chatdir",
     products: [
@@ -13,17 +14,20 @@ let package = Package(
     targets: [
         .target(name: "ChatDomain"),
         .target(name: "ChatStore", dependencies: ["ChatDomain"]),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore"]),
+        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync"]),
         .target(name: "ChatWire"),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatSync", "ChatStore", "ChatDomain"]),
         .testTarget(
             name: "ChatCLITests",
-            dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"]
+            dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,8 +5,8 @@ import ChatStore
 /// every error into a message on stderr and a sysexits code. `main.swift` only calls ``run(_:environment:)``.
 public enum Chatdir {
     static let commands: [any Command.Type] = [
-        InitCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self,
-        CheckCommand.self, SeedCommand.self,
+        InitCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self,
+        SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self,
         ServeCommand.self,
     ]
 
@@ -29,7 +29,8 @@ public enum Chatdir {
 
         Every command takes --store DIR (or $CHATDIR_STORE) and --help.
         Exit codes (sysexits): 0 ok, 64 usage, 65 bad data, 66 no such store or conversation,
-        73 cannot create, 74 I/O error, 75 try again later, 77 permission denied.
+        73 cannot create, 74 I/O error, 75 try again later, 76 the server broke the contract,
+        77 permission denied, 78 not configured (no server or token).
         """
         return text
     }
@@ -68,6 +69,9 @@ public enum Chatdir {
         } catch let error as UsageError {
             output.error("chatdir \(error.command): \(error.message)\nRun `chatdir \(error.command) --help` for usage.")
             return 64
+        } catch let error as CommandFailure {
+            output.error("chatdir \(name): \(error.message)")
+            return error.exitCode
         } catch let error as StoreError {
             output.error("chatdir \(name): \(error)")
             return error.exitCode

@@ -67,13 +67,7 @@ public struct Conversation: Sendable {
 
     /// Names of outbox message files in queue order (ordinal names sort as the queue).
     func outboxFileNames() throws(StoreError) -> [String] {
-        let names: [String]
-        do {
-            names = try Sys.listDirectory(outboxDirectory)
-        } catch {
-            if error.isNotFound { return [] }
-            throw .system(error)
-        }
+        let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(outboxDirectory) }
         return names.filter { !$0.hasPrefix(".") && $0 != StoreLayout.readPosition }.sorted()
     }
 
@@ -88,13 +82,7 @@ public struct Conversation: Sendable {
 
     /// The ranges of the segment files present, ascending.
     public func segmentRanges() throws(StoreError) -> [SegmentRange] {
-        let names: [String]
-        do {
-            names = try Sys.listDirectory(messagesDirectory)
-        } catch {
-            if error.isNotFound { return [] }
-            throw .system(error)
-        }
+        let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(messagesDirectory) }
         return names.compactMap(SegmentRange.init(fileName:)).sorted()
     }
 

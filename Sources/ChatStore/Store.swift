@@ -55,13 +55,7 @@ public struct Store: Sendable {
     /// The conversations in the store, sorted by ID. Directories whose names are not valid IDs
     /// are skipped here (never used as paths); `check` reports them.
     public func conversationIDs() throws(StoreError) -> [ConversationID] {
-        let names: [String]
-        do {
-            names = try Sys.listDirectory(root + "/" + StoreLayout.conversations)
-        } catch {
-            if error.isNotFound { return [] }
-            throw .system(error)
-        }
+        let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(root + "/" + StoreLayout.conversations) }
         return names.compactMap { try? ConversationID($0) }
             .filter { Sys.kind(of: root + "/" + StoreLayout.conversations + "/" + $0.rawValue) == .directory }
             .sorted()

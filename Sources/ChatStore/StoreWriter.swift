@@ -99,3 +99,76 @@ public final class StoreWriter: Sendable {
         return new
     }
 }
+
+// MARK: - The outbox, as the sync worker sees it
+
+extension StoreWriter {
+    /// Records messages the server accepted from the outbox: first saved into their segments
+    /// (one durable commit), then their outbox files removed (one more). A crash between leaves
+    /// both, which readers show once and ``removeAcceptedOutboxFiles(in:)`` cleans up.
+    @discardableResult
+    public func accept(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
+        let result = try save(messages, in: id)
+        let conversation = store.conversation(id)
+        let accepted = Set(messages.map(\.clientMessageID))
+        let names = try conversation.outboxFileNames().filter { name in
+            OutboxFile.parseName(name).map { accepted.contains($0.id) } ?? false
+        }
+        try removeOutboxFiles(names, in: conversation)
+        return result
+    }
+
+    /// Marks a pending outbox message failed with the server's reason (the queue moves on).
+    public func markFailed(_ messageID: ClientMessageID, reason: String, in id: ConversationID) throws(StoreError) {
+        try updateOutboxEntry(messageID, in: id) { entry in
+            entry.state = .failed
+            entry.error = reason
+            entry.attempts += 1
+        }
+    }
+
+    /// Counts a delivery attempt that failed for a temporary reason (the message stays pending).
+    public func recordAttempt(_ messageID: ClientMessageID, in id: ConversationID) throws(StoreError) {
+        try updateOutboxEntry(messageID, in: id) { entry in entry.attempts += 1 }
+    }
+
+    /// Removes outbox files whose message is already stored (a crash came between saving and
+    /// removing). Looks in the newest segments, where such messages are. Returns the IDs removed.
+    @discardableResult
+    public func removeAcceptedOutboxFiles(in id: ConversationID) throws(StoreError) -> [ClientMessageID] {
+        let conversation = store.conversation(id)
+        let names = try conversation.outboxFileNames()
+        guard !names.isEmpty else { return [] }
+        let queued = Dictionary(names.compactMap { name in OutboxFile.parseName(name).map { ($0.id, name) } }, uniquingKeysWith: { first, _ in first })
+        let recent = try conversation.newestMessages(limit: store.manifest.segmentSize + queued.count).messages
+        let stored = recent.map(\.clientMessageID).filter { queued[$0] != nil }
+        try removeOutboxFiles(stored.compactMap { queued[$0] }, in: conversation)
+        return stored
+    }
+
+    private func removeOutboxFiles(_ names: [String], in conversation: Conversation) throws(StoreError) {
+        guard !names.isEmpty else { return }
+        try system { () throws(SystemError) in
+            let directory = conversation.outboxDirectory
+            for name in names {
+                do throws(SystemError) {
+                    try Sys.unlink(directory + "/" + name)
+                } catch {
+                    if !error.isNotFound { throw error }
+                }
+            }
+            try Sys.fsyncPath(directory)
+        }
+    }
+
+    private func updateOutboxEntry(_ messageID: ClientMessageID, in id: ConversationID, _ change: (inout OutboxEntry) -> Void) throws(StoreError) {
+        let conversation = store.conversation(id)
+        guard var entry = try conversation.outbox().first(where: { $0.clientMessageID == messageID }) else {
+            throw .unknownOutboxMessage(id, messageID)
+        }
+        change(&entry)
+        try system { () throws(SystemError) in
+            try DurableFile.write(OutboxFile.encode(entry), to: OutboxFile.fileName(ordinal: entry.ordinal, id: messageID), in: conversation.outboxDirectory)
+        }
+    }
+}

@@ -187,6 +187,16 @@ public enum Sys {
         return names
     }
 
+    /// The names in a directory, or none when the directory does not exist.
+    public static func listDirectoryIfPresent(_ path: String) throws(SystemError) -> [String] {
+        do {
+            return try listDirectory(path)
+        } catch {
+            if error.isNotFound { return [] }
+            throw error
+        }
+    }
+
     /// Whether process `pid` exists (for telling a live writer's temp file from a stale one).
     public static func processExists(_ pid: Int32) -> Bool {
         Glibc.kill(pid, 0) == 0 || Glibc.errno == EPERM

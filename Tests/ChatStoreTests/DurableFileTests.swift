@@ -39,9 +39,9 @@ import Testing
         // pid 2^22+1 is above Linux's pid_max default ceiling: no such process.
         let dead = ".f.json.4194305.77.tmp"
         let live = ".g.json.\(getpid()).78.tmp"
-        FileManager.default.createFile(atPath: directory.path + "/" + dead, contents: Data("half".utf8))
-        FileManager.default.createFile(atPath: directory.path + "/" + live, contents: Data("half".utf8))
-        FileManager.default.createFile(atPath: directory.path + "/.keep", contents: Data())
+        _ = FileManager.default.createFile(atPath: directory.path + "/" + dead, contents: Data("half".utf8))
+        _ = FileManager.default.createFile(atPath: directory.path + "/" + live, contents: Data("half".utf8))
+        _ = FileManager.default.createFile(atPath: directory.path + "/.keep", contents: Data())
         #expect(DurableFile.removeStaleTemporaries(in: directory.path) == [dead])
         #expect(try Sys.listDirectory(directory.path).sorted() == [".g.json.\(getpid()).78.tmp", ".keep"])
     }

@@ -11,6 +11,7 @@ enum ViewCommand: Command {
             .init(name: "--limit", value: "N", help: "how many messages (default 50)"),
             .init(name: "--before", value: "SEQ", help: "only messages with a sequence below SEQ (scroll back)"),
             .init(name: "--json", value: nil, help: "one JSON object per row (JSON Lines), for jq and scripts"),
+            .init(name: "--mark-read", value: nil, help: "mark the conversation read up to the newest message shown (like `chatdir read`)"),
         ],
         discussion: """
         Rows are in the server's order (sequence); messages not accepted yet follow, oldest first.
@@ -37,6 +38,9 @@ enum ViewCommand: Command {
         let snapshot = try store.existingConversation(id).snapshot(limit: limit, before: before)
         let rows = snapshot.rows(me: store.userID)
         let output = context.output
+        if arguments.flag("--mark-read"), let newest = snapshot.messages.last?.sequence {
+            try Outbox(try store.existingConversation(id)).wantRead(upTo: newest)
+        }
         if arguments.flag("--json") {
             for row in rows { output.print(RowText.json(row, conversation: id, me: store.userID)) }
             return 0

@@ -1,0 +1,53 @@
+import ChatDomain
+import ChatStore
+import ChatSync
+
+/// `chatdir sync`: one pass, or the live worker with `--live`.
+enum SyncCommand: Command {
+    static let spec = CommandSpec(
+        name: "sync",
+        summary: "Sync with the server: one pass, or stay connected with --live.",
+        usage: ["[--live] [--server URL] [--token-file FILE]"],
+        options: [
+            .init(name: "--live", value: nil, help: "stay connected: deliver as messages are queued, receive live, reconnect and catch up"),
+        ] + SyncSetup.options,
+        discussion: """
+        One pass: discover conversations, catch up on new messages, fetch receipts, deliver the
+        outbox oldest first, post read positions, and print a summary line.
+        Exit status: 0 everything pending was accepted; 65 a message was rejected (it is now
+        failed: see `chatdir view`, then `chatdir retry`); 75 some messages are still pending
+        (the server could not be reached or kept failing: run sync again later); 76 the server
+        broke the wire contract; 77 the token was refused; 78 no token or server configured.
+
+        --live holds the store's lock (a second worker on the same store exits with 75) and runs
+        until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr.
+
+        The token comes from $CHATDIR_TOKEN or --token-file; it is never written into the store.
+
+        Examples:
+          CHATDIR_TOKEN=alice-token chatdir sync --store ~/chats
+          chatdir sync --live --token-file ~/.config/chatdir/token &
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        try context.arguments.expectAtMost(0)
+        let setup = try SyncSetup(context)
+        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token)
+        let output = context.output
+        if context.arguments.flag("--live") {
+            let log: @Sendable (String) -> Void = { line in output.error("chatdir sync: " + line) }
+            return runUntilDone(interruptible: true) { await engine.runLive(log: log) }
+        }
+        let showProgress = output.isTerminalError
+        let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
+            if showProgress { await engine.setProgress { line in Output.write(2, "\r\u{1B}[K" + line) } }
+            return await engine.syncOnce()
+        }
+        if showProgress { Output.write(2, "\r\u{1B}[K") }
+        for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
+        for problem in report.problems { output.error("chatdir sync: \(problem)") }
+        output.print(report.summary)
+        return report.exitCode
+    }
+}

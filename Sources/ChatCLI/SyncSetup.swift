@@ -1,0 +1,93 @@
+import ChatDomain
+import ChatStore
+import ChatSync
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every networked command needs: the store, the server's address and the token.
+/// The token comes from `CHATDIR_TOKEN` or `--token-file` (which must not be readable by
+/// others); it is never written into the store, never printed, never in an error message.
+struct SyncSetup {
+    static let options: [CommandSpec.Option] = [
+        .init(name: "--server", value: "URL", help: "the server, like http://127.0.0.1:8080 (default: the store's, from `chatdir init --server`)"),
+        .init(name: "--token-file", value: "FILE", help: "read the token from FILE (mode 0600); default: $CHATDIR_TOKEN"),
+    ]
+
+    var store: Store
+    var server: ServerAddress
+    var token: String
+
+    init(_ context: Context) throws {
+        store = try context.openStore()
+        guard let serverText = context.arguments.value("--server") ?? store.manifest.server else {
+            throw context.usage("no server: pass --server URL, or create the store with `chatdir init --server URL`")
+        }
+        do { server = try ServerAddress(serverText) } catch { throw context.usage("--server: \(error)") }
+        token = try Self.token(context)
+    }
+
+    static func token(_ context: Context) throws -> String {
+        if let file = context.arguments.value("--token-file") {
+            guard let mode = Sys.mode(of: file) else { throw CommandFailure(message: "\(file): no such token file", exitCode: 66) }
+            guard mode & 0o077 == 0 else {
+                throw CommandFailure(message: "\(file) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(file)` first", exitCode: 77)
+            }
+            let bytes: [UInt8]
+            do { bytes = try Sys.readFile(file) } catch { throw CommandFailure(message: error.description, exitCode: 77) }
+            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+            guard !text.isEmpty else { throw CommandFailure(message: "\(file) is empty; put the token in it", exitCode: 78) }
+            return text
+        }
+        if let token = context.environment["CHATDIR_TOKEN"]?.trimmingWhitespace(), !token.isEmpty { return token }
+        throw CommandFailure(message: "no token: set CHATDIR_TOKEN or pass --token-file FILE (mode 0600)", exitCode: 78)
+    }
+}
+
+/// A command that failed with a message and a specific exit code.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32
+    var description: String { message }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it. SIGINT and SIGTERM cancel the
+/// work (a write in progress finishes first) instead of killing the process.
+func runUntilDone<T: Sendable>(interruptible: Bool, _ work: @escaping @Sendable () async -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    let result = ResultBox<T>()
+    let task = Task {
+        result.value = await work()
+        done.signal()
+    }
+    var sources: [DispatchSourceSignal] = []
+    if interruptible {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: DispatchQueue(label: "chatdir.signals"))
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+    done.wait()
+    for source in sources { source.cancel() }
+    guard let value = result.value else { preconditionFailure("the task finished without a result") }
+    return value
+}
+
+/// Carries a result from the task to the waiting thread (the semaphore orders the accesses).
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+}

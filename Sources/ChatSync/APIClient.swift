@@ -1,0 +1,122 @@
+import ChatDomain
+import ChatWire
+
+/// The client side of wire contract v1 over HTTP/1.1, one method per endpoint.
+///
+/// Every request has a real deadline, every answer is classified as ``SyncError`` (temporary,
+/// unreachable, rejected, unauthorized, bad response) and every body is validated by
+/// ``WireDecoder`` before a caller sees it. The token goes into the Authorization header and
+/// nowhere else: never into an error, a log line or the store.
+public struct APIClient: Sendable {
+    public let server: ServerAddress
+    private let token: String
+    private let http: HTTPClient
+    /// How long one request may take from start to the last byte of the answer.
+    public var timeout: Duration
+    /// Answers larger than this are refused (a hostile server cannot exhaust memory).
+    public static let maxBodySize = 8 << 20
+
+    public init(server: ServerAddress, token: String, timeout: Duration = .seconds(10)) {
+        self.server = server
+        self.token = token
+        self.timeout = timeout
+        http = HTTPClient(address: server, maxBodySize: Self.maxBodySize)
+    }
+
+    public func me() async throws(SyncError) -> UserID {
+        try WireDecoder.userID(try await send("GET", "/v1/me").body)
+    }
+
+    public func conversations() async throws(SyncError) -> [WireConversation] {
+        try WireDecoder.conversations(try await send("GET", "/v1/conversations").body)
+    }
+
+    /// Which page of messages to ask for.
+    public enum Page: Sendable, Equatable {
+        case after(Int)
+        case before(Int)
+        case newest
+    }
+
+    public func messages(_ id: ConversationID, _ page: Page, limit: Int = 500) async throws(SyncError) -> MessagesPage {
+        var query = "limit=\(limit)"
+        switch page {
+        case let .after(sequence): query = "after=\(sequence)&" + query
+        case let .before(sequence): query = "before=\(sequence)&" + query
+        case .newest: break
+        }
+        let result = try WireDecoder.messagesPage(try await send("GET", "/v1/conversations/\(id)/messages?" + query).body)
+        for message in result.items {
+            switch page {
+            case let .after(sequence) where message.sequence <= sequence,
+                 let .before(sequence) where message.sequence >= sequence:
+                throw .badResponse("the page for \(page) holds sequence \(message.sequence)")
+            default: break
+            }
+        }
+        return result
+    }
+
+    /// Delivers one message. Returns the accepted message and whether it was new (201) or
+    /// already accepted earlier with this client message ID (200).
+    public func post(_ id: ConversationID, clientMessageID: ClientMessageID, text: String) async throws(SyncError) -> (message: Message, created: Bool) {
+        let body = JSONWriter.encode(.object([("clientMessageId", .string(clientMessageID.rawValue)), ("text", .string(text))]))
+        let answer = try await send("POST", "/v1/conversations/\(id)/messages", body: body)
+        let value = try WireDecoder.parse(answer.body, what: "the accepted message")
+        let message = try WireDecoder.message(value, what: "the accepted message")
+        guard message.clientMessageID == clientMessageID, message.text == text else {
+            throw .badResponse("the server answered a POST with another message (\(message.clientMessageID))")
+        }
+        return (message, answer.status == 201)
+    }
+
+    public func receipts(_ id: ConversationID) async throws(SyncError) -> Positions {
+        try WireDecoder.receipts(try await send("GET", "/v1/conversations/\(id)/receipts").body)
+    }
+
+    public func delivered(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
+        let body = JSONWriter.encode(.object([("upToSequence", .integer(sequence))]))
+        return try WireDecoder.position(try await send("POST", "/v1/conversations/\(id)/delivered", body: body).body, key: "deliveredUpTo")
+    }
+
+    public func read(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
+        let body = JSONWriter.encode(.object([("upToSequence", .integer(sequence))]))
+        return try WireDecoder.position(try await send("POST", "/v1/conversations/\(id)/read", body: body).body, key: "readUpTo")
+    }
+
+    // MARK: - Transport
+
+    struct Answer {
+        var status: Int
+        var body: [UInt8]
+    }
+
+    func send(_ method: String, _ path: String, body: [UInt8]? = nil) async throws(SyncError) -> Answer {
+        var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        let response: HTTPClient.Response
+        do {
+            response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
+        } catch {
+            switch error {
+            case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
+            case let .unreachable(reason): throw .unreachable("\(server): \(reason)")
+            default: throw error
+            }
+        }
+        let bytes = response.body
+        switch response.status {
+        case 200..<300:
+            return Answer(status: response.status, body: bytes)
+        case 401:
+            throw .unauthorized(WireDecoder.errorMessage(bytes))
+        case 408, 429, 500..<600:
+            let retryAfter = response.headers["Retry-After"].flatMap(Int.init).map { Duration.seconds(min(max($0, 0), 3600)) }
+            throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
+        case 400..<500:
+            throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))
+        default:
+            throw .badResponse("unexpected status \(response.status) for \(method) \(path)")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Tells whether a conversation's stored messages have a hole that only a catch-up can fill.
+///
+/// Sequences have no holes on the server: 418 then 421 means 419 and 420 exist and were missed.
+/// ``caughtUpTo`` is the sequence through which everything since the last catch-up is stored.
+/// A live event past a hole is saved at once (the store orders by sequence) and the hole gets
+/// a short grace period, since the missing events may only be late or reordered; when it is
+/// still open after that, ``catchUpDue(at:)`` says so and the worker asks `?after=caughtUpTo`.
+public struct GapTracker: Sendable, Equatable {
+    /// Everything through this sequence is stored (from where sync started following).
+    public private(set) var caughtUpTo: Int
+    /// Stored sequences above `caughtUpTo + 1`: past a hole.
+    public private(set) var beyondHole: Set<Int> = []
+    /// When the oldest open hole was first seen.
+    public private(set) var holeSince: ContinuousClock.Instant?
+    /// How long a hole may stay open before a catch-up (under a second, per the sync rules).
+    public var grace: Duration
+
+    public init(caughtUpTo: Int, grace: Duration = .milliseconds(500)) {
+        self.caughtUpTo = caughtUpTo
+        self.grace = grace
+    }
+
+    /// Records sequences now stored (live events or a catch-up page).
+    public mutating func stored(_ sequences: some Sequence<Int>, at now: ContinuousClock.Instant) {
+        for sequence in sequences where sequence > caughtUpTo {
+            beyondHole.insert(sequence)
+        }
+        while beyondHole.remove(caughtUpTo + 1) != nil {
+            caughtUpTo += 1
+        }
+        if beyondHole.isEmpty {
+            holeSince = nil
+        } else if holeSince == nil {
+            holeSince = now
+        }
+    }
+
+    /// Records that a catch-up stored everything through `sequence` (the server said no more).
+    public mutating func caughtUp(through sequence: Int, at now: ContinuousClock.Instant) {
+        if sequence > caughtUpTo { caughtUpTo = sequence }
+        stored([], at: now)
+        beyondHole = beyondHole.filter { $0 > caughtUpTo }
+        if beyondHole.isEmpty { holeSince = nil }
+    }
+
+    /// The sequences missing below the newest stored one, if any.
+    public var missing: ClosedRange<Int>? {
+        guard let low = beyondHole.min() else { return nil }
+        return (caughtUpTo + 1)...(low - 1)
+    }
+
+    /// Whether a hole has been open longer than ``grace``.
+    public func catchUpDue(at now: ContinuousClock.Instant) -> Bool {
+        guard let holeSince else { return false }
+        return now - holeSince >= grace
+    }
+
+    /// When a catch-up will be due, if a hole is open.
+    public var deadline: ContinuousClock.Instant? {
+        holeSince.map { $0 + grace }
+    }
+}

@@ -1,0 +1,174 @@
+import ChatDomain
+import ChatStore
+
+/// The live worker (`chatdir sync --live`): stays connected, saves what arrives, fills gaps,
+/// delivers the outbox as it fills, posts positions; reconnects with backoff and catches up
+/// after every reconnect. Runs until its task is cancelled, finishing the write in progress.
+extension SyncEngine {
+    /// Per-conversation state of the live worker.
+    struct LiveState {
+        var gaps: [ConversationID: GapTracker] = [:]
+        var delivered: [ConversationID: PositionRequestState] = [:]
+        /// When the outbox of a conversation may be tried again after a temporary failure.
+        var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
+        var outboxBackoff: [ConversationID: Backoff] = [:]
+        var gapChecks: Set<ConversationID> = []
+    }
+
+    /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
+    public func runLive(log: @escaping @Sendable (String) -> Void) async -> Int32 {
+        let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
+        var backoff = options.backoff
+        let outbox = Task { await self.followOutbox(log: log) }
+        defer { outbox.cancel() }
+        while !Task.isCancelled {
+            var connectedOnce = false
+            for await event in live.events() {
+                switch event {
+                case .connected:
+                    connectedOnce = true
+                    backoff.reset()
+                    log("connected to \(server); catching up")
+                    do {
+                        try await catchUpEverything()
+                        log("caught up")
+                    } catch let error as SyncError {
+                        if case .unauthorized = error { log(error.description); return 77 }
+                        log("catch-up failed: \(error)")
+                    } catch {
+                        if Task.isCancelled { return 0 }
+                        log("catch-up failed: \(error)")
+                    }
+                case let .event(liveEvent):
+                    do {
+                        try await apply(liveEvent)
+                    } catch {
+                        log("could not apply a live event: \(error)")
+                    }
+                case let .ignored(reason):
+                    log("ignored a live frame: \(reason)")
+                case let .disconnected(error):
+                    if case .unauthorized = error { log(error.description); return 77 }
+                    if !Task.isCancelled { log("live connection lost: \(error)") }
+                }
+            }
+            if Task.isCancelled { break }
+            if connectedOnce { backoff.reset() }
+            let delay = backoff.failure()
+            log("reconnecting in \(delay.shortDescription)s")
+            do { try await Task.sleep(for: delay) } catch { break }
+        }
+        return 0
+    }
+
+    /// After (re)connecting: every conversation caught up, receipts fetched, positions posted.
+    func catchUpEverything() async throws {
+        for id in try await discover() {
+            _ = try await store.removeAcceptedOutboxFiles(in: id)
+            try await catchUp(id)
+            let positions = try await store.mergePositions(try await api.receipts(id), in: id)
+            liveState.gaps[id] = GapTracker(caughtUpTo: try await store.catchUpPoint(id), grace: options.gapGrace)
+            liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[await store.me].deliveredUpTo)
+            scheduleDelivered(id)
+            liveState.outboxNotBefore[id] = nil
+        }
+    }
+
+    /// Saves a live event. A message past a hole is saved at once; the hole gets a short
+    /// grace period, then a catch-up. A message for an unknown conversation first discovers it.
+    func apply(_ event: LiveEvent) async throws {
+        switch event {
+        case let .message(id, message):
+            if liveState.gaps[id] == nil {
+                if try await store.info(id) == nil { _ = try await discover() }
+                liveState.gaps[id] = GapTracker(caughtUpTo: try await store.catchUpPoint(id), grace: options.gapGrace)
+            }
+            try await store.save([message], in: id)
+            liveState.gaps[id]?.stored([message.sequence], at: .now)
+            if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
+            scheduleDelivered(id)
+        case let .receipt(id, member, position):
+            guard try await store.info(id) != nil else { return }
+            try await store.mergePositions(Positions([member: position]), in: id)
+            if member == (await store.me) { liveState.delivered[id, default: PositionRequestState()].observed(confirmed: position.deliveredUpTo) }
+        }
+    }
+
+    private func scheduleGapCheck(_ id: ConversationID) {
+        guard liveState.gapChecks.insert(id).inserted, let deadline = liveState.gaps[id]?.deadline else { return }
+        Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            await self.checkGap(id)
+        }
+    }
+
+    private func checkGap(_ id: ConversationID) async {
+        liveState.gapChecks.remove(id)
+        guard let gaps = liveState.gaps[id], gaps.catchUpDue(at: .now) else {
+            if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
+            return
+        }
+        do {
+            try await catchUp(id)
+            liveState.gaps[id]?.caughtUp(through: try await store.catchUpPoint(id), at: .now)
+            scheduleDelivered(id)
+        } catch {
+            // The next reconnect or live event tries again.
+        }
+    }
+
+    /// Posts my delivered position when the stored run grew: one request at a time, latest wins.
+    private func scheduleDelivered(_ id: ConversationID) {
+        guard let high = liveState.gaps[id]?.caughtUpTo else { return }
+        liveState.delivered[id, default: PositionRequestState()].want(high)
+        guard let upTo = liveState.delivered[id]?.nextRequest() else { return }
+        Task {
+            let confirmed = try? await self.api.delivered(id, upTo: upTo)
+            await self.deliveredFinished(id, confirmed: confirmed)
+        }
+    }
+
+    private func deliveredFinished(_ id: ConversationID, confirmed: Int?) async {
+        liveState.delivered[id]?.finished(confirmed: confirmed)
+        if let confirmed {
+            let me = await store.me
+            _ = try? await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+        }
+        scheduleDelivered(id)
+    }
+
+    /// Delivers outbox files as they appear and posts wanted read positions, each conversation
+    /// with its own backoff after temporary failures.
+    func followOutbox(log: @escaping @Sendable (String) -> Void) async {
+        while !Task.isCancelled {
+            for id in (try? await store.knownConversations()) ?? [] where liveState.outboxNotBefore[id].map({ $0 <= .now }) ?? true {
+                do {
+                    guard !(try await store.pendingOutbox(id)).isEmpty else {
+                        try await postRead(id)
+                        continue
+                    }
+                    let outcome = try await drainOutbox(id, patient: false)
+                    if outcome.sent > 0 { log("\(id): delivered \(outcome.sent)") }
+                    for failure in outcome.failed { log("rejected: \(failure)") }
+                    if let problem = outcome.problem {
+                        var backoff = liveState.outboxBackoff[id] ?? options.backoff
+                        let delay = backoff.failure(retryAfter: outcome.retryAfter)
+                        liveState.outboxBackoff[id] = backoff
+                        liveState.outboxNotBefore[id] = .now + delay
+                        log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription)s (\(problem))")
+                    } else {
+                        liveState.outboxBackoff[id] = nil
+                        try await postRead(id)
+                    }
+                } catch {
+                    if Task.isCancelled { return }
+                    var backoff = liveState.outboxBackoff[id] ?? options.backoff
+                    liveState.outboxNotBefore[id] = .now + backoff.failure()
+                    liveState.outboxBackoff[id] = backoff
+                    log("\(id): \(error)")
+                }
+            }
+            do { try await Task.sleep(for: options.outboxPollInterval) } catch { return }
+        }
+    }
+}

@@ -1,0 +1,305 @@
+import ChatDomain
+import ChatStore
+
+/// The chat client proper: moves messages and positions between the server and the store,
+/// by the rules in DESIGN.md. Everything it learns is written into the store; views read the
+/// store only.
+///
+/// One engine per store: it holds the store's writer lock for its whole life.
+public actor SyncEngine {
+    /// Tunables; the defaults are the contract's.
+    public struct Options: Sendable {
+        /// Messages per catch-up or history page (the server allows 500 at most).
+        public var pageSize = 500
+        public var requestTimeout: Duration = .seconds(10)
+        /// Attempts per outbox message in one pass before leaving it pending (temporary failures).
+        public var attemptsPerPass = 4
+        /// Longest wait a one-pass sync accepts between attempts (a longer Retry-After leaves it pending).
+        public var longestPassWait: Duration = .seconds(30)
+        /// Accepted messages written to the store in one durable commit at most.
+        public var acceptBatch = 64
+        public var backoff = Backoff()
+        /// How long a hole in live events may stay open before a catch-up.
+        public var gapGrace: Duration = .milliseconds(500)
+        public var pingInterval: Duration = .seconds(30)
+        /// How often the live worker looks at the outbox for new files.
+        public var outboxPollInterval: Duration = .milliseconds(100)
+
+        public init() {}
+    }
+
+    /// What one pass did, and the exit status it means for `chatdir sync`.
+    public struct Report: Sendable, Equatable {
+        public var conversations = 0
+        public var newMessages = 0
+        public var sent = 0
+        /// Messages the server rejected in this pass, with the reason.
+        public var failed: [String] = []
+        /// Messages still pending because the server could not be reached or kept failing.
+        public var stillPending = 0
+        /// Problems that stopped part of the pass (server unreachable, a broken answer).
+        public var problems: [String] = []
+        public var unauthorized = false
+
+        /// 0 everything pending was accepted; 65 a message was rejected; 75 some still pending;
+        /// 76 the server broke the contract; 77 the token was refused.
+        public var exitCode: Int32 {
+            if unauthorized { return 77 }
+            if !failed.isEmpty { return 65 }
+            if problems.contains(where: { $0.contains("broke the wire contract") }) { return 76 }
+            if stillPending > 0 || !problems.isEmpty { return 75 }
+            return 0
+        }
+
+        public var summary: String {
+            var parts = ["\(conversations) conversation\(conversations == 1 ? "" : "s")", "\(newMessages) new message\(newMessages == 1 ? "" : "s")",
+                         "\(sent) sent"]
+            if !failed.isEmpty { parts.append("\(failed.count) failed") }
+            if stillPending > 0 { parts.append("\(stillPending) still pending") }
+            return "synced " + parts.joined(separator: ", ")
+        }
+    }
+
+    let api: APIClient
+    let store: SyncStore
+    let options: Options
+    nonisolated let server: ServerAddress
+    nonisolated let token: String
+    /// Where long catch-ups report how far they got.
+    private var progress: (@Sendable (String) -> Void)?
+    /// The live worker's per-conversation state.
+    var liveState = LiveState()
+
+    /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
+    public init(store: Store, server: ServerAddress, token: String, options: Options = Options()) throws(StoreError) {
+        self.store = try SyncStore(store: store)
+        self.server = server
+        self.token = token
+        self.options = options
+        var api = APIClient(server: server, token: token)
+        api.timeout = options.requestTimeout
+        self.api = api
+    }
+
+    public func setProgress(_ handler: (@Sendable (String) -> Void)?) {
+        progress = handler
+    }
+
+    // MARK: - One pass
+
+    /// One pass: discover conversations, catch up, receipts, drain the outbox, post read
+    /// positions. Never throws: everything that went wrong is in the report.
+    public func syncOnce() async -> Report {
+        var report = Report()
+        do {
+            let conversations = try await discover()
+            report.conversations = conversations.count
+            for id in conversations {
+                do {
+                    try await syncConversation(id, report: &report)
+                } catch let error as SyncError {
+                    if case .unauthorized = error { throw error }
+                    report.problems.append("\(id): \(error)")
+                    report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
+                }
+            }
+        } catch let error as SyncError {
+            if case .unauthorized = error { report.unauthorized = true }
+            report.problems.append(error.description)
+            for id in (try? await store.knownConversations()) ?? [] {
+                report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
+            }
+        } catch {
+            report.problems.append("\(error)")
+        }
+        return report
+    }
+
+    /// Lists the server's conversations, checks the token is this store's user, and writes
+    /// each conversation's details. Returns their IDs.
+    func discover() async throws -> [ConversationID] {
+        let me = try await api.me()
+        let mine = await store.me
+        guard me == mine else {
+            throw SyncError.rejected(status: 403, message: "the token belongs to \(me) but this store is \(mine)'s; use \(mine)'s token")
+        }
+        let conversations = try await api.conversations()
+        for conversation in conversations {
+            try await store.saveInfo(ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
+        }
+        return conversations.map(\.id)
+    }
+
+    func syncConversation(_ id: ConversationID, report: inout Report) async throws {
+        _ = try await store.removeAcceptedOutboxFiles(in: id)
+        report.newMessages += try await catchUp(id)
+        let positions = try await api.receipts(id)
+        let stored = try await store.mergePositions(positions, in: id)
+        try await postDelivered(id, known: stored)
+        let outcome = try await drainOutbox(id, patient: true)
+        report.sent += outcome.sent
+        report.failed += outcome.failed
+        report.stillPending += outcome.stillPending
+        if let problem = outcome.problem { report.problems.append("\(id): \(problem)") }
+        try await postRead(id)
+    }
+
+    // MARK: - Catch-up and history
+
+    /// Where catching up starts: the end of the run of stored sequences at the head of the
+    /// conversation (a hole left by a live event past a gap is filled, not skipped).
+    func catchUpPoint(_ id: ConversationID) async throws -> Int {
+        try await store.catchUpPoint(id)
+    }
+
+    /// Fetches everything after the catch-up point, page by page while the server has more,
+    /// fetching the next page while the current one is written. Returns how many were new.
+    @discardableResult
+    func catchUp(_ id: ConversationID) async throws -> Int {
+        var after = try await catchUpPoint(id)
+        var inserted = 0
+        var fetched = 0
+        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: after, limit: options.pageSize)
+        while let current = next {
+            let page = try await current.value
+            next = nil
+            guard let last = page.items.last else { break }
+            after = last.sequence
+            if page.hasMore {
+                next = Self.fetch(api, id, after: after, limit: options.pageSize)
+            }
+            inserted += try await store.save(page.items, in: id).inserted.count
+            fetched += page.items.count
+            if page.hasMore, fetched >= 5 * options.pageSize { progress?("\(id): caught up \(fetched) messages, at sequence \(after)") }
+        }
+        return inserted
+    }
+
+    private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int) -> Task<MessagesPage, Error> {
+        Task { try await api.messages(id, .after(after), limit: limit) }
+    }
+
+    /// Fetches older pages before the oldest stored message until the server has no more
+    /// (or `pages` pages). Returns how many messages were stored.
+    public func history(_ id: ConversationID, pages: Int?) async throws -> Int {
+        _ = try await discover()
+        var inserted = 0
+        var fetchedPages = 0
+        while pages.map({ fetchedPages < $0 }) ?? true {
+            let oldest = try await store.oldestSequence(id)
+            if oldest == 1 { break }
+            let page = try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: options.pageSize)
+            fetchedPages += 1
+            guard !page.items.isEmpty else { break }
+            inserted += try await store.save(page.items, in: id).inserted.count
+            progress?("\(id): \(inserted) older messages so far")
+            if !page.hasMore { break }
+        }
+        return inserted
+    }
+
+    // MARK: - Positions
+
+    /// Posts my delivered position up to the end of the stored run, when the server is behind.
+    func postDelivered(_ id: ConversationID, known positions: Positions) async throws {
+        let me = await store.me
+        let high = try await store.catchUpPoint(id)
+        guard high > positions[me].deliveredUpTo else { return }
+        let confirmed = try await api.delivered(id, upTo: high)
+        try await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+    }
+
+    /// Posts the read position the user asked for (`outbox/read.json`) when the server is behind.
+    func postRead(_ id: ConversationID) async throws {
+        guard let wanted = try await store.wantedReadPosition(id) else { return }
+        let me = await store.me
+        let current = try await store.positions(id)?[me].readUpTo ?? 0
+        guard wanted > current else { return }
+        let confirmed = try await api.read(id, upTo: wanted)
+        try await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
+    }
+
+    // MARK: - Outbox
+
+    struct DrainOutcome {
+        var sent = 0
+        var failed: [String] = []
+        var stillPending = 0
+        var problem: String?
+        /// When the next attempt may be made, after a temporary failure.
+        var retryAfter: Duration?
+    }
+
+    /// Delivers pending messages oldest first, one at a time, each with its own client message
+    /// ID on every attempt. Rejected → that message fails and the queue moves on; temporary →
+    /// the queue stops here (order is kept) and the rest stays pending. `patient` retries a
+    /// temporary failure with backoff a few times (one-pass sync); otherwise the caller decides.
+    func drainOutbox(_ id: ConversationID, patient: Bool) async throws -> DrainOutcome {
+        var outcome = DrainOutcome()
+        var accepted: [Message] = []
+        var backoff = options.backoff
+        let queue = try await store.pendingOutbox(id)
+        var index = 0
+        var attempts = 0
+        while index < queue.count {
+            let entry = queue[index]
+            do {
+                let (message, _) = try await api.post(id, clientMessageID: entry.clientMessageID, text: entry.text)
+                accepted.append(message)
+                if accepted.count >= options.acceptBatch { try await flush(&accepted, into: &outcome, in: id) }
+                index += 1
+                attempts = 0
+                backoff.reset()
+            } catch let error as SyncError {
+                switch error {
+                case .rejected:
+                    try await flush(&accepted, into: &outcome, in: id)
+                    try await store.markFailed(entry.clientMessageID, reason: error.description, in: id)
+                    outcome.failed.append("\(id) \(entry.clientMessageID): \(error)")
+                    index += 1
+                case .temporary, .unreachable:
+                    attempts += 1
+                    let delay = backoff.failure(retryAfter: { if case let .temporary(_, after) = error { return after } else { return nil } }())
+                    let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait || { if case .unreachable = error { return true } else { return false } }()
+                    if giveUp {
+                        try await flush(&accepted, into: &outcome, in: id)
+                        try? await store.recordAttempt(entry.clientMessageID, in: id)
+                        outcome.stillPending = queue.count - index
+                        outcome.problem = error.description
+                        outcome.retryAfter = delay
+                        return outcome
+                    }
+                    try await Task.sleep(for: delay)
+                case .unauthorized, .badResponse:
+                    try await flush(&accepted, into: &outcome, in: id)
+                    throw error
+                }
+            }
+        }
+        try await flush(&accepted, into: &outcome, in: id)
+        return outcome
+    }
+}
+
+extension SyncEngine {
+    /// Writes accepted messages into their segments and removes their outbox files.
+    private func flush(_ accepted: inout [Message], into outcome: inout DrainOutcome, in id: ConversationID) async throws {
+        guard !accepted.isEmpty else { return }
+        try await store.accept(accepted, in: id)
+        outcome.sent += accepted.count
+        accepted.removeAll()
+    }
+}
+
+extension SyncStore {
+    /// The end of the run of stored sequences at the head: read from the newest two segments,
+    /// the highest sequence below which nothing is missing down to the oldest of them.
+    func catchUpPoint(_ id: ConversationID) throws(StoreError) -> Int {
+        let conversation = store.conversation(id)
+        let ranges = try conversation.segmentRanges().suffix(2)
+        var sequences: [Int] = []
+        for range in ranges { sequences += try conversation.readSegment(range).map(\.sequence) }
+        guard let low = sequences.min() else { return 0 }
+        return contiguousHigh(from: low - 1, in: sequences)
+    }
+}

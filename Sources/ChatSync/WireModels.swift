@@ -1,0 +1,169 @@
+import ChatDomain
+
+/// A conversation as `GET /v1/conversations` lists it.
+public struct WireConversation: Sendable, Equatable {
+    public var id: ConversationID
+    public var title: String
+    public var members: [UserID]
+    public var lastSequence: Int
+}
+
+/// A page of `GET /v1/conversations/{id}/messages`.
+public struct MessagesPage: Sendable, Equatable {
+    public var items: [Message]
+    public var hasMore: Bool
+}
+
+/// A server → client event on `/v1/live`.
+public enum LiveEvent: Sendable, Equatable {
+    case message(ConversationID, Message)
+    case receipt(ConversationID, UserID, MemberPosition)
+}
+
+/// Turns the server's JSON into validated domain values. Everything from the network passes
+/// here before it can touch the store: IDs must be valid names (never paths), sequences
+/// positive and below 2^53, texts within the contract's limits, and every field of the right type.
+public enum WireDecoder {
+    /// The highest sequence accepted: JSON numbers stay exact up to 2^53.
+    public static let maxSequence = 1 << 53
+    static let maxSentAtLength = 64
+
+    public static func parse(_ bytes: [UInt8], what: String) throws(SyncError) -> JSONValue {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw .badResponse("\(what) is not valid JSON (\(error))")
+        }
+    }
+
+    static func object(_ value: JSONValue, _ what: String) throws(SyncError) -> JSONValue {
+        guard case .object = value else { throw .badResponse("\(what) must be an object, found \(value.typeDescription)") }
+        return value
+    }
+
+    static func string(_ value: JSONValue, _ key: String, _ what: String) throws(SyncError) -> String {
+        guard case let .string(text)? = value[key] else {
+            throw .badResponse("\(what): \"\(key)\" must be a string, found \(value[key]?.typeDescription ?? "nothing")")
+        }
+        return text
+    }
+
+    static func integer(_ value: JSONValue, _ key: String, _ what: String, in range: ClosedRange<Int>) throws(SyncError) -> Int {
+        guard case let .integer(number)? = value[key] else {
+            throw .badResponse("\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
+        }
+        guard range.contains(number) else { throw .badResponse("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)") }
+        return number
+    }
+
+    static func array(_ value: JSONValue, _ key: String, _ what: String) throws(SyncError) -> [JSONValue] {
+        guard case let .array(items)? = value[key] else {
+            throw .badResponse("\(what): \"\(key)\" must be an array, found \(value[key]?.typeDescription ?? "nothing")")
+        }
+        return items
+    }
+
+    static func user(_ text: String, _ what: String) throws(SyncError) -> UserID {
+        do { return try UserID(text) } catch { throw .badResponse("\(what): \(error)") }
+    }
+
+    static func conversation(_ text: String, _ what: String) throws(SyncError) -> ConversationID {
+        do { return try ConversationID(text) } catch { throw .badResponse("\(what): \(error)") }
+    }
+
+    public static func message(_ value: JSONValue, what: String = "a message") throws(SyncError) -> Message {
+        let value = try object(value, what)
+        let idText = try string(value, "clientMessageId", what)
+        let id: ClientMessageID
+        do { id = try ClientMessageID(idText) } catch { throw .badResponse("\(what): \(error)") }
+        let sender = try user(try string(value, "senderId", what), what)
+        let text = try string(value, "text", what)
+        do { try validateMessageText(text) } catch { throw .badResponse("\(what): \(error)") }
+        let sequence = try integer(value, "sequence", what, in: 1...maxSequence)
+        let sentAt = try string(value, "sentAt", what)
+        guard sentAt.utf8.count <= maxSentAtLength, sentAt.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
+            throw .badResponse("\(what): \"sentAt\" is not a timestamp")
+        }
+        return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+    }
+
+    public static func messagesPage(_ bytes: [UInt8]) throws(SyncError) -> MessagesPage {
+        let value = try object(try parse(bytes, what: "the messages page"), "the messages page")
+        var items: [Message] = []
+        for (index, item) in try array(value, "items", "the messages page").enumerated() {
+            items.append(try message(item, what: "message \(index + 1) of the page"))
+        }
+        guard case let .bool(hasMore)? = value["hasMore"] else { throw .badResponse("the messages page: \"hasMore\" must be true or false") }
+        return MessagesPage(items: items, hasMore: hasMore)
+    }
+
+    public static func conversations(_ bytes: [UInt8]) throws(SyncError) -> [WireConversation] {
+        let value = try object(try parse(bytes, what: "the conversation list"), "the conversation list")
+        var result: [WireConversation] = []
+        for (index, item) in try array(value, "items", "the conversation list").enumerated() {
+            let what = "conversation \(index + 1) of the list"
+            let item = try object(item, what)
+            let id = try conversation(try string(item, "id", what), what)
+            let title = try string(item, "title", what)
+            var members: [UserID] = []
+            for member in try array(item, "members", what) {
+                guard case let .string(text) = member else { throw .badResponse("\(what): members must be strings") }
+                members.append(try user(text, what))
+            }
+            let last = try integer(item, "lastSequence", what, in: 0...maxSequence)
+            result.append(WireConversation(id: id, title: String(title.prefix(200)), members: members, lastSequence: last))
+        }
+        return result
+    }
+
+    public static func receipts(_ bytes: [UInt8]) throws(SyncError) -> Positions {
+        let value = try object(try parse(bytes, what: "the receipts"), "the receipts")
+        var positions = Positions()
+        for item in try array(value, "members", "the receipts") {
+            let item = try object(item, "a receipt")
+            let member = try user(try string(item, "userId", "a receipt"), "a receipt")
+            let delivered = try integer(item, "deliveredUpTo", "a receipt", in: 0...maxSequence)
+            let read = try integer(item, "readUpTo", "a receipt", in: 0...maxSequence)
+            positions.merge(MemberPosition(deliveredUpTo: delivered, readUpTo: read), for: member)
+        }
+        return positions
+    }
+
+    /// `{"deliveredUpTo": n}` or `{"readUpTo": n}`.
+    public static func position(_ bytes: [UInt8], key: String) throws(SyncError) -> Int {
+        try integer(try object(try parse(bytes, what: "the answer"), "the answer"), key, "the answer", in: 0...maxSequence)
+    }
+
+    public static func userID(_ bytes: [UInt8]) throws(SyncError) -> UserID {
+        let value = try object(try parse(bytes, what: "/v1/me"), "/v1/me")
+        return try user(try string(value, "userId", "/v1/me"), "/v1/me")
+    }
+
+    /// One text frame of `/v1/live`; nil for an event type this client does not know (ignored).
+    public static func liveEvent(_ text: String) throws(SyncError) -> LiveEvent? {
+        let value = try object(try parse(Array(text.utf8), what: "a live event"), "a live event")
+        let type = try string(value, "type", "a live event")
+        let id = try conversation(try string(value, "conversationId", "a live event"), "a live event")
+        switch type {
+        case "message":
+            guard let body = value["message"] else { throw .badResponse("a message event has no \"message\"") }
+            return .message(id, try message(body, what: "a live message"))
+        case "receipt":
+            let member = try user(try string(value, "userId", "a receipt event"), "a receipt event")
+            let delivered = try integer(value, "deliveredUpTo", "a receipt event", in: 0...maxSequence)
+            let read = try integer(value, "readUpTo", "a receipt event", in: 0...maxSequence)
+            return .receipt(id, member, MemberPosition(deliveredUpTo: delivered, readUpTo: read))
+        default:
+            return nil
+        }
+    }
+
+    /// The `error` of an error body, cut to one line; a placeholder when there is none.
+    public static func errorMessage(_ bytes: [UInt8]) -> String {
+        guard let value = try? JSONParser.parse(bytes), case let .string(text)? = value["error"] else {
+            return "no reason given"
+        }
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return String(line.prefix(300))
+    }
+}

@@ -1,0 +1,200 @@
+import ChatDomain
+import ChatStore
+import Foundation
+import Testing
+
+/// The commands as a user runs them: exit codes, stdout, stderr, and the files they leave.
+@Suite struct CommandsEndToEndTests {
+    /// A new store with conversation c1 (alice and bob), made through `chatdir seed`.
+    func seededStore(_ directory: TemporaryDirectory, messages: Int = 5) throws -> String {
+        let path = directory.file("store")
+        let seed = try ChatdirProcess.run(["seed", path, "--conversations", "1", "--messages", "\(messages)"])
+        #expect(seed.status == 0, "\(seed.stderr)")
+        return path
+    }
+
+    func outboxFiles(_ store: String, _ conversation: String = "c1") throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: store + "/conversations/\(conversation)/outbox").filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    @Test("init creates a store that check accepts; a second init refuses")
+    func initStore() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("mine")
+        let result = try ChatdirProcess.run(["init", "--user", "alice", "--server", "http://127.0.0.1:8080", path])
+        #expect(result.status == 0)
+        #expect(result.stdout == path + "\n")
+        #expect(try String(contentsOfFile: path + "/chatdir.json", encoding: .utf8) == "{\n\"format\":1,\n\"segmentSize\":100,\n\"server\":\"http://127.0.0.1:8080\",\n\"userId\":\"alice\"\n}\n")
+        #expect(try ChatdirProcess.run(["check", path]).status == 0)
+        let again = try ChatdirProcess.run(["init", "--user", "bob", "--store", path])
+        #expect(again.status == 73)
+        #expect(again.stderr.contains("already exists"))
+    }
+
+    @Test("send writes one durable outbox file and prints its client message ID")
+    func send() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let result = try ChatdirProcess.run(["send", "c1", "on", "my", "way"], environment: ["CHATDIR_STORE": store])
+        #expect(result.status == 0, "\(result.stderr)")
+        let id = result.stdout.trimmingCharacters(in: .newlines)
+        #expect((try? ClientMessageID(id)) != nil)
+        let files = try outboxFiles(store)
+        #expect(files.count == 1 && files[0].hasSuffix("-\(id).json"))
+        let content = try String(contentsOfFile: store + "/conversations/c1/outbox/" + files[0], encoding: .utf8)
+        #expect(content.hasPrefix("{\"attempts\":0,\"clientMessageId\":\"\(id)\",\"createdAt\":\""))
+        #expect(content.hasSuffix("\"state\":\"pending\",\"text\":\"on my way\"}\n"))
+        let view = try ChatdirProcess.run(["view", "c1", "--store", store])
+        #expect(view.lines.last?.hasSuffix("alice  on my way  ◷ pending") == true)
+    }
+
+    @Test("send reads the text from standard input when none is given")
+    func sendFromStdin() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let result = try ChatdirProcess.run(["send", "--store", store, "c1"], input: "line one\nline two\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try ChatdirProcess.run(["view", "--store", store, "c1", "--json", "--limit", "1"])
+        let row = try JSONSerialization.jsonObject(with: Data(json.lines.last.map { Data($0.utf8) } ?? Data())) as? [String: Any]
+        #expect(row?["text"] as? String == "line one\nline two")
+        #expect(row?["status"] as? String == "pending")
+    }
+
+    @Test("send works while the sync worker holds the store's lock")
+    func sendWhileLocked() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let writer = try StoreWriter(store: try Store.open(at: store))
+        let result = try ChatdirProcess.run(["send", "--store", store, "c1", "offline and locked"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try outboxFiles(store).count == 1)
+        withExtendedLifetime(writer) {}
+    }
+
+    @Test("20 sends at once give 20 valid outbox files with 20 distinct IDs")
+    func concurrentSends() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let processes = try (1...20).map { index -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = ChatdirProcess.executable
+            process.arguments = ["send", "--store", store, "c1", "message \(index)"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return (process, pipe)
+        }
+        var printed = Set<String>()
+        for (process, pipe) in processes {
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            printed.insert(output.trimmingCharacters(in: .newlines))
+        }
+        #expect(printed.count == 20)
+        let files = try outboxFiles(store)
+        #expect(files.count == 20)
+        #expect(Set(files.map { String($0.dropFirst(21).dropLast(5)) }) == printed)
+        let entries = try Store.open(at: store).conversation(try ConversationID("c1")).outbox()
+        #expect(Set(entries.map(\.text)) == Set((1...20).map { "message \($0)" }))
+        #expect(try ChatdirProcess.run(["check", store]).status == 0)
+    }
+
+    @Test("retry puts a failed message at the back of the queue with the same ID")
+    func retry() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("store")
+        #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3", "--failed", "2", "--pending", "1"]).status == 0)
+        let before = try ChatdirProcess.run(["view", "--store", store, "c1", "--json"]).lines
+        let failedIDs = before.compactMap { line -> String? in
+            let row = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return row?["status"] as? String == "failed" ? row?["clientMessageId"] as? String : nil
+        }
+        #expect(failedIDs.count == 2)
+        let retried = try ChatdirProcess.run(["retry", "--store", store, "c1", failedIDs[0]])
+        #expect(retried.status == 0)
+        #expect(retried.stdout == failedIDs[0] + "\n")
+        let after = try ChatdirProcess.run(["view", "--store", store, "c1", "--json"]).lines
+        let last = try JSONSerialization.jsonObject(with: Data((after.last ?? "").utf8)) as? [String: Any]
+        #expect(last?["clientMessageId"] as? String == failedIDs[0])
+        #expect(last?["status"] as? String == "pending")
+        let all = try ChatdirProcess.run(["retry", "--store", store, "--all"])
+        #expect(all.lines == [failedIDs[1]])
+        #expect(try ChatdirProcess.run(["retry", "--store", store, "--all"]).stderr.contains("no failed messages"))
+    }
+
+    @Test("seed is deterministic: the same parameters give byte-identical stores")
+    func seedDeterminism() throws {
+        let directory = try TemporaryDirectory()
+        for name in ["one", "two"] {
+            let result = try ChatdirProcess.run(["seed", directory.file(name), "--conversations", "2", "--messages", "250", "--members", "5", "--pending", "1", "--failed", "1", "--seed", "7"])
+            #expect(result.status == 0)
+        }
+        let one = try snapshotFiles(directory.file("one"))
+        let two = try snapshotFiles(directory.file("two"))
+        #expect(one.count == 2 + 2 * (2 + 3 + 2))
+        #expect(one == two)
+        #expect(try ChatdirProcess.run(["check", directory.file("one")]).stdout.isEmpty)
+    }
+
+    @Test("list shows conversations, newest activity first, with unread, pending and failed counts")
+    func list() throws {
+        let result = try ChatdirProcess.run(["list", "--store", packageRoot.appendingPathComponent("SampleData/alice").path])
+        #expect(result.status == 0)
+        #expect(result.lines == [
+            "carol   Carol  (2 unread, 2 pending, 1 failed)  2026-11-29 17:58 carol: Around 7",
+            "dinner  Friday dinner  2026-11-29 12:41 alice: Bring cash, they don't take cards",
+            "bob     Bob  2026-11-29 10:42 alice: Ordered you a flat white",
+        ])
+    }
+
+    @Test("every command explains itself with --help and exits 0", arguments: ["init", "send", "retry", "view", "list", "check", "seed"])
+    func help(_ command: String) throws {
+        let result = try ChatdirProcess.run([command, "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Usage:\n  chatdir \(command)"))
+        #expect(result.stdout.contains("--store DIR"))
+    }
+
+    @Test("bad command lines are usage errors (64) that name the argument and write nothing", arguments: [
+        (["frobnicate"], "unknown command \"frobnicate\""),
+        (["view"], "missing CONV"),
+        (["view", "../x"], "invalid conversation ID \"../x\""),
+        (["view", "c1", "--limit", "0"], "--limit must be a whole number from 1 to 1000000, not \"0\""),
+        (["view", "c1", "--limit"], "--limit needs a value"),
+        (["view", "c1", "--colour"], "unknown option --colour"),
+        (["send", "c1", ""], "the message text is empty"),
+        (["send", "c1", String(repeating: "a", count: 4097)], "at most 4096 are allowed"),
+        (["send", String(repeating: "c", count: 65), "hi"], "is 65 bytes long"),
+        (["retry", "c1", "not-a-uuid"], "invalid client message ID \"not-a-uuid\""),
+        (["retry", "c1", "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3", "--all"], "give either ID or --all, not both"),
+        (["init", "--user", "bad user"], "--user: invalid user ID \"bad user\""),
+        (["init", "--user", "alice", "--server", "ftp://x"], "--server must be an http:// or https:// URL"),
+        (["seed", "DIR", "--messages", "many"], "--messages must be a whole number"),
+        (["list", "extra"], "unexpected argument \"extra\""),
+    ])
+    func usageErrors(_ arguments: [String], message: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let before = try snapshotFiles(store)
+        let result = try ChatdirProcess.run(arguments, environment: ["CHATDIR_STORE": store])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        #expect(try snapshotFiles(store) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("DIR")))
+    }
+
+    @Test("a missing store or conversation is reported with what to do (exit 66)")
+    func missing() throws {
+        let directory = try TemporaryDirectory()
+        let noStore = try ChatdirProcess.run(["view", "c1", "--store", directory.file("nowhere")])
+        #expect(noStore.status == 66)
+        #expect(noStore.stderr.contains("not a chatdir store (it does not exist); create one with `chatdir init"))
+        let store = try seededStore(directory)
+        let noConversation = try ChatdirProcess.run(["send", "--store", store, "c9", "hello"])
+        #expect(noConversation.status == 66)
+        #expect(noConversation.stderr.contains("no conversation \"c9\" in this store"))
+    }
+}

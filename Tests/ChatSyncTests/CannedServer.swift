@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hostile or broken "server" for tests: answers each request with whatever `respond` says,
+/// over a real socket on 127.0.0.1.
+final class CannedServer: @unchecked Sendable {
+    struct Reply {
+        var status: Int
+        var body: [UInt8]
+        var headers: [String: String] = [:]
+
+        static func json(_ status: Int, _ text: String) -> Reply { Reply(status: status, body: Array(text.utf8)) }
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let respond: @Sendable (_ method: String, _ path: String) -> Reply
+    private let lock = NSLock()
+    private var requests: [String] = []
+
+    var seenRequests: [String] { lock.withLock { requests } }
+
+    init(_ respond: @escaping @Sendable (_ method: String, _ path: String) -> Reply) throws {
+        self.respond = respond
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        port = UInt16(bigEndian: address.sin_port)
+        self.listener = listener
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 { return }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            // Read one request head (and its small body), answer, and go on (keep-alive).
+            while !buffer.containsHeadEnd {
+                let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return }
+                buffer += chunk[0..<count]
+            }
+            let headEnd = buffer.headEnd
+            let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+            let lines = head.components(separatedBy: "\r\n")
+            let parts = lines[0].split(separator: " ")
+            let length = lines.first { $0.lowercased().hasPrefix("content-length:") }.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            while buffer.count < headEnd + 4 + length {
+                let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return }
+                buffer += chunk[0..<count]
+            }
+            buffer.removeFirst(headEnd + 4 + length)
+            let method = String(parts[0])
+            let path = String(parts[1])
+            lock.withLock { requests.append("\(method) \(path)") }
+            let reply = respond(method, path)
+            var text = "HTTP/1.1 \(reply.status) X\r\nContent-Length: \(reply.body.count)\r\n"
+            for (name, value) in reply.headers { text += "\(name): \(value)\r\n" }
+            text += "\r\n"
+            let bytes = Array(text.utf8) + reply.body
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+                if sent <= 0 { return }
+                offset += sent
+            }
+        }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    var headEnd: Int {
+        guard count >= 4 else { return -1 }
+        for index in 0...(count - 4) where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
+            return index
+        }
+        return -1
+    }
+
+    var containsHeadEnd: Bool { headEnd >= 0 }
+}
