@@ -77,6 +77,38 @@ import Testing
         #expect(try restarted.stop(signal: SIGTERM).status == 0)
     }
 
+    @Test("chatdir sync against chatdir serve with drop-reply and 5xx faults: every message arrives once, in order, for every member")
+    func syncClientAgainstFaults() throws {
+        let (directory, data) = try Self.sampleCopy()
+        defer { _ = directory }
+        let server = try ServeProcess(["serve", "--data", data, "--port", "0", "--faults", "drop-reply=0.5,error5xx=0.2,seed=7"])
+        let url = "http://127.0.0.1:\(server.port)"
+        let alice = directory.path + "/alice"
+        let bob = directory.path + "/bob"
+        #expect(try ServeProcess.run(["init", "--store", alice, "--user", "alice", "--server", url]).status == 0)
+        #expect(try ServeProcess.run(["init", "--store", bob, "--user", "bob", "--server", url]).status == 0)
+        /// Runs `chatdir sync` until it reports everything done (exit 0); the faults are seeded, so
+        /// the number of tries is the same on every run.
+        func syncUntilDone(_ store: String, token: String) throws {
+            for _ in 0..<30 {
+                if try ServeProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": token]).status == 0 { return }
+            }
+            Issue.record("chatdir sync --store \(store) did not finish in 30 tries")
+        }
+        try syncUntilDone(alice, token: "alice-token")
+        for index in 1...5 {
+            #expect(try ServeProcess.run(["send", "--store", alice, "dinner", "hello \(index)"]).status == 0)
+        }
+        try syncUntilDone(alice, token: "alice-token")
+        try syncUntilDone(bob, token: "bob-token")
+
+        let rows = try ServeProcess.run(["view", "--store", bob, "dinner", "--json", "--limit", "50"]).stdout
+            .split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        #expect(rows.compactMap { $0["text"].string }.filter { $0.hasPrefix("hello") } == ["hello 1", "hello 2", "hello 3", "hello 4", "hello 5"])
+        #expect(rows.compactMap { $0["sequence"].int } == Array(1...9))
+        #expect(try server.stop(signal: SIGTERM).status == 0)
+    }
+
     @Test("serve refuses bad arguments with a usage error, a missing data directory with 66", arguments: [
         (["serve"], Int32(64), "missing --data"),
         (["serve", "--data", "/tmp", "--faults", "drop-reply=7"], 64, "a probability from 0 to 1"),
@@ -164,10 +196,16 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// Runs `chatdir arguments…` to completion (for commands that exit at once).
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["TZ"] = "UTC"
+        inherited["NO_COLOR"] = "1"
+        inherited.removeValue(forKey: "CHATDIR_STORE")
+        inherited.removeValue(forKey: "CHATDIR_TOKEN")
+        process.environment = inherited.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
