@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Layers as modules; arrows point down only:
-//   chatdir → ChatCLI → ChatSync → ChatStore → ChatDomain
-//                          └──→ ChatWire
+//   chatdir → ChatCLI → ChatSync ──→ ChatStore → ChatDomain
+//                    └──→ ChatServer ─┘    └──→ ChatWire (both)
 let package = Package(
     name: "chatdir",
     products: [
@@ -14,16 +14,20 @@ let package = Package(
     targets: [
         .target(name: "ChatDomain"),
         .target(name: "ChatStore", dependencies: ["ChatDomain"]),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync"]),
+        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer"]),
         .target(name: "ChatWire"),
         .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire"]),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
+        // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
+        .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
         .testTarget(name: "ChatSyncTests", dependencies: ["ChatSync", "ChatStore", "ChatDomain"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
             dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"],
@@ -32,11 +36,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// The reference server (issue 4): its module, its tests, its load generator, and `chatdir serve`.
-package.targets.append(contentsOf: [
-    .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain"]),
-    .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
-    .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
-])
-package.targets.first { $0.name == "ChatCLI" }?.dependencies.append("ChatServer")
