@@ -26,7 +26,7 @@ let package = Package(
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatSync", "ChatStore", "ChatDomain"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",

@@ -249,6 +249,9 @@ final class API: Sendable {
         let clientMessageID: ClientMessageID
         do { clientMessageID = try ClientMessageID(idText) } catch { throw .badRequest(error.description) }
         do { try validateMessageText(text) } catch { throw .badRequest(error.description) }
+        if let word = faults.rejectText, text.contains(word) {
+            throw .badRequest("the text contains \(quoted(word)), which this server refuses (fault injection: reject-text)")
+        }
 
         let result: ConversationLog.AppendResult
         do {

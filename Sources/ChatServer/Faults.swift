@@ -13,6 +13,7 @@
 /// | `live-drop` | probability | a live event is not sent to a socket |
 /// | `live-dup` | probability | a live event is sent twice |
 /// | `live-reorder` | probability | a live event is held back and sent after the next one |
+/// | `reject-text` | word | a POST whose text contains the word is refused with 400 (nothing is committed) |
 /// | `seed` | integer | seeds every decision (default 0) |
 ///
 /// Probabilities are decimals from 0 to 1; durations are `250ms` or `10s`. Every decision is a
@@ -31,6 +32,8 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
     public var liveDrop = 0.0
     public var liveDuplicate = 0.0
     public var liveReorder = 0.0
+    /// A POST whose text contains this is refused with 400: a rejection a test can aim at one message.
+    public var rejectText: String?
     public var seed: UInt64 = 0
 
     /// No faults: a well-behaved server.
@@ -68,6 +71,9 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
             case "live-drop": liveDrop = try Self.probability(key, value)
             case "live-dup": liveDuplicate = try Self.probability(key, value)
             case "live-reorder": liveReorder = try Self.probability(key, value)
+            case "reject-text":
+                guard !value.isEmpty else { throw .badValue(key: key, value: value, expected: "a word to refuse, like reject-text=forbidden") }
+                rejectText = value
             case "seed":
                 guard let number = UInt64(value) else { throw .badValue(key: key, value: value, expected: "a whole number from 0 to \(UInt64.max)") }
                 seed = number
@@ -88,6 +94,7 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
         if liveDrop > 0 { pairs.append("live-drop=\(liveDrop)") }
         if liveDuplicate > 0 { pairs.append("live-dup=\(liveDuplicate)") }
         if liveReorder > 0 { pairs.append("live-reorder=\(liveReorder)") }
+        if let rejectText { pairs.append("reject-text=\(rejectText)") }
         if pairs.isEmpty { return "none" }
         pairs.append("seed=\(seed)")
         return pairs.joined(separator: ",")
@@ -124,7 +131,7 @@ public enum FaultsError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .malformed(pair):
             "--faults: \"\(pair)\" is not key=value; separate pairs with commas, like drop-reply=0.2,seed=7"
         case let .unknownKey(key):
-            "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, seed"
+            "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, reject-text, seed"
         case let .badValue(key, value, expected):
             "--faults: \(key)=\"\(value)\" is not valid; expected \(expected)"
         }

@@ -118,12 +118,12 @@ public actor SyncEngine {
     /// Lists the server's conversations, checks the token is this store's user, and writes
     /// each conversation's details. Returns their IDs.
     func discover() async throws -> [ConversationID] {
-        let me = try await api.me()
+        let me = try await retrying { api in try await api.me() }
         let mine = await store.me
         guard me == mine else {
             throw SyncError.rejected(status: 403, message: "the token belongs to \(me) but this store is \(mine)'s; use \(mine)'s token")
         }
-        let conversations = try await api.conversations()
+        let conversations = try await retrying { api in try await api.conversations() }
         for conversation in conversations {
             try await store.saveInfo(ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
         }
@@ -133,7 +133,7 @@ public actor SyncEngine {
     func syncConversation(_ id: ConversationID, report: inout Report) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
         report.newMessages += try await catchUp(id)
-        let positions = try await api.receipts(id)
+        let positions = try await retrying { api in try await api.receipts(id) }
         let stored = try await store.mergePositions(positions, in: id)
         try await postDelivered(id, known: stored)
         let outcome = try await drainOutbox(id, patient: true)
@@ -159,14 +159,14 @@ public actor SyncEngine {
         var after = try await catchUpPoint(id)
         var inserted = 0
         var fetched = 0
-        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: after, limit: options.pageSize)
+        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: after, limit: options.pageSize, options: options)
         while let current = next {
             let page = try await current.value
             next = nil
             guard let last = page.items.last else { break }
             after = last.sequence
             if page.hasMore {
-                next = Self.fetch(api, id, after: after, limit: options.pageSize)
+                next = Self.fetch(api, id, after: after, limit: options.pageSize, options: options)
             }
             inserted += try await store.save(page.items, in: id).inserted.count
             fetched += page.items.count
@@ -175,8 +175,32 @@ public actor SyncEngine {
         return inserted
     }
 
-    private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int) -> Task<MessagesPage, Error> {
-        Task { try await api.messages(id, .after(after), limit: limit) }
+    private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options) -> Task<MessagesPage, Error> {
+        Task { try await retrying(api, options: options) { api in try await api.messages(id, .after(after), limit: limit) } }
+    }
+
+    /// Runs an idempotent request, retrying temporary failures with backoff (Retry-After
+    /// honoured) up to ``Options/attemptsPerPass`` times. Unreachable, rejected, unauthorized
+    /// and broken answers are not retried here.
+    func retrying<T: Sendable>(_ request: @Sendable (APIClient) async throws -> T) async throws -> T {
+        try await Self.retrying(api, options: options, request)
+    }
+
+    private nonisolated static func retrying<T: Sendable>(_ api: APIClient, options: Options, _ request: @Sendable (APIClient) async throws -> T) async throws -> T {
+        var backoff = options.backoff
+        var attempt = 0
+        while true {
+            do {
+                return try await request(api)
+            } catch let SyncError.temporary(reason, retryAfter) {
+                attempt += 1
+                let delay = backoff.failure(retryAfter: retryAfter)
+                if attempt >= options.attemptsPerPass || delay > options.longestPassWait {
+                    throw SyncError.temporary(reason, retryAfter: retryAfter)
+                }
+                try await Task.sleep(for: delay)
+            }
+        }
     }
 
     /// Fetches older pages before the oldest stored message until the server has no more
@@ -188,7 +212,7 @@ public actor SyncEngine {
         while pages.map({ fetchedPages < $0 }) ?? true {
             let oldest = try await store.oldestSequence(id)
             if oldest == 1 { break }
-            let page = try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: options.pageSize)
+            let page = try await retrying { [pageSize = options.pageSize] api in try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: pageSize) }
             fetchedPages += 1
             guard !page.items.isEmpty else { break }
             inserted += try await store.save(page.items, in: id).inserted.count
@@ -205,7 +229,7 @@ public actor SyncEngine {
         let me = await store.me
         let high = try await store.catchUpPoint(id)
         guard high > positions[me].deliveredUpTo else { return }
-        let confirmed = try await api.delivered(id, upTo: high)
+        let confirmed = try await retrying { api in try await api.delivered(id, upTo: high) }
         try await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
     }
 
@@ -215,7 +239,7 @@ public actor SyncEngine {
         let me = await store.me
         let current = try await store.positions(id)?[me].readUpTo ?? 0
         guard wanted > current else { return }
-        let confirmed = try await api.read(id, upTo: wanted)
+        let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
         try await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
     }
 

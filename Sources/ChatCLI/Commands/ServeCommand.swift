@@ -27,6 +27,7 @@ enum ServeCommand: Command {
           live-drop=P         do not send a live event
           live-dup=P          send a live event twice
           live-reorder=P      send a live event after the next one
+          reject-text=WORD    refuse (400) a POST whose text contains WORD
           seed=N              seed for every decision (default 0)
         P is a probability from 0 to 1.
 
