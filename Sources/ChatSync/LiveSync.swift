@@ -67,8 +67,11 @@ extension SyncEngine {
             _ = try await store.removeAcceptedOutboxFiles(in: id)
             try await catchUp(id)
             let positions = try await store.mergePositions(try await api.receipts(id), in: id)
-            liveState.gaps[id] = GapTracker(caughtUpTo: try await store.catchUpPoint(id), grace: options.gapGrace)
-            liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[await store.me].deliveredUpTo)
+            // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
+            let point = try await store.catchUpPoint(id)
+            let me = await store.me
+            liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace)
+            liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
             scheduleDelivered(id)
             liveState.outboxNotBefore[id] = nil
         }
@@ -81,7 +84,8 @@ extension SyncEngine {
         case let .message(id, message):
             if liveState.gaps[id] == nil {
                 if try await store.info(id) == nil { _ = try await discover() }
-                liveState.gaps[id] = GapTracker(caughtUpTo: try await store.catchUpPoint(id), grace: options.gapGrace)
+                let point = try await store.catchUpPoint(id)
+                if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace) }
             }
             try await store.save([message], in: id)
             liveState.gaps[id]?.stored([message.sequence], at: .now)
@@ -110,7 +114,8 @@ extension SyncEngine {
         }
         do {
             try await catchUp(id)
-            liveState.gaps[id]?.caughtUp(through: try await store.catchUpPoint(id), at: .now)
+            let point = try await store.catchUpPoint(id)
+            liveState.gaps[id]?.caughtUp(through: point, at: .now)
             scheduleDelivered(id)
         } catch {
             // The next reconnect or live event tries again.
