@@ -1,14 +1,14 @@
-/// Tells whether a conversation's stored messages have a hole that only a catch-up can fill.
+/// Tells whether a conversation's live events have a hole that only a catch-up can fill.
 ///
 /// Sequences have no holes on the server: 418 then 421 means 419 and 420 exist and were missed.
-/// ``caughtUpTo`` is the sequence through which everything since the last catch-up is stored.
-/// A live event past a hole is saved at once (the store orders by sequence) and the hole gets
-/// a short grace period, since the missing events may only be late or reordered; when it is
+/// ``caughtUpTo`` is the sequence through which everything has arrived. An event past a hole is
+/// held (the worker keeps it in memory, the store never gets a hole at its head) and the hole
+/// gets a short grace period, since the missing events may only be late or reordered; when it is
 /// still open after that, ``catchUpDue(at:)`` says so and the worker asks `?after=caughtUpTo`.
 public struct GapTracker: Sendable, Equatable {
-    /// Everything through this sequence is stored (from where sync started following).
+    /// Everything through this sequence has arrived (from where sync started following).
     public private(set) var caughtUpTo: Int
-    /// Stored sequences above `caughtUpTo + 1`: past a hole.
+    /// Sequences that arrived above `caughtUpTo + 1`: past a hole.
     public private(set) var beyondHole: Set<Int> = []
     /// When the oldest open hole was first seen.
     public private(set) var holeSince: ContinuousClock.Instant?
@@ -20,7 +20,7 @@ public struct GapTracker: Sendable, Equatable {
         self.grace = grace
     }
 
-    /// Records sequences now stored (live events or a catch-up page).
+    /// Records sequences that arrived (live events or a catch-up page).
     public mutating func stored(_ sequences: some Sequence<Int>, at now: ContinuousClock.Instant) {
         for sequence in sequences where sequence > caughtUpTo {
             beyondHole.insert(sequence)

@@ -8,6 +8,8 @@ extension SyncEngine {
     /// Per-conversation state of the live worker.
     struct LiveState {
         var gaps: [ConversationID: GapTracker] = [:]
+        /// Live messages received past a hole, waiting for it to fill (by event or catch-up).
+        var held: [ConversationID: [Int: Message]] = [:]
         var delivered: [ConversationID: PositionRequestState] = [:]
         /// When the outbox of a conversation may be tried again after a temporary failure.
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
@@ -55,22 +57,28 @@ extension SyncEngine {
             if Task.isCancelled { break }
             if connectedOnce { backoff.reset() }
             let delay = backoff.failure()
-            log("reconnecting in \(delay.shortDescription)s")
+            log("reconnecting in \(delay.shortDescription)")
             do { try await Task.sleep(for: delay) } catch { break }
         }
         return 0
     }
 
     /// After (re)connecting: every conversation caught up, receipts fetched, positions posted.
+    /// Catching up starts at the lower of the store's head run and a hole this worker still
+    /// knows of, so a hole left open across a reconnect is filled, not skipped.
     func catchUpEverything() async throws {
         for id in try await discover() {
             _ = try await store.removeAcceptedOutboxFiles(in: id)
-            try await catchUp(id)
-            let positions = try await store.mergePositions(try await api.receipts(id), in: id)
-            // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
-            let point = try await store.catchUpPoint(id)
+            let head = try await store.catchUpPoint(id)
+            let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
+            let through = try await catchUp(id, from: start).through
+            let positions = try await store.mergePositions(try await retrying { api in try await api.receipts(id) }, in: id)
             let me = await store.me
-            liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace)
+            // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
+            if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
+            liveState.gaps[id]?.caughtUp(through: through, at: .now)
+            let ready = takeReady(id)
+            if !ready.isEmpty { try await store.save(ready, in: id) }
             liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
             scheduleDelivered(id)
             liveState.outboxNotBefore[id] = nil
@@ -87,8 +95,12 @@ extension SyncEngine {
                 let point = try await store.catchUpPoint(id)
                 if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace) }
             }
-            try await store.save([message], in: id)
+            // Held in memory until everything before it is here: the store never gets a hole at
+            // its head, so "the newest stored sequence" is always a safe place to catch up from.
+            liveState.held[id, default: [:]][message.sequence] = message
             liveState.gaps[id]?.stored([message.sequence], at: .now)
+            let ready = takeReady(id)
+            if !ready.isEmpty { try await store.save(ready, in: id) }
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
             scheduleDelivered(id)
         case let .receipt(id, member, position):
@@ -96,6 +108,14 @@ extension SyncEngine {
             try await store.mergePositions(Positions([member: position]), in: id)
             if member == (await store.me) { liveState.delivered[id, default: PositionRequestState()].observed(confirmed: position.deliveredUpTo) }
         }
+    }
+
+    /// Removes and returns the held messages that nothing is missing before, in order.
+    private func takeReady(_ id: ConversationID) -> [Message] {
+        guard let through = liveState.gaps[id]?.caughtUpTo, let held = liveState.held[id] else { return [] }
+        let ready = held.values.filter { $0.sequence <= through }.sorted { $0.sequence < $1.sequence }
+        for message in ready { liveState.held[id]?.removeValue(forKey: message.sequence) }
+        return ready
     }
 
     private func scheduleGapCheck(_ id: ConversationID) {
@@ -113,9 +133,10 @@ extension SyncEngine {
             return
         }
         do {
-            try await catchUp(id)
-            let point = try await store.catchUpPoint(id)
-            liveState.gaps[id]?.caughtUp(through: point, at: .now)
+            let through = try await catchUp(id, from: gaps.caughtUpTo).through
+            liveState.gaps[id]?.caughtUp(through: through, at: .now)
+            let ready = takeReady(id)
+            if !ready.isEmpty { try await store.save(ready, in: id) }
             scheduleDelivered(id)
         } catch {
             // The next reconnect or live event tries again.
@@ -160,7 +181,7 @@ extension SyncEngine {
                         let delay = backoff.failure(retryAfter: outcome.retryAfter)
                         liveState.outboxBackoff[id] = backoff
                         liveState.outboxNotBefore[id] = .now + delay
-                        log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription)s (\(problem))")
+                        log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription) (\(problem))")
                     } else {
                         liveState.outboxBackoff[id] = nil
                         try await postRead(id)

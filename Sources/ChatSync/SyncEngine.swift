@@ -132,7 +132,7 @@ public actor SyncEngine {
 
     func syncConversation(_ id: ConversationID, report: inout Report) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
-        report.newMessages += try await catchUp(id)
+        report.newMessages += try await catchUp(id).inserted
         let positions = try await retrying { api in try await api.receipts(id) }
         let stored = try await store.mergePositions(positions, in: id)
         try await postDelivered(id, known: stored)
@@ -146,17 +146,14 @@ public actor SyncEngine {
 
     // MARK: - Catch-up and history
 
-    /// Where catching up starts: the end of the run of stored sequences at the head of the
-    /// conversation (a hole left by a live event past a gap is filled, not skipped).
-    func catchUpPoint(_ id: ConversationID) async throws -> Int {
-        try await store.catchUpPoint(id)
-    }
-
-    /// Fetches everything after the catch-up point, page by page while the server has more,
-    /// fetching the next page while the current one is written. Returns how many were new.
+    /// Fetches everything after `start` (default: the end of the run of stored sequences at
+    /// the head), page by page while the server has more, fetching the next page while the
+    /// current one is written. Returns how many messages were new, and the sequence through
+    /// which everything is now stored.
     @discardableResult
-    func catchUp(_ id: ConversationID) async throws -> Int {
-        var after = try await catchUpPoint(id)
+    func catchUp(_ id: ConversationID, from start: Int? = nil) async throws -> (inserted: Int, through: Int) {
+        var after: Int
+        if let start { after = start } else { after = try await store.catchUpPoint(id) }
         var inserted = 0
         var fetched = 0
         var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: after, limit: options.pageSize, options: options)
@@ -172,7 +169,7 @@ public actor SyncEngine {
             fetched += page.items.count
             if page.hasMore, fetched >= 5 * options.pageSize { progress?("\(id): caught up \(fetched) messages, at sequence \(after)") }
         }
-        return inserted
+        return (inserted, after)
     }
 
     private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options) -> Task<MessagesPage, Error> {
