@@ -197,6 +197,15 @@ public enum Sys {
         }
     }
 
+    /// Creates a fresh private directory under `$TMPDIR` (or /tmp) with `mkdtemp(3)`.
+    public static func makeTemporaryDirectory(prefix: String) throws(SystemError) -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/" + prefix + "XXXXXX").utf8CString)
+        let result = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        guard result != nil else { throw SystemError(operation: "mkdtemp", path: base, errno: Glibc.errno) }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Whether process `pid` exists (for telling a live writer's temp file from a stale one).
     public static func processExists(_ pid: Int32) -> Bool {
         Glibc.kill(pid, 0) == 0 || Glibc.errno == EPERM

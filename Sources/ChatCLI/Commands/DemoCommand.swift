@@ -1,0 +1,198 @@
+import ChatDomain
+import ChatServer
+import ChatStore
+import ChatSync
+
+/// `chatdir demo`: the whole product on one machine, step by step, with real output.
+enum DemoCommand: Command {
+    static let spec = CommandSpec(
+        name: "demo",
+        summary: "Show chatdir end to end: offline send, sync, live delivery, read ticks, faults survived.",
+        usage: ["[--keep]"],
+        options: [
+            .init(name: "--keep", value: nil, help: "keep the demo directory (stores and server data) to explore afterwards"),
+        ],
+        discussion: """
+        Runs in a new temporary directory: the reference server in this process with users alice
+        and bob, alice on two devices (phone and laptop) and bob on one. Each step prints the real
+        `chatdir view` of a device. Nothing outside the temporary directory is touched; it is
+        removed at the end unless --keep is given. Takes a few seconds.
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        try context.arguments.expectAtMost(0)
+        let demo = try Demo(context: context)
+        let status = runUntilDone(interruptible: true) { await demo.run() }
+        if context.arguments.flag("--keep") {
+            context.output.print("\nEverything is in \(demo.root): try `ls -R \(demo.root)/alice-phone` or `cat \(demo.root)/bob/conversations/ab/positions.json`.")
+        } else {
+            _ = runProgram(["rm", "-rf", demo.root])
+        }
+        return status
+    }
+}
+
+/// The demo's script. Every device and the server live under ``root``.
+private final class Demo: Sendable {
+    let root: String
+    let output: Output
+    let environment: [String: String]
+    let ab: ConversationID
+    let alice: UserID
+    let bob: UserID
+    let phone: Store
+    let laptop: Store
+    let bobStore: Store
+    let port: Int
+
+    init(context: Context) throws {
+        output = context.output
+        environment = context.environment
+        root = try Sys.makeTemporaryDirectory(prefix: "chatdir-demo-")
+        ab = try ConversationID("ab")
+        alice = try UserID("alice")
+        bob = try UserID("bob")
+        try DataDirectory.create(at: root + "/server", users: UserTokens(["alice-token": alice, "bob-token": bob]),
+                                 conversations: [ab: ConversationInfo(title: "Alice and Bob", members: [alice, bob])])
+        // Find a free port once, so every restart of the server listens at the same address.
+        let probe = try ChatServer(configuration: ServerConfiguration(dataDirectory: root + "/server", port: 0))
+        try probe.start()
+        port = probe.port
+        probe.stop()
+        let server = "http://127.0.0.1:\(port)"
+        phone = try Store.create(at: root + "/alice-phone", manifest: Manifest(userID: alice, server: server))
+        laptop = try Store.create(at: root + "/alice-laptop", manifest: Manifest(userID: alice, server: server))
+        bobStore = try Store.create(at: root + "/bob", manifest: Manifest(userID: bob, server: server))
+    }
+
+    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(port)) }
+
+    func startServer(faults: String = "") throws -> ChatServer {
+        let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: root + "/server", port: port, faults: try Faults(parsing: faults)))
+        try server.start()
+        return server
+    }
+
+    func engine(_ store: Store) throws -> SyncEngine {
+        var options = SyncEngine.Options()
+        options.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(400))
+        options.attemptsPerPass = 20
+        options.outboxPollInterval = .milliseconds(20)
+        return try SyncEngine(store: store, server: address, token: "\(store.userID)-token", options: options)
+    }
+
+    func step(_ number: Int, _ title: String) {
+        output.print("\n" + output.styled("\(number). \(title)", .bold))
+    }
+
+    func say(_ text: String) {
+        output.print("   " + text)
+    }
+
+    /// The real `chatdir view` of a device, indented.
+    func view(_ store: Store, _ label: String) {
+        output.print(output.styled("   $ chatdir view ab   # \(label)", .dim))
+        _ = Chatdir.run(["view", "--store", store.root, "ab"], environment: environment)
+    }
+
+    func wait(_ what: String, _ condition: () throws -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if (try? condition()) == true { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        say(output.styled("gave up waiting until \(what)", .red))
+        return false
+    }
+
+    func rows(_ store: Store) throws -> [TimelineRow] {
+        try store.conversation(ab).snapshot(limit: 50).rows(me: store.userID)
+    }
+
+    func run() async -> Int32 {
+        do {
+            return try await script()
+        } catch {
+            output.error("chatdir demo: \(error)")
+            return 70
+        }
+    }
+
+    private func script() async throws -> Int32 {
+        output.print(output.styled("chatdir demo", .bold) + " in \(root)")
+        say("server: 127.0.0.1:\(port) (users alice and bob); stores: alice-phone, alice-laptop, bob")
+
+        step(1, "Every device syncs once and learns the conversation")
+        var server = try startServer()
+        for store in [phone, laptop, bobStore] {
+            let report = await (try engine(store)).syncOnce()
+            say("\(store.root.split(separator: "/").last ?? ""): \(report.summary)")
+        }
+        server.stop()
+
+        step(2, "The server is down; alice sends from her phone anyway")
+        try Outbox(phone.conversation(ab)).enqueue("Hi Bob! Still on for dinner tonight?")
+        view(phone, "alice's phone: the clock means pending")
+        let offline = await (try engine(phone)).syncOnce()
+        say("chatdir sync → exit \(offline.exitCode): \(offline.problems.first ?? offline.summary)")
+
+        step(3, "The server comes back; sync delivers it")
+        server = try startServer()
+        let online = await (try engine(phone)).syncOnce()
+        say("chatdir sync → exit \(online.exitCode): \(online.summary)")
+        view(phone, "alice's phone: ✓ sent")
+
+        step(4, "Every device runs `chatdir sync --live`; bob receives live")
+        let engines = try [phone, laptop, bobStore].map { try engine($0) }
+        var workers = engines.map { engine in Task { _ = await engine.runLive(log: { _ in }) } }
+        try Outbox(phone.conversation(ab)).enqueue("I'll book a table for eight")
+        guard await wait("bob has both messages", { try rows(bobStore).count == 2 }) else { return 70 }
+        view(bobStore, "bob's device")
+
+        step(5, "Bob answers and reads (`chatdir read ab`); both of alice's devices show ✓✓ read")
+        try Outbox(bobStore.conversation(ab)).enqueue("Perfect, see you at eight")
+        guard await wait("alice's laptop has bob's answer", { try rows(laptop).count == 3 }) else { return 70 }
+        try Outbox(bobStore.conversation(ab)).wantRead(upTo: 3)
+        let readOnBoth = await wait("both alice devices show read") {
+            try [phone, laptop].allSatisfy { store in try rows(store).allSatisfy { $0.status == .incoming || $0.status == .outgoing(.read) } }
+        }
+        guard readOnBoth else { return 70 }
+        view(phone, "alice's phone")
+        view(laptop, "alice's laptop: the same, though it sent nothing from here")
+
+        step(6, "Faults on: about half the replies dropped after commit, half the requests answered 503")
+        workers.forEach { $0.cancel() }
+        for worker in workers { await worker.value }
+        server.stop()
+        server = try startServer(faults: "drop-reply=0.5,error5xx=0.5,seed=3")
+        try Outbox(phone.conversation(ab)).enqueue("Running ten minutes late, sorry")
+        try Outbox(phone.conversation(ab)).enqueue("Parking now")
+        let faulty = await engines[0].syncOnce()
+        say("chatdir sync → exit \(faulty.exitCode): \(faulty.summary) (retried with the same client message IDs)")
+        server.stop()
+        server = try startServer()
+        let history = try await APIClient(server: address, token: "alice-token").messages(ab, .newest, limit: 50).items
+        say("the server holds \(history.count) messages, \(Set(history.map(\.clientMessageID)).count) distinct client IDs: each send exactly once")
+        view(phone, "alice's phone")
+
+        step(7, "Alice's two devices hold byte-identical files")
+        workers = engines.map { engine in Task { _ = await engine.runLive(log: { _ in }) } }
+        let converged = await wait("every device has all five messages and bob's read position") {
+            try [phone, laptop, bobStore].allSatisfy { try rows($0).count == 5 && $0.conversation(ab).outbox().isEmpty }
+                && (try phone.conversation(ab).positions() == laptop.conversation(ab).positions())
+        }
+        workers.forEach { $0.cancel() }
+        for worker in workers { await worker.value }
+        server.stop()
+        guard converged else { return 70 }
+        let a = phone.conversation(ab).directory
+        let b = laptop.conversation(ab).directory
+        output.print(output.styled("   $ diff -r alice-phone/…/ab/messages alice-laptop/…/ab/messages && diff …/positions.json …", .dim))
+        let messagesDiffer = runProgram(["diff", "-r", a + "/messages", b + "/messages"])
+        let positionsDiffer = runProgram(["diff", a + "/positions.json", b + "/positions.json"])
+        say(messagesDiffer == 0 && positionsDiffer == 0 ? "no differences" : "they differ (see above)")
+        view(laptop, "alice's laptop")
+        return messagesDiffer == 0 && positionsDiffer == 0 ? 0 : 1
+    }
+}
