@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
-            dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "chatdir"],
+            dependencies: ["ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -1,0 +1,148 @@
+import ChatDomain
+import ChatServer
+import ChatStore
+import Foundation
+import Testing
+
+/// `chatdir sync`, `read` and `history` as a user runs them, against a reference server in
+/// this process (SampleData/server copied into a temp directory).
+@Suite struct SyncEndToEndTests {
+    final class Server {
+        let directory: TemporaryDirectory
+        let server: ChatServer
+        var url: String { "http://127.0.0.1:\(server.port)" }
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
+            server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0))
+            try server.start()
+        }
+
+        deinit { server.stop() }
+    }
+
+    func newStore(_ directory: TemporaryDirectory, _ server: Server, user: String = "alice") throws -> String {
+        let path = directory.file(user)
+        #expect(try ChatdirProcess.run(["init", "--user", user, "--server", server.url, path]).status == 0)
+        return path
+    }
+
+    @Test("sync learns conversations and history, delivers the outbox, and never shows or stores the token")
+    func syncPass() throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory, server)
+        let token = ["CHATDIR_TOKEN": "alice-token"]
+        let first = try ChatdirProcess.run(["sync", "--store", store], environment: token)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "synced 2 conversations, 7 new messages, 0 sent\n")
+        #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "on my way"]).status == 0)
+        let second = try ChatdirProcess.run(["sync", "--store", store], environment: token)
+        #expect(second.stdout == "synced 2 conversations, 0 new messages, 1 sent\n")
+        let view = try ChatdirProcess.run(["view", "--store", store, "dinner"])
+        #expect(view.lines.last?.hasSuffix("alice  on my way  ✓ sent") == true)
+        for output in [first.stdout, first.stderr, second.stdout, second.stderr] { #expect(!output.contains("alice-token")) }
+        let files = try snapshotFiles(store)
+        #expect(!files.values.contains { String(decoding: $0, as: UTF8.self).contains("alice-token") })
+    }
+
+    @Test("a wrong token: exit 77 with a message that does not repeat it; no token: exit 78")
+    func tokens() throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory, server)
+        let wrong = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "s3cret-guess"])
+        #expect(wrong.status == 77)
+        #expect(wrong.stderr.contains("the server refused the token (401"))
+        #expect(!wrong.stderr.contains("s3cret-guess") && !wrong.stdout.contains("s3cret-guess"))
+        let none = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": ""])
+        #expect(none.status == 78)
+        #expect(none.stderr.contains("no token: set CHATDIR_TOKEN or pass --token-file FILE"))
+    }
+
+    @Test("--token-file must not be readable by others")
+    func tokenFile() throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory, server)
+        let file = directory.file("token")
+        try Data("alice-token\n".utf8).write(to: URL(fileURLWithPath: file))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        let open = try ChatdirProcess.run(["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
+        #expect(open.status == 77)
+        #expect(open.stderr.contains("can be read by others (mode 644); run `chmod 600 \(file)` first"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        let closed = try ChatdirProcess.run(["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
+        #expect(closed.status == 0, "\(closed.stderr)")
+    }
+
+    @Test("nothing listening: sync exits 75 and the message stays pending")
+    func unreachable() throws {
+        let directory = try TemporaryDirectory()
+        let server = try Server()
+        let store = try newStore(directory, server)
+        #expect(try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "offline"]).status == 0)
+        let result = try ChatdirProcess.run(["sync", "--store", store, "--server", "http://127.0.0.1:9"], environment: ["CHATDIR_TOKEN": "alice-token"])
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("server unreachable"))
+        #expect(result.stdout.contains("1 still pending"))
+    }
+
+    @Test("read marks a conversation read for the worker to post; bob's sender sees ✓✓ read after sync")
+    func readPosition() throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let alice = try newStore(directory, server)
+        let bob = try newStore(directory, server, user: "bob")
+        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "read me"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        let read = try ChatdirProcess.run(["read", "--store", alice, "alice-bob"])
+        #expect(read.stdout == "4\n")
+        #expect(try ChatdirProcess.run(["read", "--store", alice, "alice-bob", "--up-to", "2"]).stdout == "4\n")
+        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        let view = try ChatdirProcess.run(["view", "--store", bob, "alice-bob"])
+        #expect(view.lines.last?.hasSuffix("bob    read me  ✓✓ read") == true, "\(view.stdout)")
+    }
+
+    @Test("sync --live: a second worker on the store is refused; SIGTERM finishes and exits 0")
+    func liveWorker() throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory, server)
+        let worker = Process()
+        worker.executableURL = ChatdirProcess.executable
+        worker.arguments = ["sync", "--live", "--store", store]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        worker.environment = environment
+        let errors = Pipe()
+        worker.standardError = errors
+        worker.standardOutput = FileHandle.nullDevice
+        try worker.run()
+        // Wait for the first catch-up to land in the store.
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: store + "/conversations/dinner/messages/0000000001-0000000100.json"), Date() < deadline {
+            usleep(20_000)
+        }
+        let second = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
+        #expect(second.status == 75)
+        #expect(second.stderr.contains("only one sync worker may run per store"))
+        #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "while live"]).status == 0)
+        let sent = Date().addingTimeInterval(20)
+        while (try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox").filter { !$0.hasPrefix(".") }.isEmpty) != true, Date() < sent {
+            usleep(20_000)
+        }
+        kill(worker.processIdentifier, SIGTERM)
+        worker.waitUntilExit()
+        #expect(worker.terminationStatus == 0)
+        #expect(worker.terminationReason == .exit)
+        let view = try ChatdirProcess.run(["view", "--store", store, "dinner"])
+        #expect(view.lines.last?.contains("while live  ✓") == true, "\(view.stdout)")
+        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("connected to http://127.0.0.1:"))
+    }
+}
