@@ -101,13 +101,13 @@ public struct Conversation: Sendable {
     }
 
     /// Up to `limit` newest messages with sequence below `before` (all when nil), ascending, and
-    /// whether older ones are stored. Reads segments from the newest back, only as many as needed.
+    /// whether older ones are stored. Reads segments from the newest back, only as many as needed;
+    /// finds the newest through `messages/.newest` without listing the directory when it can.
     public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
-        var ranges = try segmentRanges()
-        if let before { ranges.removeAll { $0.first >= before } }
+        var walk = try SegmentWalk(self, before: before)
         var collected: [Message] = []
         var seen: [ClientMessageID: (message: Message, path: String, line: Int?)] = [:]
-        while collected.count < limit, let range = ranges.popLast() {
+        while collected.count < limit, let range = try walk.next() {
             let decoded = try decodeSegment(range)
             let path = relative(StoreLayout.messages + "/" + range.fileName)
             // A client ID in two files is a damaged store. Files are read newest first, `check`
@@ -122,9 +122,28 @@ public struct Conversation: Sendable {
             if let before { messages.removeAll { $0.sequence >= before } }
             collected.insert(contentsOf: messages, at: 0)
         }
-        let hasOlder = collected.count > limit || !ranges.isEmpty
+        let hasOlder = collected.count > limit ? true : try walk.hasMore()
         if collected.count > limit { collected.removeFirst(collected.count - limit) }
         return (collected, hasOlder)
+    }
+
+    /// Whether a segment file exists for `range`.
+    func hasSegment(_ range: SegmentRange) -> Bool {
+        Sys.kind(of: messagesDirectory + "/" + range.fileName) == .file
+    }
+
+    /// The newest segment according to `messages/.newest`, checked: the file it names exists and
+    /// the ranges after it do not (it moves forward past any that do). Nil when there is no
+    /// usable hint; callers then list the directory.
+    func hintedNewestSegment() -> SegmentRange? {
+        guard let bytes = try? Sys.readFile(messagesDirectory + "/" + StoreLayout.newestHint),
+              let range = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
+              range.isAligned(size: segmentSize), hasSegment(range) else { return nil }
+        var newest = range
+        while case let next = SegmentRange(containing: newest.last + 1, size: segmentSize), hasSegment(next) {
+            newest = next
+        }
+        return newest
     }
 
     /// Everything a screen of this conversation shows, read from disk once.
@@ -134,6 +153,55 @@ public struct Conversation: Sendable {
             id: id, info: try info(), messages: page.messages, hasOlder: page.hasOlder,
             outbox: before == nil ? try outbox() : [], positions: try positions()
         )
+    }
+}
+
+/// The segment files of a page, newest first. Walks back one range at a time from the hinted
+/// newest segment while the files are there (no directory listing: opening a conversation of
+/// 1,000,000 messages costs the same as one of 10,000); at the first missing range, or without
+/// a hint, it lists the directory once and goes on from the listing.
+struct SegmentWalk {
+    private let conversation: Conversation
+    private let before: Int?
+    /// Fast mode: the next range to try.
+    private var probe: SegmentRange?
+    /// Slow mode: the ranges left, ascending.
+    private var listed: [SegmentRange]?
+
+    init(_ conversation: Conversation, before: Int?) throws(StoreError) {
+        self.conversation = conversation
+        self.before = before
+        if before == nil, let newest = conversation.hintedNewestSegment() {
+            probe = newest
+        } else {
+            try list(below: before.map { $0 } ?? Int.max)
+        }
+    }
+
+    private mutating func list(below sequence: Int) throws(StoreError) {
+        probe = nil
+        listed = try conversation.segmentRanges().filter { $0.first < sequence }
+    }
+
+    mutating func next() throws(StoreError) -> SegmentRange? {
+        if let range = probe {
+            if conversation.hasSegment(range) {
+                probe = range.first > 1 ? SegmentRange(containing: range.first - 1, size: conversation.segmentSize) : nil
+                if probe == nil { listed = [] }
+                return range
+            }
+            try list(below: range.last + 1)
+        }
+        return listed?.popLast()
+    }
+
+    /// Whether older segments remain after the ones returned.
+    mutating func hasMore() throws(StoreError) -> Bool {
+        if let range = probe {
+            if conversation.hasSegment(range) { return true }
+            try list(below: range.last + 1)
+        }
+        return !(listed?.isEmpty ?? true)
     }
 }
 

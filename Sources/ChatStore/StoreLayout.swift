@@ -12,6 +12,8 @@ public enum StoreLayout {
     public static let outbox = "outbox"
     public static let readPosition = "read.json"
     public static let lock = ".lock"
+    /// In `messages/`: the name of the newest segment file, so readers need not list the directory.
+    public static let newestHint = ".newest"
 }
 
 /// The range of sequences one segment file holds: `first = ((s - 1) / size) * size + 1`,

@@ -19,6 +19,19 @@ public final class StoreWriter: Sendable {
             for directory in [conversation.directory, conversation.messagesDirectory, conversation.outboxDirectory] {
                 DurableFile.removeStaleTemporaries(in: directory)
             }
+            repairNewestHint(conversation)
+        }
+    }
+
+    /// Rewrites `messages/.newest` when it does not name the newest segment (a power loss can
+    /// lose its rename while keeping a segment's; a hand edit can leave it behind). Best effort:
+    /// readers check the hint and list the directory when it is wrong.
+    private func repairNewestHint(_ conversation: Conversation) {
+        guard let newest = try? conversation.segmentRanges().last else { return }
+        let bytes = Array((newest.fileName + "\n").utf8)
+        let path = conversation.messagesDirectory + "/" + StoreLayout.newestHint
+        if (try? Sys.readFile(path)) != bytes {
+            try? DurableFile.write(bytes, to: StoreLayout.newestHint, in: conversation.messagesDirectory)
         }
     }
 
@@ -77,6 +90,9 @@ public final class StoreWriter: Sendable {
             if changed {
                 files.append((range.fileName, SegmentFile.encode(bySequence.values.sorted { $0.sequence < $1.sequence })))
             }
+        }
+        if let written = byRange.keys.max(), written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)), !files.isEmpty {
+            files.append((StoreLayout.newestHint, Array((written.fileName + "\n").utf8)))
         }
         try system { () throws(SystemError) in try DurableFile.write(files, in: conversation.messagesDirectory) }
         result.inserted.sort { $0.sequence < $1.sequence }

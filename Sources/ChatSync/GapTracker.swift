@@ -20,6 +20,10 @@ public struct GapTracker: Sendable, Equatable {
         self.grace = grace
     }
 
+    /// The highest sequence known to exist without having arrived: a receipt said a member has
+    /// read or received that far (positions never pass the server's last sequence).
+    public private(set) var knownToExist = 0
+
     /// Records sequences that arrived (live events or a catch-up page).
     public mutating func stored(_ sequences: some Sequence<Int>, at now: ContinuousClock.Instant) {
         for sequence in sequences where sequence > caughtUpTo {
@@ -28,25 +32,38 @@ public struct GapTracker: Sendable, Equatable {
         while beyondHole.remove(caughtUpTo + 1) != nil {
             caughtUpTo += 1
         }
-        if beyondHole.isEmpty {
+        updateHole(at: now)
+    }
+
+    /// Records that sequences through `sequence` exist (from a receipt event): if they have not
+    /// all arrived, that is a hole at the tail that no later event may reveal.
+    public mutating func exists(through sequence: Int, at now: ContinuousClock.Instant) {
+        knownToExist = max(knownToExist, sequence)
+        updateHole(at: now)
+    }
+
+    /// Records that a catch-up stored everything through `sequence` (the server said no more).
+    public mutating func caughtUp(through sequence: Int, at now: ContinuousClock.Instant) {
+        if sequence > caughtUpTo { caughtUpTo = sequence }
+        knownToExist = max(knownToExist, sequence)
+        beyondHole = beyondHole.filter { $0 > caughtUpTo }
+        stored([], at: now)
+    }
+
+    private mutating func updateHole(at now: ContinuousClock.Instant) {
+        if missing == nil {
             holeSince = nil
         } else if holeSince == nil {
             holeSince = now
         }
     }
 
-    /// Records that a catch-up stored everything through `sequence` (the server said no more).
-    public mutating func caughtUp(through sequence: Int, at now: ContinuousClock.Instant) {
-        if sequence > caughtUpTo { caughtUpTo = sequence }
-        stored([], at: now)
-        beyondHole = beyondHole.filter { $0 > caughtUpTo }
-        if beyondHole.isEmpty { holeSince = nil }
-    }
-
-    /// The sequences missing below the newest stored one, if any.
+    /// The sequences known to be missing, if any: below the lowest one held past a hole, or up
+    /// to one a receipt proved exists.
     public var missing: ClosedRange<Int>? {
-        guard let low = beyondHole.min() else { return nil }
-        return (caughtUpTo + 1)...(low - 1)
+        if let low = beyondHole.min() { return (caughtUpTo + 1)...(low - 1) }
+        if knownToExist > caughtUpTo { return (caughtUpTo + 1)...knownToExist }
+        return nil
     }
 
     /// Whether a hole has been open longer than ``grace``.

@@ -15,6 +15,9 @@ extension SyncEngine {
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
         var outboxBackoff: [ConversationID: Backoff] = [:]
         var gapChecks: Set<ConversationID> = []
+        /// Whether the live socket is up, and when it last brought an event.
+        var connected = false
+        var lastActivity = ContinuousClock.now
     }
 
     /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
@@ -29,6 +32,8 @@ extension SyncEngine {
                 switch event {
                 case .connected:
                     connectedOnce = true
+                    liveState.connected = true
+                    liveState.lastActivity = .now
                     backoff.reset()
                     log("connected to \(server); catching up")
                     do {
@@ -42,6 +47,7 @@ extension SyncEngine {
                         log("catch-up failed: \(error)")
                     }
                 case let .event(liveEvent):
+                    liveState.lastActivity = .now
                     do {
                         try await apply(liveEvent)
                     } catch {
@@ -50,6 +56,7 @@ extension SyncEngine {
                 case let .ignored(reason):
                     log("ignored a live frame: \(reason)")
                 case let .disconnected(error):
+                    liveState.connected = false
                     if case .unauthorized = error { log(error.description); return 77 }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
@@ -106,7 +113,29 @@ extension SyncEngine {
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
             try await store.mergePositions(Positions([member: position]), in: id)
+            // A position past what has arrived proves messages exist that no event brought.
+            liveState.gaps[id]?.exists(through: max(position.deliveredUpTo, position.readUpTo), at: .now)
+            if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
             if member == (await store.me) { liveState.delivered[id, default: PositionRequestState()].observed(confirmed: position.deliveredUpTo) }
+        }
+    }
+
+    /// A dropped last event leaves a hole nothing reveals; after ``Options/idleCatchUp`` without
+    /// events, catch up anyway (one request per conversation).
+    private func catchUpIfIdle() async {
+        guard liveState.connected, ContinuousClock.now - liveState.lastActivity >= options.idleCatchUp else { return }
+        liveState.lastActivity = .now
+        for id in liveState.gaps.keys {
+            guard let from = liveState.gaps[id]?.caughtUpTo else { continue }
+            do {
+                let through = try await catchUp(id, from: from).through
+                liveState.gaps[id]?.caughtUp(through: through, at: .now)
+                let ready = takeReady(id)
+                if !ready.isEmpty { try await store.save(ready, in: id) }
+                scheduleDelivered(id)
+            } catch {
+                return  // the next reconnect or idle period tries again
+            }
         }
     }
 
@@ -167,6 +196,7 @@ extension SyncEngine {
     /// with its own backoff after temporary failures.
     func followOutbox(log: @escaping @Sendable (String) -> Void) async {
         while !Task.isCancelled {
+            await catchUpIfIdle()
             for id in (try? await store.knownConversations()) ?? [] where liveState.outboxNotBefore[id].map({ $0 <= .now }) ?? true {
                 do {
                     guard !(try await store.pendingOutbox(id)).isEmpty else {

@@ -22,6 +22,9 @@ public actor SyncEngine {
         /// How long a hole in live events may stay open before a catch-up.
         public var gapGrace: Duration = .milliseconds(500)
         public var pingInterval: Duration = .seconds(30)
+        /// How long the live worker waits without events before catching up anyway (a dropped
+        /// last event leaves a hole that no later event reveals).
+        public var idleCatchUp: Duration = .seconds(30)
         /// How often the live worker looks at the outbox for new files.
         public var outboxPollInterval: Duration = .milliseconds(100)
 
@@ -169,6 +172,7 @@ public actor SyncEngine {
             fetched += page.items.count
             if page.hasMore, fetched >= 5 * options.pageSize { progress?("\(id): caught up \(fetched) messages, at sequence \(after)") }
         }
+        try await store.recordCaughtUp(id, through: after)
         return (inserted, after)
     }
 
@@ -313,14 +317,39 @@ extension SyncEngine {
 }
 
 extension SyncStore {
-    /// The end of the run of stored sequences at the head: read from the newest two segments,
-    /// the highest sequence below which nothing is missing down to the oldest of them.
+    /// This device's sync marker, `conversations/<id>/.caught-up`: every sequence from the start
+    /// of the stored history through the number in it is stored. Written only after a catch-up
+    /// has made its pages durable, so it may lag but never lead. Hidden and per device.
+    static let caughtUpMarker = ".caught-up"
+
+    /// Where catching up starts: the lower of the marker and the end of the run of stored
+    /// sequences at the head (read from the newest two segments). Holes above the marker (an
+    /// own message accepted before the one ahead of it was fetched, then a crash) are filled.
     func catchUpPoint(_ id: ConversationID) throws(StoreError) -> Int {
         let conversation = store.conversation(id)
         let ranges = try conversation.segmentRanges().suffix(2)
         var sequences: [Int] = []
         for range in ranges { sequences += try conversation.readSegment(range).map(\.sequence) }
         guard let low = sequences.min() else { return 0 }
-        return contiguousHigh(from: low - 1, in: sequences)
+        let head = contiguousHigh(from: low - 1, in: sequences)
+        guard let marker = caughtUpMarker(id), marker <= head,
+              try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize)).contains(where: { $0.sequence == marker }) || marker == 0
+        else { return head }
+        return marker
+    }
+
+    func caughtUpMarker(_ id: ConversationID) -> Int? {
+        guard let bytes = try? Sys.readFile(store.conversation(id).directory + "/" + Self.caughtUpMarker) else { return nil }
+        return Int(String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self))
+    }
+
+    /// Records that everything through `sequence` is stored (after a catch-up's pages are durable).
+    func recordCaughtUp(_ id: ConversationID, through sequence: Int) throws(StoreError) {
+        guard caughtUpMarker(id) != sequence else { return }
+        do {
+            try DurableFile.write(Array("\(sequence)\n".utf8), to: Self.caughtUpMarker, in: store.conversation(id).directory)
+        } catch {
+            throw .system(error)
+        }
     }
 }

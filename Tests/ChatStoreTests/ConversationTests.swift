@@ -62,3 +62,62 @@ import Testing
         }
     }
 }
+
+@Suite struct NewestHintTests {
+    func store(_ directory: TemporaryDirectory, messages: Int) throws -> Store {
+        let store = try makeStore(in: directory)
+        try StoreWriter(store: store).save((1...messages).map { message($0) }, in: c1)
+        return store
+    }
+
+    func hintPath(_ store: Store) -> String { store.conversation(c1).messagesDirectory + "/.newest" }
+
+    @Test("the writer keeps messages/.newest naming the newest segment")
+    func maintained() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(directory, messages: 35)
+        #expect(try String(contentsOfFile: hintPath(store), encoding: .utf8) == "0000000031-0000000040.json\n")
+        try StoreWriter(store: store).save([message(41)], in: c1)
+        #expect(try String(contentsOfFile: hintPath(store), encoding: .utf8) == "0000000041-0000000050.json\n")
+        try StoreWriter(store: store).save([message(36)], in: c1)
+        #expect(try String(contentsOfFile: hintPath(store), encoding: .utf8) == "0000000041-0000000050.json\n")
+    }
+
+    @Test("a missing, wrong, stale or lying hint still gives the newest page", arguments: [
+        nil, "garbage\n", "0000000011-0000000020.json\n", "0000000091-0000000100.json\n", "0000000002-0000000011.json\n",
+    ])
+    func badHints(_ hint: String?) throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(directory, messages: 45)
+        if let hint {
+            try Data(hint.utf8).write(to: URL(fileURLWithPath: hintPath(store)))
+        } else {
+            try FileManager.default.removeItem(atPath: hintPath(store))
+        }
+        let page = try store.conversation(c1).newestMessages(limit: 12)
+        #expect(page.messages.map(\.sequence) == Array(34...45))
+        #expect(page.hasOlder)
+    }
+
+    @Test("walking back stops at holes in history and goes on past them")
+    func holes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        try StoreWriter(store: store).save([1, 2, 3, 55, 56, 91, 92].map { message($0) }, in: c1)
+        let page = try store.conversation(c1).newestMessages(limit: 5)
+        #expect(page.messages.map(\.sequence) == [3, 55, 56, 91, 92])
+        #expect(page.hasOlder)
+        let all = try store.conversation(c1).newestMessages(limit: 50)
+        #expect(all.messages.map(\.sequence) == [1, 2, 3, 55, 56, 91, 92])
+        #expect(!all.hasOlder)
+    }
+
+    @Test("the writer repairs a stale hint when it starts")
+    func repaired() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(directory, messages: 45)
+        try Data("0000000001-0000000010.json\n".utf8).write(to: URL(fileURLWithPath: hintPath(store)))
+        _ = try StoreWriter(store: store)
+        #expect(try String(contentsOfFile: hintPath(store), encoding: .utf8) == "0000000041-0000000050.json\n")
+    }
+}

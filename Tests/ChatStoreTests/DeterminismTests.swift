@@ -34,7 +34,7 @@ import Testing
         let b = try filesUnder(other.root).filter { !$0.key.hasPrefix("chatdir.json") }
         #expect(a.keys.sorted() == b.keys.sorted())
         #expect(a == b)
-        #expect(a.keys.filter { $0.contains("/messages/") }.count == 10)
+        #expect(a.keys.filter { $0.contains("/messages/") }.count == 11)  // 10 segments and .newest
     }
 
     @Test("a duplicate is stored once; a contradicting message is kept out and reported")

@@ -96,3 +96,18 @@ import Testing
         #expect(state.nextRequest() == 10)
     }
 }
+
+@Suite struct GapTrackerTailTests {
+    @Test("a receipt past what arrived opens a hole at the tail; the catch-up closes it")
+    func tailHole() {
+        let start = ContinuousClock.now
+        var gaps = GapTracker(caughtUpTo: 199)
+        gaps.exists(through: 199, at: start)
+        #expect(gaps.missing == nil)
+        gaps.exists(through: 200, at: start)
+        #expect(gaps.missing == 200...200)
+        #expect(gaps.catchUpDue(at: start + .seconds(1)))
+        gaps.caughtUp(through: 200, at: start)
+        #expect(gaps.missing == nil && gaps.deadline == nil)
+    }
+}

@@ -74,6 +74,7 @@ let fastOptions: SyncEngine.Options = {
     options.attemptsPerPass = 50
     options.gapGrace = .milliseconds(100)
     options.outboxPollInterval = .milliseconds(20)
+    options.idleCatchUp = .milliseconds(500)
     return options
 }()
 
