@@ -117,7 +117,12 @@ public struct StoreChecker {
     /// Checks every segment; returns the client message IDs stored, with the file of each.
     private mutating func checkSegments(_ path: String, segmentSize: Int) -> [ClientMessageID: String] {
         var ids: [ClientMessageID: String] = [:]
-        for name in list(path) ?? [] {
+        let names = list(path) ?? []
+        if let newest = names.compactMap(SegmentRange.init(fileName:)).max(), case let .success(hint) = read(path + "/" + StoreLayout.newestHint),
+           hint != Array((newest.fileName + "\n").utf8) {
+            warning(path + "/" + StoreLayout.newestHint, "does not name the newest segment (\(newest.fileName)); readers list the directory instead, and the sync worker rewrites it when it starts")
+        }
+        for name in names {
             let file = path + "/" + name
             if name.hasPrefix(".") { checkTemporary(file); continue }
             guard let range = SegmentRange(fileName: name) else {
