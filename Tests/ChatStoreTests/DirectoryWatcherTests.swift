@@ -2,7 +2,12 @@
 import Foundation
 import Testing
 
-@Suite(.serialized) struct DirectoryWatcherTests {
+/// Every suite that starts watchers, run one test at a time so process-wide descriptor and
+/// watcher counts mean something.
+@Suite(.serialized) struct LiveStore {}
+
+extension LiveStore {
+@Suite struct DirectoryWatcherTests {
     /// Starts a watcher on `root` that records every batch.
     func watch(_ root: String, depth: Int = 1, paused: Bool = false) throws -> (DirectoryWatcher, Collector<WatchBatch>) {
         let batches = Collector<WatchBatch>()
@@ -162,6 +167,8 @@ import Testing
         #expect(await done.wait { !$0.isEmpty })
         box.watcher = nil
     }
+}
+
 }
 
 final class WatcherBox: @unchecked Sendable {

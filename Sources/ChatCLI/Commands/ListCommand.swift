@@ -16,56 +16,18 @@ enum ListCommand: Command {
         """
     )
 
-    /// What a line of the list shows for one conversation.
-    struct Summary {
-        var id: ConversationID
-        var title: String
-        var last: Message?
-        var unread: Int
-        var pending: Int
-        var failed: Int
-        var activity: String
-        var problem: String?
-    }
-
-    static let unreadCap = 1000
-
-    static func summary(of conversation: Conversation, me: UserID) -> Summary {
-        var summary = Summary(id: conversation.id, title: conversation.id.rawValue, last: nil, unread: 0, pending: 0, failed: 0, activity: "", problem: nil)
-        do {
-            summary.title = try conversation.info()?.title ?? conversation.id.rawValue
-            let outbox = try conversation.outbox()
-            summary.pending = outbox.filter { $0.state == .pending }.count
-            summary.failed = outbox.count - summary.pending
-            let readUpTo = max(try conversation.positions()?[me].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
-            var ranges = try conversation.segmentRanges()
-            while let range = ranges.popLast(), range.last > readUpTo, summary.unread < unreadCap {
-                let messages = try conversation.readSegment(range)
-                if summary.last == nil { summary.last = messages.last }
-                summary.unread += messages.filter { $0.sequence > readUpTo && $0.senderID != me }.count
-            }
-            if summary.last == nil, let range = try conversation.segmentRanges().last {
-                summary.last = try conversation.readSegment(range).last
-            }
-            summary.activity = max(summary.last?.sentAt ?? "", outbox.map(\.createdAt).max() ?? "")
-        } catch {
-            summary.problem = error.description
-        }
-        return summary
-    }
-
     static func run(_ context: Context) throws -> Int32 {
         let arguments = context.arguments
         try arguments.expectAtMost(0)
         let store = try context.openStore()
-        let summaries = try store.conversationIDs().map { summary(of: store.conversation($0), me: store.userID) }
-            .sorted { ($0.activity, $1.id) > ($1.activity, $0.id) }
+        let summaries = try store.conversationIDs().map { store.conversation($0).summary(me: store.userID) }
+            .sorted(by: ConversationSummary.listOrder)
         let output = context.output
         if arguments.flag("--json") {
             for summary in summaries {
                 var members: [(key: String, value: JSONValue)] = [
                     ("id", .string(summary.id.rawValue)), ("title", .string(summary.title)),
-                    ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= unreadCap)),
+                    ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= ConversationSummary.unreadCap)),
                     ("pending", .integer(summary.pending)), ("failed", .integer(summary.failed)),
                 ]
                 if let last = summary.last {
@@ -88,7 +50,7 @@ enum ListCommand: Command {
                 continue
             }
             var counts: [String] = []
-            if summary.unread > 0 { counts.append(summary.unread >= unreadCap ? "999+ unread" : "\(summary.unread) unread") }
+            if summary.unread > 0 { counts.append(summary.unread >= ConversationSummary.unreadCap ? "999+ unread" : "\(summary.unread) unread") }
             if summary.pending > 0 { counts.append("\(summary.pending) pending") }
             if summary.failed > 0 { counts.append(output.styled("\(summary.failed) failed", .red)) }
             if !counts.isEmpty { line += "  (" + counts.joined(separator: ", ") + ")" }
