@@ -16,6 +16,7 @@ let package = Package(
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore"]),
         .target(name: "ChatWire"),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
+        .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
