@@ -23,6 +23,7 @@ let package = Package(
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
+        .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),

@@ -6,7 +6,7 @@ import ChatStore
 public enum Chatdir {
     static let commands: [any Command.Type] = [
         InitCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self,
-        SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self, DemoCommand.self,
+        WatchCommand.self, SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self,
     ]
 

@@ -30,7 +30,13 @@ struct RowText {
     /// `time  sender  text  tick`, senders padded to `senderWidth`; lines of a multi-line text
     /// after the first are indented under the text.
     func line(_ row: TimelineRow, senderWidth: Int) -> String {
-        let when = time.format(row.time)
+        line(RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
+                      senderID: row.senderID, text: row.text, status: row.status), senderWidth: senderWidth)
+    }
+
+    /// As ``line(_:senderWidth:)-(TimelineRow,_)``, for a row whose time the view model already formatted.
+    func line(_ row: RowState, senderWidth: Int) -> String {
+        let when = row.time
         let sender = row.senderID.rawValue
         let prefix = when + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
         let indent = String(repeating: " ", count: when.count + 2 + senderWidth + 2)

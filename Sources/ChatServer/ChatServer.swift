@@ -84,14 +84,14 @@ public final class ChatServer: Sendable {
     /// up to `timeoutMilliseconds` for connection threads to finish (a commit under way completes
     /// first), and releases the data directory. Safe to call more than once.
     public func stop(timeoutMilliseconds: Int = 5000) {
-        let connections = state.withLock { state -> Set<Int32> in
+        // Shut the connections down while holding the lock: a connection leaves the set (under
+        // the lock) before its descriptor is closed, so every number in the set is still this
+        // server's socket. Outside the lock the number could already belong to someone else.
+        state.withLock { state in
             state.stopping = true
-            return state.connections
+            for fd in state.connections { Socket.shutdown(fd) }
         }
         Socket.signal(stopEvent)
-        for fd in connections {
-            Socket.shutdown(fd)
-        }
         let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
         while SystemThread.monotonicMilliseconds() < deadline {
             let busy = state.withLock { !$0.connections.isEmpty || $0.acceptRunning }

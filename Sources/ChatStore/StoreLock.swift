@@ -40,3 +40,22 @@ public final class StoreLock: Sendable {
         Sys.close(fd)
     }
 }
+
+extension StoreLock {
+    /// The process ID of the sync worker holding the lock on `storeRoot`, or nil when none does.
+    ///
+    /// Looks the lock file up in `/proc/locks` instead of trying the lock: taking it even for a
+    /// moment could make a sync worker starting at that instant fail with "locked", and opening
+    /// `.lock` would wake every inotify watcher of the store root. Linux only; elsewhere nil.
+    public static func holder(storeRoot: String) -> Int32? {
+        guard let identity = Sys.lockIdentity(of: storeRoot + "/" + StoreLayout.lock),
+              let table = try? Sys.readFile("/proc/locks") else { return nil }
+        // "1: FLOCK  ADVISORY  WRITE 9940 fe:00:16220310 0 EOF"; waiters have "->" after the number.
+        for line in table.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity else { continue }
+            return Int32(fields[4])
+        }
+        return nil
+    }
+}

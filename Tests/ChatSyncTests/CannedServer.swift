@@ -43,12 +43,14 @@ final class CannedServer: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
+    /// Wakes the accept loop, which closes the listener itself: closing it here could hand its
+    /// number to another test's socket while the loop is about to call accept on it.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 { return }

@@ -6,9 +6,10 @@ enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list",
         summary: "List conversations, newest activity first, with unread, pending and failed counts.",
-        usage: ["[--json]"],
+        usage: ["[--json] [--follow]"],
         options: [
             .init(name: "--json", value: nil, help: "one JSON object per conversation (JSON Lines)"),
+            .init(name: "--follow", value: nil, help: "keep running: redraw on a terminal, or print each changed conversation's line to a pipe"),
         ],
         discussion: """
         Unread counts others' messages past my read position (shown as 999+ past 999).
@@ -16,79 +17,51 @@ enum ListCommand: Command {
         """
     )
 
-    /// What a line of the list shows for one conversation.
-    struct Summary {
-        var id: ConversationID
-        var title: String
-        var last: Message?
-        var unread: Int
-        var pending: Int
-        var failed: Int
-        var activity: String
-        var problem: String?
-    }
-
-    static let unreadCap = 1000
-
-    static func summary(of conversation: Conversation, me: UserID) -> Summary {
-        var summary = Summary(id: conversation.id, title: conversation.id.rawValue, last: nil, unread: 0, pending: 0, failed: 0, activity: "", problem: nil)
-        do {
-            summary.title = try conversation.info()?.title ?? conversation.id.rawValue
-            let outbox = try conversation.outbox()
-            summary.pending = outbox.filter { $0.state == .pending }.count
-            summary.failed = outbox.count - summary.pending
-            let readUpTo = max(try conversation.positions()?[me].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
-            var ranges = try conversation.segmentRanges()
-            while let range = ranges.popLast(), range.last > readUpTo, summary.unread < unreadCap {
-                let messages = try conversation.readSegment(range)
-                if summary.last == nil { summary.last = messages.last }
-                summary.unread += messages.filter { $0.sequence > readUpTo && $0.senderID != me }.count
-            }
-            if summary.last == nil, let range = try conversation.segmentRanges().last {
-                summary.last = try conversation.readSegment(range).last
-            }
-            summary.activity = max(summary.last?.sentAt ?? "", outbox.map(\.createdAt).max() ?? "")
-        } catch {
-            summary.problem = error.description
-        }
-        return summary
-    }
-
     static func run(_ context: Context) throws -> Int32 {
         let arguments = context.arguments
         try arguments.expectAtMost(0)
         let store = try context.openStore()
-        let summaries = try store.conversationIDs().map { summary(of: store.conversation($0), me: store.userID) }
-            .sorted { ($0.activity, $1.id) > ($1.activity, $0.id) }
+        if arguments.flag("--follow") { return try follow(context, store: store) }
+        let summaries = try store.conversationIDs().map { store.conversation($0).summary(me: store.userID) }
+            .sorted(by: ConversationSummary.listOrder)
         let output = context.output
         if arguments.flag("--json") {
-            for summary in summaries {
-                var members: [(key: String, value: JSONValue)] = [
-                    ("id", .string(summary.id.rawValue)), ("title", .string(summary.title)),
-                    ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= unreadCap)),
-                    ("pending", .integer(summary.pending)), ("failed", .integer(summary.failed)),
-                ]
-                if let last = summary.last {
-                    members.append(("lastMessage", .object([
-                        ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
-                        ("sentAt", .string(last.sentAt)), ("text", .string(last.text)),
-                    ])))
-                }
-                if let problem = summary.problem { members.append(("error", .string(problem))) }
-                output.print(String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self))
-            }
+            for summary in summaries { output.print(json(summary)) }
             return summaries.contains { $0.problem != nil } ? 65 : 0
         }
+        for line in lines(summaries, output: output) { output.print(line) }
+        if summaries.isEmpty && output.isTerminal {
+            output.print(output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim))
+        }
+        return summaries.contains { $0.problem != nil } ? 65 : 0
+    }
+
+    /// One conversation as a JSON object (one line of `--json`).
+    static func json(_ summary: ConversationSummary) -> String {
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", .string(summary.id.rawValue)), ("title", .string(summary.title)),
+            ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= ConversationSummary.unreadCap)),
+            ("pending", .integer(summary.pending)), ("failed", .integer(summary.failed)),
+        ]
+        if let last = summary.last {
+            members.append(("lastMessage", .object([
+                ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
+                ("sentAt", .string(last.sentAt)), ("text", .string(last.text)),
+            ])))
+        }
+        if let problem = summary.problem { members.append(("error", .string(problem))) }
+        return String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self)
+    }
+
+    /// The text lines of the list, IDs padded to one width.
+    static func lines(_ summaries: [ConversationSummary], output: Output) -> [String] {
         let time = TimeText()
         let idWidth = summaries.map(\.id.rawValue.count).max() ?? 0
-        for summary in summaries {
+        return summaries.map { summary in
             var line = summary.id.rawValue + String(repeating: " ", count: idWidth - summary.id.rawValue.count) + "  " + output.styled(summary.title, .bold)
-            if let problem = summary.problem {
-                output.print(line + "  " + output.styled("damaged: \(problem)", .red))
-                continue
-            }
+            if let problem = summary.problem { return line + "  " + output.styled("damaged: \(problem)", .red) }
             var counts: [String] = []
-            if summary.unread > 0 { counts.append(summary.unread >= unreadCap ? "999+ unread" : "\(summary.unread) unread") }
+            if summary.unread > 0 { counts.append(summary.unread >= ConversationSummary.unreadCap ? "999+ unread" : "\(summary.unread) unread") }
             if summary.pending > 0 { counts.append("\(summary.pending) pending") }
             if summary.failed > 0 { counts.append(output.styled("\(summary.failed) failed", .red)) }
             if !counts.isEmpty { line += "  (" + counts.joined(separator: ", ") + ")" }
@@ -96,11 +69,43 @@ enum ListCommand: Command {
                 let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
                 line += "  " + output.styled(time.format(last.sentAt), .dim) + " " + last.senderID.rawValue + ": " + String(preview.prefix(60)) + (preview.count > 60 ? "…" : "")
             }
-            output.print(line)
+            return line
         }
-        if summaries.isEmpty && output.isTerminal {
-            output.print(output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim))
+    }
+
+    /// `--follow`: the list redrawn on a terminal; in a pipe, each conversation's line again
+    /// whenever it changed (JSON Lines with --json).
+    static func follow(_ context: Context, store: Store) throws -> Int32 {
+        let lists = try StoreObserver(store: store).summaries()
+        let output = context.output
+        let json = context.arguments.flag("--json")
+        let redraw = output.isTerminal && !json
+        return try Follow.block {
+            let events = Follow.merge(lists, Terminal.signals(resize: redraw))
+            let terminal = Terminal()
+            if redraw { terminal.enter() }
+            defer { terminal.restore() }
+            var last: [ConversationSummary] = []
+            var printed: [ConversationID: ConversationSummary] = [:]
+            for await event in events {
+                switch event {
+                case let .value(list): last = list
+                case .signal(.resize): break
+                case .signal(.stop), .ended: return 0
+                }
+                if redraw {
+                    let size = Terminal.size() ?? (rows: 24, columns: 80)
+                    var frame = lines(last, output: output)
+                    if frame.isEmpty { frame = [output.styled("no conversations yet", .dim)] }
+                    terminal.draw(frame.prefix(size.rows).map { Terminal.fit($0, width: size.columns) })
+                    continue
+                }
+                let changed = last.filter { printed[$0.id] != $0 }
+                for summary in changed { printed[summary.id] = summary }
+                let text = json ? changed.map(Self.json) : lines(changed, output: output)
+                if !text.isEmpty { Output.write(1, text.joined(separator: "\n") + "\n") }
+            }
+            return 0
         }
-        return summaries.contains { $0.problem != nil } ? 65 : 0
     }
 }

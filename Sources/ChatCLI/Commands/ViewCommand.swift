@@ -6,12 +6,13 @@ enum ViewCommand: Command {
     static let spec = CommandSpec(
         name: "view",
         summary: "Show a conversation's newest messages with ticks.",
-        usage: ["CONV [--limit N] [--before SEQ] [--json]"],
+        usage: ["CONV [--limit N] [--before SEQ] [--json]", "CONV --follow [--limit N] [--json]"],
         options: [
             .init(name: "--limit", value: "N", help: "how many messages (default 50)"),
             .init(name: "--before", value: "SEQ", help: "only messages with a sequence below SEQ (scroll back)"),
             .init(name: "--json", value: nil, help: "one JSON object per row (JSON Lines), for jq and scripts"),
             .init(name: "--mark-read", value: nil, help: "mark the conversation read up to the newest message shown (like `chatdir read`)"),
+            .init(name: "--follow", value: nil, help: "keep running and show every change as it is written (Ctrl-C ends)"),
         ],
         discussion: """
         Rows are in the server's order (sequence); messages not accepted yet follow, oldest first.
@@ -21,10 +22,17 @@ enum ViewCommand: Command {
         On a terminal a title line and a status line frame the rows; in a pipe only rows are printed.
         Colour follows NO_COLOR. Times are local (TZ).
 
+        With --follow on a terminal the screen is redrawn in place after every write to the
+        conversation's files: newest rows at the bottom, ticks change where they stand, a status
+        line counts pending and failed messages and says whether a sync worker runs. In a pipe,
+        --follow prints each new or changed row once (as text, or JSON Lines with --json).
+
         Examples:
           chatdir view c1
           chatdir view c1 --before 401 --limit 20
           chatdir view c1 --json | jq -r 'select(.status == "failed") | .clientMessageId'
+          chatdir view c1 --follow
+          chatdir view c1 --follow --json | jq -r '.text'
         """
     )
 
@@ -35,6 +43,10 @@ enum ViewCommand: Command {
         let limit = try arguments.integer("--limit", in: 1...1_000_000) ?? 50
         let before = try arguments.integer("--before", in: 1...Int.max)
         let store = try context.openStore()
+        if arguments.flag("--follow") {
+            if before != nil { throw context.usage("--follow shows the newest messages and what comes after; it cannot be combined with --before") }
+            return try follow(context, store: store, id: id, limit: limit)
+        }
         let snapshot = try store.existingConversation(id).snapshot(limit: limit, before: before)
         let rows = snapshot.rows(me: store.userID)
         let output = context.output
@@ -66,5 +78,86 @@ enum ViewCommand: Command {
             if !status.isEmpty { output.print(output.styled("  " + status.joined(separator: " · "), .dim)) }
         }
         return 0
+    }
+
+    /// `--follow`: redraw on a terminal, or print new and changed rows to a pipe, until a signal.
+    static func follow(_ context: Context, store: Store, id: ConversationID, limit: Int) throws -> Int32 {
+        let states = try StoreObserver(store: store).states(in: id, limit: limit)
+        let output = context.output
+        let json = context.arguments.flag("--json")
+        let redraw = output.isTerminal && !json
+        let me = store.userID
+        return try Follow.block {
+            let events = Follow.merge(states, Terminal.signals(resize: redraw))
+            let model = ConversationViewModel(me: me)
+            if redraw {
+                let terminal = Terminal()
+                let screen = ConversationScreen(output: output, conversation: id)
+                terminal.enter()
+                defer { terminal.restore() }
+                var last: ConversationState?
+                for await event in events {
+                    switch event {
+                    case let .value(state):
+                        last = state
+                    case .signal(.resize):
+                        break
+                    case .signal(.stop), .ended:
+                        return 0
+                    }
+                    guard let state = last else { continue }
+                    let size = Terminal.size() ?? (rows: 24, columns: 80)
+                    terminal.draw(screen.frame(model.viewState(state, visibleRows: size.rows), rows: size.rows, columns: size.columns))
+                }
+                return 0
+            }
+            var printer = RowPrinter(output: output, conversation: id, me: me, json: json)
+            for await event in events {
+                switch event {
+                case let .value(state): printer.print(state)
+                case .signal(.resize): continue
+                case .signal(.stop), .ended: return 0
+                }
+            }
+            return 0
+        }
+    }
+}
+
+/// `view --follow` into a pipe: prints each row the first time it is seen and again only when
+/// it changes (a tick moved, a pending message was accepted), in the order of the rows.
+struct RowPrinter {
+    var output: Output
+    var conversation: ConversationID
+    var me: UserID
+    var json: Bool
+    private var printed: [ClientMessageID: TimelineRow] = [:]
+
+    init(output: Output, conversation: ConversationID, me: UserID, json: Bool) {
+        self.output = output
+        self.conversation = conversation
+        self.me = me
+        self.json = json
+    }
+
+    /// The lines for what changed since the last state, and remembers them as printed.
+    mutating func lines(for state: ConversationState) -> [String] {
+        let text = RowText(output: output, conversation: conversation)
+        let senderWidth = state.members.map(\.rawValue.count).max() ?? 0
+        var lines: [String] = []
+        for row in state.rows where printed[row.clientMessageID] != row {
+            printed[row.clientMessageID] = row
+            lines.append(json ? RowText.json(row, conversation: conversation, me: me) : text.line(row, senderWidth: senderWidth))
+        }
+        if printed.count > state.rows.count + 1000 {
+            let current = Set(state.rows.map(\.clientMessageID))
+            printed = printed.filter { current.contains($0.key) }
+        }
+        return lines
+    }
+
+    mutating func print(_ state: ConversationState) {
+        let lines = lines(for: state)
+        if !lines.isEmpty { Output.write(1, lines.joined(separator: "\n") + "\n") }
     }
 }

@@ -1,0 +1,33 @@
+import ChatDomain
+
+/// Lays out one frame of `view --follow` on a terminal: title, history hint, the newest rows
+/// at the bottom, the status line last. Every line fits the width, so rows never wrap and a
+/// tick that changes is redrawn where it stands.
+struct ConversationScreen {
+    var output: Output
+    var conversation: ConversationID
+
+    func frame(_ view: ConversationViewState, rows height: Int, columns width: Int) -> [String] {
+        var header = [output.styled(view.title, .bold) + output.styled("  " + view.subtitle, .dim)]
+        switch view.history {
+        case let .olderStored(before):
+            header.append(output.styled("  older messages: chatdir view \(conversation)" + (before.map { " --before \($0)" } ?? ""), .dim))
+        case .complete:
+            header.append(output.styled("  start of the conversation", .dim))
+        }
+        for problem in view.problems.prefix(3) { header.append(output.styled("  " + problem, .red)) }
+        var footer = [output.styled("  " + view.status, .dim)]
+        if view.rows.isEmpty { footer.insert(output.styled("  no messages yet: chatdir send \(conversation) TEXT", .dim), at: 0) }
+        let body = max(0, height - header.count - footer.count)
+        let text = RowText(output: output, conversation: conversation)
+        let senderWidth = view.rows.map(\.senderID.rawValue.count).max() ?? 0
+        var lines: [String] = []
+        for row in view.rows.reversed() where lines.count < body {
+            let rowLines = text.line(row, senderWidth: senderWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines.insert(contentsOf: rowLines, at: 0)
+        }
+        if lines.count > body { lines.removeFirst(lines.count - body) }
+        let padding = [String](repeating: "", count: body - lines.count)
+        return (header + padding + lines + footer).prefix(max(1, height)).map { Terminal.fit($0, width: width) }
+    }
+}

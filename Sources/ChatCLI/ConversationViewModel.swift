@@ -1,0 +1,91 @@
+import ChatDomain
+import ChatStore
+
+/// One row as a screen draws it: the time already formatted, the tick still a status (RowText
+/// turns it into words and colour).
+public struct RowState: Hashable, Sendable {
+    public var clientMessageID: ClientMessageID
+    public var sequence: Int?
+    /// Local time: `10:02` today, `2026-11-28 10:02` on other days.
+    public var time: String
+    public var senderID: UserID
+    public var text: String
+    public var status: TimelineRow.Status
+}
+
+/// Whether there is more history above the first row, and how to see it.
+public enum HistoryState: Hashable, Sendable {
+    /// The first row is the conversation's first stored message.
+    case complete
+    /// Older messages are stored: `chatdir view CONV --before <sequence>` shows them.
+    case olderStored(before: Int?)
+}
+
+/// Everything the live screen draws, decided here so the screen decides nothing.
+public struct ConversationViewState: Hashable, Sendable {
+    public var title: String
+    /// `c1 · alice, bob`
+    public var subtitle: String
+    /// The newest rows, oldest first (at most the number asked for).
+    public var rows: [RowState]
+    /// All rows followed, of which ``rows`` are the newest.
+    public var totalRows: Int
+    public var history: HistoryState
+    /// Pending and failed counts, receipts, whether a sync worker runs: one line.
+    public var status: String
+    /// Files that could not be read, each naming the file and what to do.
+    public var problems: [String]
+}
+
+/// Turns the observer's ``ConversationState`` into a ``ConversationViewState``: formatted times,
+/// history and status line. Pure apart from the time zone, so it is testable without a terminal.
+public struct ConversationViewModel: Sendable {
+    public let me: UserID
+    let time: TimeText
+
+    public init(me: UserID) {
+        self.init(me: me, time: TimeText())
+    }
+
+    init(me: UserID, time: TimeText) {
+        self.me = me
+        self.time = time
+    }
+
+    /// The view state for `state`, formatting only the newest `visibleRows` rows (all when nil):
+    /// with 10,000 rows followed, a redraw formats a screenful, not the history.
+    public func viewState(_ state: ConversationState, visibleRows: Int? = nil) -> ConversationViewState {
+        let shown = visibleRows.map { state.rows.suffix(max(0, $0)) } ?? state.rows[...]
+        let rows = shown.map(rowState)
+        let firstSequence = state.rows.first(where: { $0.sequence != nil })?.sequence
+        return ConversationViewState(
+            title: state.info?.title ?? state.id.rawValue,
+            subtitle: "\(state.id) · " + state.members.map(\.rawValue).joined(separator: ", "),
+            rows: rows,
+            totalRows: state.rows.count,
+            history: state.hasOlder ? .olderStored(before: firstSequence) : .complete,
+            status: status(state),
+            problems: state.problems
+        )
+    }
+
+    func rowState(_ row: TimelineRow) -> RowState {
+        RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
+                 senderID: row.senderID, text: row.text, status: row.status)
+    }
+
+    /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker running (pid 42)`
+    func status(_ state: ConversationState) -> String {
+        var parts: [String] = []
+        if !state.exists { parts.append("the conversation's directory is gone") }
+        if state.pending > 0 { parts.append("\(state.pending) pending") }
+        if state.failed > 0 { parts.append("\(state.failed) failed (chatdir retry \(state.id) --all)") }
+        if !state.positionsLoaded { parts.append("receipts not loaded yet") }
+        if let pid = state.syncWorker {
+            parts.append("sync worker running (pid \(pid))")
+        } else {
+            parts.append(state.pending > 0 ? "no sync worker running: pending messages wait in the outbox" : "no sync worker running")
+        }
+        return parts.joined(separator: " · ")
+    }
+}

@@ -1,0 +1,54 @@
+import ChatDomain
+
+/// What a line of the conversation list shows for one conversation: title, last message,
+/// unread/pending/failed counts, and the error when its files are damaged.
+public struct ConversationSummary: Hashable, Sendable {
+    public var id: ConversationID
+    public var title: String
+    public var last: Message?
+    /// Others' messages past my read position, counted up to ``unreadCap``.
+    public var unread: Int
+    public var pending: Int
+    public var failed: Int
+    /// The newer of the last message's `sentAt` and the newest outbox `createdAt`: the list's order.
+    public var activity: String
+    /// Why the conversation could not be read, naming the file; nil when it could.
+    public var problem: String?
+
+    /// Unread counting stops here (shown as 999+), so a huge backlog does not read all of history.
+    public static let unreadCap = 1000
+
+    /// Newest activity first, then by ID: the order `chatdir list` prints.
+    public static func listOrder(_ lhs: ConversationSummary, _ rhs: ConversationSummary) -> Bool {
+        (lhs.activity, rhs.id) > (rhs.activity, lhs.id)
+    }
+}
+
+extension Conversation {
+    /// Reads what the conversation list needs: the outbox, positions, and the newest segments
+    /// back to my read position (at most until ``ConversationSummary/unreadCap`` unread are found).
+    /// Never throws: a damaged file is reported in ``ConversationSummary/problem``.
+    public func summary(me: UserID) -> ConversationSummary {
+        var summary = ConversationSummary(id: id, title: id.rawValue, last: nil, unread: 0, pending: 0, failed: 0, activity: "", problem: nil)
+        do {
+            summary.title = try info()?.title ?? id.rawValue
+            let outbox = try outbox()
+            summary.pending = outbox.filter { $0.state == .pending }.count
+            summary.failed = outbox.count - summary.pending
+            let readUpTo = max(try positions()?[me].readUpTo ?? 0, try wantedReadPosition() ?? 0)
+            var ranges = try segmentRanges()
+            while let range = ranges.popLast(), range.last > readUpTo, summary.unread < ConversationSummary.unreadCap {
+                let messages = try readSegment(range)
+                if summary.last == nil { summary.last = messages.last }
+                summary.unread += messages.filter { $0.sequence > readUpTo && $0.senderID != me }.count
+            }
+            if summary.last == nil, let range = try segmentRanges().last {
+                summary.last = try readSegment(range).last
+            }
+            summary.activity = max(summary.last?.sentAt ?? "", outbox.map(\.createdAt).max() ?? "")
+        } catch {
+            summary.problem = error.description
+        }
+        return summary
+    }
+}

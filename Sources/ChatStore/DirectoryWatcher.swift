@@ -1,0 +1,391 @@
+import Synchronization
+
+/// One committed change under a watched directory, named relative to the watcher's root.
+public struct WatchedChange: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// A file appeared or was replaced: renamed into place, linked, or closed after writing.
+        case written
+        /// A file was unlinked or renamed away.
+        case removed
+        /// A directory appeared; its files (already there before its watch existed) follow as `written`.
+        case directoryAppeared
+        /// A directory was removed or renamed away.
+        case directoryRemoved
+    }
+
+    /// The directory relative to the root: "" for the root itself, "messages", "c1/outbox".
+    public var directory: String
+    public var name: String
+    public var kind: Kind
+
+    public init(directory: String, name: String, kind: Kind) {
+        self.directory = directory
+        self.name = name
+        self.kind = kind
+    }
+
+    /// `directory/name`, relative to the root.
+    public var path: String { directory.isEmpty ? name : directory + "/" + name }
+}
+
+/// What the watcher hands its handler after each wake-up: every change read in one go.
+public struct WatchBatch: Sendable, Equatable {
+    /// Changes in the order the kernel reported them, one per path (the last kind wins), so a
+    /// burst of events becomes one batch and a file touched twice is read once.
+    public var changes: [WatchedChange]
+    /// Re-read everything: the first batch, after IN_Q_OVERFLOW, after a read error, or when a
+    /// watched directory moved or the root went away. ``changes`` is then incomplete.
+    public var rescan: Bool
+    /// Nothing happened for the idle interval: a moment to check what inotify cannot see.
+    public var isIdle: Bool
+
+    public init(changes: [WatchedChange] = [], rescan: Bool = false, isIdle: Bool = false) {
+        self.changes = changes
+        self.rescan = rescan
+        self.isIdle = isIdle
+    }
+}
+
+/// The watcher's bookkeeping as a value: which watch descriptor is which directory, and what an
+/// event means. Pure (no syscalls), so overflow, temp files and directories that appear later are
+/// testable with made-up events.
+struct WatchTable {
+    /// What the driver does for an event.
+    enum Action: Equatable {
+        case report(WatchedChange)
+        /// Add a watch on this directory (relative to the root), scan it, report what is in it.
+        case watch(String)
+        case unwatch(Int32)
+        case rescan
+    }
+
+    /// How deep below the root directories are watched: 0 = the root only.
+    let maxDepth: Int
+    private(set) var directoryByWatch: [Int32: String] = [:]
+    private(set) var watchByDirectory: [String: Int32] = [:]
+
+    init(maxDepth: Int) {
+        self.maxDepth = maxDepth
+    }
+
+    static func depth(of directory: String) -> Int {
+        directory.isEmpty ? 0 : directory.utf8.count(where: { $0 == UInt8(ascii: "/") }) + 1
+    }
+
+    /// Whether a subdirectory `name` of `directory` is within the watched depth.
+    func wantsWatch(below directory: String) -> Bool {
+        Self.depth(of: directory) + 1 <= maxDepth
+    }
+
+    mutating func register(_ watch: Int32, directory: String) {
+        if let old = watchByDirectory[directory], old != watch { directoryByWatch[old] = nil }
+        directoryByWatch[watch] = directory
+        watchByDirectory[directory] = watch
+    }
+
+    mutating func forget(_ watch: Int32) {
+        if let directory = directoryByWatch.removeValue(forKey: watch), watchByDirectory[directory] == watch {
+            watchByDirectory[directory] = nil
+        }
+    }
+
+    mutating func handle(_ event: InotifyEvent) -> [Action] {
+        if event.mask.contains(.overflow) { return [.rescan] }
+        if event.mask.contains(.ignored) {
+            forget(event.watch)
+            return []
+        }
+        guard let directory = directoryByWatch[event.watch] else { return [] }
+        if event.name.isEmpty {
+            // The watched directory itself: when the root moves or goes, every path is stale.
+            if directory.isEmpty && !event.mask.isDisjoint(with: [.deleteSelf, .moveSelf, .unmount]) { return [.rescan] }
+            return []
+        }
+        // Temp files of the durable writer (and editors' swap files) are not commits.
+        if event.name.utf8.first == UInt8(ascii: ".") { return [] }
+        let path = directory.isEmpty ? event.name : directory + "/" + event.name
+        if event.mask.contains(.isDirectory) {
+            if !event.mask.isDisjoint(with: [.create, .movedTo]) {
+                let appeared = Action.report(WatchedChange(directory: directory, name: event.name, kind: .directoryAppeared))
+                return wantsWatch(below: directory) ? [appeared, .watch(path)] : [appeared]
+            }
+            if !event.mask.isDisjoint(with: [.delete, .movedFrom]) {
+                var actions = [Action.report(WatchedChange(directory: directory, name: event.name, kind: .directoryRemoved))]
+                // A directory renamed away keeps its watch, now pointing somewhere unwatched.
+                if event.mask.contains(.movedFrom), let watch = watchByDirectory[path] {
+                    forget(watch)
+                    actions.append(.unwatch(watch))
+                }
+                return actions
+            }
+            return []
+        }
+        if !event.mask.isDisjoint(with: [.closeWrite, .movedTo, .create]) {
+            return [.report(WatchedChange(directory: directory, name: event.name, kind: .written))]
+        }
+        if !event.mask.isDisjoint(with: [.delete, .movedFrom]) {
+            return [.report(WatchedChange(directory: directory, name: event.name, kind: .removed))]
+        }
+        return []
+    }
+}
+
+/// Watches a directory tree with inotify and calls a handler after every committed change.
+///
+/// The root and its subdirectories down to `depth` are watched (inotify is not recursive); a
+/// directory that appears later gets a watch and a scan, because files made before its watch
+/// existed produce no events. Temp files (names starting with `.`) are ignored. IN_Q_OVERFLOW and
+/// read errors become a batch with ``WatchBatch/rescan`` set.
+///
+/// The blocking `poll(2)` runs on a dedicated thread, never on the cooperative pool. The handler
+/// runs on that thread, one batch at a time: while it works, new events queue in the kernel and
+/// arrive together in the next batch (that is the coalescing; no timer delays a change). The first
+/// batch is a rescan, delivered as soon as the watches are in place.
+///
+/// ``stop()`` (or releasing the watcher) wakes the thread through a pipe, waits for it to end and
+/// closes every descriptor it opened.
+public final class DirectoryWatcher: Sendable {
+    /// The watched directory.
+    public let root: String
+    private let core: Core
+    private let thread: DedicatedThread
+
+    private static let open = Atomic<Int>(0)
+
+    /// Watchers whose descriptors are open in this process right now (for leak tests).
+    public static var openWatchers: Int { open.load(ordering: .acquiring) }
+
+    /// Starts watching `root` and the directories below it down to `depth` levels (0: the root
+    /// only). When it returns, the watches are in place: a change made afterwards is seen.
+    /// - Parameters:
+    ///   - idleInterval: milliseconds without events after which the handler gets an idle batch; -1 for never.
+    ///   - handler: called on the watcher's thread with each batch.
+    /// - Throws: ``SystemError`` when the root cannot be watched (missing, not a directory, or the
+    ///   per-user inotify limits in /proc/sys/fs/inotify reached).
+    public convenience init(root: String, depth: Int, idleInterval: Int32 = -1, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+        try self.init(root: root, depth: depth, idleInterval: idleInterval, paused: false, handler: handler)
+    }
+
+    /// As the public initializer; `paused` keeps the thread from reading events until ``resume()``
+    /// (tests use it to overflow the kernel's queue for real).
+    init(root: String, depth: Int, idleInterval: Int32, paused: Bool, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+        self.root = root
+        core = try Core(root: root, depth: depth, idleInterval: idleInterval, paused: paused, handler: handler)
+        Self.open.add(1, ordering: .relaxed)
+        thread = DedicatedThread()
+        let core = core
+        do {
+            try thread.start { core.run() }
+        } catch {
+            core.closeDescriptors()
+            Self.open.subtract(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// Stops the thread and closes the descriptors. Safe to call more than once and from the
+    /// handler (then the thread finishes after the handler returns).
+    public func stop() {
+        guard core.requestStop() else { return }
+        if thread.isCurrent {
+            // Called from the handler: the thread closes everything when the handler returns.
+            core.closeWriterOnExit.store(true, ordering: .releasing)
+            thread.join()
+        } else {
+            thread.join()
+            core.closeWakeWriter()
+        }
+        Self.open.subtract(1, ordering: .relaxed)
+    }
+
+    /// Lets a watcher made with `paused: true` start reading events.
+    func resume() {
+        core.resume()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The thread's side: descriptors and the table are touched only by the watcher thread once it
+    /// runs (and by `init` before), so they need no lock; the flags are atomics.
+    private final class Core: @unchecked Sendable {
+        let root: String
+        let inotify: Int32
+        let wakeRead: Int32
+        let wakeWrite: Int32
+        let idleInterval: Int32
+        let handler: @Sendable (WatchBatch) -> Void
+        var table: WatchTable
+        var buffer: [UInt8]
+        let stopping = Atomic<Bool>(false)
+        let paused: Atomic<Bool>
+        let descriptorsClosed = Atomic<Bool>(false)
+        let writerClosed = Atomic<Bool>(false)
+        let closeWriterOnExit = Atomic<Bool>(false)
+
+        init(root: String, depth: Int, idleInterval: Int32, paused: Bool, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+            self.root = root
+            self.idleInterval = idleInterval
+            self.handler = handler
+            self.paused = Atomic(paused)
+            table = WatchTable(maxDepth: max(0, depth))
+            buffer = [UInt8](repeating: 0, count: Inotify.bufferSize)
+            inotify = try Inotify.open()
+            let pipe: (read: Int32, write: Int32)
+            do {
+                pipe = try Sys.wakePipe()
+            } catch {
+                Sys.close(inotify)
+                throw error
+            }
+            wakeRead = pipe.read
+            wakeWrite = pipe.write
+            do {
+                let watch = try Inotify.addWatch(inotify, path: root, mask: .storeWatch)
+                table.register(watch, directory: "")
+            } catch {
+                Sys.close(inotify)
+                Sys.close(wakeRead)
+                Sys.close(wakeWrite)
+                throw error
+            }
+            var ignored: [WatchedChange] = []
+            addSubdirectories(of: "", report: false, into: &ignored)
+        }
+
+        func absolute(_ directory: String) -> String {
+            directory.isEmpty ? root : root + "/" + directory
+        }
+
+        /// Watches the subdirectories of `directory` within the depth; with `report`, every file
+        /// found is reported as written (it was made before the watch could see it).
+        func addSubdirectories(of directory: String, report: Bool, into changes: inout [WatchedChange]) {
+            guard let names = try? Sys.listDirectory(absolute(directory)) else { return }
+            for name in names.sorted() where name.utf8.first != UInt8(ascii: ".") {
+                let path = directory.isEmpty ? name : directory + "/" + name
+                if Sys.kind(of: absolute(path)) == .directory {
+                    if table.wantsWatch(below: directory) { watch(path, report: report, into: &changes) }
+                } else if report {
+                    changes.append(WatchedChange(directory: directory, name: name, kind: .written))
+                }
+            }
+        }
+
+        /// Adds a watch on `directory` (relative), then scans it: watch first, so nothing made in
+        /// between is missed (it may be reported twice, which costs a re-read, not a miss).
+        func watch(_ directory: String, report: Bool, into changes: inout [WatchedChange]) {
+            guard let watch = try? Inotify.addWatch(inotify, path: absolute(directory), mask: .storeWatch) else { return }
+            table.register(watch, directory: directory)
+            addSubdirectories(of: directory, report: report, into: &changes)
+        }
+
+        func requestStop() -> Bool {
+            guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+            Sys.wake(wakeWrite)
+            return true
+        }
+
+        func resume() {
+            paused.store(false, ordering: .releasing)
+            Sys.wake(wakeWrite)
+        }
+
+        func closeDescriptors() {
+            guard !descriptorsClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            Sys.close(inotify)
+            Sys.close(wakeRead)
+            closeWakeWriter()
+        }
+
+        /// The write end outlives the thread: `stop()` writes to it, and closing it first could
+        /// hand its number to another file that would then get the wake-up byte.
+        func closeWakeWriter() {
+            guard !writerClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            Sys.close(wakeWrite)
+        }
+
+        func run() {
+            defer {
+                Sys.close(inotify)
+                Sys.close(wakeRead)
+                descriptorsClosed.store(true, ordering: .releasing)
+                if closeWriterOnExit.load(ordering: .acquiring) { closeWakeWriter() }
+            }
+            handler(WatchBatch(rescan: true))
+            var broken = false
+            while !stopping.load(ordering: .acquiring) {
+                let reading = !broken && !paused.load(ordering: .acquiring)
+                let readable: [Bool]
+                do {
+                    readable = try Sys.pollReadable(reading ? [wakeRead, inotify] : [wakeRead], timeout: reading ? idleInterval : -1)
+                } catch {
+                    broken = true
+                    continue
+                }
+                if stopping.load(ordering: .acquiring) { break }
+                if readable[0] { Sys.drain(wakeRead) }
+                guard reading else { continue }
+                if readable.count > 1 && readable[1] {
+                    let batch = readEvents(broken: &broken)
+                    if !batch.changes.isEmpty || batch.rescan { handler(batch) }
+                } else if !readable[0] {
+                    handler(WatchBatch(isIdle: true))
+                }
+            }
+        }
+
+        /// Reads until the queue is empty and turns the events into one batch.
+        func readEvents(broken: inout Bool) -> WatchBatch {
+            var changes: [WatchedChange] = []
+            var rescan = false
+            while true {
+                let count: Int
+                do {
+                    count = try Inotify.read(inotify, into: &buffer)
+                } catch {
+                    // The descriptor is unusable: say so once (re-read everything), then only wait for stop.
+                    broken = true
+                    rescan = true
+                    break
+                }
+                if count == 0 { break }
+                let events = buffer.withUnsafeBytes { InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                for event in events {
+                    for action in table.handle(event) {
+                        switch action {
+                        case let .report(change): changes.append(change)
+                        case let .watch(directory): watch(directory, report: true, into: &changes)
+                        case let .unwatch(watch): Inotify.removeWatch(inotify, watch)
+                        case .rescan: rescan = true
+                        }
+                    }
+                }
+            }
+            if rescan {
+                // Directories made while events were lost have no watch yet.
+                var ignored: [WatchedChange] = []
+                addSubdirectories(of: "", report: false, into: &ignored)
+            }
+            return WatchBatch(changes: Self.merged(changes), rescan: rescan)
+        }
+
+        /// One change per path, in first-seen order, carrying the last kind seen.
+        static func merged(_ changes: [WatchedChange]) -> [WatchedChange] {
+            guard changes.count > 1 else { return changes }
+            var index: [String: Int] = [:]
+            var result: [WatchedChange] = []
+            result.reserveCapacity(changes.count)
+            for change in changes {
+                let path = change.path
+                if let position = index[path] {
+                    result[position].kind = change.kind
+                } else {
+                    index[path] = result.count
+                    result.append(change)
+                }
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import ChatDomain
+import Synchronization
+
+/// Live views of the store: streams that replay the current value at once, then send a new one
+/// after every committed write (the files' version of a database's "re-send the query after each
+/// commit"). Each stream owns a ``DirectoryWatcher``; the stream ends when the caller's task is
+/// cancelled or the stream is dropped, and then the watcher's thread stops and its descriptors close.
+///
+/// State streams buffer only the newest value: a slow reader skips states, never gets stale ones.
+/// Change streams (``changes(in:)``) buffer everything: a script sees every change.
+public struct StoreObserver: Sendable {
+    public let store: Store
+    /// Milliseconds between checks of what inotify cannot see (whether a sync worker holds the lock).
+    public var idleInterval: Int32 = 1000
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// The rows of conversation `id` with ticks, starting with the newest `limit` stored
+    /// messages; new messages are added, never trimmed. Throws when the conversation does not
+    /// exist or cannot be watched.
+    public func messages(in id: ConversationID, limit: Int = 50) throws(StoreError) -> AsyncStream<[TimelineRow]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [TimelineRow].self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = try watchConversation(id, limit: limit) { state, _, _ in continuation.yield(state.rows) }
+        continuation.onTermination = { _ in watcher.stop() }
+        return stream
+    }
+
+    /// Everything a live screen of conversation `id` shows (rows, counts, history, sync worker),
+    /// once now and again after every change that alters it.
+    public func states(in id: ConversationID, limit: Int = 50) throws(StoreError) -> AsyncStream<ConversationState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConversationState.self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = try watchConversation(id, limit: limit) { state, _, _ in continuation.yield(state) }
+        continuation.onTermination = { _ in watcher.stop() }
+        return stream
+    }
+
+    /// Every change to conversation `id`, or to the whole store when `id` is nil, in the order
+    /// they were seen. Nothing is sent for what was already there when the stream started.
+    public func changes(in id: ConversationID?) throws(StoreError) -> AsyncStream<StoreChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self, bufferingPolicy: .unbounded)
+        let watcher: DirectoryWatcher
+        if let id {
+            watcher = try watchConversation(id, limit: store.manifest.segmentSize) { _, changes, _ in
+                for change in changes { continuation.yield(change) }
+            }
+        } else {
+            watcher = try watchStore { _, changes in
+                for change in changes { continuation.yield(change) }
+            }
+        }
+        continuation.onTermination = { _ in watcher.stop() }
+        return stream
+    }
+
+    /// The conversation list (newest activity first), once now and again after every change.
+    /// A change re-reads only the conversations it touched.
+    public func summaries() throws(StoreError) -> AsyncStream<[ConversationSummary]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [ConversationSummary].self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = try watchStore { summaries, _ in continuation.yield(summaries) }
+        continuation.onTermination = { _ in watcher.stop() }
+        return stream
+    }
+
+    // MARK: Conversation
+
+    /// Watches one conversation's directory, `messages/` and `outbox/`; calls `deliver` on the
+    /// watcher's thread with the state after the first read and after every change that altered
+    /// something (with those changes, and whether it was a full re-read).
+    func watchConversation(
+        _ id: ConversationID, limit: Int,
+        deliver: @escaping @Sendable (ConversationState, [StoreChange], Bool) -> Void
+    ) throws(StoreError) -> DirectoryWatcher {
+        let conversation = try store.existingConversation(id)
+        let cache = ThreadConfined(ConversationCache(conversation: conversation, me: store.userID, limit: limit))
+        let first = Atomic<Bool>(true)
+        do {
+            return try DirectoryWatcher(root: conversation.directory, depth: 1, idleInterval: idleInterval) { batch in
+                let cache = cache.value
+                var changes: [StoreChange]
+                if batch.rescan {
+                    let isFirst = first.exchange(false, ordering: .relaxed)
+                    changes = cache.reload()
+                    if !isFirst { changes.insert(.resynced(id), at: 0) }
+                    _ = cache.refreshSyncWorker()
+                    if isFirst {
+                        deliver(cache.state(), [], true)
+                        return
+                    }
+                } else if batch.isIdle {
+                    changes = cache.refreshSyncWorker()
+                } else {
+                    changes = cache.apply(batch.changes) + cache.refreshSyncWorker()
+                }
+                if !changes.isEmpty { deliver(cache.state(), changes, batch.rescan) }
+            }
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    // MARK: Store
+
+    /// Watches `conversations/` and every conversation below it; calls `deliver` with the list
+    /// and the changes, first at once, then after every change.
+    func watchStore(deliver: @escaping @Sendable ([ConversationSummary], [StoreChange]) -> Void) throws(StoreError) -> DirectoryWatcher {
+        let feed = ThreadConfined(StoreFeed(store: store))
+        do {
+            // The store root too: `conversations/` may be made after the watch starts.
+            return try DirectoryWatcher(root: store.root, depth: 3, idleInterval: idleInterval) { batch in
+                let changes = feed.value.handle(batch)
+                if feed.value.isFirst || !changes.isEmpty {
+                    feed.value.isFirst = false
+                    deliver(feed.value.list(), changes)
+                }
+            }
+        } catch {
+            throw .system(error)
+        }
+    }
+}
+
+/// A value used only on one watcher's thread, carried into its `@Sendable` handler.
+final class ThreadConfined<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The store-wide copy: one ``ConversationCache`` (newest segment only) and one summary per
+/// conversation; a change re-reads only the conversation it names.
+final class StoreFeed {
+    let store: Store
+    var caches: [ConversationID: ConversationCache] = [:]
+    var summaries: [ConversationID: ConversationSummary] = [:]
+    var syncWorker: Int32?
+    var isFirst = true
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    func list() -> [ConversationSummary] {
+        summaries.values.sorted(by: ConversationSummary.listOrder)
+    }
+
+    func handle(_ batch: WatchBatch) -> [StoreChange] {
+        var changes: [StoreChange] = []
+        if batch.rescan {
+            if !isFirst { changes.append(.resynced(nil)) }
+            changes += rescanAll(reportNew: !isFirst)
+        } else if !batch.isIdle {
+            var touched: [ConversationID: [WatchedChange]] = [:]
+            var order: [ConversationID] = []
+            for change in batch.changes {
+                let parts = change.path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+                guard parts.count >= 2, parts[0] == Substring(StoreLayout.conversations), let id = try? ConversationID(String(parts[1])) else {
+                    if change.path == StoreLayout.conversations { changes += rescanAll(reportNew: true) }
+                    continue
+                }
+                if touched[id] == nil { order.append(id) }
+                if parts.count == 2 {
+                    // The conversation's directory itself came or went.
+                    touched[id, default: []].append(WatchedChange(directory: "", name: "", kind: change.kind))
+                    continue
+                }
+                let inner = String(parts[2])
+                let slash = inner.lastIndex(of: "/")
+                let directory = slash.map { String(inner[..<$0]) } ?? ""
+                let name = slash.map { String(inner[inner.index(after: $0)...]) } ?? inner
+                touched[id, default: []].append(WatchedChange(directory: directory, name: name, kind: change.kind))
+            }
+            for id in order {
+                changes += refresh(id, changes: touched[id] ?? [])
+            }
+        }
+        let holder = StoreLock.holder(storeRoot: store.root)
+        if holder != syncWorker {
+            syncWorker = holder
+            if !isFirst { changes.append(.syncWorker(pid: holder)) }
+        }
+        return changes
+    }
+
+    private func refresh(_ id: ConversationID, changes: [WatchedChange]) -> [StoreChange] {
+        let conversation = store.conversation(id)
+        guard conversation.exists else {
+            guard caches.removeValue(forKey: id) != nil else { return [] }
+            summaries[id] = nil
+            return [.conversationRemoved(id)]
+        }
+        var result: [StoreChange] = []
+        if let cache = caches[id] {
+            let inner = changes.filter { !$0.name.isEmpty }
+            result = inner.count < changes.count ? cache.reload() : cache.apply(inner)
+        } else {
+            let cache = ConversationCache(conversation: conversation, me: store.userID, limit: store.manifest.segmentSize, reportInitialContents: true)
+            caches[id] = cache
+            result = [.conversationAdded(id)] + cache.reload()
+        }
+        if !result.isEmpty || summaries[id] == nil { summaries[id] = conversation.summary(me: store.userID) }
+        return result
+    }
+
+    private func rescanAll(reportNew: Bool) -> [StoreChange] {
+        let ids = Set((try? store.conversationIDs()) ?? [])
+        var changes: [StoreChange] = []
+        for id in caches.keys where !ids.contains(id) {
+            caches[id] = nil
+            summaries[id] = nil
+            changes.append(.conversationRemoved(id))
+        }
+        for id in ids.sorted() {
+            if let cache = caches[id] {
+                changes += cache.reload()
+            } else {
+                let cache = ConversationCache(conversation: store.conversation(id), me: store.userID, limit: store.manifest.segmentSize, reportInitialContents: reportNew)
+                caches[id] = cache
+                let found = cache.reload()
+                if reportNew { changes += [.conversationAdded(id)] + found }
+            }
+            summaries[id] = store.conversation(id).summary(me: store.userID)
+        }
+        return changes
+    }
+}

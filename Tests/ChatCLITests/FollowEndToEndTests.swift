@@ -1,0 +1,182 @@
+import ChatDomain
+import ChatStore
+import Foundation
+import Synchronization
+import Testing
+
+/// Waits for a condition with a deadline (never a fixed sleep as synchronisation).
+func waitFor(timeout: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}
+
+/// A `chatdir` child that keeps running (`--follow`, `watch`): its stdout lines as they come.
+final class RunningChatdir: Sendable {
+    let process: Process
+    private let lines = LineBuffer()
+
+    final class LineBuffer: Sendable {
+        private let storage = Mutex<[String]>([])
+        func append(_ line: String) { storage.withLock { $0.append(line) } }
+        var all: [String] { storage.withLock { $0 } }
+    }
+
+    init(_ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = ChatdirProcess.executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TZ"] = "UTC"
+        env["NO_COLOR"] = "1"
+        process.environment = env
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let handle = stdout.fileHandleForReading
+        let lines = self.lines
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    lines.append(line)
+                }
+            }
+        }
+    }
+
+    var output: [String] { lines.all }
+
+    /// Sends SIGINT and waits for the exit status.
+    func interrupt() -> Int32 {
+        process.interrupt()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Drives a real terminal: a tmux server on its own socket, so parallel runs never meet.
+struct Tmux {
+    let socket = "chatdir-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs a tmux client command with posix_spawn and waitpid, closing every descriptor above
+    /// stderr in the child: the tmux server it may start must not inherit this process's pipes
+    /// (Foundation's `Process` waits until every copy of its exit-watching descriptor is closed,
+    /// which a daemon never does).
+    @discardableResult
+    func run(_ arguments: [String], capture: Bool = false) throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, capture ? outputPath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // `posix_spawn_file_actions_addclosefrom_np` does not import; bash closes them instead.
+        let closeAndRun = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec tmux \"$@\""
+        let argv: [UnsafeMutablePointer<CChar>?] = (["bash", "-c", closeAndRun, "tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, "bash", &actions, nil, argv, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return capture ? ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "") : ""
+    }
+
+    func pane() throws -> [String] {
+        try run(["capture-pane", "-p", "-t", "follow"], capture: true).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    static var isAvailable: Bool {
+        ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+@Suite struct FollowEndToEndTests {
+    /// A seeded store: c1 with bob, five messages, positions loaded (alice's 4 is "sent").
+    func seededStore(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("store")
+        let seeded = try ChatdirProcess.run(["seed", path, "--conversations", "1", "--messages", "5"])
+        try #require(seeded.status == 0, "\(seeded.stderr)")
+        return path
+    }
+
+    @Test("view --follow in tmux: a sent message appears with a clock, a tick changes in place, Ctrl-C exits 0",
+          .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"))
+    func terminal() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(in: directory)
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; echo \"exit status $?\"; sleep 30"
+        try tmux.run(["new-session", "-d", "-s", "follow", "-x", "120", "-y", "20", command])
+        #expect(try waitFor { try tmux.pane().contains { $0.contains("✓ sent") } })
+
+        let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "hello"])
+        #expect(sent.status == 0)
+        #expect(try waitFor { try tmux.pane().contains { $0.contains("alice  hello  ◷ pending") } })
+
+        let before = try tmux.pane()
+        let sentLine = try #require(before.firstIndex { $0.contains("✓ sent") })
+        let writer = try StoreWriter(store: try Store.open(at: store))
+        try writer.mergePositions(Positions([try UserID("bob"): MemberPosition(deliveredUpTo: 5, readUpTo: 5)]), in: try ConversationID("c1"))
+        #expect(try waitFor { try tmux.pane()[sentLine].contains("✓✓ read") })
+        let after = try tmux.pane()
+        #expect(after[sentLine].replacingOccurrences(of: "✓✓ read", with: "✓ sent") == before[sentLine], "the tick changed where the row stands")
+        #expect(after.count == before.count)
+
+        try tmux.run(["send-keys", "-t", "follow", "C-c"])
+        #expect(try waitFor { try tmux.pane().contains("exit status 0") })
+    }
+
+    @Test("view --follow --json into a pipe prints exactly one line per new message, in order, across 1,000 written by another process")
+    func pipe() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(in: directory)
+        let follow = try RunningChatdir(["view", "c1", "--follow", "--json", "--limit", "1", "--store", store])
+        #expect(waitFor { follow.output.count == 1 }, "the newest stored row first")
+
+        let writer = try StoreWriter(store: try Store.open(at: store))
+        let c1 = try ConversationID("c1")
+        let bob = try UserID("bob")
+        for sequence in 6...1005 {
+            try writer.save([Message(sequence: sequence, clientMessageID: .random(), senderID: bob, text: "n\(sequence)", sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
+        }
+        #expect(waitFor(timeout: 60) { follow.output.count >= 1001 })
+        let status = follow.interrupt()
+        #expect(status == 0)
+        let sequences = try follow.output.dropFirst().map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["sequence"] as? Int
+        }
+        #expect(sequences == Array(6...1005))
+    }
+
+    @Test("watch prints a ready line, then one JSON line per change naming the conversation and the ID")
+    func watch() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(in: directory)
+        let watch = try RunningChatdir(["watch", "c1", "--store", store])
+        #expect(waitFor { watch.output.first == #"{"event":"watching","conversationId":"c1"}"# })
+        let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "ping"])
+        let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(waitFor { watch.output.count >= 2 })
+        #expect(watch.interrupt() == 0)
+        let event = try #require(try JSONSerialization.jsonObject(with: Data(watch.output[1].utf8)) as? [String: Any])
+        #expect(event["event"] as? String == "outbox-added")
+        #expect(event["conversationId"] as? String == "c1")
+        #expect(event["clientMessageId"] as? String == id)
+        #expect(event["text"] as? String == "ping")
+    }
+}

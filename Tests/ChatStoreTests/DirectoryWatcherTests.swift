@@ -1,0 +1,238 @@
+@testable import ChatStore
+import Foundation
+import Testing
+
+/// Every suite that starts watchers, run one test at a time so process-wide descriptor and
+/// watcher counts mean something.
+@Suite(.serialized) struct LiveStore {}
+
+extension LiveStore {
+@Suite struct DirectoryWatcherTests {
+    /// Starts a watcher on `root` that records every batch.
+    func watch(_ root: String, depth: Int = 1, paused: Bool = false) throws -> (DirectoryWatcher, Collector<WatchBatch>) {
+        let batches = Collector<WatchBatch>()
+        let watcher = try DirectoryWatcher(root: root, depth: depth, idleInterval: -1, paused: paused) { batches.append($0) }
+        return (watcher, batches)
+    }
+
+    func changes(_ batches: [WatchBatch]) -> [WatchedChange] { batches.flatMap(\.changes) }
+
+    @Test("the first batch asks for a full read, before any change")
+    func firstBatchIsRescan() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watch(scratch.path)
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        #expect(batches.all.first == WatchBatch(rescan: true))
+    }
+
+    @Test("a file created with link(2) is reported as written; the temp file never is")
+    func create() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watch(scratch.path)
+        defer { watcher.stop() }
+        try DurableFile.create(Array("{}\n".utf8), as: "a.json", in: scratch.path)
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "", name: "a.json", kind: .written)) })
+        #expect(!changes(batches.all).contains { $0.name.hasPrefix(".") })
+    }
+
+    @Test("a durable write (temp file renamed over the target) is reported once the rename commits")
+    func renameInto() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watch(scratch.path)
+        defer { watcher.stop() }
+        try DurableFile.write(Array("1\n".utf8), to: "positions.json", in: scratch.path)
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "", name: "positions.json", kind: .written)) })
+        #expect(changes(batches.all).allSatisfy { $0.name == "positions.json" })
+    }
+
+    @Test("an unlinked file is reported as removed")
+    func delete() async throws {
+        let scratch = try ScratchDirectory()
+        try DurableFile.write(Array("1\n".utf8), to: "old.json", in: scratch.path)
+        let (watcher, batches) = try watch(scratch.path)
+        defer { watcher.stop() }
+        try DurableFile.remove("old.json", in: scratch.path)
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "", name: "old.json", kind: .removed)) })
+    }
+
+    @Test("a directory created after the watch is watched, and files already in it are reported")
+    func directoryCreatedLater() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watch(scratch.path, depth: 1)
+        defer { watcher.stop() }
+        // Made elsewhere with a file inside, then renamed in: no event can name that file.
+        let staging = try ScratchDirectory()
+        try DurableFile.makeDirectories(staging.path + "/messages")
+        try DurableFile.write(Array("[]\n".utf8), to: "0000000001-0000000100.json", in: staging.path + "/messages")
+        try Sys.rename(staging.path + "/messages", scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "0000000001-0000000100.json", kind: .written)) })
+        #expect(changes(batches.all).contains(WatchedChange(directory: "", name: "messages", kind: .directoryAppeared)))
+        // And the new directory's own later changes arrive through its new watch.
+        try DurableFile.write(Array("[]\n".utf8), to: "0000000101-0000000200.json", in: scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "0000000101-0000000200.json", kind: .written)) })
+    }
+
+    @Test("directories deeper than the depth are not watched")
+    func depthLimit() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watch(scratch.path, depth: 1)
+        defer { watcher.stop() }
+        try DurableFile.makeDirectories(scratch.path + "/outbox/deeper")
+        try DurableFile.write(Array("x\n".utf8), to: "marker.json", in: scratch.path + "/outbox")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "outbox", name: "marker.json", kind: .written)) })
+        try DurableFile.write(Array("x\n".utf8), to: "ignored.json", in: scratch.path + "/outbox/deeper")
+        try DurableFile.write(Array("x\n".utf8), to: "marker2.json", in: scratch.path + "/outbox")
+        #expect(await batches.wait { self.changes($0).contains { $0.name == "marker2.json" } })
+        #expect(!changes(batches.all).contains { $0.name == "ignored.json" })
+    }
+
+    @Test("10,000 files renamed into place in a burst are all seen, in far fewer batches")
+    func burst() async throws {
+        let scratch = try ScratchDirectory()
+        let count = 10_000
+        for index in 0..<count {
+            let fd = try Sys.open(scratch.file(".t\(index).tmp"), O_WRONLY | O_CREAT)
+            Sys.close(fd)
+        }
+        // A handler that takes a millisecond, like a refresh that reads files: events that arrive
+        // meanwhile wait in the kernel's queue and come together in the next batch.
+        let batches = Collector<WatchBatch>()
+        let watcher = try DirectoryWatcher(root: scratch.path, depth: 1) { batch in
+            batches.append(batch)
+            usleep(1000)
+        }
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        for index in 0..<count {
+            try Sys.rename(scratch.file(".t\(index).tmp"), scratch.file("m\(index).json"))
+        }
+        let expected = Set((0..<count).map { "m\($0).json" })
+        let seenAll = await batches.wait(timeout: 60) { batches in
+            Set(batches.flatMap(\.changes).filter { $0.kind == .written }.map(\.name)).isSuperset(of: expected)
+        }
+        #expect(seenAll)
+        #expect(batches.all.count < count / 10, "a burst is coalesced into batches, not one call per file")
+        #expect(!batches.all.dropFirst().contains { $0.rescan }, "no events were lost")
+    }
+
+    @Test("an overflowing kernel queue (IN_Q_OVERFLOW) becomes a rescan batch")
+    func overflow() async throws {
+        let scratch = try ScratchDirectory()
+        let limit = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+        try #require(limit <= 200_000, "max_queued_events is \(limit); too large to overflow in a test")
+        let (watcher, batches) = try watch(scratch.path, paused: true)
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        for index in 0...(limit + 16) {
+            let fd = try Sys.open(scratch.file("f\(index)"), O_WRONLY | O_CREAT)
+            Sys.close(fd)  // IN_CREATE + IN_CLOSE_WRITE: two events each
+        }
+        watcher.resume()
+        #expect(await batches.wait { $0.dropFirst().contains { $0.rescan } })
+        // After the rescan the watcher keeps working.
+        try DurableFile.write(Array("x\n".utf8), to: "after.json", in: scratch.path)
+        #expect(await batches.wait { self.changes($0).contains { $0.name == "after.json" } })
+    }
+
+    @Test("stopping closes every descriptor: no leak over 1,000 start/stop cycles")
+    func noDescriptorLeak() throws {
+        let scratch = try ScratchDirectory()
+        try DurableFile.makeDirectories(scratch.path + "/messages")
+        let inotifyBefore = openInotifyDescriptors()
+        let watchersBefore = DirectoryWatcher.openWatchers
+        for _ in 0..<1000 {
+            let watcher = try DirectoryWatcher(root: scratch.path, depth: 1) { _ in }
+            watcher.stop()
+        }
+        for _ in 0..<100 {
+            _ = try DirectoryWatcher(root: scratch.path, depth: 1) { _ in }  // released without stop()
+        }
+        // Other suites run in parallel and may hold a few watchers; a leak would be ≥ 1,100 (or
+        // EMFILE long before, at max_user_instances).
+        #expect(openInotifyDescriptors() <= inotifyBefore + 4)
+        #expect(DirectoryWatcher.openWatchers <= watchersBefore + 4)
+    }
+
+    @Test("a watcher stopped from its own handler ends cleanly")
+    func stopFromHandler() async throws {
+        let scratch = try ScratchDirectory()
+        let done = Collector<Bool>()
+        let box = WatcherBox()
+        box.watcher = try DirectoryWatcher(root: scratch.path, depth: 0) { _ in
+            box.watcher?.stop()
+            done.append(true)
+        }
+        #expect(await done.wait { !$0.isEmpty })
+        box.watcher = nil
+    }
+}
+
+}
+
+final class WatcherBox: @unchecked Sendable {
+    var watcher: DirectoryWatcher?
+}
+
+@Suite struct WatchTableTests {
+    @Test("IN_Q_OVERFLOW (wd -1) means re-read everything")
+    func overflowEvent() {
+        var table = WatchTable(maxDepth: 1)
+        #expect(table.handle(InotifyEvent(watch: -1, mask: .overflow)) == [.rescan])
+    }
+
+    @Test(arguments: [".0000000001-0000000100.json.123.456.tmp", ".swp"])
+    func tempFilesAreIgnored(name: String) {
+        var table = WatchTable(maxDepth: 1)
+        table.register(1, directory: "")
+        #expect(table.handle(InotifyEvent(watch: 1, mask: .movedTo, name: name)).isEmpty)
+    }
+
+    @Test("a new subdirectory is watched within the depth, reported beyond it")
+    func newDirectory() {
+        var table = WatchTable(maxDepth: 1)
+        table.register(1, directory: "")
+        table.register(2, directory: "messages")
+        #expect(table.handle(InotifyEvent(watch: 1, mask: [.create, .isDirectory], name: "outbox")) == [
+            .report(WatchedChange(directory: "", name: "outbox", kind: .directoryAppeared)), .watch("outbox"),
+        ])
+        #expect(table.handle(InotifyEvent(watch: 2, mask: [.create, .isDirectory], name: "deep")) == [
+            .report(WatchedChange(directory: "messages", name: "deep", kind: .directoryAppeared)),
+        ])
+    }
+
+    @Test("IN_IGNORED forgets the watch; later events on it are dropped")
+    func ignoredForgets() {
+        var table = WatchTable(maxDepth: 1)
+        table.register(2, directory: "messages")
+        #expect(table.handle(InotifyEvent(watch: 2, mask: .ignored)).isEmpty)
+        #expect(table.handle(InotifyEvent(watch: 2, mask: .movedTo, name: "a.json")).isEmpty)
+        #expect(table.watchByDirectory["messages"] == nil)
+    }
+
+    @Test("the root going away means re-read everything")
+    func rootGone() {
+        var table = WatchTable(maxDepth: 1)
+        table.register(1, directory: "")
+        #expect(table.handle(InotifyEvent(watch: 1, mask: .deleteSelf)) == [.rescan])
+    }
+
+    @Test("event records parse from the kernel's byte layout, names NUL-padded")
+    func parse() {
+        var bytes: [UInt8] = []
+        func append(_ wd: Int32, _ mask: UInt32, _ name: String, padTo: Int) {
+            withUnsafeBytes(of: wd.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: mask.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt32(0)) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt32(padTo).littleEndian) { bytes.append(contentsOf: $0) }
+            var nameBytes = Array(name.utf8)
+            nameBytes += [UInt8](repeating: 0, count: padTo - nameBytes.count)
+            bytes += nameBytes
+        }
+        append(3, InotifyMask.movedTo.rawValue, "a.json", padTo: 16)
+        append(-1, InotifyMask.overflow.rawValue, "", padTo: 0)
+        let events = bytes.withUnsafeBytes { InotifyEvent.parse($0) }
+        #expect(events == [InotifyEvent(watch: 3, mask: .movedTo, name: "a.json"), InotifyEvent(watch: -1, mask: .overflow)])
+    }
+}
