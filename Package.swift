@@ -23,6 +23,8 @@ let package = Package(
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
+        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench
+        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
@@ -33,6 +35,7 @@ let package = Package(
             dependencies: ["ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "ChatBenchTests", dependencies: ["chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
