@@ -4,9 +4,10 @@ import ChatDomain
 extension Conversation {
     /// How many stored messages have `word` in their text: byte-exact and case-sensitive, like
     /// `grep -F` (the same UTF-8 bytes, no Unicode folding). Reads every segment file once,
-    /// oldest first, and skips lines whose raw bytes cannot hold the word: only the lines that
-    /// do are parsed, so the cost is one read and one byte search per file. Lines it skips are
-    /// not validated (`chatdir check` does that); a matching line that does not parse throws
+    /// oldest first, and skips lines whose raw bytes cannot hold the word; in a line that can,
+    /// a canonical record's unescaped text is searched in place and anything else is parsed,
+    /// so the cost is about one read and one byte search per file. Records are not validated
+    /// (`chatdir check` does that); a candidate line that does not parse throws
     /// ``StoreError/damaged(_:)`` naming the file and line. Outbox messages are not counted.
     public func countMessages(containing word: String) throws(StoreError) -> Int {
         let needle = Array(word.utf8)
@@ -37,6 +38,12 @@ extension Conversation {
             var content = lines[index]
             if prefilter, !Self.contains(bytes[content], needle) { continue }
             if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) ?? false { content = content.lowerBound..<(content.upperBound - 1) }
+            // Canonical records end with the text ("text" sorts last): when its raw bytes hold no
+            // escape, they are the text itself and the line need not be parsed.
+            if let raw = Self.rawText(bytes, content) {
+                if Self.contains(bytes[raw], needle) { count += 1 }
+                continue
+            }
             let record: JSONValue
             do {
                 record = try JSONParser.parse(bytes, in: content)
@@ -51,11 +58,27 @@ extension Conversation {
         return count
     }
 
-    /// Whether `haystack` holds the bytes of `needle` in a row (an empty needle is everywhere).
-    static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first else { return true }
-        guard haystack.count >= needle.count else { return false }
-        return haystack.withUnsafeBufferPointer { hay in
+    private static let textKey = Array(#","text":""#.utf8)
+
+    /// The byte range of the text in a canonical record `{…,"text":"…"}` whose text has no
+    /// escapes; nil otherwise (then the record is parsed). `,"text":"` cannot occur inside a
+    /// string value (a quote there is escaped), so its first occurrence is the key.
+    static func rawText(_ bytes: [UInt8], _ record: Range<Int>) -> Range<Int>? {
+        guard record.count >= textKey.count + 3, bytes[record.upperBound - 1] == UInt8(ascii: "}"),
+              bytes[record.upperBound - 2] == UInt8(ascii: "\""), bytes[record.lowerBound] == UInt8(ascii: "{") else { return nil }
+        let end = record.upperBound - 2
+        guard let key = firstIndex(of: textKey, in: bytes[record]) else { return nil }
+        let start = key + textKey.count
+        // No escape and no quote: a quote here would be structure (keys in another order).
+        guard start <= end, !bytes[start..<end].contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return nil }
+        return start..<end
+    }
+
+    /// Where the bytes of `needle` first start in `haystack` (an index of the base array).
+    static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard let first = needle.first else { return haystack.startIndex }
+        guard haystack.count >= needle.count else { return nil }
+        let found: Int? = haystack.withUnsafeBufferPointer { hay in
             needle.withUnsafeBufferPointer { pattern in
                 let lastStart = hay.count - pattern.count
                 var start = 0
@@ -63,12 +86,18 @@ extension Conversation {
                     if hay[start] == first {
                         var offset = 1
                         while offset < pattern.count, hay[start + offset] == pattern[offset] { offset += 1 }
-                        if offset == pattern.count { return true }
+                        if offset == pattern.count { return start }
                     }
                     start += 1
                 }
-                return false
+                return nil
             }
         }
+        return found.map { haystack.startIndex + $0 }
+    }
+
+    /// Whether `haystack` holds the bytes of `needle` in a row (an empty needle is everywhere).
+    static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+        firstIndex(of: needle, in: haystack) != nil
     }
 }

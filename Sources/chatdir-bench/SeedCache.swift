@@ -43,6 +43,8 @@ struct SeedCache {
         log("seeded in \(String(format: "%.1f", seeded.seconds)) s")
         try FileManager.default.moveItem(atPath: temporary, toPath: path)
         try wanted.write(toFile: paramsFile, atomically: true, encoding: .utf8)
+        // Write back everything the seed dirtied now, not under the next workload's fsyncs.
+        sync()
         return try Store.open(at: path)
     }
 

