@@ -35,6 +35,7 @@ struct Bench {
             }
         }
         report.notes.append("Observer latency (rename → redraw) is not measured here yet (see issue 3).")
+        report.machine["load at end"] = Machine.load()
         return report
     }
 

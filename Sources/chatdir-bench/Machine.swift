@@ -12,6 +12,16 @@ enum Machine {
         }
         let date = ISO8601DateFormatter().string(from: Date())
         facts["date"] = date
+        facts["load at start"] = load()
         return facts
+    }
+
+    /// The 1, 5 and 15 minute load averages and the I/O pressure (PSI "some" avg60): on a shared
+    /// machine, the way to tell a quiet run from one that raced another build or test suite.
+    static func load() -> String {
+        let average = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        let pressure = (try? String(contentsOfFile: "/proc/pressure/io", encoding: .utf8))?
+            .split(separator: "\n").first?.split(separator: " ").first { $0.hasPrefix("avg60=") }.map { "io pressure " + $0 } ?? ""
+        return "loadavg \(average) \(pressure)".trimmingCharacters(in: .whitespaces)
     }
 }

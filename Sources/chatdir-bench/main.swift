@@ -16,6 +16,7 @@ do {
     let report = try await Bench(options: options).run()
     print(report.table())
     for note in report.notes { print("\n" + note) }
+    print("\n" + report.machine.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n"))
     if let path = options.jsonPath {
         try report.json().write(to: URL(fileURLWithPath: path))
     }
