@@ -91,7 +91,8 @@ struct Report {
             rows.append(grep)
         }
         let pagesKey = "git_bytes_after_\(options.gitPages)_pages"
-        rows.append(compared("git growth, \(options.gitPages) pages of 100", unit: "bytes", key: pagesKey, goalFactor: 0.5))
+        // The goal is stated for 100 pages; in 20 (--quick) the fixed files of an empty .git weigh more.
+        rows.append(compared("git growth, \(options.gitPages) pages of 100", unit: "bytes", key: pagesKey, goalFactor: options.gitPages == 100 ? 0.5 : nil))
         rows.append(alone("chatdir view peak RSS, N=\(Self.count(largest))", unit: "MiB", key: "view_peak_rss_mib", atMost: 20))
         rows.append(alone("chatdir view wall, N=\(Self.count(largest))", unit: "ms", key: "view_wall_ms", atMost: 30))
         rows.append(alone("chatdir send wall", unit: "ms", key: "send_wall_ms"))
