@@ -20,13 +20,14 @@ struct SeedCache {
         "chatdir seed --user alice --conversations 1 --messages \(messages) --members \(Self.members) --seed 42 (format \(StoreLayout.formatVersion))\n"
     }
 
-    /// The store of `messages` messages, seeded now if the cache has no complete one.
+    /// The store of `messages` messages, seeded now if the cache has no complete one. Segments
+    /// past N that an interrupted append left are removed (``trim(_:to:)``), not reseeded.
     func store(messages: Int) throws -> Store {
         let path = path(messages: messages)
         let paramsFile = path + ".params"
         let wanted = parameters(messages: messages)
         if (try? String(contentsOfFile: paramsFile, encoding: .utf8)) == wanted, let store = try? Store.open(at: path),
-           (try? store.conversation(SeedCache.c1).segmentRanges().last?.contains(messages)) == true {
+           (try? store.conversation(SeedCache.c1).segmentRanges().contains { $0.contains(messages) }) == true {
             try Self.trim(store, to: messages)
             return store
         }
