@@ -23,7 +23,10 @@ let package = Package(
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
+        // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
+        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench
+        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
@@ -34,6 +37,7 @@ let package = Package(
             dependencies: ["ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "ChatBenchTests", dependencies: ["chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

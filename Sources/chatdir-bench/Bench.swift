@@ -1,0 +1,113 @@
+import ChatStore
+import Foundation
+
+/// One run of the benchmark: chatdir's workloads (store, command line, sync), then the peers
+/// with the same sizes, gathered into a ``Report``. Progress goes to stderr.
+struct Bench {
+    var options: BenchOptions
+    var log: (String) -> Void = { FileHandle.standardError.write(Data(("chatdir-bench: " + $0 + "\n").utf8)) }
+
+    private var work: String { options.cache + "/work" }
+
+    func run() async throws -> Report {
+        var report = Report(options: options)
+        report.machine = Machine.facts(cache: options.cache)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        var chatdir: [String: Double] = [:]
+        if options.runs("store") || options.runs("cli") {
+            guard FileManager.default.isExecutableFile(atPath: options.chatdir) else {
+                throw Subprocess.Failure(description: "\(options.chatdir) is missing: build it first with swift build -c release --product chatdir (or pass --chatdir PATH)")
+            }
+        }
+        if options.runs("store") { try storeWorkloads(into: &chatdir) }
+        if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
+        if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
+        report.figures["chatdir"] = chatdir
+        if options.runs("peers") {
+            let runner = PeerRunner(python: options.python, script: try PeerRunner.locate(options.peersScript), workdir: options.cache + "/peers")
+            log("peers: \(runner.script) (SQLite and Maildir, the same sizes)")
+            let peers = try runner.run(sizes: options.sizes, quick: options.quick, maildirMax: options.maildirMaxSize)
+            for (peer, figures) in peers.figures { report.figures[peer] = figures }
+            if let version = peers.meta["sqlite_version"] as? String { report.machine["sqlite"] = version }
+            if let version = peers.meta["python"] as? String { report.machine["python"] = version }
+            if options.sizes.contains(where: { $0 > options.maildirMaxSize }) {
+                report.notes.append("Maildir is not filled past \(options.maildirMaxSize) messages (--maildir-max): a million files take minutes to list and make.")
+            }
+        }
+        report.notes.append("Observer latency (rename → redraw) is not measured here yet (see issue 3).")
+        report.machine["load at end"] = Machine.load()
+        return report
+    }
+
+    private func storeWorkloads(into figures: inout [String: Double]) throws {
+        var cache = SeedCache(root: options.cache, chatdir: options.chatdir)
+        cache.log = log
+        for size in options.sizes.sorted() {
+            let store = try cache.store(messages: size)
+            let open = try StoreWorkloads.open(store, runs: options.openRuns)
+            figures["open_us_\(size)"] = Stats.round1(open)
+            let scan = try StoreWorkloads.scan(store)
+            figures["scan_ms_\(size)"] = Stats.round1(scan.milliseconds)
+            figures["scan_count_\(size)"] = Double(scan.count)
+            let grep = try StoreWorkloads.grep(store)
+            figures["grep_ms_\(size)"] = Stats.round1(grep.milliseconds)
+            figures["grep_lines_\(size)"] = Double(grep.count)
+            let append = try StoreWorkloads.append(store, existing: size, count: options.appendCount)
+            figures["append_p50_us_\(size)"] = Stats.round1(append.p50)
+            figures["append_p99_us_\(size)"] = Stats.round1(append.p99)
+            log("N=\(size): open \(Report.number(open)) µs, scan \(Report.number(scan.milliseconds)) ms (\(scan.count) matches), grep \(Report.number(grep.milliseconds)) ms, append p50 \(Report.number(append.p50)) µs p99 \(Report.number(append.p99)) µs")
+        }
+        let ingest = try StoreWorkloads.ingest(at: work + "/ingest", total: options.ingestTotal, page: options.ingestPage)
+        figures["ingest_msgs_per_s"] = ingest.perSecond.rounded()
+        let outbox = try StoreWorkloads.outbox(ingest.store, count: options.outboxCount)
+        figures["outbox_us_median"] = Stats.round1(outbox)
+        Subprocess.removeTree(work + "/ingest")
+        log("ingest \(Report.number(ingest.perSecond)) msg/s, outbox \(Report.number(outbox)) µs")
+        let git = try StoreWorkloads.git(at: work + "/git", pages: options.gitPages, pageSize: options.gitPageSize)
+        figures["git_bytes_after_\(options.gitPages)_pages"] = Double(git)
+        Subprocess.removeTree(work + "/git")
+        log("git \(git) bytes after \(options.gitPages) pages")
+    }
+
+    private func cliWorkloads(into figures: inout [String: Double], report: inout Report) throws {
+        var cache = SeedCache(root: options.cache, chatdir: options.chatdir)
+        cache.log = log
+        let store = try cache.store(messages: options.largestSize)
+        let view = try CLIWorkloads.view(chatdir: options.chatdir, store: store.root, runs: options.viewRuns, python: options.python)
+        figures["view_wall_ms"] = Stats.round1(view.wallMilliseconds)
+        figures["view_peak_rss_mib"] = Stats.round1(view.peakRSSMegabytes)
+        let send = try CLIWorkloads.send(chatdir: options.chatdir, scratch: work + "/send", runs: options.sendRuns, python: options.python)
+        figures["send_wall_ms"] = Stats.round1(send.wallMilliseconds)
+        figures["send_peak_rss_mib"] = Stats.round1(send.peakRSSMegabytes)
+        Subprocess.removeTree(work + "/send")
+        report.machine["peak RSS measured by"] = view.rssTool
+        log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
+    }
+
+    private func syncWorkloads(into figures: inout [String: Double]) async throws {
+        log("sync: writing a server data directory with \(options.catchUpMessages) messages")
+        let fixture = try ServerFixture(directory: work + "/server", history: options.catchUpMessages)
+        defer {
+            fixture.stop()
+            Subprocess.removeTree(work + "/server")
+        }
+        let catchUp = try await SyncWorkloads.catchUp(fixture, clientPath: work + "/client-bob", expected: options.catchUpMessages)
+        figures["catchup_msgs_per_s"] = catchUp.perSecond.rounded()
+        let drain = try await SyncWorkloads.drain(fixture, clientPath: work + "/client-carol", count: options.drainCount)
+        figures["drain_msgs_per_s"] = drain.perSecond.rounded()
+        figures["drain_seconds"] = (drain.seconds * 1000).rounded() / 1000
+        log("catch-up \(Report.number(catchUp.perSecond)) msg/s, drain \(Report.number(drain.perSecond)) msg/s")
+        let live = try await LiveLatency.measure(fixture, clientPath: work + "/client-erin", count: options.liveCount)
+        figures["live_p50_ms"] = (live.p50 * 100).rounded() / 100
+        figures["live_p99_ms"] = (live.p99 * 100).rounded() / 100
+        figures["live_from_send_p50_ms"] = (live.fromSendP50 * 100).rounded() / 100
+        figures["live_from_send_p99_ms"] = (live.fromSendP99 * 100).rounded() / 100
+        log("live \(live.count): p50 \(Report.number(live.p50)) ms, p99 \(Report.number(live.p99)) ms (from the 201)")
+        let posts = try PostLoad.measure(fixture, seconds: options.postSeconds)
+        figures["posts_per_s"] = posts.postsPerSecond.rounded()
+        figures["posts_p50_ms"] = (posts.p50Milliseconds * 100).rounded() / 100
+        figures["posts_p99_ms"] = (posts.p99Milliseconds * 100).rounded() / 100
+        log("POSTs \(Report.number(posts.postsPerSecond))/s, p50 \(Report.number(posts.p50Milliseconds)) ms")
+        for client in ["bob", "carol", "erin"] { Subprocess.removeTree(work + "/client-" + client) }
+    }
+}

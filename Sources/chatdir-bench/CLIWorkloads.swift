@@ -1,0 +1,51 @@
+import ChatDomain
+import ChatStore
+import Foundation
+
+/// The release `chatdir` binary as a user runs it: process wall time (posix_spawn to wait4) and
+/// peak resident memory (``Subprocess/peakRSS(_:python:)``) of `view` and `send`.
+enum CLIWorkloads {
+    struct Figures {
+        /// Median process wall time, ms.
+        var wallMilliseconds: Double
+        /// Highest peak RSS over a few runs, MiB (ru_maxrss / 1024, as /usr/bin/time -f %M / 1024).
+        var peakRSSMegabytes: Double
+        /// What measured the peak RSS.
+        var rssTool: String
+        var runs: Int
+    }
+
+    /// `chatdir view --store STORE c1` (the newest 50 rows, plain text to /dev/null), `runs`
+    /// times after one warm-up run.
+    static func view(chatdir: String, store: String, runs: Int, python: String) throws -> Figures {
+        try measure([chatdir, "view", "--store", store, "c1"], runs: runs, python: python)
+    }
+
+    /// `chatdir send --store STORE c1 "on my way"`, `runs` times after one warm-up run, into
+    /// a scratch store of 1,000 messages (the outbox grows by one file each run).
+    static func send(chatdir: String, scratch: String, runs: Int, python: String) throws -> Figures {
+        Subprocess.removeTree(scratch)
+        try Subprocess.capture([chatdir, "seed", scratch, "--conversations", "1", "--messages", "1000", "--members", "5"])
+        return try measure([chatdir, "send", "--store", scratch, "c1", "on", "my", "way"], runs: runs, python: python)
+    }
+
+    private static func measure(_ arguments: [String], runs: Int, python: String) throws -> Figures {
+        var walls: [Double] = []
+        for run in 0...runs {
+            let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
+            guard result.status == 0 else {
+                throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
+            }
+            if run == 0 { continue }  // warm-up: page cache and dynamic loader
+            walls.append(result.wallSeconds * 1e3)
+        }
+        var peak = 0
+        var tool = ""
+        for _ in 0..<3 {
+            let rss = try Subprocess.peakRSS(arguments, python: python)
+            peak = max(peak, rss.kilobytes)
+            tool = rss.tool
+        }
+        return Figures(wallMilliseconds: Stats.median(walls), peakRSSMegabytes: Double(peak) / 1024, rssTool: tool, runs: runs)
+    }
+}

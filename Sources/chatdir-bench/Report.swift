@@ -1,0 +1,164 @@
+import Foundation
+
+/// The table `chatdir-bench` prints and the JSON it writes: every workload with chatdir's
+/// figure, the peers', chatdir's ratio to the best peer, and the issue's goal with whether it
+/// is met. A workload without a peer shows its goal only.
+struct Report {
+    /// Figure name → value, per side ("chatdir", "sqlite", "maildir").
+    var figures: [String: [String: Double]] = [:]
+    var notes: [String] = []
+    var options: BenchOptions
+    var machine: [String: String] = [:]
+
+    struct Row {
+        var workload: String
+        var unit: String
+        var chatdir: Double?
+        var sqlite: Double?
+        var maildir: Double?
+        var lowerIsBetter = true
+        var goal: String?
+        /// nil when there is no figure to judge (or no goal).
+        var met: Bool?
+        /// Shown instead of a figure (a workload not measured here).
+        var missing: String?
+
+        /// chatdir ÷ the best peer (the lower for times and bytes, the higher for rates).
+        var ratio: Double? {
+            guard let chatdir else { return nil }
+            let peers = [sqlite, maildir].compactMap { $0 }
+            guard let best = lowerIsBetter ? peers.min() : peers.max(), best > 0 else { return nil }
+            return chatdir / best
+        }
+    }
+
+    func value(_ side: String, _ key: String) -> Double? { figures[side]?[key] }
+
+    /// A row of a peer-compared workload; `goal` is a factor against SQLite's figure.
+    private func compared(_ workload: String, unit: String, key: String, lowerIsBetter: Bool = true, goalFactor: Double? = nil, goalText: String? = nil) -> Row {
+        var row = Row(workload: workload, unit: unit, chatdir: value("chatdir", key), sqlite: value("sqlite", key), maildir: value("maildir", key), lowerIsBetter: lowerIsBetter)
+        if let goalFactor {
+            row.goal = goalText ?? (lowerIsBetter ? "≤ \(Self.factor(goalFactor)) SQLite" : "≥ \(Self.factor(goalFactor)) SQLite")
+            if let chatdir = row.chatdir, let sqlite = row.sqlite {
+                row.met = lowerIsBetter ? chatdir <= goalFactor * sqlite : chatdir >= goalFactor * sqlite
+            }
+        }
+        return row
+    }
+
+    /// A chatdir-only row judged against an absolute bound.
+    private func alone(_ workload: String, unit: String, key: String, atMost: Double? = nil, atLeast: Double? = nil) -> Row {
+        var row = Row(workload: workload, unit: unit, chatdir: value("chatdir", key))
+        if let atMost {
+            row.goal = "≤ \(Self.number(atMost)) \(unit)"
+            row.met = row.chatdir.map { $0 <= atMost }
+        } else if let atLeast {
+            row.goal = "≥ \(Self.number(atLeast)) \(unit)"
+            row.lowerIsBetter = false
+            row.met = row.chatdir.map { $0 >= atLeast }
+        }
+        return row
+    }
+
+    var rows: [Row] {
+        var rows: [Row] = []
+        let sizes = options.sizes.sorted()
+        let largest = sizes.last ?? 0
+        for size in sizes {
+            rows.append(compared("open newest 50, N=\(Self.count(size))", unit: "µs", key: "open_us_\(size)",
+                                 goalFactor: size == 1_000_000 ? 1.0 : nil))
+        }
+        if let small = sizes.first, sizes.count > 1, let low = value("chatdir", "open_us_\(small)"), let high = value("chatdir", "open_us_\(largest)") {
+            var row = Row(workload: "open flatness, N=\(Self.count(largest)) ÷ N=\(Self.count(small))", unit: "×", chatdir: high / low)
+            if let sqliteLow = value("sqlite", "open_us_\(small)"), let sqliteHigh = value("sqlite", "open_us_\(largest)") { row.sqlite = sqliteHigh / sqliteLow }
+            if let maildirLow = value("maildir", "open_us_\(small)"), let maildirHigh = value("maildir", "open_us_\(largest)") { row.maildir = maildirHigh / maildirLow }
+            row.goal = "flat (≤ 1.25×, our reading)"
+            row.met = high / low <= 1.25
+            rows.append(row)
+        }
+        for size in sizes {
+            rows.append(compared("durable append p50, N=\(Self.count(size))", unit: "µs", key: "append_p50_us_\(size)", goalFactor: 1.5))
+            rows.append(compared("durable append p99, N=\(Self.count(size))", unit: "µs", key: "append_p99_us_\(size)", goalFactor: 1.5))
+        }
+        rows.append(compared("ingest \(Self.count(options.ingestTotal)) in pages of 500", unit: "msg/s", key: "ingest_msgs_per_s", lowerIsBetter: false, goalFactor: 1.0))
+        rows.append(compared("outbox send, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_us_median", goalFactor: 1.5))
+        for size in sizes {
+            rows.append(compared("scan \"pizza\", N=\(Self.count(size)) (library)", unit: "ms", key: "scan_ms_\(size)",
+                                 goalFactor: size == 100_000 ? 1.0 : nil, goalText: "≤ 1.0× SQLite LIKE"))
+            var grep = compared("scan \"pizza\", N=\(Self.count(size)) (grep -rF)", unit: "ms", key: "grep_ms_\(size)")
+            grep.sqlite = value("sqlite", "scan_ms_\(size)")
+            grep.maildir = value("maildir", "scan_ms_\(size)")
+            rows.append(grep)
+        }
+        let pagesKey = "git_bytes_after_\(options.gitPages)_pages"
+        // The goal is stated for 100 pages; in 20 (--quick) the fixed files of an empty .git weigh more.
+        rows.append(compared("git growth, \(options.gitPages) pages of 100", unit: "bytes", key: pagesKey, goalFactor: options.gitPages == 100 ? 0.5 : nil))
+        rows.append(alone("chatdir view peak RSS, N=\(Self.count(largest))", unit: "MiB", key: "view_peak_rss_mib", atMost: 20))
+        rows.append(alone("chatdir view wall, N=\(Self.count(largest))", unit: "ms", key: "view_wall_ms", atMost: 30))
+        rows.append(alone("chatdir send wall", unit: "ms", key: "send_wall_ms"))
+        rows.append(alone("catch-up \(Self.count(options.catchUpMessages)) from local server", unit: "msg/s", key: "catchup_msgs_per_s", atLeast: 50_000))
+        rows.append(alone("\(Self.count(options.drainCount)) queued sends drained", unit: "msg/s", key: "drain_msgs_per_s"))
+        rows.append(alone("live latency p50 (201 → watcher)", unit: "ms", key: "live_p50_ms", atMost: 5))
+        rows.append(alone("live latency p99 (201 → watcher)", unit: "ms", key: "live_p99_ms", atMost: 20))
+        rows.append(alone("server POSTs/s, 8 keep-alive clients", unit: "POST/s", key: "posts_per_s"))
+        rows.append(Row(workload: "observer latency (rename → redraw)", unit: "ms", missing: "not measured here yet (see issue 3)"))
+        return rows.filter { $0.chatdir != nil || $0.sqlite != nil || $0.maildir != nil || $0.missing != nil }
+    }
+
+    /// The table, as Markdown (it reads as plain text too).
+    func table() -> String {
+        var lines = ["| workload | unit | chatdir | SQLite | Maildir | ratio to best peer | goal | met |",
+                     "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]
+        for row in rows {
+            let ratio = row.ratio.map { String(format: "%.2f×", $0) } ?? "—"
+            let met = row.met.map { $0 ? "yes" : "**no**" } ?? "—"
+            let chatdir = row.missing ?? row.chatdir.map(Self.number) ?? "—"
+            lines.append("| \(row.workload) | \(row.unit) | \(chatdir) | \(row.sqlite.map(Self.number) ?? "—") | \(row.maildir.map(Self.number) ?? "—") | \(ratio) | \(row.goal ?? "—") | \(met) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every raw figure, the rows and the machine, as JSON.
+    func json() throws -> Data {
+        var rowObjects: [[String: Any]] = []
+        for row in rows {
+            var object: [String: Any] = ["workload": row.workload, "unit": row.unit]
+            if let value = row.chatdir { object["chatdir"] = value }
+            if let value = row.sqlite { object["sqlite"] = value }
+            if let value = row.maildir { object["maildir"] = value }
+            if let value = row.ratio { object["ratio_to_best_peer"] = value }
+            if let value = row.goal { object["goal"] = value }
+            if let value = row.met { object["met"] = value }
+            if let value = row.missing { object["missing"] = value }
+            rowObjects.append(object)
+        }
+        let object: [String: Any] = ["figures": figures, "rows": rowObjects, "notes": notes, "machine": machine,
+                                     "quick": options.quick, "sizes": options.sizes]
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+
+    static func factor(_ value: Double) -> String { String(format: "%.1f×", value) }
+
+    static func count(_ value: Int) -> String {
+        if value >= 1_000_000 && value % 1_000_000 == 0 { return "\(value / 1_000_000)M" }
+        if value >= 1000 && value % 1000 == 0 { return "\(value / 1000)k" }
+        return String(value)
+    }
+
+    /// Three significant figures at most below 1,000; whole numbers with thousands separators above.
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "—" }
+        if abs(value) >= 1000 {
+            let digits = String(Int(value.rounded()))
+            var grouped = ""
+            for (index, character) in digits.reversed().enumerated() {
+                if index > 0 && index % 3 == 0 && character != "-" { grouped.append(",") }
+                grouped.append(character)
+            }
+            return String(grouped.reversed())
+        }
+        if abs(value) >= 100 { return String(format: "%.0f", value) }
+        if abs(value) >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.2f", value)
+    }
+}

@@ -1,0 +1,63 @@
+import ChatDomain
+import ChatServer
+import ChatStore
+import ChatSync
+import Foundation
+
+/// An in-process reference server (port 0) for the sync workloads, on a data directory made
+/// for them:
+///
+/// - `c1` (bob, alice): `history` messages, written by the fixture generator in the store
+///   format the server loads (what `chatdir seed` writes, without the manifest);
+/// - `drain` (carol, dave): empty, for the outbox drain;
+/// - `live` (dave, erin) and `posts` (eight posters): empty, for live latency and POSTs/s.
+///
+/// Users `<name>-token` for alice, bob, carol, dave, erin and p0…p7.
+final class ServerFixture {
+    let directory: String
+    let server: ChatServer
+    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(server.port)) }
+
+    static func id(_ text: String) -> ConversationID {
+        guard let id = try? ConversationID(text) else { preconditionFailure("\(text) is a valid conversation ID") }
+        return id
+    }
+
+    static func user(_ text: String) -> UserID {
+        guard let id = try? UserID(text) else { preconditionFailure("\(text) is a valid user ID") }
+        return id
+    }
+
+    static let posters = (0..<8).map { user("p\($0)") }
+
+    init(directory: String, history: Int) throws {
+        self.directory = directory
+        Subprocess.removeTree(directory)
+        var generator = FixtureGenerator(userID: Self.user("bob"))
+        generator.conversations = 1
+        generator.messagesPerConversation = history
+        generator.members = 2
+        try generator.generate(at: directory)
+        // The generator made a user's store; the server's data directory has no manifest.
+        try FileManager.default.removeItem(atPath: directory + "/" + StoreLayout.manifest)
+        var tokens: [String: UserID] = [:]
+        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters { tokens["\(user)-token"] = user }
+        try DataDirectory.create(at: directory, users: UserTokens(tokens), conversations: [
+            Self.id("drain"): ConversationInfo(title: "Drain", members: [Self.user("carol"), Self.user("dave")]),
+            Self.id("live"): ConversationInfo(title: "Live", members: [Self.user("dave"), Self.user("erin")]),
+            Self.id("posts"): ConversationInfo(title: "Posts", members: Self.posters),
+        ])
+        server = try ChatServer(configuration: ServerConfiguration(dataDirectory: directory, port: 0))
+        try server.start()
+    }
+
+    /// A new, empty client store for `user` under `path`, pointing at this server.
+    func clientStore(at path: String, user: String) throws -> Store {
+        Subprocess.removeTree(path)
+        return try Store.create(at: path, manifest: Manifest(userID: Self.user(user), server: server.url))
+    }
+
+    func stop() {
+        server.stop()
+    }
+}

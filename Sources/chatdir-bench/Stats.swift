@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The monotonic clock and the summaries every workload reports, computed the way the peer
+/// runner computes them so the two sides are comparable.
+enum Stats {
+    /// Nanoseconds on CLOCK_MONOTONIC.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Runs `body` and returns how long it took, in seconds.
+    static func seconds<T>(_ body: () throws -> T) rethrows -> (seconds: Double, result: T) {
+        let start = now()
+        let result = try body()
+        return (Double(now() - start) / 1e9, result)
+    }
+
+    /// The median (the mean of the two middle values for an even count), as Python's
+    /// `statistics.median`.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// p50 as `sorted[n / 2]` and p99 as `sorted[int(n * 0.99) - 1]`: the peers' formulas.
+    static func p50p99(_ values: [Double]) -> (p50: Double, p99: Double) {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return (.nan, .nan) }
+        return (sorted[sorted.count / 2], sorted[max(0, Int(Double(sorted.count) * 0.99) - 1)])
+    }
+
+    static func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+}

@@ -1,0 +1,156 @@
+import ChatDomain
+import ChatStore
+import Foundation
+
+/// The peer-comparable workloads of WORKLOADS.md on chatdir's store, through the library,
+/// in this process: open, append, ingest, outbox, scan and git. Each is defined exactly as the
+/// peer runner defines it (same counts, same summaries).
+enum StoreWorkloads {
+    static let c1 = SeedCache.c1
+
+    /// alice, bob, carol, dave, erin: the peers' five senders.
+    static let members: [UserID] = {
+        var generator = FixtureGenerator(userID: alice)
+        generator.members = SeedCache.members
+        return generator.memberIDs()
+    }()
+
+    static let alice: UserID = {
+        guard let id = try? UserID("alice") else { preconditionFailure("alice is a valid ID") }
+        return id
+    }()
+
+    /// Messages `first…first+count-1`, made as `chatdir seed` makes them.
+    static func messages(from first: Int, count: Int, random: inout SplitMix64) -> [Message] {
+        (first..<(first + count)).map { FixtureGenerator.message($0, members: members, random: &random) }
+    }
+
+    /// open: the newest 50 rows with ticks (snapshot, then rows) of c1, warm cache; median µs.
+    static func open(_ store: Store, runs: Int) throws -> Double {
+        let conversation = store.conversation(c1)
+        let me = store.userID
+        var rows = try conversation.snapshot(limit: 50).rows(me: me)
+        guard rows.count >= 50 else { throw Subprocess.Failure(description: "open: expected 50 rows, got \(rows.count)") }
+        var times: [Double] = []
+        times.reserveCapacity(runs)
+        for _ in 0..<runs {
+            let start = Stats.now()
+            rows = try conversation.snapshot(limit: 50).rows(me: me)
+            times.append(Double(Stats.now() - start) / 1e3)
+        }
+        withExtendedLifetime(rows) {}
+        return Stats.median(times)
+    }
+
+    /// append: one live message made durable (StoreWriter.save of one message) after the N
+    /// stored ones, `count` times; p50 and p99 µs. The appended segments are removed afterwards,
+    /// so the cached store keeps exactly N messages. An untimed pass of the same appends comes first.
+    static func append(_ store: Store, existing: Int, count: Int) throws -> (p50: Double, p99: Double) {
+        try SeedCache.trim(store, to: existing)
+        defer { try? SeedCache.trim(store, to: existing) }
+        let writer = try StoreWriter(store: store)
+        var random = SplitMix64(seed: 7)
+        let appended = messages(from: existing + 1, count: count, random: &random)
+        // An untimed pass of the same appends, removed again, as the peer runner does (there it
+        // gives SQLite's WAL the size a running app's has).
+        for message in appended { try writer.save([message], in: c1) }
+        try SeedCache.trim(store, to: existing)
+        var times: [Double] = []
+        for message in appended {
+            let start = Stats.now()
+            let result = try writer.save([message], in: c1)
+            times.append(Double(Stats.now() - start) / 1e3)
+            guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(message.sequence) was not inserted") }
+        }
+        return Stats.p50p99(times)
+    }
+
+    /// ingest: `total` messages into a new store in pages of `page`, one durable commit per page
+    /// (StoreWriter.save per page); messages per second. Returns the store for the outbox workload.
+    static func ingest(at path: String, total: Int, page: Int) throws -> (perSecond: Double, store: Store) {
+        Subprocess.removeTree(path)
+        let store = try Store.create(at: path, manifest: Manifest(userID: alice))
+        let writer = try StoreWriter(store: store)
+        try writer.saveInfo(ConversationInfo(title: "Ingest", members: members), for: c1)
+        var random = SplitMix64(seed: 42)
+        let timed = try Stats.seconds {
+            var next = 1
+            while next <= total {
+                let batch = messages(from: next, count: min(page, total - next + 1), random: &random)
+                try writer.save(batch, in: c1)
+                next += batch.count
+            }
+        }
+        return (Double(total) / timed.seconds, store)
+    }
+
+    /// outbox: Outbox.enqueue (what `chatdir send` does) `count` times; median µs.
+    static func outbox(_ store: Store, count: Int) throws -> Double {
+        let outbox = Outbox(store.conversation(c1))
+        var times: [Double] = []
+        for _ in 0..<count {
+            let start = Stats.now()
+            try outbox.enqueue("on my way")
+            times.append(Double(Stats.now() - start) / 1e3)
+        }
+        return Stats.median(times)
+    }
+
+    /// How many times scan and grep run (after one untimed run that warms the page cache):
+    /// the same in the peer runner.
+    static let scanRuns = 5
+
+    /// scan: messages of c1 whose text contains `word`, through the library
+    /// (Conversation.countMessages), warm; median ms and the count.
+    static func scan(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+        let conversation = store.conversation(c1)
+        let count = try conversation.countMessages(containing: word)
+        var times: [Double] = []
+        for _ in 0..<runs {
+            times.append(try Stats.seconds { try conversation.countMessages(containing: word) }.seconds * 1e3)
+        }
+        return (Stats.median(times), count)
+    }
+
+    /// `grep -rF word` over c1's messages directory, warm; median ms and the matching lines.
+    static func grep(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+        let arguments = ["grep", "-rF", word, store.conversation(c1).messagesDirectory]
+        let output = try Subprocess.capture(arguments, allowFailure: true).output
+        var times: [Double] = []
+        for _ in 0..<runs {
+            times.append(try Stats.seconds { try Subprocess.capture(arguments, allowFailure: true) }.seconds * 1e3)
+        }
+        return (Stats.median(times), output.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
+    }
+
+    /// git: a new store committed after each of `pages` pages of `pageSize` messages, then
+    /// `git gc --aggressive`; bytes of every file under .git.
+    static func git(at path: String, pages: Int, pageSize: Int) throws -> Int {
+        Subprocess.removeTree(path)
+        let store = try Store.create(at: path, manifest: Manifest(userID: alice))
+        let writer = try StoreWriter(store: store)
+        try writer.saveInfo(ConversationInfo(title: "Git", members: members), for: c1)
+        // gc.auto=0: no background auto-gc after a commit to collide with the final gc.
+        let git = ["git", "-C", path, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "gc.auto=0"]
+        try Subprocess.capture(git + ["init", "-q"])
+        var random = SplitMix64(seed: 42)
+        for page in 0..<pages {
+            try writer.save(messages(from: page * pageSize + 1, count: pageSize, random: &random), in: c1)
+            try Subprocess.capture(git + ["add", "-A"])
+            try Subprocess.capture(git + ["commit", "-qm", "page \(page)"])
+        }
+        try Subprocess.capture(git + ["gc", "-q", "--aggressive"])
+        return try bytes(under: path + "/.git")
+    }
+
+    /// The sum of the sizes of the regular files under `path`.
+    static func bytes(under path: String) throws -> Int {
+        var total = 0
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return 0 }
+        while let relative = walker.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path + "/" + relative)
+            if attributes[.type] as? FileAttributeType == .typeRegular { total += (attributes[.size] as? Int) ?? 0 }
+        }
+        return total
+    }
+}

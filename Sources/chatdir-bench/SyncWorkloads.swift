@@ -1,0 +1,39 @@
+import ChatDomain
+import ChatStore
+import ChatSync
+
+/// Sync figures against the in-process reference server, through ChatSync as `chatdir sync`
+/// runs it: catch-up of a long history into a fresh store, and a queued outbox drained.
+enum SyncWorkloads {
+    /// A fresh store for bob catches up `expected` messages of c1 in one `syncOnce` (discovery,
+    /// pipelined pages of 500, one durable commit per page, receipts); messages per second.
+    static func catchUp(_ fixture: ServerFixture, clientPath: String, expected: Int) async throws -> (perSecond: Double, seconds: Double) {
+        let store = try fixture.clientStore(at: clientPath, user: "bob")
+        let engine = try SyncEngine(store: store, server: fixture.address, token: "bob-token")
+        let start = Stats.now()
+        let report = await engine.syncOnce()
+        let seconds = Double(Stats.now() - start) / 1e9
+        guard report.newMessages == expected, report.problems.isEmpty else {
+            throw Subprocess.Failure(description: "catch-up stored \(report.newMessages) of \(expected) messages: \(report.problems)")
+        }
+        return (Double(expected) / seconds, seconds)
+    }
+
+    /// carol queues `count` messages offline (Outbox.enqueue), then one `syncOnce` delivers
+    /// them (one POST each, accepted ones committed 64 at a time); messages per second.
+    static func drain(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (perSecond: Double, seconds: Double) {
+        let store = try fixture.clientStore(at: clientPath, user: "carol")
+        let engine = try SyncEngine(store: store, server: fixture.address, token: "carol-token")
+        let first = await engine.syncOnce()  // learns the conversation, as `send` needs
+        guard first.problems.isEmpty else { throw Subprocess.Failure(description: "drain: first sync failed: \(first.problems)") }
+        let outbox = Outbox(store.conversation(ServerFixture.id("drain")))
+        for index in 0..<count { try outbox.enqueue("queued \(index)") }
+        let start = Stats.now()
+        let report = await engine.syncOnce()
+        let seconds = Double(Stats.now() - start) / 1e9
+        guard report.sent == count, report.problems.isEmpty else {
+            throw Subprocess.Failure(description: "drain sent \(report.sent) of \(count): \(report.problems)")
+        }
+        return (Double(count) / seconds, seconds)
+    }
+}

@@ -1,0 +1,108 @@
+import ChatDomain
+import ChatStore
+import Foundation
+import Testing
+@testable import chatdir_bench
+
+/// The bench's workload functions run end to end on tiny sizes: they work and report sane
+/// figures. No timing is asserted (the machine is shared); `chatdir-bench` itself is not run.
+@Suite(.serialized) struct BenchSmokeTests {
+    final class Scratch {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-bench-test-\(UUID().uuidString)").path
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// A store of `count` messages in c1 as `chatdir seed --members 5` makes it.
+    private func seeded(_ scratch: Scratch, count: Int) throws -> Store {
+        var generator = FixtureGenerator(userID: try UserID("alice"))
+        generator.conversations = 1
+        generator.messagesPerConversation = count
+        generator.members = 5
+        return try generator.generate(at: scratch.path + "/store-\(count)")
+    }
+
+    @Test("the store workloads run on 200 messages and leave the store as they found it")
+    func storeWorkloads() throws {
+        let scratch = Scratch()
+        let store = try seeded(scratch, count: 200)
+        #expect(try StoreWorkloads.open(store, runs: 3) > 0)
+        let append = try StoreWorkloads.append(store, existing: 200, count: 5)
+        #expect(append.p50 > 0 && append.p99 >= append.p50)
+        #expect(try store.conversation(StoreWorkloads.c1).newestMessages(limit: 1).messages.last?.sequence == 200)
+        let scan = try StoreWorkloads.scan(store)
+        let grep = try StoreWorkloads.grep(store)
+        #expect(scan.count > 0)
+        #expect(grep.count >= scan.count)  // grep counts lines; a line is one message here
+        let ingest = try StoreWorkloads.ingest(at: scratch.path + "/ingest", total: 1000, page: 500)
+        #expect(ingest.perSecond > 0)
+        #expect(try ingest.store.conversation(StoreWorkloads.c1).segmentRanges().count == 10)
+        #expect(try StoreWorkloads.outbox(ingest.store, count: 5) > 0)
+        #expect(try ingest.store.conversation(StoreWorkloads.c1).outbox().count == 5)
+        #expect(try StoreWorkloads.git(at: scratch.path + "/git", pages: 2, pageSize: 100) > 0)
+    }
+
+    @Test("the sync workloads run against an in-process server: catch-up, drain, live latency, POSTs")
+    func syncWorkloads() async throws {
+        let scratch = Scratch()
+        let fixture = try ServerFixture(directory: scratch.path + "/server", history: 300)
+        defer { fixture.stop() }
+        let catchUp = try await SyncWorkloads.catchUp(fixture, clientPath: scratch.path + "/bob", expected: 300)
+        #expect(catchUp.perSecond > 0)
+        let drain = try await SyncWorkloads.drain(fixture, clientPath: scratch.path + "/carol", count: 10)
+        #expect(drain.perSecond > 0)
+        let live = try await LiveLatency.measure(fixture, clientPath: scratch.path + "/erin", count: 5, warmUp: 1)
+        #expect(live.count == 5 && live.fromSendP50 > 0)
+        let posts = try PostLoad.measure(fixture, seconds: 1)
+        #expect(posts.postsPerSecond > 0)
+    }
+
+    @Test("the peer runner runs with tiny counts and the bridge reads its JSON")
+    func peers() throws {
+        let scratch = Scratch()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let runner = PeerRunner(python: "python3", script: root.path + "/bench/peers_runner.py", workdir: scratch.path + "/peers")
+        let result = try runner.run(sizes: [200], quick: true, maildirMax: 200, extraArguments: [
+            "--open-runs", "3", "--append-count", "5", "--ingest-total", "1000", "--outbox-count", "5", "--git-pages", "2",
+        ])
+        for peer in ["sqlite", "maildir"] {
+            let figures = try #require(result.figures[peer])
+            for key in ["open_us_200", "append_p50_us_200", "append_p99_us_200", "scan_ms_200", "ingest_msgs_per_s", "outbox_us_median", "git_bytes_after_2_pages"] {
+                #expect((figures[key] ?? -1) >= 0, "\(peer) \(key)")  // a warm 200-message scan may round to 0.0 ms
+            }
+        }
+        #expect(result.figures["sqlite"]?["scan_count_200"] == result.figures["maildir"]?["scan_count_200"])
+    }
+
+    @Test("the table shows ratios to the best peer and judges each goal")
+    func report() throws {
+        var report = Report(options: try BenchOptions.parse(["--sizes", "10000,1000000"]))
+        report.figures = [
+            "chatdir": ["open_us_10000": 50, "open_us_1000000": 60, "ingest_msgs_per_s": 90_000, "view_peak_rss_mib": 11, "live_p99_ms": 25],
+            "sqlite": ["open_us_10000": 40, "open_us_1000000": 50, "ingest_msgs_per_s": 100_000],
+            "maildir": ["open_us_10000": 500, "ingest_msgs_per_s": 2000],
+        ]
+        let rows = Dictionary(report.rows.map { ($0.workload, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(rows["open newest 50, N=1M"]?.ratio == 1.2)
+        #expect(rows["open newest 50, N=1M"]?.met == false)
+        #expect(rows["open newest 50, N=10k"]?.met == nil)  // the goal is stated for 1M only
+        #expect(rows["ingest 100k in pages of 500"]?.ratio == 0.9)
+        #expect(rows["ingest 100k in pages of 500"]?.met == false)
+        #expect(rows["chatdir view peak RSS, N=1M"]?.met == true)
+        #expect(rows["live latency p99 (201 → watcher)"]?.met == false)
+        #expect(rows["observer latency (rename → redraw)"]?.missing != nil)
+        let table = report.table()
+        #expect(table.contains("| open newest 50, N=1M | µs | 60.0 | 50.0 | — | 1.20× | ≤ 1.0× SQLite | **no** |"))
+        #expect(try JSONSerialization.jsonObject(with: report.json()) is [String: Any])
+    }
+
+    @Test("options: --quick shrinks the sizes, bad values are refused with the reason",
+          arguments: [(["--quick"], [10_000, 100_000]), (["--sizes", "1000,2_000"], [1000, 2000]), ([], [10_000, 100_000, 1_000_000])])
+    func options(arguments: [String], sizes: [Int]) throws {
+        #expect(try BenchOptions.parse(arguments).sizes == sizes)
+    }
+
+    @Test("options that make no sense are refused", arguments: [["--sizes", "0"], ["--only", "nothing"], ["--json"], ["--frobnicate"]])
+    func badOptions(arguments: [String]) {
+        #expect(throws: BenchOptions.UsageError.self) { try BenchOptions.parse(arguments) }
+    }
+}
