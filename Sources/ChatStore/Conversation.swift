@@ -95,7 +95,7 @@ public struct Conversation: Sendable {
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
         guard let bytes = try read(name) else { return SegmentFile.Decoded(messages: [], problems: []) }
-        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range)
+        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError { throw .damaged(problem) }
         return decoded
     }

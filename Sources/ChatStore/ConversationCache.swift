@@ -257,7 +257,7 @@ final class ConversationCache {
     private func readSegment(_ range: SegmentRange, keeping old: [Message]? = nil) -> [Message] {
         let name = StoreLayout.messages + "/" + range.fileName
         guard let bytes = note(path: name, { () throws(StoreError) in try conversation.read(name) }) ?? nil else { return [] }
-        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range)
+        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError {
             problems[relative(name)] = problem.description
             if let old { return old }

@@ -24,19 +24,27 @@ extension Conversation {
     }
 
     private func countInSegment(_ bytes: [UInt8], name: String, range: SegmentRange, needle: [UInt8], prefilter: Bool) throws(StoreError) -> Int {
-        let lines = lineRanges(bytes)
-        guard let closing = lines.lastIndex(where: { !$0.isEmpty }), closing > 0,
-              bytes[lines[0]] == [UInt8(ascii: "[")], bytes[lines[closing]] == [UInt8(ascii: "]")] else {
-            // Not the canonical one-record-per-line layout (or damaged): decode it the slow way,
-            // which also names what is wrong.
-            let decoded = SegmentFile.decode(bytes, path: relative(name), range: range)
+        // The canonical layout starts with "[\n" and ends with "\n]\n"; anything else (another
+        // layout, a damaged file) is decoded the slow way, which also names what is wrong.
+        let canonical = bytes.count >= 4 && bytes[0] == UInt8(ascii: "[") && bytes[1] == 0x0A
+            && bytes[bytes.count - 1] == 0x0A && bytes[bytes.count - 2] == UInt8(ascii: "]") && bytes[bytes.count - 3] == 0x0A
+        guard canonical, prefilter, !needle.isEmpty else {
+            let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
             if let problem = decoded.firstError { throw .damaged(problem) }
             return decoded.messages.filter { Self.contains(Array($0.text.utf8)[...], needle) }.count
         }
+        // Only lines that hold the word are looked at: memmem jumps from hit to hit, and each
+        // hit's line is judged once.
         var count = 0
-        for index in 1..<closing {
-            var content = lines[index]
-            if prefilter, !Self.contains(bytes[content], needle) { continue }
+        var position = 2
+        let end = bytes.count - 2
+        while let hit = Sys.find(needle, in: bytes, from: position), hit < end {
+            var lineStart = hit
+            while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
+            var lineEnd = hit
+            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            position = lineEnd + 1
+            var content = lineStart..<lineEnd
             if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) ?? false { content = content.lowerBound..<(content.upperBound - 1) }
             // Canonical records end with the text ("text" sorts last): when its raw bytes hold no
             // escape, they are the text itself and the line need not be parsed.
@@ -44,14 +52,15 @@ extension Conversation {
                 if Self.contains(bytes[raw], needle) { count += 1 }
                 continue
             }
+            let line = bytes[0..<lineStart].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             let record: JSONValue
             do {
                 record = try JSONParser.parse(bytes, in: content)
             } catch {
-                throw .damaged(StoreProblem(path: relative(name), line: index + 1, "not valid JSON: \(error.reason); run chatdir check for the whole story"))
+                throw .damaged(StoreProblem(path: relative(name), line: line, "not valid JSON: \(error.reason); run chatdir check for the whole story"))
             }
             guard case let .string(text)? = record["text"] else {
-                throw .damaged(StoreProblem(path: relative(name), line: index + 1, "the record has no \"text\" string; run chatdir check for the whole story"))
+                throw .damaged(StoreProblem(path: relative(name), line: line, "the record has no \"text\" string; run chatdir check for the whole story"))
             }
             if Self.contains(Array(text.utf8)[...], needle) { count += 1 }
         }

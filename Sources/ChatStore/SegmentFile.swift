@@ -40,7 +40,9 @@ public enum SegmentFile {
 
     /// Reads a segment's bytes. `path` is used in problems; with `range`, every sequence must
     /// belong to it. Never throws: a damaged file yields problems, and the records that are sound.
-    public static func decode(_ bytes: [UInt8], path: String, range: SegmentRange?) -> Decoded {
+    /// `reportLayout` adds warnings for records not in canonical form (`check` wants them; a
+    /// reader does not, and re-encoding every record to compare was most of a screen's cost).
+    public static func decode(_ bytes: [UInt8], path: String, range: SegmentRange?, reportLayout: Bool = true) -> Decoded {
         var problems: [StoreProblem] = []
         var records: [(line: Int?, label: String, value: JSONValue, content: Range<Int>?)] = []
         let lines = lineRanges(bytes)
@@ -124,7 +126,7 @@ public enum SegmentFile {
             guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { continue }
             let message = Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
             found.append((message, record.line))
-            if let content = record.content {
+            if reportLayout, let content = record.content {
                 var canonical = JSONWriter()
                 writeRecord(message, into: &canonical)
                 if !canonical.bytes.elementsEqual(bytes[content]) {
