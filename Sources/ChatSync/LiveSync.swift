@@ -193,9 +193,27 @@ extension SyncEngine {
     }
 
     /// Delivers outbox files as they appear and posts wanted read positions, each conversation
-    /// with its own backoff after temporary failures.
+    /// with its own backoff after temporary failures. Woken by inotify when a file lands in an
+    /// `outbox/` (`send`, `retry`, `read`), and at least every ``Options/outboxPollInterval``
+    /// anyway (backoff deadlines, idle catch-up, and a machine out of inotify watches).
     func followOutbox(log: @escaping @Sendable (String) -> Void) async {
-        while !Task.isCancelled {
+        let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = try? DirectoryWatcher(root: store.store.root + "/" + StoreLayout.conversations, depth: 2) { batch in
+            if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) { wake.yield() }
+        }
+        let ticker = Task { [interval = options.outboxPollInterval] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                wake.yield()
+            }
+        }
+        defer {
+            ticker.cancel()
+            watcher?.stop()
+            wake.finish()
+        }
+        for await _ in wakeups {
+            if Task.isCancelled { return }
             await catchUpIfIdle()
             for id in (try? await store.knownConversations()) ?? [] where liveState.outboxNotBefore[id].map({ $0 <= .now }) ?? true {
                 do {
@@ -224,7 +242,6 @@ extension SyncEngine {
                     log("\(id): \(error)")
                 }
             }
-            do { try await Task.sleep(for: options.outboxPollInterval) } catch { return }
         }
     }
 }

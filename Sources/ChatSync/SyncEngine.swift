@@ -25,8 +25,8 @@ public actor SyncEngine {
         /// How long the live worker waits without events before catching up anyway (a dropped
         /// last event leaves a hole that no later event reveals).
         public var idleCatchUp: Duration = .seconds(30)
-        /// How often the live worker looks at the outbox for new files.
-        public var outboxPollInterval: Duration = .milliseconds(100)
+        /// How often the live worker looks at the outbox even without an inotify wake-up.
+        public var outboxPollInterval: Duration = .seconds(1)
 
         public init() {}
     }

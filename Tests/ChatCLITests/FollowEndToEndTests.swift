@@ -25,13 +25,14 @@ final class RunningChatdir: Sendable {
         var all: [String] { storage.withLock { $0 } }
     }
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = ChatdirProcess.executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
         process.environment = env
         let stdout = Pipe()
         process.standardOutput = stdout

@@ -145,4 +145,32 @@ import Testing
         #expect(view.lines.last?.contains("while live  ✓") == true, "\(view.stdout)")
         #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("connected to http://127.0.0.1:"))
     }
+
+    @Test("a message from another user comes in over the live socket and appears in view --follow")
+    func liveIntoFollow() throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let alice = try newStore(directory, server)
+        let bob = try newStore(directory, server, user: "bob")
+        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+
+        let worker = try RunningChatdir(["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"])
+        let follow = try RunningChatdir(["view", "alice-bob", "--follow", "--json", "--store", alice])
+        defer {
+            _ = follow.interrupt()
+            _ = worker.interrupt()
+        }
+        #expect(waitFor { follow.output.count == 3 }, "the three stored messages first")
+        let aliceID = try UserID("alice")
+        #expect(waitFor { server.server.liveSocketCount(for: aliceID) == 1 })
+
+        #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "are you there?"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(waitFor { follow.output.count == 4 })
+        let row = try JSONSerialization.jsonObject(with: Data((follow.output.last ?? "").utf8)) as? [String: Any]
+        #expect(row?["text"] as? String == "are you there?")
+        #expect(row?["senderId"] as? String == "bob")
+        #expect(row?["sequence"] as? Int == 4)
+    }
 }
