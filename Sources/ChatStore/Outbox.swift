@@ -23,7 +23,8 @@ public struct Outbox: Sendable {
         let entry = OutboxEntry(ordinal: now, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
         do {
             try DurableFile.makeDirectories(directory)
-            DurableFile.removeStaleTemporaries(in: directory)
+            // Stale temp files of killed senders are the writer's to clean (StoreWriter, at start):
+            // listing a large outbox on every send would cost more than the send.
             try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id), in: directory)
         } catch {
             throw .system(error)
