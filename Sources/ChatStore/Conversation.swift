@@ -132,19 +132,27 @@ public struct Conversation: Sendable {
         Sys.kind(of: messagesDirectory + "/" + range.fileName) == .file
     }
 
-    /// The newest segment according to `messages/.newest`, checked: the file it names exists and
-    /// the ranges after it do not (it moves forward past any that do). Nil when there is no
-    /// usable hint; callers then list the directory.
+    /// The newest segment according to `messages/.newest`, checked: the ranges after it are
+    /// looked for (and stepped past when they exist), and when the file it names is gone (a
+    /// newer segment removed, or a crash between the two renames) a few ranges before it are
+    /// tried. Nil when there is no usable hint; callers then list the directory.
     func hintedNewestSegment() -> SegmentRange? {
         guard let bytes = try? Sys.readFile(messagesDirectory + "/" + StoreLayout.newestHint),
-              let range = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
-              range.isAligned(size: segmentSize), hasSegment(range) else { return nil }
-        var newest = range
+              let hint = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
+              hint.isAligned(size: segmentSize) else { return nil }
+        var newest = hint
         while case let next = SegmentRange(containing: newest.last + 1, size: segmentSize), hasSegment(next) {
             newest = next
         }
-        return newest
+        if newest != hint || hasSegment(hint) { return newest }
+        var candidate = hint
+        for _ in 0..<4 where candidate.first > 1 {
+            candidate = SegmentRange(containing: candidate.first - 1, size: segmentSize)
+            if hasSegment(candidate) { return candidate }
+        }
+        return nil
     }
+
 
     /// Everything a screen of this conversation shows, read from disk once.
     public func snapshot(limit: Int, before: Int? = nil) throws(StoreError) -> ConversationSnapshot {

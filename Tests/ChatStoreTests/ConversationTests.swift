@@ -84,7 +84,8 @@ import Testing
     }
 
     @Test("a missing, wrong, stale or lying hint still gives the newest page", arguments: [
-        nil, "garbage\n", "0000000011-0000000020.json\n", "0000000091-0000000100.json\n", "0000000002-0000000011.json\n",
+        nil, "garbage\n", "0000000011-0000000020.json\n", "0000000051-0000000060.json\n", "0000000091-0000000100.json\n",
+        "0000000002-0000000011.json\n",
     ])
     func badHints(_ hint: String?) throws {
         let directory = try TemporaryDirectory()
