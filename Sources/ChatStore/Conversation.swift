@@ -146,7 +146,7 @@ public struct Conversation: Sendable {
         }
         if newest != hint || hasSegment(hint) { return newest }
         var candidate = hint
-        for _ in 0..<4 where candidate.first > 1 {
+        for _ in 0..<16 where candidate.first > 1 {
             candidate = SegmentRange(containing: candidate.first - 1, size: segmentSize)
             if hasSegment(candidate) { return candidate }
         }
