@@ -34,7 +34,7 @@ struct Bench {
                 report.notes.append("Maildir is not filled past \(options.maildirMaxSize) messages (--maildir-max): a million files take minutes to list and make.")
             }
         }
-        report.notes.append("Observer latency (rename → redraw) is not measured here yet (see issue 3).")
+        report.notes.append("Observer latency (rename → redraw) has its own tool: swift run -c release observer-latency (BENCHMARKS.md).")
         report.machine["load at end"] = Machine.load()
         return report
     }

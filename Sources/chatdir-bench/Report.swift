@@ -101,7 +101,7 @@ struct Report {
         rows.append(alone("live latency p50 (201 → watcher)", unit: "ms", key: "live_p50_ms", atMost: 5))
         rows.append(alone("live latency p99 (201 → watcher)", unit: "ms", key: "live_p99_ms", atMost: 20))
         rows.append(alone("server POSTs/s, 8 keep-alive clients", unit: "POST/s", key: "posts_per_s"))
-        rows.append(Row(workload: "observer latency (rename → redraw)", unit: "ms", missing: "not measured here yet (see issue 3)"))
+        rows.append(Row(workload: "observer latency (rename → redraw)", unit: "ms", missing: "see observer-latency (BENCHMARKS.md)"))
         return rows.filter { $0.chatdir != nil || $0.sqlite != nil || $0.maildir != nil || $0.missing != nil }
     }
 
