@@ -27,14 +27,16 @@ let package = Package(
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
         // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench
         .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire"]),
+        // Shared by the test targets only: scratch directories and the built executables.
+        .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatDomain", "store-torture"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatDomain", "chatdir"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatStore", "ChatDomain", "chatdir"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
-            dependencies: ["ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
+            dependencies: ["ChatTestSupport", "ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ChatBenchTests", dependencies: ["chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Every damaged store in Fixtures/: `check` names file:line and the reason, `view` of that
 /// conversation fails with the same words, the other conversations keep working, and no

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Runs the built `chatdir` binary as a child process, the way a user or a script would.
 struct ChatdirProcess {
@@ -10,17 +11,8 @@ struct ChatdirProcess {
         var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
     }
 
-    /// The `chatdir` executable next to the test bundle (SwiftPM builds it first: the test target depends on it).
-    static let executable: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("chatdir")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let fallback = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/chatdir").standardized
-        return fallback
-    }()
+    /// The `chatdir` executable SwiftPM built for this test run.
+    static let executable = builtProduct("chatdir")
 
     /// Runs `chatdir arguments…` to completion with `input` on stdin; TZ=UTC and no colour for
     /// stable output; `environment` adds to or overrides the inherited environment.
@@ -58,26 +50,6 @@ struct ChatdirProcess {
         return Result(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errorData, as: UTF8.self))
     }
 }
-
-/// A fresh directory under the system temp directory, removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-    var path: String { url.path }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func file(_ relative: String) -> String { path + "/" + relative }
-}
-
-/// The project's root, found from this source file.
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Copies a committed store (SampleData or a fixture) into `directory` and returns its path.
 func copyStore(_ source: URL, into directory: TemporaryDirectory, as name: String = "store") throws -> String {

@@ -2,6 +2,7 @@ import ChatDomain
 import ChatStore
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// The commands as a user runs them: exit codes, stdout, stderr, and the files they leave.
 @Suite struct CommandsEndToEndTests {

@@ -3,6 +3,7 @@ import ChatStore
 import Foundation
 import Synchronization
 import Testing
+import ChatTestSupport
 
 /// Waits for a condition with a deadline (never a fixed sleep as synchronisation).
 func waitFor(timeout: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {

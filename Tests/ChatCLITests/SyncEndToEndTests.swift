@@ -3,6 +3,7 @@ import ChatServer
 import ChatStore
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// `chatdir sync`, `read` and `history` as a user runs them, against a reference server in
 /// this process (SampleData/server copied into a temp directory).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChatTestSupport
 
 @Suite struct ViewEndToEndTests {
     let sample = packageRoot.appendingPathComponent("SampleData/alice")

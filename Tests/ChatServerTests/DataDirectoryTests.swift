@@ -1,6 +1,7 @@
 @testable import ChatServer
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Loading the data directory and the users file: what is refused, and how the refusal reads.
 @Suite struct DataDirectoryTests {

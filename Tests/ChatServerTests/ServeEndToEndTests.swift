@@ -3,6 +3,7 @@ import ChatDomain
 import Foundation
 import Synchronization
 import Testing
+import ChatTestSupport
 
 /// `chatdir serve` as a user runs it: the real binary, its ready line, signals, kill -9.
 @Suite struct ServeEndToEndTests {
@@ -140,15 +141,7 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var port = 0
     private(set) var readyLine = ""
 
-    static let executable: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("chatdir")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return packageRoot.appendingPathComponent(".build/debug/chatdir")
-    }()
+    static let executable = builtProduct("chatdir")
 
     /// Starts `chatdir arguments…` and waits for its ready line.
     init(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -2,6 +2,7 @@ import ChatDomain
 import Foundation
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 @Suite struct ConversationScanTests {
     /// 25 messages in 3 segments of 10: every third mentions pizza, one "Pizza", one quotes.

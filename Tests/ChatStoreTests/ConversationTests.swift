@@ -2,6 +2,7 @@ import ChatDomain
 import Foundation
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 @Suite struct ConversationTests {
     @Test("opening a conversation reads only the newest segments, never the whole history")

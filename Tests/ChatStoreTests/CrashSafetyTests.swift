@@ -2,19 +2,12 @@ import ChatDomain
 import Foundation
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 /// A real writer process (store-torture) killed with SIGKILL at random moments: every visible
 /// file must always parse, and every write it acknowledged must still be there.
 @Suite struct CrashSafetyTests {
-    static var tortureBinary: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("store-torture")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/store-torture").standardized
-    }
+    static var tortureBinary: URL { builtProduct("store-torture") }
 
     @Test("SIGKILL at 60 random moments loses nothing acknowledged and leaves every file parseable")
     func killedWriter() throws {

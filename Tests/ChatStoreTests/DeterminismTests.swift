@@ -1,6 +1,7 @@
 import ChatDomain
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 @Suite struct DeterminismTests {
     @Test("the same messages saved in different orders and batches give byte-identical files", arguments: [1, 2, 3, 4, 5])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 @Suite struct DurableFileTests {
     @Test("written files are 0600 and new directories 0700, with no temp file left behind")

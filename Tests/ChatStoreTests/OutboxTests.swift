@@ -2,6 +2,7 @@ import ChatDomain
 import Foundation
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 @Suite struct OutboxTests {
     @Test("queued messages are durable files whose names sort as the queue")

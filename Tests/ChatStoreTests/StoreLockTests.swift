@@ -1,5 +1,6 @@
 import Testing
 @testable import ChatStore
+import ChatTestSupport
 
 @Suite struct StoreLockTests {
     @Test("one writer at a time; the lock is free again once the holder is gone")

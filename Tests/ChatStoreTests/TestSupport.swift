@@ -1,20 +1,7 @@
 import ChatDomain
 import Foundation
 @testable import ChatStore
-
-/// A fresh temp directory per test, removed at the end.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-store-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
+import ChatTestSupport
 
 let alice = try! UserID("alice")
 let bob = try! UserID("bob")

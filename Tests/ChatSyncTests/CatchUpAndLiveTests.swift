@@ -3,6 +3,7 @@ import ChatStore
 @testable import ChatSync
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Catch-up, history and the live connection against the reference server.
 @Suite struct CatchUpAndLiveTests {

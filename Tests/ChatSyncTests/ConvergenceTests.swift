@@ -3,6 +3,7 @@ import ChatStore
 @testable import ChatSync
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Three devices, every fault at once: the stores end up holding exactly the server's history,
 /// and one user's two devices hold byte-identical files.

@@ -3,6 +3,7 @@ import ChatStore
 import Foundation
 import Testing
 @testable import ChatSync
+import ChatTestSupport
 
 /// A server that breaks the contract on purpose: the client must say so clearly, store nothing
 /// from the broken answer, write nothing outside the store, and not crash.
@@ -94,15 +95,3 @@ import Testing
     }
 }
 
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-sync-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}

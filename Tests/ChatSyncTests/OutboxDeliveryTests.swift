@@ -3,6 +3,7 @@ import ChatStore
 @testable import ChatSync
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// The outbox rules against the reference server: save first, deliver later, exactly once,
 /// in order, the same ID on every attempt.

@@ -4,6 +4,7 @@ import ChatStore
 @testable import ChatSync
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// A reference server in this process, on a free port, with users alice, bob, carol (tokens
 /// `<name>-token`) and conversations `ab` (alice, bob) and `group` (alice, bob, carol).

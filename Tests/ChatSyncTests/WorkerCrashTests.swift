@@ -3,20 +3,13 @@ import ChatStore
 @testable import ChatSync
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// `chatdir sync --live` as a real process, killed with SIGKILL at random moments while
 /// messages flow both ways under faults: after a restart everything converges, nothing is
 /// lost or doubled, and every file parses.
 @Suite struct WorkerCrashTests {
-    static var chatdir: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("chatdir")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/chatdir").standardized
-    }
+    static var chatdir: URL { builtProduct("chatdir") }
 
     func worker(_ store: Store, _ server: LocalServer, live: Bool) throws -> Process {
         let process = Process()

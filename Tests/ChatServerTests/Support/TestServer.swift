@@ -4,24 +4,7 @@ import ChatStore
 import Foundation
 import Synchronization
 import Testing
-
-/// A fresh directory under the system temp directory, removed when the test ends.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-server-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// The project's root, found from this source file.
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+import ChatTestSupport
 
 /// The users and conversations every in-process test server starts with:
 /// `ab` (alice, bob: one-to-one, empty), `group` (alice, bob, carol: empty);
