@@ -138,17 +138,23 @@ public enum Sys {
         defer { close(fd) }
         var info = stat()
         _ = try retrying("stat", path) { fstat(fd, &info) }
-        var result: [UInt8] = []
-        result.reserveCapacity(Int(info.st_size) + 1)
-        var chunk = [UInt8](repeating: 0, count: max(4096, min(Int(info.st_size) + 1, 1 << 20)))
+        // One read of size + 1 bytes usually returns the whole file and proves the end (a short
+        // read of a regular file is its end); loop only if the file grew meanwhile.
+        var result = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var filled = 0
         while true {
+            if filled == result.count { result.append(contentsOf: [UInt8](repeating: 0, count: max(4096, result.count))) }
             let count = try retrying("read", path) {
-                chunk.withUnsafeMutableBytes { buffer in Glibc.read(fd, buffer.baseAddress, buffer.count) }
+                result.withUnsafeMutableBytes { buffer in Glibc.read(fd, buffer.baseAddress.map { $0 + filled }, buffer.count - filled) }
             }
-            if count == 0 { return result }
-            result.append(contentsOf: chunk[0..<count])
+            filled += count
+            if count == 0 || filled < result.count {
+                result.removeLast(result.count - filled)
+                return result
+            }
         }
     }
+
 
     /// What kind of thing is at a path, without following a final symlink; nil when nothing is.
     public enum FileKind: Sendable { case file, directory, symlink, other }

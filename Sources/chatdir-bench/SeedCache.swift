@@ -69,5 +69,10 @@ struct SeedCache {
                 try Data(SegmentFile.encode(kept)).write(to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + last.fileName))
             }
         }
+        // Name the newest segment again, as the store's writer would (readers cope with a stale
+        // hint, but every open would then pay for finding the newest file).
+        if let newest = try conversation.segmentRanges().last {
+            try Data((newest.fileName + "\n").utf8).write(to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + StoreLayout.newestHint))
+        }
     }
 }
