@@ -8,7 +8,12 @@ public enum Name {
 
     /// Whether `string` matches the name grammar.
     public static func isValid(_ string: String) -> Bool {
-        let bytes = Array(string.utf8)
+        var string = string
+        return string.withUTF8 { isValid(utf8: $0) }
+    }
+
+    /// Whether these UTF-8 bytes match the name grammar (all ASCII, so byte checks suffice).
+    public static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first, bytes.count <= maxLength, isAlphanumeric(first) else {
             return false
         }
@@ -58,6 +63,12 @@ public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
+    /// A user ID from UTF-8 bytes, checked on the bytes (no intermediate copies); nil when invalid.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard Name.isValid(utf8: bytes) else { return nil }
+        rawValue = String(decoding: bytes, as: UTF8.self)
+    }
+
     public var description: String { rawValue }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -75,6 +86,12 @@ public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConve
     }
 
     private init(unchecked rawValue: String) { self.rawValue = rawValue }
+
+    /// An ID from UTF-8 bytes, checked on the bytes (no intermediate copies); nil when invalid.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard Self.isCanonicalUUID(utf8: bytes) else { return nil }
+        rawValue = String(decoding: bytes, as: UTF8.self)
+    }
 
     /// A fresh random ID (version 4 UUID, upper-case).
     public static func random() -> ClientMessageID {
@@ -102,7 +119,11 @@ public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConve
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     static func isCanonicalUUID(_ string: String) -> Bool {
-        let bytes = Array(string.utf8)
+        var string = string
+        return string.withUTF8 { isCanonicalUUID(utf8: $0) }
+    }
+
+    static func isCanonicalUUID(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {

@@ -84,8 +84,8 @@ struct Connection: Sendable {
     /// the client's close echoed, protocol errors closed with their code.
     private func runLive(user: UserID, firstBytes: [UInt8]) {
         guard let wakeUp = try? Socket.makeWakeUp() else { return }
-        defer { Socket.close(wakeUp) }
         let session = LiveSession(user: user, number: liveNumber(), wakeUp: wakeUp)
+        defer { session.close() }
         hub.register(session)
         defer { hub.unregister(session) }
 

@@ -49,7 +49,10 @@ final class LiveSession: Sendable {
     let number: UInt64
     /// Readable when events are queued (a pipe the connection thread polls).
     let wakeUp: WakeUp
-    private let queue = Mutex<(events: [String], overflowed: Bool)>(([], false))
+    /// The queue, and whether the pipe is closed: signalling happens under the same lock as
+    /// closing, so a publisher that picked this session just before it ended never writes its
+    /// wake-up byte into a descriptor number the process has since reused for another file.
+    private let queue = Mutex<(events: [String], overflowed: Bool, closed: Bool)>(([], false, false))
 
     init(user: UserID, number: UInt64, wakeUp: WakeUp) {
         self.user = user
@@ -59,13 +62,23 @@ final class LiveSession: Sendable {
 
     func enqueue(_ events: [String]) {
         queue.withLock { queue in
+            guard !queue.closed else { return }
             if queue.events.count + events.count > Self.maxQueuedEvents {
                 queue.overflowed = true
             } else {
                 queue.events += events
             }
+            Socket.signal(wakeUp)
         }
-        Socket.signal(wakeUp)
+    }
+
+    /// Closes the wake-up pipe; later `enqueue`s do nothing.
+    func close() {
+        queue.withLock { queue in
+            guard !queue.closed else { return }
+            queue.closed = true
+            Socket.close(wakeUp)
+        }
     }
 
     /// Everything queued, oldest first, and whether the queue overflowed.

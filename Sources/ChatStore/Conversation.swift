@@ -106,18 +106,21 @@ public struct Conversation: Sendable {
     public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
         var walk = try SegmentWalk(self, before: before)
         var collected: [Message] = []
-        var seen: [ClientMessageID: (message: Message, path: String, line: Int?)] = [:]
+        // Which file (index into `files`) and record each client ID came from.
+        var files: [(decoded: SegmentFile.Decoded, path: String)] = []
+        var seen: [ClientMessageID: (file: Int, record: Int)] = [:]
         while collected.count < limit, let range = try walk.next() {
             let decoded = try decodeSegment(range)
             let path = relative(StoreLayout.messages + "/" + range.fileName)
             // A client ID in two files is a damaged store. Files are read newest first, `check`
             // reads oldest first and names the newer copy: name it the same way here.
-            for (message, line) in zip(decoded.messages, decoded.lines) {
-                if let newer = seen[message.clientMessageID] {
-                    throw .damaged(.duplicateClientID(newer.message, path: newer.path, line: newer.line, otherPath: path))
+            for (index, message) in decoded.messages.enumerated() {
+                if let newer = seen.updateValue((files.count, index), forKey: message.clientMessageID) {
+                    let file = files[newer.file]
+                    throw .damaged(.duplicateClientID(file.decoded.messages[newer.record], path: file.path, line: file.decoded.lines[newer.record], otherPath: path))
                 }
-                seen[message.clientMessageID] = (message, path, line)
             }
+            files.append((decoded, path))
             var messages = decoded.messages
             if let before { messages.removeAll { $0.sequence >= before } }
             collected.insert(contentsOf: messages, at: 0)

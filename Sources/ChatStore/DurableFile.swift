@@ -83,7 +83,7 @@ public enum DurableFile {
         return removed
     }
 
-    static func parentPath(of path: String) -> String {
+    public static func parentPath(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])

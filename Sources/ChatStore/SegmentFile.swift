@@ -97,6 +97,7 @@ public enum SegmentFile {
         }
 
         var found: [(message: Message, line: Int?)] = []
+        found.reserveCapacity(records.count)
         var seenSequences: [Int: Int?] = [:]
         var seenIDs: [ClientMessageID: Int?] = [:]
         var previous: Int?
@@ -150,7 +151,10 @@ public enum SegmentFile {
                 }
             }
         }
-        found.sort { $0.message.sequence < $1.message.sequence }
+        // Records come in order in a sound file; sort only when they do not.
+        if zip(found, found.dropFirst()).contains(where: { $0.message.sequence > $1.message.sequence }) {
+            found.sort { $0.message.sequence < $1.message.sequence }
+        }
         return Decoded(messages: found.map(\.message), lines: found.map(\.line), problems: problems)
     }
 
@@ -159,49 +163,65 @@ public enum SegmentFile {
     /// parsing. Nil for anything else (another key order, spaces, an escape, an invalid value),
     /// which then takes the general path and gets its precise error message.
     static func canonicalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
-        var index = content.lowerBound
-        let end = content.upperBound
-        func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard end - index >= count else { return false }
-            for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
-            index += count
-            return true
+        bytes.withUnsafeBufferPointer { buffer in
+            var cursor = RecordCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
+            return cursor.message()
         }
-        /// The bytes up to the next quote, when none of them needs an escape.
-        func plainString() -> ArraySlice<UInt8>? {
-            let start = index
-            while index < end {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    index += 1
-                    return bytes[start..<(index - 1)]
-                }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                index += 1
-            }
-            return nil
-        }
-        guard literal("{\"clientMessageId\":\""), let idBytes = plainString(),
-              literal(",\"senderId\":\""), let senderBytes = plainString(),
-              literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
-              literal(",\"sequence\":") else { return nil }
-        let digitsStart = index
-        while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
-        let digits = index - digitsStart
-        guard digits > 0, digits <= 15, bytes[digitsStart] != 0x30,
-              literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end else { return nil }
-        var sequence = 0
-        for offset in digitsStart..<(digitsStart + digits) { sequence = sequence * 10 + Int(bytes[offset] - 0x30) }
-        guard let idText = String(validating: idBytes, as: UTF8.self), let id = try? ClientMessageID(idText),
-              let senderText = String(validating: senderBytes, as: UTF8.self), let sender = try? UserID(senderText),
-              let sentAt = String(validating: sentAtBytes, as: UTF8.self),
-              let text = String(validating: textBytes, as: UTF8.self), (try? validateMessageText(text)) != nil else { return nil }
-        return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 
     private static func where_(_ line: Int??) -> String {
         if let line = line ?? nil { return " (also on line \(line))" }
         return ""
+    }
+}
+
+/// Walks one canonical record's bytes for ``SegmentFile/canonicalRecord(_:_:)``: a value type
+/// over the buffer, so the hot loop allocates nothing but the message's own strings.
+private struct RecordCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    let end: Int
+
+    mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard end - index >= count else { return false }
+        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    /// The bytes up to the next quote, when none of them needs an escape.
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        let start = index
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            index += 1
+        }
+        return nil
+    }
+
+    mutating func message() -> Message? {
+        guard literal("{\"clientMessageId\":\""), let idBytes = plainString(),
+              literal(",\"senderId\":\""), let senderBytes = plainString(),
+              literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
+              literal(",\"sequence\":") else { return nil }
+        let digitsStart = index
+        var sequence = 0
+        while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            sequence = sequence &* 10 &+ Int(bytes[index] - 0x30)
+            index += 1
+        }
+        let digits = index - digitsStart
+        guard digits > 0, digits <= 15, bytes[digitsStart] != 0x30,
+              literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
+              let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
+              let sentAt = String(validating: sentAtBytes, as: UTF8.self),
+              let text = String(validating: textBytes, as: UTF8.self), (try? validateMessageText(text)) != nil else { return nil }
+        return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 }

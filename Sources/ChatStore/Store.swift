@@ -23,10 +23,20 @@ public struct Store: Sendable {
         default:
             throw .alreadyExists(path: root)
         }
+        // Built in a hidden sibling and renamed into place (over an empty directory, if there is
+        // one): a crash leaves either no store or a whole one, never a root without a manifest.
+        let parent = DurableFile.parentPath(of: root)
+        let name = root.split(separator: "/").last.map(String.init) ?? root
+        let building = parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
         do {
-            try DurableFile.makeDirectories(root + "/" + StoreLayout.conversations)
-            try DurableFile.write(manifest.encode(), to: StoreLayout.manifest, in: root)
+            try DurableFile.makeDirectories(building + "/" + StoreLayout.conversations)
+            try DurableFile.write(manifest.encode(), to: StoreLayout.manifest, in: building)
+            try Sys.rename(building, root)
+            try Sys.fsyncPath(parent)
         } catch {
+            _ = try? Sys.unlink(building + "/" + StoreLayout.manifest)
+            _ = try? Sys.removeDirectory(building + "/" + StoreLayout.conversations)
+            _ = try? Sys.removeDirectory(building)
             throw .system(error)
         }
         return Store(root: root, manifest: manifest)

@@ -35,9 +35,18 @@ public final class StoreWriter: Sendable {
         }
     }
 
+    /// Directories are made below the store root, never the root itself: a store removed while
+    /// a writer still runs stays removed instead of coming back half made.
+    private func requireStore() throws(StoreError) {
+        guard Sys.kind(of: store.root + "/" + StoreLayout.conversations) == .directory else {
+            throw .notAStore(path: store.root, reason: "it was removed while a writer was running")
+        }
+    }
+
     /// Creates the conversation's directories if needed and writes its details if they changed.
     public func saveInfo(_ info: ConversationInfo, for id: ConversationID) throws(StoreError) {
         let conversation = store.conversation(id)
+        try requireStore()
         try system { () throws(SystemError) in
             try DurableFile.makeDirectories(conversation.messagesDirectory)
             try DurableFile.makeDirectories(conversation.outboxDirectory)
@@ -65,6 +74,7 @@ public final class StoreWriter: Sendable {
         let conversation = store.conversation(id)
         var result = SaveResult()
         guard !messages.isEmpty else { return result }
+        try requireStore()
         try system { () throws(SystemError) in try DurableFile.makeDirectories(conversation.messagesDirectory) }
         let size = store.manifest.segmentSize
         let byRange = Dictionary(grouping: messages) { SegmentRange(containing: $0.sequence, size: size) }
@@ -107,6 +117,7 @@ public final class StoreWriter: Sendable {
         let old = try conversation.positions()
         let new = (old ?? Positions()).merged(with: positions)
         if new != old {
+            try requireStore()
             try system { () throws(SystemError) in
                 try DurableFile.makeDirectories(conversation.directory)
                 try DurableFile.write(PositionsFile.encode(new), to: StoreLayout.positions, in: conversation.directory)

@@ -115,6 +115,10 @@ public enum Sys {
         _ = try retrying("unlink", path) { Glibc.unlinkat(directory, name, 0) }
     }
 
+    public static func removeDirectory(_ path: String) throws(SystemError) {
+        _ = try retrying("rmdir", path) { Glibc.rmdir(path) }
+    }
+
     public static func mkdir(_ path: String, mode: mode_t = directoryMode) throws(SystemError) {
         _ = try retrying("mkdir", path) { Glibc.mkdir(path, mode) }
     }

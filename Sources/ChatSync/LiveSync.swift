@@ -15,6 +15,9 @@ extension SyncEngine {
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
         var outboxBackoff: [ConversationID: Backoff] = [:]
         var gapChecks: Set<ConversationID> = []
+        /// Requests started in the background (delivered posts, gap checks), cancelled when the
+        /// worker stops so nothing writes into the store after it returns.
+        var background: [Task<Void, Never>] = []
         /// Whether the live socket is up, and when it last brought an event.
         var connected = false
         var lastActivity = ContinuousClock.now
@@ -25,7 +28,11 @@ extension SyncEngine {
         let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
         var backoff = options.backoff
         let outbox = Task { await self.followOutbox(log: log) }
-        defer { outbox.cancel() }
+        defer {
+            outbox.cancel()
+            liveState.background.forEach { $0.cancel() }
+            liveState.background.removeAll()
+        }
         while !Task.isCancelled {
             var connectedOnce = false
             for await event in live.events() {
@@ -139,6 +146,13 @@ extension SyncEngine {
         }
     }
 
+    /// Keeps a background task so the worker can cancel it when it stops.
+    private func remember(_ task: Task<Void, Never>) {
+        liveState.background.removeAll { $0.isCancelled }
+        liveState.background.append(task)
+        if liveState.background.count > 64 { liveState.background.removeFirst(liveState.background.count - 64) }
+    }
+
     /// Removes and returns the held messages that nothing is missing before, in order.
     private func takeReady(_ id: ConversationID) -> [Message] {
         guard let through = liveState.gaps[id]?.caughtUpTo, let held = liveState.held[id] else { return [] }
@@ -149,10 +163,11 @@ extension SyncEngine {
 
     private func scheduleGapCheck(_ id: ConversationID) {
         guard liveState.gapChecks.insert(id).inserted, let deadline = liveState.gaps[id]?.deadline else { return }
-        Task {
+        let task = Task {
             try? await Task.sleep(until: deadline, clock: .continuous)
-            await self.checkGap(id)
+            if !Task.isCancelled { await self.checkGap(id) }
         }
+        remember(task)
     }
 
     private func checkGap(_ id: ConversationID) async {
@@ -177,10 +192,11 @@ extension SyncEngine {
         guard let high = liveState.gaps[id]?.caughtUpTo else { return }
         liveState.delivered[id, default: PositionRequestState()].want(high)
         guard let upTo = liveState.delivered[id]?.nextRequest() else { return }
-        Task {
+        let task = Task {
             let confirmed = try? await self.api.delivered(id, upTo: upTo)
-            await self.deliveredFinished(id, confirmed: confirmed)
+            if !Task.isCancelled { await self.deliveredFinished(id, confirmed: confirmed) }
         }
+        remember(task)
     }
 
     private func deliveredFinished(_ id: ConversationID, confirmed: Int?) async {
