@@ -13,12 +13,18 @@ import ChatTestSupport
     func post(_ count: Int, as user: String, to conversation: String = "ab", server: LocalServer, prefix: String = "m") async throws {
         let api = APIClient(server: server.address, token: "\(user)-token")
         for index in 1...count {
-            var sent = false
-            while !sent {
+            // The server's own faults may refuse a POST (503, 429): try again, a bounded number of
+            // times, and never when nothing listens (that would spin forever on a stopped server).
+            var attempts = 0
+            while true {
                 do {
                     _ = try await api.post(try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
-                    sent = true
-                } catch let error as SyncError where error.isTemporary {}
+                    break
+                } catch let SyncError.temporary(reason, _) {
+                    attempts += 1
+                    if attempts >= 200 { throw SyncError.temporary(reason, retryAfter: nil) }
+                    try await Task.sleep(for: .milliseconds(2))
+                }
             }
         }
     }
