@@ -138,6 +138,8 @@ final class ServeProcess: @unchecked Sendable {
     private let stdout = Pipe()
     private let stderr = Pipe()
     private let output = Locked<(out: String, err: String)>(("", ""))
+    /// Pipes that reached their end (the handler sees empty data then).
+    private let ended = Locked(0)
     private(set) var port = 0
     private(set) var readyLine = ""
 
@@ -151,8 +153,14 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         for (pipe, isError) in [(stdout, false), (stderr, true)] {
-            pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-                let text = String(decoding: handle.availableData, as: UTF8.self)
+            pipe.fileHandleForReading.readabilityHandler = { [output, ended] handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    ended.withLock { $0 += 1 }
+                    return
+                }
+                let text = String(decoding: data, as: UTF8.self)
                 output.withLock { if isError { $0.err += text } else { $0.out += text } }
             }
         }
@@ -175,6 +183,8 @@ final class ServeProcess: @unchecked Sendable {
     func stop(signal: Int32) throws -> (status: Int32, stdout: String, stderr: String) {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
+        // The last lines may still be in the pipes: wait for both to reach their end.
+        try? waitUntil("chatdir serve's output is read to its end") { ended.withLock { $0 } == 2 }
         stdout.fileHandleForReading.readabilityHandler = nil
         stderr.fileHandleForReading.readabilityHandler = nil
         let text = output.withLock { $0 }
