@@ -39,12 +39,7 @@ public final class DataDirectory: Sendable {
         }
         self.path = path
         users = try UserTokens.load(from: usersFile ?? path + "/" + Self.usersFileName)
-        do {
-            lock = Mutex(try StoreLock(storeRoot: path))
-        } catch {
-            if case .locked = error { throw .dataDirectoryInUse(path: path) }
-            throw .storage(error)
-        }
+        lock = Mutex(try Self.takeLock(path))
         let conversationsPath = path + "/" + StoreLayout.conversations
         let names: [String]
         do {
@@ -74,6 +69,23 @@ public final class DataDirectory: Sendable {
     }
 
     /// Lets another server open this directory (after the server stopped writing).
+    /// Takes the directory's lock, trying for up to a second: a server that just stopped may
+    /// still share its lock with a child process some other thread is starting (until that
+    /// child's exec closes the descriptor), and a restart should not fail on that.
+    private static func takeLock(_ path: String) throws(ServerError) -> StoreLock {
+        var attempts = 0
+        while true {
+            do {
+                return try StoreLock(storeRoot: path)
+            } catch {
+                guard case .locked = error else { throw .storage(error) }
+                attempts += 1
+                if attempts >= 50 { throw .dataDirectoryInUse(path: path) }
+                SystemThread.sleep(milliseconds: 20)
+            }
+        }
+    }
+
     func releaseLock() {
         lock.withLock { $0 = nil }
     }
