@@ -10,7 +10,8 @@ public final class StoreLock: Sendable {
 
     /// Takes the lock or throws ``StoreError/locked(path:holder:)`` at once if another process has it.
     public init(storeRoot: String) throws(StoreError) {
-        path = storeRoot + "/" + StoreLayout.lock
+        let path = storeRoot + "/" + StoreLayout.lock
+        let fd: Int32
         do {
             fd = try Sys.openLockFile(path)
         } catch {
@@ -23,6 +24,11 @@ public final class StoreLock: Sendable {
             if error.isWouldBlock { throw .locked(path: storeRoot, holder: nil) }
             throw .system(error)
         }
+        // Stored only once the lock is held: a class whose every property is set runs its deinit
+        // even when its init throws, and that deinit would close `fd` a second time, closing
+        // whatever another thread had been given that number in between.
+        self.path = path
+        self.fd = fd
     }
 
     /// Whether some process holds the lock on `storeRoot` right now (takes and drops it to find out).

@@ -29,14 +29,16 @@ final class TestWebSocketClient {
         let deadline = SystemThread.monotonicMilliseconds() + 10_000
         while true {
             let now = SystemThread.monotonicMilliseconds()
-            guard now < deadline else { Socket.close(fd); throw ResponseTimedOut() }
+            // The descriptor is closed by deinit, which runs even when init throws from here on
+            // (every stored property is set): closing it here too would close a number that
+            // another thread may already have been given.
+            guard now < deadline else { throw ResponseTimedOut() }
             _ = try Socket.poll([fd], timeoutMilliseconds: deadline - now)
             let count = try Socket.receive(fd, into: &buffer)
-            guard count > 0 else { Socket.close(fd); throw ConnectionClosed() }
+            guard count > 0 else { throw ConnectionClosed() }
             parser.feed(buffer[0..<count])
             guard let (head, remainder) = try parser.parse() else { continue }
             guard head.status.code == 101 else {
-                Socket.close(fd)
                 throw UpgradeRefused(status: head.status.code, body: String(decoding: remainder, as: UTF8.self))
             }
             try handshake.validate(head)
