@@ -99,10 +99,15 @@ extension LiveStore {
         let fixture = try LiveFixture(messages: 3)
         let (changes, task) = collect(try StoreObserver(store: fixture.store).changes(in: fixture.c1))
         defer { task.cancel() }
-        // The stream says nothing about what was there; wait until the watch is up by making a change.
+        // The stream says nothing about what was there, and a file queued before the watch is up
+        // is part of that: queue until one is reported (the first, unless the machine is slow).
         let conversation = fixture.store.conversation(fixture.c1)
-        let entry = try Outbox(conversation).enqueue("hi")
-        #expect(await changes.wait { $0.contains(.outboxAdded(fixture.c1, entry)) })
+        var reported: OutboxEntry?
+        for _ in 0..<20 where reported == nil {
+            let candidate = try Outbox(conversation).enqueue("hi")
+            if await changes.wait(timeout: 1, until: { $0.contains(.outboxAdded(fixture.c1, candidate)) }) { reported = candidate }
+        }
+        let entry = try #require(reported)
         let stored = fixture.message(4, id: entry.clientMessageID, from: fixture.alice)
         try fixture.writer.save([stored, fixture.message(5)], in: fixture.c1)
         try DurableFile.remove(OutboxFile.fileName(ordinal: entry.ordinal, id: entry.clientMessageID), in: conversation.outboxDirectory)
