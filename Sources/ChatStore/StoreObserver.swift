@@ -1,3 +1,4 @@
+import Dispatch
 import ChatDomain
 import Synchronization
 
@@ -9,6 +10,13 @@ import Synchronization
 /// State streams buffer only the newest value: a slow reader skips states, never gets stale ones.
 /// Change streams (``changes(in:)``) buffer everything: a script sees every change.
 public struct StoreObserver: Sendable {
+    /// Stops a watcher off the calling thread. `onTermination` can run while the stream holds
+    /// its own lock, and the watcher's thread may be inside `yield` waiting for that lock:
+    /// joining the thread there would deadlock (seen: a test hung in `messages(in:)`).
+    static func stopLater(_ watcher: DirectoryWatcher) {
+        DispatchQueue(label: "chatdir.observer.stop").async { watcher.stop() }
+    }
+
     public let store: Store
     /// Milliseconds between checks of what inotify cannot see (whether a sync worker holds the lock).
     public var idleInterval: Int32 = 1000
@@ -23,7 +31,7 @@ public struct StoreObserver: Sendable {
     public func messages(in id: ConversationID, limit: Int = 50) throws(StoreError) -> AsyncStream<[TimelineRow]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [TimelineRow].self, bufferingPolicy: .bufferingNewest(1))
         let watcher = try watchConversation(id, limit: limit) { state, _, _ in continuation.yield(state.rows) }
-        continuation.onTermination = { _ in watcher.stop() }
+        continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
     }
 
@@ -32,7 +40,7 @@ public struct StoreObserver: Sendable {
     public func states(in id: ConversationID, limit: Int = 50) throws(StoreError) -> AsyncStream<ConversationState> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConversationState.self, bufferingPolicy: .bufferingNewest(1))
         let watcher = try watchConversation(id, limit: limit) { state, _, _ in continuation.yield(state) }
-        continuation.onTermination = { _ in watcher.stop() }
+        continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
     }
 
@@ -50,7 +58,7 @@ public struct StoreObserver: Sendable {
                 for change in changes { continuation.yield(change) }
             }
         }
-        continuation.onTermination = { _ in watcher.stop() }
+        continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
     }
 
@@ -59,7 +67,7 @@ public struct StoreObserver: Sendable {
     public func summaries() throws(StoreError) -> AsyncStream<[ConversationSummary]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [ConversationSummary].self, bufferingPolicy: .bufferingNewest(1))
         let watcher = try watchStore { summaries, _ in continuation.yield(summaries) }
-        continuation.onTermination = { _ in watcher.stop() }
+        continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
     }
 
