@@ -50,16 +50,22 @@ public enum Socket {
         }
     }
 
-    /// A TCP socket listening on `host:port` (IPv4 dotted quad; port 0 picks a free one),
-    /// with SO_REUSEADDR so a restarted server can bind at once. Returns the descriptor and
-    /// the port actually bound.
-    static func listen(host: String, port: Int, backlog: Int32 = 512) throws(SocketError) -> (fd: Int32, port: Int) {
+    /// `host:port` as an IPv4 socket address (the host a dotted quad).
+    private static func ipv4Address(host: String, port: Int) throws(SocketError) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
             throw SocketError(operation: "parse address \(host)", errno: EINVAL)
         }
+        return address
+    }
+
+    /// A TCP socket listening on `host:port` (IPv4 dotted quad; port 0 picks a free one),
+    /// with SO_REUSEADDR so a restarted server can bind at once. Returns the descriptor and
+    /// the port actually bound.
+    static func listen(host: String, port: Int, backlog: Int32 = 512) throws(SocketError) -> (fd: Int32, port: Int) {
+        var address = try ipv4Address(host: host, port: port)
         let fd = try retrying("socket") { Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do throws(SocketError) {
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
@@ -85,12 +91,7 @@ public enum Socket {
 
     /// A TCP connection to `host:port` (IPv4), with TCP_NODELAY: for test clients and the load tool.
     public static func connect(host: String, port: Int) throws(SocketError) -> Int32 {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            throw SocketError(operation: "parse address \(host)", errno: EINVAL)
-        }
+        var address = try ipv4Address(host: host, port: port)
         let fd = try retrying("socket") { Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do throws(SocketError) {
             _ = try retrying("connect \(host):\(port)") {
