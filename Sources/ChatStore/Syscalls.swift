@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// A failed system call: which call, on which path, and errno.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -74,6 +75,7 @@ public enum Sys {
 
     /// `fsync(2)`. A failed fsync is reported, never retried: the kernel may have dropped the pages.
     public static func fsync(_ fd: Int32, path: String) throws(SystemError) {
+        if let code = FaultInjection.fsyncFault(path) { throw SystemError(operation: "fsync", path: path, errno: code) }
         _ = try retrying("fsync", path) { Glibc.fsync(fd) }
     }
 
@@ -244,4 +246,33 @@ public enum Sys {
     }
 
     public static var currentProcessID: Int32 { getpid() }
+}
+
+/// Test-only fault injection, kept next to the calls it breaks: makes `fsync(2)` of one exact
+/// path (a directory, say) fail, as a full disk or an I/O error would. Rules are per path, so
+/// tests running in parallel on their own temp directories never meet each other's faults.
+/// Nothing in the shipped code sets a rule; with none set, the cost is one uncontended lock.
+public enum FaultInjection {
+    private static let rules = Mutex<[String: (successes: Int, errno: Int32)]>([:])
+
+    /// From now on, fsync of exactly `path` succeeds `successes` more times, then fails with `errno`.
+    public static func failFsync(of path: String, after successes: Int = 0, errno: Int32 = EIO) {
+        rules.withLock { $0[path] = (successes, errno) }
+    }
+
+    /// Removes the rule for `path`.
+    public static func clear(_ path: String) {
+        rules.withLock { $0[path] = nil }
+    }
+
+    static func fsyncFault(_ path: String) -> Int32? {
+        rules.withLock { rules -> Int32? in
+            guard let rule = rules[path] else { return nil }
+            if rule.successes > 0 {
+                rules[path] = (rule.successes - 1, rule.errno)
+                return nil
+            }
+            return rule.errno
+        }
+    }
 }

@@ -86,13 +86,13 @@ extension SyncEngine {
             let head = try await store.catchUpPoint(id)
             let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
             let through = try await catchUp(id, from: start).through
-            let positions = try await store.mergePositions(try await retrying { api in try await api.receipts(id) }, in: id)
+            let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
             let me = await store.me
             // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
             if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
             liveState.gaps[id]?.caughtUp(through: through, at: .now)
             let ready = takeReady(id)
-            if !ready.isEmpty { try await store.save(ready, in: id) }
+            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
             scheduleDelivered(id)
             liveState.outboxNotBefore[id] = nil
@@ -114,12 +114,12 @@ extension SyncEngine {
             liveState.held[id, default: [:]][message.sequence] = message
             liveState.gaps[id]?.stored([message.sequence], at: .now)
             let ready = takeReady(id)
-            if !ready.isEmpty { try await store.save(ready, in: id) }
+            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
             scheduleDelivered(id)
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
-            try await store.mergePositions(Positions([member: position]), in: id)
+            try await store.mergeServerPositions(Positions([member: position]), in: id)
             // A position past what has arrived proves messages exist that no event brought.
             liveState.gaps[id]?.exists(through: max(position.deliveredUpTo, position.readUpTo), at: .now)
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
@@ -138,7 +138,7 @@ extension SyncEngine {
                 let through = try await catchUp(id, from: from).through
                 liveState.gaps[id]?.caughtUp(through: through, at: .now)
                 let ready = takeReady(id)
-                if !ready.isEmpty { try await store.save(ready, in: id) }
+                if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
                 scheduleDelivered(id)
             } catch {
                 return  // the next reconnect or idle period tries again
@@ -180,7 +180,7 @@ extension SyncEngine {
             let through = try await catchUp(id, from: gaps.caughtUpTo).through
             liveState.gaps[id]?.caughtUp(through: through, at: .now)
             let ready = takeReady(id)
-            if !ready.isEmpty { try await store.save(ready, in: id) }
+            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             scheduleDelivered(id)
         } catch {
             // The next reconnect or live event tries again.
@@ -203,7 +203,7 @@ extension SyncEngine {
         liveState.delivered[id]?.finished(confirmed: confirmed)
         if let confirmed {
             let me = await store.me
-            _ = try? await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+            _ = try? await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
         }
         scheduleDelivered(id)
     }

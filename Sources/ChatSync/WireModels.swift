@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatStore
 
 /// A conversation as `GET /v1/conversations` lists it.
 public struct WireConversation: Sendable, Equatable {
@@ -22,10 +23,12 @@ public enum LiveEvent: Sendable, Equatable {
 
 /// Turns the server's JSON into validated domain values. Everything from the network passes
 /// here before it can touch the store: IDs must be valid names (never paths), sequences
-/// positive and below 2^53, texts within the contract's limits, and every field of the right type.
+/// positive and at most ``StoreLayout/maxSequence`` (what a segment name can hold), texts within the contract's limits, and every field of the right type.
 public enum WireDecoder {
-    /// The highest sequence accepted: JSON numbers stay exact up to 2^53.
-    public static let maxSequence = 1 << 53
+    /// The highest sequence (and position) accepted: the largest the store's format holds
+    /// (segment names are 10 digits). JSON would carry up to 2^53, but what cannot be stored
+    /// where readers look must not be stored at all.
+    public static let maxSequence = StoreLayout.maxSequence
     static let maxSentAtLength = 64
 
     public static func parse(_ bytes: [UInt8], what: String) throws(SyncError) -> JSONValue {
@@ -52,7 +55,10 @@ public enum WireDecoder {
         guard case let .integer(number)? = value[key] else {
             throw .badResponse("\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
         }
-        guard range.contains(number) else { throw .badResponse("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)") }
+        guard range.contains(number) else {
+            let limit = range.upperBound == maxSequence ? " (the largest sequence a store can hold)" : ""
+            throw .badResponse("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)\(limit)")
+        }
         return number
     }
 
