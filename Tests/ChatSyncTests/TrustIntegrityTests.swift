@@ -193,6 +193,41 @@ import ChatTestSupport
         #expect(try c1.newestMessages(limit: 500).messages.map(\.sequence) == Array(1...100))
     }
 
+    /// A store for alice holding c1 `sequences` (IDs from ``id(_:)``), its writer released.
+    static func storeHolding(_ sequences: ClosedRange<Int>, in directory: TemporaryDirectory) throws -> Store {
+        let store = try clientStore("alice", in: directory)
+        let c1 = try ConversationID("c1")
+        let writer = try StoreWriter(store: store)
+        try writer.saveInfo(ConversationInfo(title: "c", members: [try UserID("alice"), try UserID("bob")]), for: c1)
+        try writer.save(try sequences.map { Message(sequence: $0, clientMessageID: try ClientMessageID(id($0)), senderID: try UserID("bob"), text: "m\($0)", sentAt: sentAt) }, in: c1)
+        return store
+    }
+
+    @Test("a live message whose client ID the store holds at another sequence is refused; view still works")
+    func liveEventAgainstTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.storeHolding(1...100, in: directory)
+        let c1 = try ConversationID("c1")
+        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: 9), token: "alice-token", options: fastOptions)
+        let event = Message(sequence: 101, clientMessageID: try ClientMessageID(Self.id(50)), senderID: try UserID("bob"), text: "again", sentAt: Self.sentAt)
+        await #expect(throws: SyncError.self) { try await engine.apply(.message(c1, event)) }
+        #expect(try store.conversation(c1).newestMessages(limit: 500).messages.map(\.sequence) == Array(1...100))
+    }
+
+    @Test("a history page whose client ID the store holds at another sequence is refused whole")
+    func historyPageAgainstTheStore() async throws {
+        let server = try Self.server(last: 200) { _ in
+            .json(200, Self.page((1...99).map { Self.record($0) } + [Self.record(100, id: Self.id(150))], hasMore: false))
+        }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let store = try Self.storeHolding(101...200, in: directory)
+        let c1 = try ConversationID("c1")
+        let engine = try Self.cannedEngine(store, server)
+        await #expect(throws: SyncError.self) { _ = try await engine.history(c1, pages: nil) }
+        #expect(try store.conversation(c1).newestMessages(limit: 500).messages.map(\.sequence) == Array(101...200))
+    }
+
     // MARK: - Defect 7: sequences and positions the format cannot hold
 
     @Test("sequence 20,000,000,000 is refused at the decoder, naming the field and value; nothing stored")
