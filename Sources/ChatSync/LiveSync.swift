@@ -80,23 +80,37 @@ extension SyncEngine {
     /// After (re)connecting: every conversation caught up, receipts fetched, positions posted.
     /// Catching up starts at the lower of the store's head run and a hole this worker still
     /// knows of, so a hole left open across a reconnect is filled, not skipped.
+    /// A conversation whose catch-up fails (a broken answer, a failed write) does not hold up
+    /// the others: the first such error is thrown once every conversation had its turn.
     func catchUpEverything() async throws {
+        var firstError: (any Error)?
         for id in try await discover() {
-            _ = try await store.removeAcceptedOutboxFiles(in: id)
-            let head = try await store.catchUpPoint(id)
-            let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
-            let through = try await catchUp(id, from: start).through
-            let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
-            let me = await store.me
-            // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
-            if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
-            liveState.gaps[id]?.caughtUp(through: through, at: .now)
-            let ready = takeReady(id)
-            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
-            liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
-            scheduleDelivered(id)
-            liveState.outboxNotBefore[id] = nil
+            do {
+                try await catchUpLive(id)
+            } catch {
+                if case SyncError.unauthorized = error { throw error }
+                firstError = firstError ?? error
+            }
         }
+        if let firstError { throw firstError }
+    }
+
+    /// One conversation of ``catchUpEverything()``.
+    private func catchUpLive(_ id: ConversationID) async throws {
+        _ = try await store.removeAcceptedOutboxFiles(in: id)
+        let head = try await store.catchUpPoint(id)
+        let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
+        let through = try await catchUp(id, from: start).through
+        let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
+        let me = await store.me
+        // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
+        if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
+        liveState.gaps[id]?.caughtUp(through: through, at: .now)
+        let ready = takeReady(id)
+        if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
+        liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
+        scheduleDelivered(id)
+        liveState.outboxNotBefore[id] = nil
     }
 
     /// Saves a live event. A message past a hole is saved at once; the hole gets a short

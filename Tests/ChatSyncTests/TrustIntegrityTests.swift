@@ -75,6 +75,21 @@ import ChatTestSupport
         #expect(try await server.messages("ab").count == 3)
     }
 
+    @Test("the live worker: a conversation whose server history went backwards does not keep the others from catching up")
+    func liveCatchUpGoesOn() async throws {
+        let directory = try TemporaryDirectory()
+        let (server, alice, hi, stored) = try await resetServerScenario(directory)
+        try await post(2, as: "bob", to: "group", server: server)  // while alice is offline
+        let live = try engine(alice, server)
+        let logs = Mutex<[String]>([])
+        let task = Task { _ = await live.runLive(log: { line in logs.withLock { $0.append(line) } }) }
+        defer { task.cancel() }
+        try await waitUntil("group is caught up") { try storedMessages(alice, "group").count == 2 }
+        try await waitUntil("the catch-up failure is logged") { logs.withLock { $0 }.contains { $0.contains("the server's history differs from the store's at sequence 6") } }
+        #expect(try storedMessages(alice, "ab") == stored)
+        #expect(try alice.conversation(ab).outbox().map(\.clientMessageID) == [hi.clientMessageID])
+    }
+
     @Test("a server that assigns an accepted message a sequence the store holds for another: the outbox file stays, nothing is saved")
     func acceptedAtTakenSequence() async throws {
         let directory = try TemporaryDirectory()
