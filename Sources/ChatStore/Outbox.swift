@@ -93,8 +93,14 @@ public struct Outbox: Sendable {
     }
 
     /// The highest ordinal among the outbox's message files (names only; nil when empty).
+    /// Ordinals are fixed-width, so the greatest name holds it: one comparison per file, and
+    /// only that name is parsed (all of them only when it is not an outbox file name).
     private func newestOrdinal() throws(StoreError) -> UInt64? {
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(directory) }
+        let length = OutboxFile.ordinalWidth + 1 + 36 + 5
+        if let greatest = names.filter({ $0.utf8.count == length }).max(), let parsed = OutboxFile.parseName(greatest) {
+            return parsed.ordinal
+        }
         return names.compactMap { OutboxFile.parseName($0)?.ordinal }.max()
     }
 
