@@ -297,6 +297,8 @@ public actor SyncEngine {
     }
 
     /// Posts the read position the user asked for (`outbox/read.json`) when the server is behind.
+    /// An answer lower than wanted settles the wish (the server has no messages that far):
+    /// posted again it would never get further, and kept it would mark later messages read.
     func postRead(_ id: ConversationID) async throws {
         guard let wanted = try await store.wantedReadPosition(id) else { return }
         let me = await store.me
@@ -304,6 +306,7 @@ public actor SyncEngine {
         guard wanted > current else { return }
         let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
         try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
+        if confirmed < wanted { try await store.settleRead(id, posted: wanted) }
     }
 
     // MARK: - Outbox

@@ -148,6 +148,11 @@ actor SyncStore {
         try store.conversation(id).wantedReadPosition()
     }
 
+    /// Forgets the read wish `posted` (unless raised since) once the server answered it.
+    func settleRead(_ id: ConversationID, posted: Int) throws(StoreError) {
+        try Outbox(store.conversation(id)).settleRead(posted: posted)
+    }
+
     /// The newest stored sequence, or 0 for a conversation with no messages yet.
     func newestSequence(_ id: ConversationID) throws(StoreError) -> Int {
         try store.conversation(id).newestMessages(limit: 1).messages.last?.sequence ?? 0
