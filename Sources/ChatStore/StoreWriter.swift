@@ -117,6 +117,11 @@ public final class StoreWriter: Sendable {
         if let written = byRange.keys.max(), written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)), !files.isEmpty {
             files.append((StoreLayout.newestHint, Array((written.fileName + "\n").utf8)))
         }
+        if files.isEmpty, !result.alreadyStored.isEmpty {
+            // A record found in place may be from a save whose directory fsync failed (its rename
+            // is not durable): fsync before the caller takes it as stored and drops its outbox file.
+            try system { () throws(SystemError) in try Sys.fsyncPath(conversation.messagesDirectory) }
+        }
         try system { () throws(SystemError) in try DurableFile.write(files, in: conversation.messagesDirectory) }
         result.inserted.sort { $0.sequence < $1.sequence }
         return result

@@ -51,14 +51,14 @@ import ChatTestSupport
     static func everyCall(_ setUp: (Store) throws -> Void, _ change: @escaping (Store) throws(StoreError) -> Void,
                           succeeded: (Store) throws -> Void, failed: ((Store, [String]) throws -> Void)? = nil,
                           sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let counting = try TemporaryDirectory()
+        let counting = try TemporaryDirectory(inMemory: true)
         let countingStore = try makeConversationStore(in: counting)
         try setUp(countingStore)
         let count = try callCount(under: counting.path) { try change(countingStore) }
         #expect(count >= 4, "the change made only \(count) calls", sourceLocation: sourceLocation)
         for n in 1...count {
             for fault in faults {
-                let directory = try TemporaryDirectory()
+                let directory = try TemporaryDirectory(inMemory: true)
                 let store = try makeConversationStore(in: directory)
                 try setUp(store)
                 let before = try outboxState(store)
