@@ -136,6 +136,7 @@ struct FsyncOrderEndToEndTests {
                     let words = errno == "ENOSPC" ? "No space left on device" : "Input/output error"
                     let name = syscall == "linkat" ? "link" : syscall
                     #expect(failed.stderr.contains(words) && failed.stderr.contains("\(name) \(outbox)"), "\(context): \(failed.stderr)")
+                    #expect(failed.stderr.contains("nothing was queued") && failed.stderr.contains(errno == "ENOSPC" ? "free some space" : "check the disk"), "\(context): \(failed.stderr)")
                     #expect(failed.stdout.isEmpty, "\(context): printed \(failed.stdout)")
                     #expect(try conversation.outbox().map(\.clientMessageID) == before, "\(context): the outbox changed")
                     let visible = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasPrefix(".") }

@@ -43,6 +43,8 @@ import ChatTestSupport
         #expect(FaultInjection.Operation.allCases.contains { text.hasPrefix($0.rawValue + " " + directory + "/") }, "\(text)", sourceLocation: sourceLocation)
         #expect(text.contains(String(cString: strerror(code))), "\(text)", sourceLocation: sourceLocation)
         #expect(error.exitCode == 74, sourceLocation: sourceLocation)
+        // And what to do about it.
+        #expect(text.contains(code == ENOSPC ? "free some space" : "check the disk"), "\(text)", sourceLocation: sourceLocation)
     }
 
     /// Runs `change` once per call it makes, failing that call (and every later one when
