@@ -150,4 +150,52 @@ struct FsyncOrderEndToEndTests {
         }
         #expect(try conversation.outbox().allSatisfy { $0.text != "doomed" })
     }
+
+    @Test("retry under strace-injected ENOSPC or EIO at each fsync, write and rename: exit 74 naming the call, one file for the message, check clean, the next retry works")
+    func injectedRetryFaults() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
+        let conversation = try Store.open(at: store).conversation(try ConversationID("c1"))
+        let id = try Outbox(conversation).enqueue("refused").clientMessageID
+        try Outbox(conversation).enqueue("later")
+        /// Marks the message failed again, wherever in the queue it is now.
+        func fail() throws {
+            guard var entry = try conversation.outbox().first(where: { $0.clientMessageID == id }) else { return }
+            entry.state = .failed
+            entry.error = "422 test"
+            try DurableFile.write(OutboxFile.encode(entry), to: OutboxFile.fileName(ordinal: entry.ordinal, id: id), in: conversation.outboxDirectory)
+        }
+        try fail()
+        let counted = try Self.traced(["retry", "--store", store, "c1", id.rawValue], in: directory)
+        #expect(counted.result.status == 0, "\(counted.result.stderr)")
+        let outbox = conversation.outboxDirectory
+        for syscall in ["fsync", "write", "rename"] {
+            // Numbered among all calls of the syscall (as strace's `when=` counts); only those on
+            // the store's files are failed (a write to stdout is the printed ID).
+            let traced = counted.log.calls.filter { $0.name.hasPrefix(syscall) }
+            #expect(traced.contains { $0.paths.allSatisfy { $0.hasPrefix(store + "/") } }, "retry made no \(syscall) on the store")
+            guard let name = traced.first?.name else { continue }
+            for (number, call) in traced.enumerated() where call.paths.allSatisfy({ $0.hasPrefix(store + "/") }) {
+                for errno in ["ENOSPC", "EIO"] {
+                    try fail()
+                    let context = "\(name) #\(number + 1) (\(call.line.prefix(120))) failing with \(errno)"
+                    let options = ["-f", "-qq", "-e", "trace=\(name)", "-e", "inject=\(name):error=\(errno):when=\(number + 1)"]
+                    let failed = try Self.traced(["retry", "--store", store, "c1", id.rawValue], options: options, in: directory).result
+                    #expect(failed.status == 74, "\(context): exit \(failed.status), \(failed.stderr)")
+                    let words = errno == "ENOSPC" ? "No space left on device" : "Input/output error"
+                    #expect(failed.stderr.contains(words) && failed.stderr.contains("\(syscall) \(outbox)"), "\(context): \(failed.stderr)")
+                    #expect(failed.stderr.contains(errno == "ENOSPC" ? "free some space" : "check the disk"), "\(context): \(failed.stderr)")
+                    #expect(try conversation.outbox().filter { $0.clientMessageID == id }.count == 1, "\(context): not one file for the message")
+                    let visible = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasPrefix(".") }
+                    #expect(visible.isEmpty, "\(context): left \(visible)")
+                    let check = try ChatdirProcess.run(["check", store])
+                    #expect(check.status == 0, "\(context): \(check.stdout) \(check.stderr)")
+                    let next = try ChatdirProcess.run(["retry", "--store", store, "c1", id.rawValue])
+                    #expect(next.status == 0, "\(context): the next retry failed: \(next.stderr)")
+                    #expect(try conversation.outbox().last.map { $0.clientMessageID == id && $0.state == .pending } == true, "\(context): not pending at the back")
+                }
+            }
+        }
+    }
 }
