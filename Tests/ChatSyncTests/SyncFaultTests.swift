@@ -215,4 +215,50 @@ import ChatTestSupport
             try scene.alice.conversation(ab).outbox().isEmpty && storedMessages(scene.alice, "ab").contains { $0.clientMessageID == hi.clientMessageID }
         }
     }
+
+    @Test("the live worker's delivery failing at any call in messages/ or outbox/ says so, and the worker itself delivers the message once and records it")
+    func liveDelivery() async throws {
+        for directoryName in [StoreLayout.messages, StoreLayout.outbox] {
+            let countingLogs = Log()
+            let (counting, countingTask) = try await liveScene(logs: countingLogs)
+            let countedDirectory = counting.alice.conversation(ab).directory + "/" + directoryName
+            FaultInjection.inject(Self.allOperations, under: countedDirectory, failAt: nil)
+            let counted = try Outbox(counting.alice.conversation(ab)).enqueue("counted")
+            // The send's own calls in outbox/ come first (the worker acts only after a POST):
+            // the worker's calls are numbered after them.
+            let sendCalls = FaultInjection.rule(countedDirectory)?.calls ?? 0
+            try await waitUntil("the counted message is delivered and recorded") {
+                let stored = try storedMessages(counting.alice, "ab").contains { $0.clientMessageID == counted.clientMessageID }
+                return try stored && counting.alice.conversation(ab).outbox().isEmpty
+            }
+            let count = (FaultInjection.clear(countedDirectory)?.calls ?? 0) - sendCalls
+            countingTask.cancel()
+            _ = await countingTask.value
+            #expect(count >= 2, "delivering made only \(count) calls in \(directoryName)/")
+            for n in 1...max(count, 1) {
+                for errno in [ENOSPC, EIO] {
+                    let context = "\(directoryName)/ call \(n) of \(count), errno \(errno)"
+                    let logs = Log()
+                    var (scene, task) = try await liveScene(logs: logs)
+                    let directory = scene.alice.conversation(ab).directory + "/" + directoryName
+                    FaultInjection.inject(Self.allOperations, under: directory, failAt: sendCalls + n, errno: errno)
+                    let entry = try Outbox(scene.alice.conversation(ab)).enqueue("faulted")
+                    scene = Scene(directory: scene.directory, server: scene.server, alice: scene.alice, queued: scene.queued + [entry.clientMessageID])
+                    try await waitUntil("the live worker delivers and records the message despite the fault (\(context))") {
+                        let stored = try storedMessages(scene.alice, "ab").contains { $0.clientMessageID == entry.clientMessageID }
+                        return try stored && scene.alice.conversation(ab).outbox().isEmpty
+                    }
+                    let rule = FaultInjection.clear(directory)
+                    task.cancel()
+                    _ = await task.value
+                    try await waitUntil("the live worker let go of the store's lock") { (try? StoreWriter(store: scene.alice)) != nil }
+                    if (rule?.failed ?? 0) > 0 {
+                        Self.expectClearError(logs.all, errno: errno, under: directory, context)
+                    }
+                    try await expectNothingLost(scene, context)
+                    try await expectRecovered(scene, context)
+                }
+            }
+        }
+    }
 }
