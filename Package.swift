@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatStore", "ChatDomain", "chatdir"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",

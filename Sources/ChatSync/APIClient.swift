@@ -13,6 +13,8 @@ public struct APIClient: Sendable {
     private let http: HTTPClient
     /// How long one request may take from start to the last byte of the answer.
     public var timeout: Duration
+    /// A one-pass sync's deadline: each request's own deadline is the earlier of the two.
+    public var passDeadline: PassDeadline?
     /// Answers larger than this are refused (a hostile server cannot exhaust memory).
     public static let maxBodySize = 8 << 20
 
@@ -94,11 +96,20 @@ public struct APIClient: Sendable {
     func send(_ method: String, _ path: String, body: [UInt8]? = nil) async throws(SyncError) -> Answer {
         var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        var timeout = self.timeout
+        var cutByPass = false
+        if let pass = passDeadline {
+            let left = pass.instant - .now
+            guard left > .zero else { throw .passBudgetSpent(server, before: "\(method) \(path)", budget: pass.budget) }
+            if left < timeout { (timeout, cutByPass) = (left, true) }
+        }
         let response: HTTPClient.Response
         do {
             response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
             switch error {
+            case let .temporary(reason, _) where cutByPass && passDeadline?.isOver() == true:
+                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: reason)
             case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
             case let .unreachable(reason): throw .unreachable("\(server): \(reason)")
             default: throw error
@@ -111,7 +122,7 @@ public struct APIClient: Sendable {
         case 401:
             throw .unauthorized(WireDecoder.errorMessage(bytes))
         case 408, 429, 500..<600:
-            let retryAfter = response.headers["Retry-After"].flatMap(Int.init).map { Duration.seconds(min(max($0, 0), 3600)) }
+            let retryAfter = Backoff.retryAfter(header: response.headers["Retry-After"])
             throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
         case 400..<500:
             throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))

@@ -105,7 +105,7 @@ public struct LiveConnection: Sendable {
                 guard let (head, remainder) = parsed else { continue }
                 if head.status.code == 401 { throw .unauthorized("the live connection was refused") }
                 if head.status.code == 429 || head.status.code >= 500 {
-                    throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: head.headers["Retry-After"].flatMap(Int.init).map { .seconds($0) })
+                    throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: Backoff.retryAfter(header: head.headers["Retry-After"]))
                 }
                 do { try handshake.validate(head) } catch { throw .badResponse("the upgrade answer: \(error.message)") }
                 socket.feed(remainder)

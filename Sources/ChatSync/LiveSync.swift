@@ -11,6 +11,11 @@ extension SyncEngine {
         /// Live messages received past a hole, waiting for it to fill (by event or catch-up).
         var held: [ConversationID: [Int: Message]] = [:]
         var delivered: [ConversationID: PositionRequestState] = [:]
+        /// After a failed delivered post: its backoff, and the wait before the next one.
+        var deliveredBackoff: [ConversationID: Backoff] = [:]
+        var deliveredRetry: [ConversationID: Task<Void, Never>] = [:]
+        /// After a failed gap catch-up: its backoff (the next check waits it out).
+        var gapBackoff: [ConversationID: Backoff] = [:]
         /// When the outbox of a conversation may be tried again after a temporary failure.
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
         var outboxBackoff: [ConversationID: Backoff] = [:]
@@ -26,7 +31,7 @@ extension SyncEngine {
     /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
     public func runLive(log: @escaping @Sendable (String) -> Void) async -> Int32 {
         let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
-        var backoff = options.backoff
+        var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         let outbox = Task { await self.followOutbox(log: log) }
         defer {
             outbox.cancel()
@@ -34,14 +39,13 @@ extension SyncEngine {
             liveState.background.removeAll()
         }
         while !Task.isCancelled {
-            var connectedOnce = false
+            var lastError: SyncError?
             for await event in live.events() {
                 switch event {
                 case .connected:
-                    connectedOnce = true
+                    pacer.connected(at: .now)
                     liveState.connected = true
                     liveState.lastActivity = .now
-                    backoff.reset()
                     log("connected to \(server); catching up")
                     do {
                         try await catchUpEverything()
@@ -63,14 +67,15 @@ extension SyncEngine {
                 case let .ignored(reason):
                     log("ignored a live frame: \(reason)")
                 case let .disconnected(error):
+                    lastError = error
                     liveState.connected = false
                     if case .unauthorized = error { log(error.description); return 77 }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
             }
             if Task.isCancelled { break }
-            if connectedOnce { backoff.reset() }
-            let delay = backoff.failure()
+            // Accepted then closed soon after counts as a failure: the delay keeps growing.
+            let delay = pacer.disconnected(at: .now, retryAfter: lastError?.retryAfter)
             log("reconnecting in \(delay.shortDescription)")
             do { try await Task.sleep(for: delay) } catch { break }
         }
@@ -126,7 +131,8 @@ extension SyncEngine {
             // Held in memory until everything before it is here: the store never gets a hole at
             // its head, so "the newest stored sequence" is always a safe place to catch up from.
             liveState.held[id, default: [:]][message.sequence] = message
-            liveState.gaps[id]?.stored([message.sequence], at: .now)
+            // Past the tracker's cap the message is dropped (bounded memory); a catch-up brings it.
+            for dropped in liveState.gaps[id]?.stored([message.sequence], at: .now) ?? [] { liveState.held[id]?.removeValue(forKey: dropped) }
             let ready = takeReady(id)
             if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
@@ -196,29 +202,66 @@ extension SyncEngine {
             let ready = takeReady(id)
             if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             scheduleDelivered(id)
+            // A catch-up that left the hole open (the server's pages stop short of what its
+            // events or receipts promised) is paced like a failure.
+            if liveState.gaps[id]?.missing == nil { liveState.gapBackoff[id] = nil } else { retryGapCheck(id, after: nil) }
         } catch {
-            // The next reconnect or live event tries again.
+            if !Task.isCancelled { retryGapCheck(id, after: error as? SyncError) }
         }
     }
 
-    /// Posts my delivered position when the stored run grew: one request at a time, latest wins.
-    private func scheduleDelivered(_ id: ConversationID) {
-        guard let high = liveState.gaps[id]?.caughtUpTo else { return }
-        liveState.delivered[id, default: PositionRequestState()].want(high)
-        guard let upTo = liveState.delivered[id]?.nextRequest() else { return }
+    /// Checks the gap again after a backoff; until then live events past the hole schedule
+    /// nothing (the id stays in `gapChecks`), so a failing server is not asked once per event.
+    private func retryGapCheck(_ id: ConversationID, after error: SyncError?) {
+        guard liveState.gapChecks.insert(id).inserted else { return }
+        var backoff = liveState.gapBackoff[id] ?? options.backoff
+        let delay = backoff.failure(retryAfter: error?.retryAfter)
+        liveState.gapBackoff[id] = backoff
         let task = Task {
-            let confirmed = try? await self.api.delivered(id, upTo: upTo)
-            if !Task.isCancelled { await self.deliveredFinished(id, confirmed: confirmed) }
+            try? await Task.sleep(for: delay)
+            if !Task.isCancelled { await self.checkGap(id) }
         }
         remember(task)
     }
 
-    private func deliveredFinished(_ id: ConversationID, confirmed: Int?) async {
-        liveState.delivered[id]?.finished(confirmed: confirmed)
-        if let confirmed {
+    /// Posts my delivered position when the stored run grew: one request at a time, latest wins.
+    /// After a failure the next post waits out the backoff (Retry-After honoured).
+    private func scheduleDelivered(_ id: ConversationID) {
+        guard let high = liveState.gaps[id]?.caughtUpTo else { return }
+        liveState.delivered[id, default: PositionRequestState()].want(high)
+        guard liveState.deliveredRetry[id] == nil, let upTo = liveState.delivered[id]?.nextRequest() else { return }
+        let task = Task {
+            let result: Result<Int, SyncError>
+            do throws(SyncError) { result = .success(try await self.api.delivered(id, upTo: upTo)) } catch { result = .failure(error) }
+            if !Task.isCancelled { await self.deliveredFinished(id, result) }
+        }
+        remember(task)
+    }
+
+    private func deliveredFinished(_ id: ConversationID, _ result: Result<Int, SyncError>) async {
+        switch result {
+        case let .success(confirmed):
+            liveState.delivered[id]?.finished(confirmed: confirmed)
+            liveState.deliveredBackoff[id] = nil
             let me = await store.me
             _ = try? await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+            scheduleDelivered(id)
+        case let .failure(error):
+            liveState.delivered[id]?.finished(confirmed: nil)
+            var backoff = liveState.deliveredBackoff[id] ?? options.backoff
+            let delay = backoff.failure(retryAfter: error.retryAfter)
+            liveState.deliveredBackoff[id] = backoff
+            let retry = Task {
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { self.deliveredRetryDue(id) }
+            }
+            liveState.deliveredRetry[id] = retry
+            remember(retry)
         }
+    }
+
+    private func deliveredRetryDue(_ id: ConversationID) {
+        liveState.deliveredRetry[id] = nil
         scheduleDelivered(id)
     }
 
@@ -267,7 +310,7 @@ extension SyncEngine {
                 } catch {
                     if Task.isCancelled { return }
                     var backoff = liveState.outboxBackoff[id] ?? options.backoff
-                    liveState.outboxNotBefore[id] = .now + backoff.failure()
+                    liveState.outboxNotBefore[id] = .now + backoff.failure(retryAfter: (error as? SyncError)?.retryAfter)
                     liveState.outboxBackoff[id] = backoff
                     log("\(id): \(error)")
                 }

@@ -1,0 +1,188 @@
+import ChatDomain
+import ChatStore
+import Foundation
+import Testing
+@testable import ChatSync
+import ChatTestSupport
+
+/// No server can make the client spin, hammer it, or hang silently: every kind of request backs
+/// off, a one-pass sync has a budget, and the live worker slows down when it keeps being dropped.
+@Suite struct TrustPacingTests {
+    /// A server that is fine, except that any path containing `failing` gets `failure`.
+    static func server(live: CannedServer.Live, failing: String, failure: CannedServer.Reply) throws -> CannedServer {
+        try CannedServer(live: live) { _, path in
+            if path.contains(failing) { return failure }
+            if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
+            if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
+            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
+            if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
+            if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
+            return .json(404, #"{"error":"no such endpoint"}"#)
+        }
+    }
+
+    static func aliceStore(in directory: TemporaryDirectory) throws -> Store {
+        try Store.create(at: directory.path + "/store", manifest: Manifest(userID: try UserID("alice")))
+    }
+
+    /// Backoff slow enough that a few seconds tell "backs off" from "spins".
+    static var pacedOptions: SyncEngine.Options {
+        var options = fastOptions
+        options.backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
+        return options
+    }
+
+    struct DeliveredCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var headers: [String: String]
+        var most: Int
+        var testDescription: String { name }
+    }
+
+    @Test("a server answering 503 to POST /delivered gets a few requests a second, not thousands", arguments: [
+        DeliveredCase(name: "503 without Retry-After: backoff", headers: [:], most: 12),
+        DeliveredCase(name: "503 with Retry-After: 2 is honoured", headers: ["Retry-After": "2"], most: 3),
+    ])
+    func deliveredBacksOff(_ row: DeliveredCase) async throws {
+        let server = try Self.server(live: .holdOpen, failing: "/delivered", failure: CannedServer.Reply(status: 503, body: Array(#"{"error":"busy"}"#.utf8), headers: row.headers))
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: Self.pacedOptions)
+        let worker = Task { await engine.runLive { _ in } }
+        let delivered = { server.seenRequests.filter { $0.hasSuffix("/delivered") }.count }
+        try await waitUntil("the worker posts its delivered position") { delivered() > 0 }
+        // A measurement window: how many requests the worker makes in 3 s.
+        let before = delivered()
+        try await Task.sleep(for: .seconds(3))
+        let during = delivered() - before
+        worker.cancel()
+        #expect(await worker.value == 0)
+        #expect(during <= row.most, "\(during) POST /delivered in 3 s")
+    }
+
+    @Test("a server that accepts the live upgrade and closes at once is redialled less and less often")
+    func reconnectBacksOffAfterEarlyClose() async throws {
+        let server = try LocalServer(faults: "live-close=1ms")
+        let directory = try TemporaryDirectory()
+        let engine = try engine(try clientStore("alice", in: directory), server, options: Self.pacedOptions)
+        let lines = LogLines()
+        let worker = Task { await engine.runLive { line in lines.append(line) } }
+        let connections = { lines.lines.filter { $0.hasPrefix("connected to") }.count }
+        try await waitUntil("the worker connects") { connections() > 0 }
+        let before = connections()
+        try await Task.sleep(for: .seconds(3))  // a measurement window
+        let during = connections() - before
+        worker.cancel()
+        #expect(await worker.value == 0)
+        #expect(during <= 12, "\(during) upgrades in 3 s: \(lines.lines.suffix(6))")
+    }
+
+    @Test("reconnect pacing: growing delays while connections die young, reset after a healthy one")
+    func reconnectPacer() {
+        var pacer = ReconnectPacer(backoff: Backoff(initial: .seconds(1), maximum: .seconds(8)), healthyAfter: .seconds(10))
+        var random = SplitMix64(seed: 1)
+        let start = ContinuousClock.now
+        var ceilings: [Duration] = []
+        for step in 0..<6 {
+            let opened = start + .seconds(step * 20)
+            pacer.connected(at: opened)
+            ceilings.append(pacer.disconnected(at: opened + .milliseconds(5), retryAfter: nil, using: &random))
+        }
+        // Each delay is at least half its ceiling: 1, 2, 4, 8, 8, 8 seconds.
+        for (delay, ceiling) in zip(ceilings, [1, 2, 4, 8, 8, 8]) {
+            #expect(delay >= .milliseconds(ceiling * 500) && delay <= .seconds(ceiling), "\(ceilings)")
+        }
+        let opened = start + .seconds(200)
+        pacer.connected(at: opened)
+        let afterHealthy = pacer.disconnected(at: opened + .seconds(11), retryAfter: nil, using: &random)
+        #expect(afterHealthy <= .seconds(1))
+        #expect(pacer.disconnected(at: opened + .seconds(12), retryAfter: .seconds(5), using: &random) >= .seconds(5))
+    }
+
+    @Test("a Retry-After is clamped the same way wherever it comes from", arguments: [
+        ("2", Duration.seconds(2)), ("-5", .zero), ("999999999", .seconds(3600)), ("soon", nil),
+    ] as [(String, Duration?)])
+    func retryAfterClamp(_ header: String, _ expected: Duration?) {
+        #expect(Backoff.retryAfter(header: header) == expected)
+        var backoff = Backoff(initial: .milliseconds(1), maximum: .milliseconds(2))
+        #expect(backoff.failure(retryAfter: .seconds(86_400)) == Backoff.longestRetryAfter)
+    }
+
+    @Test("a server that trickles its answer ends the pass within its budget, naming the server and the request")
+    func trickleEndsWithinBudget() async throws {
+        let server = try CannedServer { _, _ in
+            CannedServer.Reply(status: 200, body: Array(repeating: 0x20, count: 500) + Array(#"{"userId":"alice"}"#.utf8), trickle: .milliseconds(100))
+        }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        var options = SyncEngine.Options()
+        options.requestTimeout = .seconds(3)
+        options.passBudget = .seconds(2)
+        let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: options)
+        let started = ContinuousClock.now
+        let report = await engine.syncOnce()
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(5), "the pass took \(took)")
+        #expect(report.exitCode == 75)
+        #expect(report.problems.contains { $0.contains("127.0.0.1:\(server.port)") && $0.contains("GET /v1/me") && $0.contains("2.0s") }, "\(report.problems)")
+    }
+
+    @Test("chatdir sync against a server that trickles exits 75 within about 30 s, saying what it waited for")
+    func trickleEndToEnd() throws {
+        let server = try CannedServer { _, _ in
+            CannedServer.Reply(status: 200, body: Array(repeating: 0x20, count: 500) + Array(#"{"userId":"alice"}"#.utf8), trickle: .seconds(1))
+        }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        _ = try Self.aliceStore(in: directory)
+        let process = Process()
+        process.executableURL = builtProduct("chatdir")
+        process.arguments = ["sync", "--store", directory.path + "/store", "--server", server.url]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let started = ContinuousClock.now
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let took = ContinuousClock.now - started
+        #expect(process.terminationStatus == 75, "\(stderr)")
+        #expect(took < .seconds(36), "took \(took)")
+        #expect(stderr.contains("127.0.0.1:\(server.port)") && stderr.contains("GET /v1/me") && stderr.contains("30.0s"), "\(stderr)")
+    }
+}
+
+/// Live events held past a hole, and the hole bookkeeping, stay bounded whatever a server sends.
+@Suite struct GapTrackerCapTests {
+    @Test("past 10,000 sequences held beyond a hole, the rest is dropped and a catch-up is due at once")
+    func heldSequencesAreCapped() {
+        let now = ContinuousClock.now
+        var gaps = GapTracker(caughtUpTo: 1)
+        let dropped = gaps.stored(3...10_010, at: now)
+        #expect(gaps.beyondHole.count <= 10_000)
+        #expect(dropped == Array(10_003...10_010))
+        let due = gaps.catchUpDue(at: now)
+        #expect(due, "a catch-up is due at once, not after the grace period")
+        #expect(gaps.deadline == now)
+        // The hole filling by events leaves the dropped ones missing: a catch-up still fetches them.
+        gaps.stored([2], at: now)
+        #expect(gaps.caughtUpTo == 10_002)
+        #expect(gaps.missing == 10_003...10_010)
+        gaps.caughtUp(through: 10_010, at: now)
+        let settled = gaps.missing == nil && gaps.beyondHole.isEmpty && !gaps.catchUpDue(at: now)
+        #expect(settled)
+    }
+
+    @Test("the sequence that fills the hole is never dropped, even when the tracker is full")
+    func fillingSequenceIsKept() {
+        let now = ContinuousClock.now
+        var gaps = GapTracker(caughtUpTo: 0, heldLimit: 3)
+        #expect(gaps.stored([2, 3, 4, 5], at: now) == [5])
+        #expect(gaps.stored([1], at: now).isEmpty)
+        #expect(gaps.caughtUpTo == 4)
+        #expect(gaps.missing == 5...5)
+    }
+}
