@@ -17,6 +17,7 @@ import ChatTestSupport
             if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
             if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
             if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
+            if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
             return .json(404, #"{"error":"no such endpoint"}"#)
         }
     }
@@ -58,6 +59,27 @@ import ChatTestSupport
         worker.cancel()
         #expect(await worker.value == 0)
         #expect(during <= row.most, "\(during) POST /delivered in 3 s")
+    }
+
+    @Test("a server that answers POST /read with a lower position is not asked again on every outbox poll")
+    func readNotRepeated() async throws {
+        let server = try Self.server(live: .holdOpen, failing: "/read", failure: .json(200, #"{"readUpTo":0}"#))
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let store = try Self.aliceStore(in: directory)
+        let id = try ConversationID("c1")
+        try StoreWriter(store: store).saveInfo(ConversationInfo(title: "Fine", members: []), for: id)
+        _ = try Outbox(store.conversation(id)).wantRead(upTo: 1)
+        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "t", options: fastOptions)
+        let worker = Task { await engine.runLive { _ in } }
+        let reads = { server.seenRequests.filter { $0.hasSuffix("/read") }.count }
+        try await waitUntil("the worker posts the read position") { reads() > 0 }
+        let before = reads()
+        try await Task.sleep(for: .seconds(3))  // a measurement window: the outbox is polled every 20 ms
+        let during = reads() - before
+        worker.cancel()
+        #expect(await worker.value == 0)
+        #expect(during <= 2, "\(during) POST /read in 3 s")
     }
 
     @Test("a server that accepts the live upgrade and closes at once is redialled less and less often")
