@@ -99,6 +99,23 @@ import ChatTestSupport
         #expect(during <= 12, "\(during) upgrades in 3 s: \(lines.lines.suffix(6))")
     }
 
+    @Test("a live upgrade refused with 503 and Retry-After: 2 is not redialled sooner")
+    func upgradeRetryAfterHonoured() async throws {
+        let server = try Self.server(live: .answer, failing: "/v1/live", failure: CannedServer.Reply(status: 503, body: Array(#"{"error":"busy"}"#.utf8), headers: ["Retry-After": "2"]))
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: Self.pacedOptions)
+        let worker = Task { await engine.runLive { _ in } }
+        let upgrades = { server.seenRequests.filter { $0.hasSuffix("/v1/live") }.count }
+        try await waitUntil("the worker dials") { upgrades() > 0 }
+        let before = upgrades()
+        try await Task.sleep(for: .seconds(3))  // a measurement window
+        let during = upgrades() - before
+        worker.cancel()
+        #expect(await worker.value == 0)
+        #expect(during <= 2, "\(during) upgrades in 3 s")
+    }
+
     @Test("reconnect pacing: growing delays while connections die young, reset after a healthy one")
     func reconnectPacer() {
         var pacer = ReconnectPacer(backoff: Backoff(initial: .seconds(1), maximum: .seconds(8)), healthyAfter: .seconds(10))
