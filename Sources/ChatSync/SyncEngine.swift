@@ -281,7 +281,7 @@ public actor SyncEngine {
             } catch let SyncError.temporary(reason, retryAfter) {
                 attempt += 1
                 let delay = backoff.failure(retryAfter: retryAfter)
-                if attempt >= options.attemptsPerPass || delay > options.longestPassWait {
+                if attempt >= options.attemptsPerPass || delay > options.longestPassWait || api.passDeadline?.isOver() == true {
                     throw SyncError.temporary(reason, retryAfter: retryAfter)
                 }
                 if let pass = api.passDeadline, pass.leavesNoTime(for: delay) {
