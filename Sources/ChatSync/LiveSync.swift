@@ -132,10 +132,11 @@ extension SyncEngine {
             }
             // Held in memory until everything before it is here: the store never gets a hole at
             // its head, so "the newest stored sequence" is always a safe place to catch up from.
+            let before = liveState.gaps[id]?.caughtUpTo ?? 0
             liveState.held[id, default: [:]][message.sequence] = message
             // Past the tracker's cap the message is dropped (bounded memory); a catch-up brings it.
             for dropped in liveState.gaps[id]?.stored([message.sequence], at: .now) ?? [] { liveState.held[id]?.removeValue(forKey: dropped) }
-            let ready = takeReady(id)
+            let ready = takeReady(id, arrived: message.sequence, after: before)
             if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
             scheduleDelivered(id)
@@ -180,6 +181,19 @@ extension SyncEngine {
         guard let through = liveState.gaps[id]?.caughtUpTo, let held = liveState.held[id] else { return [] }
         let ready = held.values.filter { $0.sequence <= through }.sorted { $0.sequence < $1.sequence }
         for message in ready { liveState.held[id]?.removeValue(forKey: message.sequence) }
+        return ready
+    }
+
+    /// ``takeReady(_:)`` for one arrival: only the sequences it made contiguous are looked up,
+    /// so a live event costs the run it closed, not the size of the held buffer (which a server
+    /// that never fills its hole could otherwise make every event scan).
+    private func takeReady(_ id: ConversationID, arrived sequence: Int, after before: Int) -> [Message] {
+        guard let through = liveState.gaps[id]?.caughtUpTo else { return [] }
+        guard let run = sequence <= before ? sequence...sequence : through > before ? (before + 1)...through : nil else { return [] }
+        var ready: [Message] = []
+        for sequence in run {
+            if let message = liveState.held[id]?.removeValue(forKey: sequence) { ready.append(message) }
+        }
         return ready
     }
 

@@ -25,6 +25,8 @@ final class CannedServer: @unchecked Sendable {
         case holdOpen
         /// 101, then the socket is closed at once: "accepted then closed".
         case closeAtOnce
+        /// 101, these text frames, then the socket stays open and silent.
+        case send([String])
     }
 
     let port: UInt16
@@ -98,11 +100,20 @@ final class CannedServer: @unchecked Sendable {
             let method = String(parts[0])
             let path = String(parts[1])
             lock.withLock { requests.append("\(method) \(path)") }
-            if path == "/v1/live", live != .answer,
+            if path == "/v1/live", !live.isAnswer,
                let key = lines.first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") })?.split(separator: ":", maxSplits: 1).last {
                 let accept = WebSocketHandshake.acceptValue(forKey: key.trimmingCharacters(in: .whitespaces))
                 let upgrade = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
-                guard sendAll(client, Array(upgrade.utf8)), live == .holdOpen else { return }
+                guard sendAll(client, Array(upgrade.utf8)) else { return }
+                switch live {
+                case .answer, .closeAtOnce: return
+                case .holdOpen: break
+                case let .send(texts):
+                    let socket = WebSocketConnection(role: .server)
+                    var frames: [UInt8] = []
+                    for text in texts { frames += socket.text(text) }
+                    guard sendAll(client, frames) else { return }
+                }
                 while chunk.withUnsafeMutableBytes({ recv(client, $0.baseAddress, $0.count, 0) }) > 0 {}
                 return
             }
@@ -143,4 +154,11 @@ private extension Array where Element == UInt8 {
     }
 
     var containsHeadEnd: Bool { headEnd >= 0 }
+}
+
+private extension CannedServer.Live {
+    var isAnswer: Bool {
+        if case .answer = self { return true }
+        return false
+    }
 }

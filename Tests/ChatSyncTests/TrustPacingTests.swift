@@ -215,6 +215,27 @@ import ChatTestSupport
         #expect(settled)
     }
 
+    @Test("a server that sends 10,008 live messages past a hole it never fills leaves at most 10,000 held")
+    func workerHoldsAtMostTheCap() async throws {
+        let events = (3...10_010).map { sequence in
+            #"{"type":"message","conversationId":"c1","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"m","sequence":\#(sequence),"sentAt":"2026-11-29T10:00:00.000Z"}}"#
+        }
+        let server = try TrustPacingTests.server(live: .send(events), failing: "/never", failure: .json(500, "{}"))
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let engine = try SyncEngine(store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: fastOptions)
+        let worker = Task { await engine.runLive { _ in } }
+        let id = try ConversationID("c1")
+        try await waitUntil(timeout: .seconds(60), "the worker has seen the last event") {
+            let gaps = await engine.liveState.gaps[id]
+            return gaps?.knownToExist == 10_010 || gaps?.beyondHole.contains(10_010) == true
+        }
+        let held = await engine.liveState.held[id]?.count ?? 0
+        worker.cancel()
+        #expect(await worker.value == 0)
+        #expect(held <= 10_000)
+    }
+
     @Test("the sequence that fills the hole is never dropped, even when the tracker is full")
     func fillingSequenceIsKept() {
         let now = ContinuousClock.now
