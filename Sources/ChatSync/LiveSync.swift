@@ -39,6 +39,7 @@ extension SyncEngine {
             outbox.cancel()
             liveState.background.forEach { $0.cancel() }
             liveState.background.removeAll()
+            liveState.deliveredRetry.removeAll()
         }
         while !Task.isCancelled {
             var lastError: SyncError?
