@@ -16,8 +16,6 @@ extension SyncEngine {
         var deliveredRetry: [ConversationID: Task<Void, Never>] = [:]
         /// After a failed gap catch-up: its backoff (the next check waits it out).
         var gapBackoff: [ConversationID: Backoff] = [:]
-        /// The highest read wish the server has answered (maybe with less), per conversation.
-        var readAnswered: [ConversationID: Int] = [:]
         /// When the outbox of a conversation may be tried again after a temporary failure.
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
         var outboxBackoff: [ConversationID: Backoff] = [:]

@@ -114,7 +114,6 @@ public actor SyncEngine {
         var report = Report()
         let deadline = PassDeadline(budget: options.passBudget)
         passDeadline = deadline
-        liveState.readAnswered = [:]
         defer { passDeadline = nil }
         do {
             let conversations = try await discoverConversations()
@@ -330,10 +329,6 @@ public actor SyncEngine {
         let me = await store.me
         let current = try await store.positions(id)?[me].readUpTo ?? 0
         guard wanted > current else { return }
-        // The server already answered this wish with less (it clamps to its last sequence):
-        // asking again on every outbox poll would not change its answer. A new pass or a
-        // reconnect asks again.
-        if let answered = liveState.readAnswered[id], wanted <= answered { return }
         let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
         try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
         if confirmed < wanted { try await store.settleRead(id, posted: wanted) }
