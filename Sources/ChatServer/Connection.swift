@@ -75,7 +75,12 @@ struct Connection: Sendable {
     }
 
     private func send(_ response: HTTPResponse) throws(SocketError) {
-        try Socket.sendAll(fd, response.serialized())
+        let bytes: [UInt8]
+        do { bytes = try response.serialized() } catch {
+            // A header of ours with a line break: a bare 500 rather than an injected header.
+            bytes = Array("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        }
+        try Socket.sendAll(fd, bytes)
     }
 
     // MARK: Live
