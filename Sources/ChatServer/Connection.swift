@@ -17,6 +17,8 @@ struct Connection: Sendable {
     let liveNumber: @Sendable () -> UInt64
 
     private static let readSize = 64 * 1024
+    /// The most bytes read and thrown away after refusing a request, before closing anyway.
+    static let maxDrainBytes = 64 << 20
 
     func run() {
         var parser = HTTPRequestParser(maxHeadSize: configuration.maxHeadSize, maxBodySize: configuration.maxBodySize)
@@ -33,6 +35,7 @@ struct Connection: Sendable {
                         request = next
                     } catch {
                         try send(APIError(status: error.status, message: error.message, headers: ["Connection": "close"]).response)
+                        drainBeforeClosing()
                         return
                     }
                     requestStarted = nil
@@ -71,6 +74,25 @@ struct Connection: Sendable {
             }
         } catch {
             // The peer went away or stopped reading: nothing more to say to it.
+        }
+    }
+
+    /// After refusing a request (413 with its body still coming, 431, 400): stop sending, then
+    /// read and discard what the client still sends, until it closes, the request timeout
+    /// passes or ``maxDrainBytes`` were read. Closing with unread bytes would send a reset, and
+    /// a client that is still writing its body would see that instead of the answer, and retry.
+    private func drainBeforeClosing() {
+        Socket.shutdownWrite(fd)
+        var buffer = [UInt8](repeating: 0, count: Self.readSize)
+        var drained = 0
+        let deadline = SystemThread.monotonicMilliseconds() + configuration.requestTimeoutMilliseconds
+        while drained < Self.maxDrainBytes {
+            let now = SystemThread.monotonicMilliseconds()
+            guard now < deadline, let ready = try? Socket.poll([fd], timeoutMilliseconds: deadline - now),
+                  ready[0].readable || ready[0].hungUp,
+                  let count = try? Socket.receive(fd, into: &buffer), count > 0
+            else { return }
+            drained += count
         }
     }
 

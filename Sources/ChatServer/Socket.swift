@@ -163,6 +163,12 @@ public enum Socket {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Stops sending (the peer reads EOF after what was sent) but keeps receiving, so what the
+    /// peer still sends can be drained instead of answered with a reset.
+    static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     public static func close(_ fd: Int32) {
         // Never retried on EINTR: on Linux the descriptor is gone either way.
         _ = Glibc.close(fd)
