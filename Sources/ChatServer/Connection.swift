@@ -15,16 +15,22 @@ struct Connection: Sendable {
     let hub: LiveHub
     /// This connection's number if it becomes a live socket (for fault decisions).
     let liveNumber: @Sendable () -> UInt64
-
-    private static let readSize = 64 * 1024
+    /// Called once, when the first bytes arrive: from then on the server will not drop this
+    /// connection to make room for another (see ``SilentConnections``).
+    var heard: @Sendable () -> Void = {}
     /// The most bytes read and thrown away after refusing a request, before closing anyway.
     static let maxDrainBytes = 64 << 20
+
+    private static let readSize = 64 * 1024
 
     func run() {
         var parser = HTTPRequestParser(maxHeadSize: configuration.maxHeadSize, maxBodySize: configuration.maxBodySize)
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         var requestStarted: Int?
         var lastActivity = SystemThread.monotonicMilliseconds()
+        // Until a first request arrives, the connection gets the request timeout, not the
+        // keep-alive idle timeout: a socket that never speaks must not hold a slot for a minute.
+        var servedAny = false
         do throws(SocketError) {
             while true {
                 // Answer every complete request already buffered (pipelining).
@@ -39,6 +45,7 @@ struct Connection: Sendable {
                         return
                     }
                     requestStarted = nil
+                    servedAny = true
                     switch api.handle(request) {
                     case let .response(response, close):
                         var response = response
@@ -56,7 +63,8 @@ struct Connection: Sendable {
                     lastActivity = SystemThread.monotonicMilliseconds()
                 }
                 let now = SystemThread.monotonicMilliseconds()
-                let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + configuration.idleTimeoutMilliseconds
+                let waitLimit = servedAny ? configuration.idleTimeoutMilliseconds : configuration.requestTimeoutMilliseconds
+                let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + waitLimit
                 guard now < deadline else {
                     if requestStarted != nil {
                         try send(APIError(status: HTTPStatus(code: 408, reasonPhrase: "Request Timeout"),
@@ -70,6 +78,7 @@ struct Connection: Sendable {
                 let count = try Socket.receive(fd, into: &buffer)
                 guard count > 0 else { return }
                 parser.feed(buffer[0..<count])
+                if !servedAny, requestStarted == nil { heard() }
                 if requestStarted == nil { requestStarted = SystemThread.monotonicMilliseconds() }
             }
         } catch {
