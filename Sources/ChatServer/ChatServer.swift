@@ -51,6 +51,7 @@ public final class ChatServer: Sendable {
         self.configuration = configuration
         let data = try DataDirectory(path: configuration.dataDirectory, usersFile: configuration.usersFile)
         api = API(data: data, hub: hub, faults: configuration.faults)
+        Socket.raiseDescriptorLimit()
         do {
             (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
         } catch {
