@@ -35,7 +35,11 @@ final class HTTPClient: Sendable {
             let connection = reused ?? PooledConnection()
             var request = HTTPRequest(method: method, target: HTTPRequestTarget(target), headers: headers, body: body)
             request.headers.add(name: "Host", value: address.hostHeader)
-            let bytes = request.serialized()
+            let bytes: [UInt8]
+            do { bytes = try request.serialized() } catch {
+                // Written as is, the header would inject lines of its own; it can never succeed.
+                throw .rejected(status: 400, message: "\(method) \(target) was not sent (refused by this client, not the server): \(error)")
+            }
             let result = await connection.roundTrip(bytes, address: address, deadline: deadline, maxBodySize: maxBodySize)
             switch result {
             case let .success((response, keepAlive)):

@@ -88,7 +88,11 @@ public struct LiveConnection: Sendable {
                 host: server.hostHeader, target: HTTPRequestTarget("/v1/live"),
                 headers: ["Authorization": "Bearer \(configuration.token)"]
             )
-            try tcp.send(handshake.request.serialized())
+            let request: [UInt8]
+            do { request = try handshake.request.serialized() } catch {
+                throw .rejected(status: 400, message: "the live upgrade was not sent (refused by this client, not the server): \(error)")
+            }
+            try tcp.send(request)
             var parser = HTTPResponseHeadParser()
             var socket = WebSocketConnection(role: .client)
             let deadline = ContinuousClock.now + configuration.connectTimeout
