@@ -20,9 +20,13 @@ extension SyncEngine {
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
         var outboxBackoff: [ConversationID: Backoff] = [:]
         var gapChecks: Set<ConversationID> = []
+        /// When the last discovery for an unknown conversation ran, and whether a deferred one waits.
+        var lastDiscovery: ContinuousClock.Instant?
+        var discoveryScheduled = false
         /// Requests started in the background (delivered posts, gap checks), cancelled when the
         /// worker stops so nothing writes into the store after it returns.
-        var background: [Task<Void, Never>] = []
+        var background: [Int: Task<Void, Never>] = [:]
+        var nextBackgroundKey = 0
         /// Whether the live socket is up, and when it last brought an event.
         var connected = false
         var lastActivity = ContinuousClock.now
@@ -35,7 +39,7 @@ extension SyncEngine {
         let outbox = Task { await self.followOutbox(log: log) }
         defer {
             outbox.cancel()
-            liveState.background.forEach { $0.cancel() }
+            liveState.background.values.forEach { $0.cancel() }
             liveState.background.removeAll()
             liveState.deliveredRetry.removeAll()
         }
@@ -101,6 +105,42 @@ extension SyncEngine {
         if let firstError { throw firstError }
     }
 
+    /// Whether the server lists conversation `id`. A stored conversation is listed; for an
+    /// unknown one the worker discovers at most once per ``Options/discoveryInterval`` (one
+    /// deferred discovery catches up what the skipped events announced). An event for a
+    /// conversation the server does not list is ignored: a server cannot grow the worker's
+    /// state, or its request rate, by inventing conversation IDs.
+    private func isListed(_ id: ConversationID) async throws -> Bool {
+        if try await store.info(id) != nil { return true }
+        if let last = liveState.lastDiscovery, ContinuousClock.now - last < options.discoveryInterval {
+            scheduleDiscovery(at: last + options.discoveryInterval)
+            return false
+        }
+        liveState.lastDiscovery = .now
+        _ = try await discover()
+        return try await store.info(id) != nil
+    }
+
+    /// One discovery at `instant`, then a catch-up of every listed conversation not yet followed.
+    private func scheduleDiscovery(at instant: ContinuousClock.Instant) {
+        guard !liveState.discoveryScheduled else { return }
+        liveState.discoveryScheduled = true
+        remember(Task { [weak self] in
+            try? await Task.sleep(until: instant)
+            await self?.runDeferredDiscovery()
+        })
+    }
+
+    private func runDeferredDiscovery() async {
+        liveState.discoveryScheduled = false
+        guard !Task.isCancelled else { return }
+        liveState.lastDiscovery = .now
+        guard let listed = try? await discover() else { return }
+        for id in listed where liveState.gaps[id] == nil {
+            try? await catchUpLive(id)
+        }
+    }
+
     /// One conversation of ``catchUpEverything()``.
     private func catchUpLive(_ id: ConversationID) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
@@ -125,7 +165,7 @@ extension SyncEngine {
         switch event {
         case let .message(id, message):
             if liveState.gaps[id] == nil {
-                if try await store.info(id) == nil { _ = try await discover() }
+                guard try await isListed(id) else { return }
                 let point = try await store.catchUpPoint(id)
                 if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace) }
             }
@@ -168,11 +208,20 @@ extension SyncEngine {
         }
     }
 
-    /// Keeps a background task so the worker can cancel it when it stops.
+    /// Keeps a background task until it ends, so the worker can cancel it when it stops (a task
+    /// dropped while still running could write into the store after the worker returned).
     private func remember(_ task: Task<Void, Never>) {
-        liveState.background.removeAll { $0.isCancelled }
-        liveState.background.append(task)
-        if liveState.background.count > 64 { liveState.background.removeFirst(liveState.background.count - 64) }
+        let key = liveState.nextBackgroundKey
+        liveState.nextBackgroundKey += 1
+        liveState.background[key] = task
+        Task { [weak self] in
+            await task.value
+            await self?.forgetBackground(key)
+        }
+    }
+
+    private func forgetBackground(_ key: Int) {
+        liveState.background[key] = nil
     }
 
     /// Removes and returns the held messages that nothing is missing before, in order.

@@ -30,6 +30,8 @@ public actor SyncEngine {
         public var gapGrace: Duration = .milliseconds(500)
         /// How long a live connection must stay up before a drop no longer grows the reconnect backoff.
         public var healthyConnection: Duration = .seconds(10)
+        /// Shortest time between two discoveries started by live events for unknown conversations.
+        public var discoveryInterval: Duration = .seconds(5)
         public var pingInterval: Duration = .seconds(30)
         /// How long the live worker waits without events before catching up anyway (a dropped
         /// last event leaves a hole that no later event reveals).

@@ -236,6 +236,30 @@ import ChatTestSupport
         #expect(held <= 10_000)
     }
 
+    @Test("live events for 2,000 conversations the server does not list cost a few discoveries and leave no state")
+    func inventedConversations() async throws {
+        let events = (1...2_000).map { index in
+            #"{"type":"message","conversationId":"x\#(index)","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"m","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}}"#
+        } + [#"{"type":"message","conversationId":"c1","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"last","sequence":2,"sentAt":"2026-11-29T10:00:01.000Z"}}"#]
+        let server = try TrustPacingTests.server(live: .send(events), failing: "/never", failure: .json(500, "{}"))
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let store = try TrustPacingTests.aliceStore(in: directory)
+        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "t", options: fastOptions)
+        let worker = Task { await engine.runLive { _ in } }
+        let c1 = try ConversationID("c1")
+        try await waitUntil(timeout: .seconds(60), "the event after the invented ones is stored") {
+            (try? store.conversation(c1).newestMessages(limit: 1).messages.last?.sequence) == 2
+        }
+        let discoveries = server.seenRequests.filter { $0.hasSuffix("/v1/conversations") }.count
+        let followed = await engine.liveState.gaps.count
+        worker.cancel()
+        #expect(await worker.value == 0)
+        #expect(discoveries <= 4, "\(discoveries) GET /v1/conversations for 2,000 invented IDs")
+        #expect(followed == 1)
+        #expect(try store.conversationIDs() == [c1])
+    }
+
     @Test("the sequence that fills the hole is never dropped, even when the tracker is full")
     func fillingSequenceIsKept() {
         let now = ContinuousClock.now
