@@ -7,6 +7,9 @@ import ChatWire
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPResponseHead(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // A small head limit too, so that short inputs reach 431 (libFuzzer grows inputs slowly).
+    let small = parse([bytes], maxHeadSize: 40)
+    check(small == parse(bytes.map { [$0] }, maxHeadSize: 40), "fed a byte at a time the result differs with a 40-byte limit")
     let whole = parse([bytes])
     let trickle = parse(bytes.map { [$0] })
     check(whole == trickle, "fed a byte at a time the result differs: \(whole) vs \(trickle)")
