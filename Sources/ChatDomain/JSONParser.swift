@@ -225,7 +225,8 @@ public struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int(text) { return .integer(value) }
-        guard let value = Double(text) else { throw Failure(offset: start, reason: "the number \(text) cannot be represented") }
+        // Double("1e999") is infinity, which no JSON writer can write back: refuse it here.
+        guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "the number \(text) cannot be represented") }
         return .number(value)
     }
 
