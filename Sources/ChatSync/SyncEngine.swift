@@ -21,11 +21,17 @@ public actor SyncEngine {
         public var attemptsPerPass = 4
         /// Longest wait a one-pass sync accepts between attempts (a longer Retry-After leaves it pending).
         public var longestPassWait: Duration = .seconds(30)
+        /// How long a whole one-pass sync may take; past it the pass stops, exit 75.
+        public var passBudget: Duration = .seconds(30)
         /// Accepted messages written to the store in one durable commit at most.
         public var acceptBatch = 64
         public var backoff = Backoff()
         /// How long a hole in live events may stay open before a catch-up.
         public var gapGrace: Duration = .milliseconds(500)
+        /// How long a live connection must stay up before a drop no longer grows the reconnect backoff.
+        public var healthyConnection: Duration = .seconds(10)
+        /// Shortest time between two discoveries started by live events for unknown conversations.
+        public var discoveryInterval: Duration = .seconds(5)
         public var pingInterval: Duration = .seconds(30)
         /// How long the live worker waits without events before catching up anyway (a dropped
         /// last event leaves a hole that no later event reveals).
@@ -68,7 +74,16 @@ public actor SyncEngine {
         }
     }
 
-    let api: APIClient
+    /// The client without a pass deadline; ``api`` is what requests go through.
+    let client: APIClient
+    /// Set for the length of ``syncOnce()``: requests and retries stop there.
+    private var passDeadline: PassDeadline?
+    /// The API client, with the running pass's deadline if there is one.
+    var api: APIClient {
+        var api = client
+        api.passDeadline = passDeadline
+        return api
+    }
     let store: SyncStore
     let options: Options
     nonisolated let server: ServerAddress
@@ -86,7 +101,7 @@ public actor SyncEngine {
         self.options = options
         var api = APIClient(server: server, token: token)
         api.timeout = options.requestTimeout
-        self.api = api
+        client = api
     }
 
     public func setProgress(_ handler: (@Sendable (String) -> Void)?) {
@@ -99,11 +114,20 @@ public actor SyncEngine {
     /// positions. Never throws: everything that went wrong is in the report.
     public func syncOnce() async -> Report {
         var report = Report()
+        let deadline = PassDeadline(budget: options.passBudget)
+        passDeadline = deadline
+        defer { passDeadline = nil }
         do {
             let conversations = try await discoverConversations()
             report.conversations = conversations.count
-            for conversation in conversations {
+            for (index, conversation) in conversations.enumerated() {
                 let id = conversation.id
+                if deadline.isOver() {
+                    let rest = conversations[index...].map(\.id)
+                    report.problems.append(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.rawValue).joined(separator: ", "))", budget: deadline.budget).description)
+                    for id in rest { report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0 }
+                    break
+                }
                 do {
                     try await syncConversation(id, head: conversation.lastSequence, report: &report)
                 } catch {
@@ -258,8 +282,11 @@ public actor SyncEngine {
             } catch let SyncError.temporary(reason, retryAfter) {
                 attempt += 1
                 let delay = backoff.failure(retryAfter: retryAfter)
-                if attempt >= options.attemptsPerPass || delay > options.longestPassWait {
+                if attempt >= options.attemptsPerPass || delay > options.longestPassWait || api.passDeadline?.isOver() == true {
                     throw SyncError.temporary(reason, retryAfter: retryAfter)
+                }
+                if let pass = api.passDeadline, pass.leavesNoTime(for: delay) {
+                    throw SyncError.noTimeToRetry(reason, budget: pass.budget, retryAfter: retryAfter)
                 }
                 try await Task.sleep(for: delay)
             }
@@ -349,8 +376,9 @@ public actor SyncEngine {
                     index += 1
                 case .temporary, .unreachable:
                     attempts += 1
-                    let delay = backoff.failure(retryAfter: { if case let .temporary(_, after) = error { return after } else { return nil } }())
-                    let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait || { if case .unreachable = error { return true } else { return false } }()
+                    let delay = backoff.failure(retryAfter: error.retryAfter)
+                    let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait
+                        || passDeadline?.leavesNoTime(for: delay) == true || { if case .unreachable = error { return true } else { return false } }()
                     if giveUp {
                         try await flush(&accepted, into: &outcome, in: id)
                         try? await store.recordAttempt(entry.clientMessageID, in: id)

@@ -31,10 +31,13 @@ public enum WireDecoder {
     public static let maxSequence = StoreLayout.maxSequence
     static let maxSentAtLength = 64
 
-    public static func parse(_ bytes: [UInt8], what: String) throws(SyncError) -> JSONValue {
+    /// Parses an answer, within the request's `deadline` when given: a slow decode counts as a
+    /// slow answer (temporary), not as one that holds the sync with no error.
+    public static func parse(_ bytes: [UInt8], what: String, deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> JSONValue {
         do {
-            return try JSONParser.parse(bytes)
+            return try JSONParser.parse(bytes, deadline: deadline)
         } catch {
+            if error.deadlinePassed { throw .temporary("decoding \(what) (\(bytes.count) bytes) did not finish within the request deadline", retryAfter: nil) }
             throw .badResponse("\(what) is not valid JSON (\(error))")
         }
     }
@@ -93,8 +96,8 @@ public enum WireDecoder {
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 
-    public static func messagesPage(_ bytes: [UInt8]) throws(SyncError) -> MessagesPage {
-        let value = try object(try parse(bytes, what: "the messages page"), "the messages page")
+    public static func messagesPage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> MessagesPage {
+        let value = try object(try parse(bytes, what: "the messages page", deadline: deadline), "the messages page")
         var items: [Message] = []
         for (index, item) in try array(value, "items", "the messages page").enumerated() {
             items.append(try message(item, what: "message \(index + 1) of the page"))
@@ -103,8 +106,8 @@ public enum WireDecoder {
         return MessagesPage(items: items, hasMore: hasMore)
     }
 
-    public static func conversations(_ bytes: [UInt8]) throws(SyncError) -> [WireConversation] {
-        let value = try object(try parse(bytes, what: "the conversation list"), "the conversation list")
+    public static func conversations(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> [WireConversation] {
+        let value = try object(try parse(bytes, what: "the conversation list", deadline: deadline), "the conversation list")
         var result: [WireConversation] = []
         for (index, item) in try array(value, "items", "the conversation list").enumerated() {
             let what = "conversation \(index + 1) of the list"
@@ -122,8 +125,8 @@ public enum WireDecoder {
         return result
     }
 
-    public static func receipts(_ bytes: [UInt8]) throws(SyncError) -> Positions {
-        let value = try object(try parse(bytes, what: "the receipts"), "the receipts")
+    public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> Positions {
+        let value = try object(try parse(bytes, what: "the receipts", deadline: deadline), "the receipts")
         var positions = Positions()
         for item in try array(value, "members", "the receipts") {
             let item = try object(item, "a receipt")
@@ -136,12 +139,12 @@ public enum WireDecoder {
     }
 
     /// `{"deliveredUpTo": n}` or `{"readUpTo": n}`.
-    public static func position(_ bytes: [UInt8], key: String) throws(SyncError) -> Int {
-        try integer(try object(try parse(bytes, what: "the answer"), "the answer"), key, "the answer", in: 0...maxSequence)
+    public static func position(_ bytes: [UInt8], key: String, deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> Int {
+        try integer(try object(try parse(bytes, what: "the answer", deadline: deadline), "the answer"), key, "the answer", in: 0...maxSequence)
     }
 
-    public static func userID(_ bytes: [UInt8]) throws(SyncError) -> UserID {
-        let value = try object(try parse(bytes, what: "/v1/me"), "/v1/me")
+    public static func userID(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> UserID {
+        let value = try object(try parse(bytes, what: "/v1/me", deadline: deadline), "/v1/me")
         return try user(try string(value, "userId", "/v1/me"), "/v1/me")
     }
 
