@@ -180,4 +180,14 @@ import ChatTestSupport
             }
         }
     }
+
+    @Test("a failed system call's error says what to do about a full disk, a used-up quota and an I/O error; other errors add nothing",
+          arguments: [(ENOSPC, "; the disk is full: free some space, then run the command again"),
+                      (EDQUOT, "; the disk quota is used up: free some space, then run the command again"),
+                      (EIO, "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"),
+                      (EACCES, "")])
+    func remedy(_ code: Int32, _ words: String) {
+        let error = StoreError.system(SystemError(operation: "fsync", path: "/s/conversations/c1/outbox", errno: code))
+        #expect(error.description == "fsync /s/conversations/c1/outbox: \(String(cString: strerror(code)))" + words)
+    }
 }
