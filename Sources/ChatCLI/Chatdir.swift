@@ -65,7 +65,15 @@ public enum Chatdir {
                 return 0
             }
             let context = Context(output: output, environment: environment, arguments: parsed)
-            return try command.run(context)
+            let status = try command.run(context)
+            if let failure = Output.standardOutputFailure() {
+                // A result that never reached the reader (a full disk behind `> file`): saying
+                // "ok" would let a script go on with a truncated result, or without the client
+                // message ID of a message that is queued.
+                output.error("chatdir \(name): cannot write the result to standard output: \(failure)")
+                return status == 0 ? 74 : status
+            }
+            return status
         } catch let error as UsageError {
             output.error("chatdir \(error.command): \(error.message)\nRun `chatdir \(error.command) --help` for usage.")
             return 64

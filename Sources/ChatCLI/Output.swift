@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Where a command writes: results to stdout, diagnostics to stderr, each with `write(2)`
 /// (C's `stdout` is not concurrency-safe). Knows whether stdout is a terminal and whether
@@ -40,10 +41,22 @@ struct Output: Sendable {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                return  // EPIPE (the reader went away, `| head`): nothing more to say
+                // EPIPE: the reader went away (`| head`), nothing more to say. Anything else on
+                // stdout (ENOSPC, EIO) is remembered: the command must not exit 0.
+                if fd == 1, errno != EPIPE { stdoutErrno.store(errno, ordering: .relaxed) }
+                return
             }
             offset += written
         }
+    }
+
+    private static let stdoutErrno = Atomic<Int32>(0)
+
+    /// Why a write to standard output failed during this run (other than the reader leaving), if one did.
+    static func standardOutputFailure() -> String? {
+        let code = stdoutErrno.load(ordering: .relaxed)
+        guard code != 0 else { return nil }
+        return String(cString: strerror(code))
     }
 
     /// `text` in an SGR style when colour is on.

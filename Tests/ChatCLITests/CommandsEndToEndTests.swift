@@ -49,6 +49,18 @@ import ChatTestSupport
         #expect(view.lines.last?.hasSuffix("alice  on my way  ◷ pending") == true)
     }
 
+    @Test("a result that cannot be written to standard output (a full disk) is exit 74, never 0", arguments: [
+        ["send", "c1", "hi"], ["view", "c1"], ["list"],
+    ])
+    func fullStandardOutput(_ command: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let quoted = ([ChatdirProcess.executable.path] + command + ["--store", store]).map { "'\($0)'" }.joined(separator: " ")
+        let result = try ChatdirProcess.run(["-c", quoted + " > /dev/full"], executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot write the result to standard output: No space left on device"))
+    }
+
     @Test("send reads the text from standard input when none is given")
     func sendFromStdin() throws {
         let directory = try TemporaryDirectory()
