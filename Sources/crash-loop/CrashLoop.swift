@@ -1,0 +1,270 @@
+import ChatDomain
+import ChatServer
+import ChatStore
+import ChatSync
+import Foundation
+
+struct CrashLoopOptions {
+    var kills = 25
+    var seed = UInt64(Date().timeIntervalSince1970 * 1000)
+    /// The `chatdir` binary; default: the one built next to this executable.
+    var chatdir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("chatdir").path
+    /// Where the server's data and alice's store go; default: a fresh temp directory, removed on success.
+    var directory: String?
+    var quiet = false
+}
+
+/// What a run found: the counts for the summary line and every broken rule, with its round.
+struct CrashLoopOutcome {
+    var kills = 0
+    var rounds = 0
+    var sent = 0
+    var rejected = 0
+    var fromBob = 0
+    var lost = Set<String>()
+    var doubled = Set<String>()
+    var unparseable = 0
+    var serverDuplicates = 0
+    var readBackwards = 0
+    var finalPasses = 0
+    var seconds = 0.0
+    var seed: UInt64 = 0
+    var findings: [String] = []
+
+    var summary: String {
+        "crash-loop: kills=\(kills) rounds=\(rounds) messages=\(sent + fromBob) (alice \(sent), rejected at least once \(rejected), bob \(fromBob)) "
+            + "lost=\(lost.count) doubled=\(doubled.count) unparseable=\(unparseable) server-duplicates=\(serverDuplicates) "
+            + "read-backwards=\(readBackwards) final-passes=\(finalPasses) seconds=\(String(format: "%.1f", seconds)) seed=\(seed)"
+    }
+}
+
+/// The loop itself; see main.swift for what it proves.
+struct CrashLoop {
+    /// Every fault the reference server has, at rates that still let work through.
+    static func faults(seed: UInt64) -> String {
+        "drop-reply=0.1,error5xx=0.1,rate-limit=0.05:0,latency=2ms,live-close=400ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,reject-text=REJECT,seed=\(seed % 1_000_000)"
+    }
+
+    let options: CrashLoopOptions
+    var random: SplitMix64
+    var outcome = CrashLoopOutcome()
+    /// Client message ID → text, for every `chatdir send` that exited 0.
+    var acknowledged: [String: String] = [:]
+    /// The highest position a `chatdir read` printed.
+    var acknowledgedRead = 0
+    /// The highest read position seen in the store after a kill (the wish or the confirmed one).
+    var lastRead = 0
+
+    init(_ options: CrashLoopOptions) {
+        self.options = options
+        random = SplitMix64(seed: options.seed)
+        outcome.seed = options.seed
+    }
+
+    /// Runs the whole loop with `options` and returns what it found.
+    static func run(_ options: CrashLoopOptions) async -> CrashLoopOutcome {
+        var loop = CrashLoop(options)
+        return await loop.run()
+    }
+
+    private mutating func run() async -> CrashLoopOutcome {
+        let started = ContinuousClock.now
+        let root = options.directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("crash-loop-\(options.seed)-\(getpid())").path
+        do {
+            try await loop(root: root)
+        } catch {
+            outcome.findings.append("stopped: \(error)")
+        }
+        outcome.seconds = Double((ContinuousClock.now - started).components.seconds)
+            + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+        if outcome.findings.isEmpty && options.directory == nil {
+            try? FileManager.default.removeItem(atPath: root)
+        } else if !outcome.findings.isEmpty {
+            outcome.findings.append("left for inspection: \(root) (commands.log holds the last round's stderr)")
+        }
+        return outcome
+    }
+
+    func say(_ line: String) {
+        if !options.quiet { FileHandle.standardError.write(Data(("crash-loop: " + line + "\n").utf8)) }
+    }
+
+    mutating func loop(root: String) async throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let alice = try UserID("alice")
+        let bob = try UserID("bob")
+        let ab = try ConversationID("ab")
+        let data = root + "/server"
+        let storePath = root + "/alice"
+        try DataDirectory.create(at: data, users: UserTokens(["alice-token": alice, "bob-token": bob]),
+                                 conversations: [ab: ConversationInfo(title: "Alice and Bob", members: [alice, bob])])
+        let runner = try ChatdirRunner(executable: options.chatdir, logPath: root + "/commands.log", token: "alice-token")
+        var server = try ServerProcess(runner, data: data, faults: Self.faults(seed: options.seed))
+        defer { server.stop() }
+        say("server \(server.url) with faults \(Self.faults(seed: options.seed)); seed \(options.seed)")
+        // Small segments: rewrites and new segment files happen often, so kills land in them.
+        let created = try runner.run(["init", "--store", storePath, "--user", "alice", "--segment-size", "10"])
+        guard created.status == 0 else { throw RunnerError("chatdir init exited \(created.status)") }
+        let store = try Store.open(at: storePath)
+        for _ in 0..<50 where !store.conversation(ab).exists {
+            _ = try runner.run(["sync", "--store", storePath, "--server", server.url])
+        }
+        guard store.conversation(ab).exists else { throw RunnerError("the first sync never discovered conversation ab") }
+        let bobClient = try APIClient(server: ServerAddress(server.url), token: "bob-token", timeout: .seconds(2))
+
+        while outcome.kills < options.kills && outcome.rounds < options.kills * 4 {
+            let round = outcome.rounds
+            outcome.rounds += 1
+            runner.truncateLog()
+            guard server.isRunning else { throw RunnerError("round \(round): chatdir serve exited by itself; see its stderr in commands.log") }
+            // Alice works through the commands, offline-first: queue, mark read, retry failed ones.
+            for index in 0..<(1 + Int(random.next() % 3)) {
+                let rejected = random.next() % 8 == 0
+                let text = "alice \(round)-\(index)" + (rejected ? " REJECT" : "")
+                let result = try runner.run(["send", "--store", storePath, "ab", text])
+                if result.status == 0 {
+                    acknowledged[result.trimmed] = text
+                    outcome.sent += 1
+                    if rejected { outcome.rejected += 1 }
+                } else {
+                    outcome.findings.append("round \(round): chatdir send exited \(result.status)")
+                }
+            }
+            if random.next() % 3 == 0 {
+                let result = try runner.run(["read", "--store", storePath, "ab"])
+                if result.status == 0 { acknowledgedRead = max(acknowledgedRead, Int(result.trimmed) ?? 0) }
+                else { outcome.findings.append("round \(round): chatdir read exited \(result.status)") }
+            }
+            if random.next() % 4 == 0 {
+                let result = try runner.run(["retry", "--store", storePath, "--all"])
+                if result.status != 0 { outcome.findings.append("round \(round): chatdir retry --all exited \(result.status)") }
+            }
+
+            // The worker, live three times in four, killed at a random moment while bob posts.
+            let live = random.next() % 4 != 0
+            let delay = Duration.milliseconds(live ? 20 + Int(random.next() % 700) : Int(random.next() % 400))
+            let worker = try runner.start(["sync"] + (live ? ["--live"] : []) + ["--store", storePath, "--server", server.url])
+            let workerStarted = ContinuousClock.now
+            for index in 0..<Int(random.next() % 3) {
+                if (try? await bobClient.post(ab, clientMessageID: .random(), text: "bob \(round)-\(index)")) != nil { outcome.fromBob += 1 }
+            }
+            let remaining = delay - (ContinuousClock.now - workerStarted)
+            if remaining > .zero { try await Task.sleep(for: remaining) }
+            if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
+            worker.waitUntilExit()
+            if worker.terminationReason == .uncaughtSignal && worker.terminationStatus == SIGKILL {
+                outcome.kills += 1
+            } else if live || worker.terminationReason == .uncaughtSignal || ![0, 65, 75].contains(worker.terminationStatus) {
+                outcome.findings.append("round \(round): chatdir sync\(live ? " --live" : "") ended by itself with \(worker.terminationReason == .uncaughtSignal ? "signal" : "status") \(worker.terminationStatus)")
+            }
+            verify(store, ab, alice, round: round)
+            if !outcome.findings.isEmpty { return }
+            if outcome.rounds % 50 == 0 { say(outcome.summary) }
+        }
+        if outcome.kills < options.kills { outcome.findings.append("only \(outcome.kills) kills in \(outcome.rounds) rounds") }
+
+        // The end: faults off, failed messages queued again, sync until everything is accepted.
+        server.stop()
+        server = try ServerProcess(runner, data: data, faults: nil)
+        let retried = try runner.run(["retry", "--store", storePath, "--all"])
+        if retried.status != 0 { outcome.findings.append("final chatdir retry --all exited \(retried.status)") }
+        var status: Int32 = -1
+        while status != 0 && outcome.finalPasses < 5 {
+            outcome.finalPasses += 1
+            status = try runner.run(["sync", "--store", storePath, "--server", server.url]).status
+        }
+        if status != 0 { outcome.findings.append("the final sync without faults exited \(status) after \(outcome.finalPasses) passes") }
+        verify(store, ab, alice, round: outcome.rounds)
+        try await verifyServer(store, ab, alice, url: server.url)
+    }
+
+    /// After a kill: every file parses, nothing acknowledged is lost, nothing doubled, sequences
+    /// contiguous, read positions not behind where they were.
+    mutating func verify(_ store: Store, _ ab: ConversationID, _ alice: UserID, round: Int) {
+        let report = StoreChecker.check(root: store.root)
+        outcome.unparseable += report.errors.count
+        for problem in report.errors { outcome.findings.append("round \(round): \(problem.path):\(problem.line ?? 0): \(problem.message)") }
+        for problem in report.warnings where !Self.tolerated(problem) {
+            outcome.findings.append("round \(round): warning \(problem.path):\(problem.line ?? 0): \(problem.message)")
+        }
+        do {
+            let conversation = store.conversation(ab)
+            var messages: [Message] = []
+            for range in try conversation.segmentRanges() { messages += try conversation.readSegment(range) }
+            // Holes are allowed between kills (an own message accepted and stored before the one
+            // ahead of it was fetched; FORMAT.md, .caught-up); a sequence twice or out of order is not.
+            if zip(messages, messages.dropFirst()).contains(where: { $0.sequence >= $1.sequence }) {
+                outcome.findings.append("round \(round): stored sequences are not ascending: \(messages.map(\.sequence))")
+            }
+            var counts: [String: Int] = [:]
+            for message in messages {
+                counts[message.clientMessageID.rawValue, default: 0] += 1
+                if let text = acknowledged[message.clientMessageID.rawValue], text != message.text || message.senderID != alice {
+                    outcome.findings.append("round \(round): message \(message.sequence) has ID \(message.clientMessageID) of \"\(text)\" but says \"\(message.text)\" from \(message.senderID)")
+                }
+            }
+            for (id, count) in counts where count > 1 {
+                outcome.doubled.insert(id)
+                outcome.findings.append("round \(round): \(id) stored \(count) times")
+            }
+            let queued = Set(try conversation.outbox().map(\.clientMessageID.rawValue))
+            for id in acknowledged.keys where counts[id] == nil && !queued.contains(id) {
+                outcome.lost.insert(id)
+                outcome.findings.append("round \(round): acknowledged send \(id) (\"\(acknowledged[id] ?? "")\") is in no segment and not in the outbox")
+            }
+            let read = max(try conversation.wantedReadPosition() ?? 0, try conversation.positions()?[alice].readUpTo ?? 0)
+            if read < lastRead || read < acknowledgedRead {
+                outcome.readBackwards += 1
+                outcome.findings.append("round \(round): read position \(read) is behind \(max(lastRead, acknowledgedRead))")
+            }
+            lastRead = max(lastRead, read)
+        } catch {
+            outcome.unparseable += 1
+            outcome.findings.append("round \(round): the store does not read back: \(error)")
+        }
+    }
+
+    /// What a kill may leave: the killed writer's temp files (hidden from readers), a `.newest`
+    /// hint one segment behind (readers check it; the writer repairs it on start), and an outbox
+    /// file whose message is already in a segment (killed between saving the segment and removing
+    /// the file; the worker removes it on its next start, and the final check proves it did).
+    static func tolerated(_ problem: StoreProblem) -> Bool {
+        problem.message.hasPrefix("a temporary file") || problem.message.hasPrefix("missing") || problem.path.hasSuffix("/.newest")
+            || problem.message.hasPrefix("already accepted")
+    }
+
+    /// After the clean sync: the server holds each of alice's messages once, all of them, and
+    /// the store holds the same history with an empty outbox.
+    mutating func verifyServer(_ store: Store, _ ab: ConversationID, _ alice: UserID, url: String) async throws {
+        let api = try APIClient(server: ServerAddress(url), token: "alice-token")
+        var history: [Message] = []
+        while true {
+            let page = try await api.messages(ab, .after(history.last?.sequence ?? 0), limit: 500)
+            history += page.items
+            if !page.hasMore || page.items.isEmpty { break }
+        }
+        var counts: [String: Int] = [:]
+        for message in history { counts[message.clientMessageID.rawValue, default: 0] += 1 }
+        for (id, count) in counts where count > 1 {
+            outcome.serverDuplicates += count - 1
+            outcome.findings.append("the server holds \(id) \(count) times")
+        }
+        let fromAlice = Set(history.filter { $0.senderID == alice }.map(\.clientMessageID.rawValue))
+        for id in Set(acknowledged.keys).subtracting(fromAlice) {
+            outcome.lost.insert(id)
+            outcome.findings.append("the server never got acknowledged send \(id) (\"\(acknowledged[id] ?? "")\")")
+        }
+        for id in fromAlice.subtracting(acknowledged.keys) { outcome.findings.append("the server holds \(id) from alice, never sent by chatdir send") }
+        if history.map(\.sequence) != Array(1..<(history.count + 1)) { outcome.findings.append("server sequences are not contiguous") }
+        let conversation = store.conversation(ab)
+        var stored: [Message] = []
+        for range in try conversation.segmentRanges() { stored += try conversation.readSegment(range) }
+        if stored.map(\.sequence) != Array(1..<(stored.count + 1)) { outcome.findings.append("the store still has holes after the clean sync: \(stored.map(\.sequence))") }
+        if stored != history {
+            outcome.findings.append("store and server disagree: \(stored.count) stored, \(history.count) on the server; first difference at \(zip(stored, history).enumerated().first { $0.element.0 != $0.element.1 }.map { "index \($0.offset)" } ?? "the end")")
+        }
+        let left = try conversation.outbox()
+        if !left.isEmpty { outcome.findings.append("\(left.count) messages still in the outbox after the clean sync: \(left.map { "\($0.clientMessageID) \($0.state)" })") }
+    }
+}
