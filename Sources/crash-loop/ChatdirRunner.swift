@@ -39,10 +39,16 @@ struct ChatdirRunner {
         return process
     }
 
-    /// Runs `chatdir arguments…` to the end and returns its exit status and stdout.
-    func run(_ arguments: [String]) throws -> Result {
+    /// Runs `chatdir arguments…` to the end and returns its exit status and stdout; with
+    /// `killAfter`, SIGKILLs it that many microseconds after the start if it still runs
+    /// (the status is then 128 + 9 and stdout is not an acknowledgement).
+    func run(_ arguments: [String], killAfter: UInt32? = nil) throws -> Result {
         let pipe = Pipe()
         let process = try start(arguments, stdout: pipe)
+        if let killAfter {
+            usleep(killAfter)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus

@@ -18,6 +18,8 @@ struct CrashLoopOptions {
 /// What a run found: the counts for the summary line and every broken rule, with its round.
 struct CrashLoopOutcome {
     var kills = 0
+    /// SIGKILLs of send, read and retry themselves (not counted in ``kills``).
+    var commandKills = 0
     var rounds = 0
     var sent = 0
     var rejected = 0
@@ -33,7 +35,7 @@ struct CrashLoopOutcome {
     var findings: [String] = []
 
     var summary: String {
-        "crash-loop: kills=\(kills) rounds=\(rounds) messages=\(sent + fromBob) (alice \(sent), rejected at least once \(rejected), bob \(fromBob)) "
+        "crash-loop: kills=\(kills) rounds=\(rounds) command-kills=\(commandKills) messages=\(sent + fromBob) (alice \(sent), rejected at least once \(rejected), bob \(fromBob)) "
             + "lost=\(lost.count) doubled=\(doubled.count) unparseable=\(unparseable) server-duplicates=\(serverDuplicates) "
             + "read-backwards=\(readBackwards) final-passes=\(finalPasses) seconds=\(String(format: "%.1f", seconds)) seed=\(seed)"
     }
@@ -51,6 +53,8 @@ struct CrashLoop {
     var outcome = CrashLoopOutcome()
     /// Client message ID → text, for every `chatdir send` that exited 0.
     var acknowledged: [String: String] = [:]
+    /// Texts of sends killed before they answered: each may be queued (once) or not at all.
+    var unacknowledged = Set<String>()
     /// The highest position a `chatdir read` printed.
     var acknowledgedRead = 0
     /// The highest read position seen in the store after a kill (the wish or the confirmed one).
@@ -162,29 +166,40 @@ struct CrashLoop {
     }
 
     /// Alice's commands for one round: 1 to 3 sends (one in eight with the word the server
-    /// rejects), sometimes `read`, sometimes `retry --all`; records what they acknowledged.
+    /// rejects), sometimes `read`, sometimes `retry --all`; one command in six is SIGKILLed
+    /// itself a moment after it starts. Records what they acknowledged (exit 0).
     mutating func aliceWorks(_ runner: ChatdirRunner, _ storePath: String, round: Int) throws {
         for index in 0..<(1 + Int(random.next() % 3)) {
             let rejected = random.next() % 8 == 0
             let text = "alice \(round)-\(index)" + (rejected ? " REJECT" : "")
-            let result = try runner.run(["send", "--store", storePath, "ab", text])
+            let result = try runner.run(["send", "--store", storePath, "ab", text], killAfter: commandKill())
             if result.status == 0 {
                 acknowledged[result.trimmed] = text
                 outcome.sent += 1
                 if rejected { outcome.rejected += 1 }
+            } else if result.status == 128 + SIGKILL {
+                outcome.commandKills += 1
+                unacknowledged.insert(text)  // it may or may not have been queued
             } else {
                 outcome.findings.append("round \(round): chatdir send exited \(result.status)")
             }
         }
         if random.next() % 3 == 0 {
-            let result = try runner.run(["read", "--store", storePath, "ab"])
+            let result = try runner.run(["read", "--store", storePath, "ab"], killAfter: commandKill())
             if result.status == 0 { acknowledgedRead = max(acknowledgedRead, Int(result.trimmed) ?? 0) }
+            else if result.status == 128 + SIGKILL { outcome.commandKills += 1 }
             else { outcome.findings.append("round \(round): chatdir read exited \(result.status)") }
         }
         if random.next() % 4 == 0 {
-            let result = try runner.run(["retry", "--store", storePath, "--all"])
-            if result.status != 0 { outcome.findings.append("round \(round): chatdir retry --all exited \(result.status)") }
+            let result = try runner.run(["retry", "--store", storePath, "--all"], killAfter: commandKill())
+            if result.status == 128 + SIGKILL { outcome.commandKills += 1 }
+            else if result.status != 0 { outcome.findings.append("round \(round): chatdir retry --all exited \(result.status)") }
         }
+    }
+
+    /// For one command in six: how long after its start to SIGKILL it (0 to 40 ms).
+    mutating func commandKill() -> UInt32? {
+        random.next() % 6 == 0 ? UInt32(random.next() % 40_000) : nil
     }
 
     /// After a kill: every file parses, nothing acknowledged is lost, nothing doubled, sequences
@@ -216,7 +231,15 @@ struct CrashLoop {
                 outcome.doubled.insert(id)
                 outcome.findings.append("round \(round): \(id) stored \(count) times")
             }
-            let queued = Set(try conversation.outbox().map(\.clientMessageID.rawValue))
+            let outbox = try conversation.outbox()
+            let queued = Set(outbox.map(\.clientMessageID.rawValue))
+            if queued.count != outbox.count {
+                outcome.findings.append("round \(round): the outbox holds one ID in two files: \(outbox.map { "\($0.ordinal)-\($0.clientMessageID) \($0.state)" })")
+            }
+            for message in messages where message.senderID == alice && acknowledged[message.clientMessageID.rawValue] == nil
+                && !unacknowledged.contains(message.text) {
+                outcome.findings.append("round \(round): message \(message.sequence) \"\(message.text)\" from alice was never sent")
+            }
             for id in acknowledged.keys where counts[id] == nil && !queued.contains(id) {
                 outcome.lost.insert(id)
                 outcome.findings.append("round \(round): acknowledged send \(id) (\"\(acknowledged[id] ?? "")\") is in no segment and not in the outbox")
@@ -263,7 +286,13 @@ struct CrashLoop {
             outcome.lost.insert(id)
             outcome.findings.append("the server never got acknowledged send \(id) (\"\(acknowledged[id] ?? "")\")")
         }
-        for id in fromAlice.subtracting(acknowledged.keys) { outcome.findings.append("the server holds \(id) from alice, never sent by chatdir send") }
+        for message in history where message.senderID == alice && acknowledged[message.clientMessageID.rawValue] == nil {
+            if !unacknowledged.contains(message.text) { outcome.findings.append("the server holds \(message.clientMessageID) from alice, never sent by chatdir send") }
+        }
+        // A killed send queued its message once or not at all: never twice under two IDs.
+        var killedSends: [String: Int] = [:]
+        for message in history where message.senderID == alice && acknowledged[message.clientMessageID.rawValue] == nil { killedSends[message.text, default: 0] += 1 }
+        for (text, count) in killedSends where count > 1 { outcome.serverDuplicates += count - 1; outcome.findings.append("the server holds the killed send \"\(text)\" \(count) times") }
         if history.map(\.sequence) != Array(1..<(history.count + 1)) { outcome.findings.append("server sequences are not contiguous") }
         let conversation = store.conversation(ab)
         var stored: [Message] = []
