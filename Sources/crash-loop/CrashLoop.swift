@@ -131,12 +131,23 @@ struct CrashLoop {
             let delay = Duration.milliseconds(live ? 20 + Int(random.next() % 700) : Int(random.next() % 400))
             let worker = try runner.start(["sync"] + (live ? ["--live"] : []) + ["--store", storePath, "--server", server.url])
             let workerStarted = ContinuousClock.now
-            if aliceDuring { try aliceWorks(runner, storePath, round: round) }
-            for index in 0..<Int(random.next() % 3) {
-                if (try? await bobClient.post(ab, clientMessageID: .random(), text: "bob \(round)-\(index)")) != nil { outcome.fromBob += 1 }
+            // Half of those rounds aim at delivery: alice works once the worker is (likely) live,
+            // and the kill follows her last command within 80 ms, inside accept or markFailed.
+            var aimAtDelivery = false
+            if aliceDuring {
+                aimAtDelivery = random.next() % 2 == 0
+                if aimAtDelivery { try await Task.sleep(for: .milliseconds(50 + Int(random.next() % 400))) }
+                try aliceWorks(runner, storePath, round: round)
             }
-            let remaining = delay - (ContinuousClock.now - workerStarted)
-            if remaining > .zero { try await Task.sleep(for: remaining) }
+            if aimAtDelivery {
+                try await Task.sleep(for: .microseconds(Int(random.next() % 80_000)))
+            } else {
+                for index in 0..<Int(random.next() % 3) {
+                    if (try? await bobClient.post(ab, clientMessageID: .random(), text: "bob \(round)-\(index)")) != nil { outcome.fromBob += 1 }
+                }
+                let remaining = delay - (ContinuousClock.now - workerStarted)
+                if remaining > .zero { try await Task.sleep(for: remaining) }
+            }
             if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
             worker.waitUntilExit()
             if worker.terminationReason == .uncaughtSignal && worker.terminationStatus == SIGKILL {
@@ -161,7 +172,7 @@ struct CrashLoop {
             status = try runner.run(["sync", "--store", storePath, "--server", server.url]).status
         }
         if status != 0 { outcome.findings.append("the final sync without faults exited \(status) after \(outcome.finalPasses) passes") }
-        verify(store, ab, alice, round: outcome.rounds)
+        verify(store, ab, alice, round: outcome.rounds, faultsOn: false)
         try await verifyServer(store, ab, alice, url: server.url)
     }
 
@@ -204,7 +215,7 @@ struct CrashLoop {
 
     /// After a kill: every file parses, nothing acknowledged is lost, nothing doubled, sequences
     /// ascending (holes allowed until the end), read positions not behind where they were.
-    mutating func verify(_ store: Store, _ ab: ConversationID, _ alice: UserID, round: Int) {
+    mutating func verify(_ store: Store, _ ab: ConversationID, _ alice: UserID, round: Int, faultsOn: Bool = true) {
         let report = StoreChecker.check(root: store.root)
         outcome.unparseable += report.errors.count
         for problem in report.errors { outcome.findings.append("round \(round): \(problem.path):\(problem.line ?? 0): \(problem.message)") }
@@ -235,6 +246,11 @@ struct CrashLoop {
             let queued = Set(outbox.map(\.clientMessageID.rawValue))
             if queued.count != outbox.count {
                 outcome.findings.append("round \(round): the outbox holds one ID in two files: \(outbox.map { "\($0.ordinal)-\($0.clientMessageID) \($0.state)" })")
+            }
+            // With faults on, the server refuses every text with the word: stored would mean a
+            // rejection was taken for an acceptance.
+            for message in messages where faultsOn && message.text.contains("REJECT") {
+                outcome.findings.append("round \(round): message \(message.sequence) \"\(message.text)\" is stored though the server refuses it")
             }
             for message in messages where message.senderID == alice && acknowledged[message.clientMessageID.rawValue] == nil
                 && !unacknowledged.contains(message.text) {
@@ -300,6 +316,12 @@ struct CrashLoop {
         if stored.map(\.sequence) != Array(1..<(stored.count + 1)) { outcome.findings.append("the store still has holes after the clean sync: \(stored.map(\.sequence))") }
         if stored != history {
             outcome.findings.append("store and server disagree: \(stored.count) stored, \(history.count) on the server; first difference at \(zip(stored, history).enumerated().first { $0.element.0 != $0.element.1 }.map { "index \($0.offset)" } ?? "the end")")
+        }
+        // The read wish reached the server: never behind what `chatdir read` answered.
+        let serverRead = try await api.receipts(ab)[alice].readUpTo
+        if serverRead < acknowledgedRead {
+            outcome.readBackwards += 1
+            outcome.findings.append("the server has alice's read position at \(serverRead), behind the \(acknowledgedRead) chatdir read answered")
         }
         let left = try conversation.outbox()
         if !left.isEmpty { outcome.findings.append("\(left.count) messages still in the outbox after the clean sync: \(left.map { "\($0.clientMessageID) \($0.state)" })") }
