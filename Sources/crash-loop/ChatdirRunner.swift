@@ -49,8 +49,14 @@ struct ChatdirRunner {
             usleep(killAfter)
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
+        // A command that hangs is a finding, not a loop that never ends: SIGTERM after 120 s
+        // (a status the callers report, since they expect 0 or SIGKILL).
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGTERM) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        watchdog.cancel()
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return Result(status: status, stdout: String(decoding: data, as: UTF8.self))
     }
