@@ -55,6 +55,10 @@ struct CrashLoop {
     var acknowledged: [String: String] = [:]
     /// Texts of sends killed before they answered: each may be queued (once) or not at all.
     var unacknowledged = Set<String>()
+    /// Messages seen failed after the last kill; they stay failed until a `retry` runs.
+    var failed = Set<String>()
+    /// Whether a `retry` ran (or was killed) since the last check.
+    var retriedSinceCheck = false
     /// The highest position a `chatdir read` printed.
     var acknowledgedRead = 0
     /// The highest read position seen in the store after a kill (the wish or the confirmed one).
@@ -202,6 +206,7 @@ struct CrashLoop {
             else { outcome.findings.append("round \(round): chatdir read exited \(result.status)") }
         }
         if random.next() % 4 == 0 {
+            retriedSinceCheck = true
             let result = try runner.run(["retry", "--store", storePath, "--all"], killAfter: commandKill())
             if result.status == 128 + SIGKILL { outcome.commandKills += 1 }
             else if result.status != 0 { outcome.findings.append("round \(round): chatdir retry --all exited \(result.status)") }
@@ -249,6 +254,15 @@ struct CrashLoop {
             }
             // With faults on, the server refuses every text with the word: stored would mean a
             // rejection was taken for an acceptance.
+            // Marking failed is durable: only `retry` makes a failed message pending again.
+            let nowFailed = Set(outbox.filter { $0.state == .failed }.map(\.clientMessageID.rawValue))
+            if !retriedSinceCheck {
+                for entry in outbox where entry.state == .pending && failed.contains(entry.clientMessageID.rawValue) {
+                    outcome.findings.append("round \(round): \(entry.clientMessageID) was failed and is pending again without a retry")
+                }
+            }
+            failed = nowFailed
+            retriedSinceCheck = false
             for message in messages where faultsOn && message.text.contains("REJECT") {
                 outcome.findings.append("round \(round): message \(message.sequence) \"\(message.text)\" is stored though the server refuses it")
             }
