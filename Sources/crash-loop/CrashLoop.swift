@@ -20,6 +20,10 @@ struct CrashLoopOutcome {
     var kills = 0
     /// SIGKILLs of send, read and retry themselves (not counted in ``kills``).
     var commandKills = 0
+    /// SIGKILLs of `chatdir serve` (restarted on the same data).
+    var serverKills = 0
+    /// Live workers stopped with SIGTERM (expected to exit 0).
+    var stops = 0
     var rounds = 0
     var sent = 0
     var rejected = 0
@@ -35,7 +39,7 @@ struct CrashLoopOutcome {
     var findings: [String] = []
 
     var summary: String {
-        "crash-loop: kills=\(kills) rounds=\(rounds) command-kills=\(commandKills) messages=\(sent + fromBob) (alice \(sent), rejected at least once \(rejected), bob \(fromBob)) "
+        "crash-loop: kills=\(kills) rounds=\(rounds) command-kills=\(commandKills) server-kills=\(serverKills) sigterm-stops=\(stops) messages=\(sent + fromBob) (alice \(sent), rejected at least once \(rejected), bob \(fromBob)) "
             + "lost=\(lost.count) doubled=\(doubled.count) unparseable=\(unparseable) server-duplicates=\(serverDuplicates) "
             + "read-backwards=\(readBackwards) final-passes=\(finalPasses) seconds=\(String(format: "%.1f", seconds)) seed=\(seed)"
     }
@@ -119,13 +123,21 @@ struct CrashLoop {
             _ = try runner.run(["sync", "--store", storePath, "--server", server.url])
         }
         guard store.conversation(ab).exists else { throw RunnerError("the first sync never discovered conversation ab") }
-        let bobClient = try APIClient(server: ServerAddress(server.url), token: "bob-token", timeout: .seconds(2))
+        var bobClient = try APIClient(server: ServerAddress(server.url), token: "bob-token", timeout: .seconds(2))
 
         while outcome.kills < options.kills && outcome.rounds < options.kills * 4 {
             let round = outcome.rounds
             outcome.rounds += 1
             runner.truncateLog()
             guard server.isRunning else { throw RunnerError("round \(round): chatdir serve exited by itself; see its stderr in commands.log") }
+            // One round in twenty the server itself is SIGKILLed and restarted (a new port): a
+            // 200 or 201 it gave must survive that (PROTOCOL.md, "A 201 or 200 is durable").
+            if round > 0 && random.next() % 20 == 0 {
+                server.kill9()
+                server = try ServerProcess(runner, data: data, faults: Self.faults(seed: options.seed &+ UInt64(round)))
+                bobClient = try APIClient(server: ServerAddress(server.url), token: "bob-token", timeout: .seconds(2))
+                outcome.serverKills += 1
+            }
             // Alice works through the commands (queue, mark read, retry failed ones): half the
             // rounds before the worker starts (offline-first), half while it runs.
             let aliceDuring = random.next() % 2 == 0
@@ -152,10 +164,22 @@ struct CrashLoop {
                 let remaining = delay - (ContinuousClock.now - workerStarted)
                 if remaining > .zero { try await Task.sleep(for: remaining) }
             }
+            // One live round in ten ends with SIGTERM instead: the worker finishes its write and exits 0.
+            let gentle = live && random.next() % 10 == 0
+            if gentle && worker.isRunning {
+                kill(worker.processIdentifier, SIGTERM)
+                let deadline = ContinuousClock.now + .seconds(30)
+                while worker.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+                if worker.isRunning { outcome.findings.append("round \(round): chatdir sync --live still ran 30 s after SIGTERM") }
+            }
             if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
             worker.waitUntilExit()
-            if worker.terminationReason == .uncaughtSignal && worker.terminationStatus == SIGKILL {
+            if gentle && worker.terminationReason == .exit && worker.terminationStatus == 0 {
+                outcome.stops += 1
+            } else if worker.terminationReason == .uncaughtSignal && worker.terminationStatus == SIGKILL && !gentle {
                 outcome.kills += 1
+            } else if gentle {
+                outcome.findings.append("round \(round): chatdir sync --live ended with \(worker.terminationReason == .uncaughtSignal ? "signal" : "status") \(worker.terminationStatus) after SIGTERM, not 0")
             } else if live || worker.terminationReason == .uncaughtSignal || ![0, 65, 75].contains(worker.terminationStatus) {
                 outcome.findings.append("round \(round): chatdir sync\(live ? " --live" : "") ended by itself with \(worker.terminationReason == .uncaughtSignal ? "signal" : "status") \(worker.terminationStatus)")
             }

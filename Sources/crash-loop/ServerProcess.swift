@@ -29,6 +29,12 @@ final class ServerProcess {
 
     var isRunning: Bool { process.isRunning }
 
+    /// SIGKILL, then waits: what a crash or the OOM killer does to a server.
+    func kill9() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     /// SIGTERM, then waits: the server finishes its current write and exits.
     func stop() {
         if process.isRunning { process.terminate() }
