@@ -35,7 +35,7 @@ import ChatTestSupport
         return Run(status: process.terminationStatus, summary: String(decoding: output, as: UTF8.self), stderr: String(decoding: errorData, as: UTF8.self))
     }
 
-    @Test("25 SIGKILLs of sync and sync --live under every fault: nothing lost, doubled or unparseable, the server holds each message once")
+    @Test("25 SIGKILLs of sync and sync --live (and of send, read, retry and the server) under every fault: nothing lost, doubled or unparseable, the server holds each message once")
     func shortLoop() throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         let run = try crashLoop(["--kills", "25", "--seed", String(seed)])
