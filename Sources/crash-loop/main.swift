@@ -1,7 +1,8 @@
 // The crash loop over the whole path, for the crash-loop test and scripts/soak-crash.sh: a real
 // `chatdir serve` with every fault on (reject-text too, so some messages fail), alice's store
 // driven only through the `chatdir` commands (send, read, retry, sync, sync --live), the sync
-// process SIGKILLed at random moments while bob's messages arrive. After every kill each file
+// process SIGKILLed at random moments while bob's messages arrive (and now and then the
+// commands themselves and the server). After every kill each file
 // parses, no acknowledged send is lost, nothing is doubled and read positions never go back;
 // at the end (faults off, failed ones retried, one clean sync) the server holds each sent
 // message once and agrees with the store.
