@@ -143,6 +143,11 @@ struct CrashLoop {
                 outcome.findings.append("round \(round): chatdir sync\(live ? " --live" : "") ended by itself with \(worker.terminationReason == .uncaughtSignal ? "signal" : "status") \(worker.terminationStatus)")
             }
             verify(store, ab, alice, round: round)
+            // The same verdict through the command a user runs (it shares the checker), now and then.
+            if round % 10 == 0 {
+                let checked = try runner.run(["check", "--quiet", storePath])
+                if checked.status != 0 { outcome.findings.append("round \(round): chatdir check exited \(checked.status): \(checked.stdout)") }
+            }
             if !outcome.findings.isEmpty { return }
             if outcome.rounds % 50 == 0 { say("\(outcome.kills) kills, \(outcome.sent + outcome.fromBob) messages so far; nothing broken") }
         }
@@ -160,6 +165,8 @@ struct CrashLoop {
         }
         if status != 0 { outcome.findings.append("the final sync without faults exited \(status) after \(outcome.finalPasses) passes") }
         verify(store, ab, alice, round: outcome.rounds, faultsOn: false)
+        let checked = try runner.run(["check", "--quiet", storePath])
+        if checked.status != 0 || !checked.trimmed.isEmpty { outcome.findings.append("the final chatdir check exited \(checked.status): \(checked.stdout)") }
         try await verifyServer(store, ab, alice, url: server.url)
     }
 
