@@ -4,7 +4,7 @@
 # unparseable, server duplicates, seconds) and exits non-zero with the seed when a rule broke.
 # It runs copies of the binaries, so rebuilding meanwhile does not pull them from under it.
 #
-#   nice scripts/soak-crash.sh [N] [SEED]        # e.g. nice scripts/soak-crash.sh 1000
+#   nice scripts/soak-crash.sh [N] [SEED] [--sigterm]   # e.g. nice scripts/soak-crash.sh 1000
 set -eu
 cd "$(dirname "$0")/.."
 kills=${1:-1000}
@@ -14,4 +14,4 @@ bin=$(swift build --show-bin-path)
 copy=$(mktemp -d "${TMPDIR:-/tmp}/soak-crash.XXXXXX")
 trap 'rm -rf "$copy"' EXIT
 cp "$bin/chatdir" "$bin/crash-loop" "$copy/"
-"$copy/crash-loop" --kills "$kills" ${2:+--seed "$2"} --chatdir "$copy/chatdir"
+"$copy/crash-loop" --kills "$kills" ${2:+--seed "$2"} ${3:+"$3"} --chatdir "$copy/chatdir"

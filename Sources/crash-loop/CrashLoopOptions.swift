@@ -10,4 +10,6 @@ struct CrashLoopOptions {
     /// Where the server's data and alice's store go; default: a fresh temp directory, removed on success.
     var directory: String?
     var quiet = false
+    /// Also stop the live worker with SIGTERM in one live round in ten (it must exit 0).
+    var sigterm = false
 }

@@ -7,7 +7,7 @@
 // at the end (faults off, failed ones retried, one clean sync) the server holds each sent
 // message once and agrees with the store.
 //
-//   crash-loop --kills N [--seed S] [--chatdir PATH] [--dir DIR] [--quiet]
+//   crash-loop --kills N [--seed S] [--chatdir PATH] [--dir DIR] [--quiet] [--sigterm]
 //
 // Prints one summary line on stdout (kills, messages, lost, doubled, unparseable, server
 // duplicates, seconds); exits 0 when every check held, 1 with the seed and the findings on
@@ -19,7 +19,7 @@ import ChatSync
 import Foundation
 
 func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data(("crash-loop: " + message + "\nusage: crash-loop --kills N [--seed S] [--chatdir PATH] [--dir DIR] [--quiet]\n").utf8))
+    FileHandle.standardError.write(Data(("crash-loop: " + message + "\nusage: crash-loop --kills N [--seed S] [--chatdir PATH] [--dir DIR] [--quiet] [--sigterm]\n").utf8))
     exit(64)
 }
 
@@ -39,6 +39,7 @@ while argumentIndex < argv.count {
     case "--chatdir": options.chatdir = value()
     case "--dir": options.directory = value()
     case "--quiet": options.quiet = true
+    case "--sigterm": options.sigterm = true
     default: usage("unknown argument \(name)")
     }
     argumentIndex += 1
