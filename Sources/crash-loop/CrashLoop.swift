@@ -132,7 +132,9 @@ struct CrashLoop {
                 kill(worker.processIdentifier, SIGTERM)
                 let deadline = ContinuousClock.now + .seconds(30)
                 while worker.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-                if worker.isRunning { outcome.findings.append("round \(round): chatdir sync --live still ran 30 s after SIGTERM") }
+                if worker.isRunning {
+                    outcome.findings.append("round \(round): chatdir sync --live still ran 30 s after SIGTERM; its threads: \(Self.threads(of: worker.processIdentifier))")
+                }
             }
             if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
             worker.waitUntilExit()
@@ -277,6 +279,18 @@ struct CrashLoop {
             outcome.unparseable += 1
             outcome.findings.append("round \(round): the store does not read back: \(error)")
         }
+    }
+
+    /// Each thread of a process with the kernel function it waits in (from /proc), for a
+    /// finding about a process that does not stop.
+    static func threads(of pid: Int32) -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.sorted().map { task in
+            let base = "/proc/\(pid)/task/\(task)/"
+            let name = (try? String(contentsOfFile: base + "comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            let wait = (try? String(contentsOfFile: base + "wchan", encoding: .utf8)) ?? "?"
+            return "\(task) \(name) in \(wait)"
+        }.joined(separator: "; ")
     }
 
     /// What a kill may leave: the killed writer's temp files (hidden from readers), a `.newest`
