@@ -126,7 +126,8 @@ struct CrashLoop {
             // With --sigterm, one live round in ten ends with SIGTERM instead: the worker must
             // finish its write and exit 0.
             // Off by default (--sigterm): a worker told to stop during start-up dies of the signal
-            // (143), and once in about 60 stops one still ran 30 s later; see the report.
+            // (143), and once in about 60 stops one still ran 30 s later (a catch-up that ignored
+            // cancellation, fixed since; not proven to be the only cause).
             let gentle = live && random.next() % 10 == 0 && options.sigterm
             if gentle && worker.isRunning {
                 kill(worker.processIdentifier, SIGTERM)
