@@ -219,7 +219,10 @@ public actor SyncEngine {
         var moreRemain = false
         var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
         while let current = next {
-            let page = try await current.value
+            // The page is fetched in its own task (so the next one loads while this one is
+            // saved), which does not inherit cancellation: pass it on, or a stopped worker keeps
+            // retrying a failing page for the whole retry budget.
+            let page = try await withTaskCancellationHandler { try await current.value } onCancel: { current.cancel() }
             next = nil
             pages += 1
             let what = "the catch-up page after sequence \(request)"
