@@ -156,7 +156,11 @@ extension SyncEngine {
         if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
         liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
         scheduleDelivered(id)
+        // A fresh connection is a fresh start for the outbox: its backoff begins again at the
+        // first step (the reconnect itself is paced), instead of keeping the delay a string of
+        // failures on the last connection built up.
         liveState.outboxNotBefore[id] = nil
+        liveState.outboxBackoff[id] = nil
     }
 
     /// Saves a live event. A message past a hole is saved at once; the hole gets a short
