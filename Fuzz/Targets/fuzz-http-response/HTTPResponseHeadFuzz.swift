@@ -20,7 +20,10 @@ public func fuzzHTTPResponseHead(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
         let bodiless = (100..<200).contains(head.status.code) || head.status.code == 204
         var headers = head.headers
         headers.remove(name: "Content-Length")
-        let written = HTTPResponse(status: head.status, headers: headers).serialized()
+        let written: [UInt8]
+        do { written = try HTTPResponse(status: head.status, headers: headers).serialized() } catch {
+            fatalError("fuzz-http-response invariant broken: a head it accepted cannot be serialized: \(head): \(error)")
+        }
         let again = parse([written], maxHeadSize: 4096)
         guard case let .head(copy, rest) = again else {
             fatalError("fuzz-http-response invariant broken: a head it accepted does not parse back: \(head) gave \(again)")
