@@ -19,6 +19,10 @@ import ChatTestSupport
         var acknowledgedRead = 0
         var random = SplitMix64(seed: UInt64(Date().timeIntervalSince1970))
         var kills = 0
+        // The kill window covers the writer's start-up as well as its writing. Start-up takes a
+        // few milliseconds normally but 200-400 ms under AddressSanitizer or ThreadSanitizer,
+        // where a fixed 5-65 ms window killed every writer before its first write.
+        let startUp = try Self.timeToFirstAcknowledgement(scratch: directory.path + "/calibration")
 
         for round in 0..<60 {
             let process = Process()
@@ -30,7 +34,7 @@ import ChatTestSupport
             process.standardError = stderr
             try process.run()
             // A random moment: the writer is in the middle of a rewrite most of the time.
-            usleep(UInt32(5_000 + random.next() % 60_000))
+            usleep(UInt32(5_000 + random.next() % UInt64(60_000 + startUp)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -54,6 +58,25 @@ import ChatTestSupport
         }
         #expect(kills == 60, "every round must end in SIGKILL")
         #expect(acknowledgedSequences.count > 60, "the writer should have made progress across rounds")
+    }
+
+    /// Microseconds from launching a writer until its first acknowledged write.
+    private static func timeToFirstAcknowledgement(scratch: String) throws -> Int {
+        let process = Process()
+        process.executableURL = tortureBinary
+        process.arguments = [scratch]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        let started = ContinuousClock.now
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        _ = stdout.fileHandleForReading.availableData  // blocks until the first line (or EOF)
+        let elapsed = ContinuousClock.now - started
+        return Int(elapsed.components.seconds) * 1_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000_000)
     }
 
     private func verify(root: String, round: Int, sequences: Set<Int>, outbox: Set<String>, delivered: Int, read: Int) throws {
