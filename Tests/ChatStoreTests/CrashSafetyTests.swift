@@ -19,9 +19,9 @@ import ChatTestSupport
         var acknowledgedRead = 0
         var random = SplitMix64(seed: UInt64(Date().timeIntervalSince1970))
         var kills = 0
-        // The kill window covers the writer's start-up as well as its writing. Start-up takes a
-        // few milliseconds normally but 200-400 ms under AddressSanitizer or ThreadSanitizer,
-        // where a fixed 5-65 ms window killed every writer before its first write.
+        // The kill window covers the writer's start-up and as long again of writing. Start-up
+        // takes a few milliseconds normally but 200-400 ms under AddressSanitizer or
+        // ThreadSanitizer, where a fixed 5-65 ms window killed every writer before its first write.
         let startUp = try Self.timeToFirstAcknowledgement(scratch: directory.path + "/calibration")
 
         for round in 0..<60 {
@@ -34,7 +34,7 @@ import ChatTestSupport
             process.standardError = stderr
             try process.run()
             // A random moment: the writer is in the middle of a rewrite most of the time.
-            usleep(UInt32(5_000 + random.next() % UInt64(60_000 + startUp)))
+            usleep(UInt32(5_000 + random.next() % UInt64(60_000 + 2 * startUp)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
