@@ -13,7 +13,7 @@ import Musl
 /// ThreadSanitizer cannot see it. TSan then reports every contended critical section as a data
 /// race, and the real races drown in them. `pthread_mutex_lock` is intercepted by TSan, and costs
 /// the same (a compare-and-swap uncontended, a futex wait otherwise).
-public final class Lock<Value>: @unchecked Sendable {
+public final class Lock<Value: Sendable>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Touched only between `pthread_mutex_lock` and `pthread_mutex_unlock`.
     private var value: Value
