@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatStore", "ChatDomain", "chatdir"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
@@ -43,3 +43,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/README.md), declared only when CHATDIR_FUZZ is set: they need
+// `-sanitize=fuzzer` and `-parse-as-library`, so a plain `swift build` must not see them.
+// Fuzz/run.sh sets it and builds them in their own scratch directory.
+if Context.environment["CHATDIR_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-http-request", ["ChatWire"]),
+        ("fuzz-http-response", ["ChatWire"]),
+        ("fuzz-websocket", ["ChatWire"]),
+        ("fuzz-json", ["ChatDomain"]),
+        ("fuzz-segment", ["ChatStore", "ChatDomain"]),
+        ("fuzz-wire", ["ChatSync", "ChatStore", "ChatDomain"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)"))
+    }
+}

@@ -8,15 +8,15 @@ struct ConversationScreen {
     var conversation: ConversationID
 
     func frame(_ view: ConversationViewState, rows height: Int, columns width: Int) -> [String] {
-        var header = [output.styled(view.title, .bold) + output.styled("  " + view.subtitle, .dim)]
+        var header = [output.styled(output.safe(view.title), .bold) + output.styled("  " + output.safe(view.subtitle), .dim)]
         switch view.history {
         case let .olderStored(before):
             header.append(output.styled("  older messages: chatdir view \(conversation)" + (before.map { " --before \($0)" } ?? ""), .dim))
         case .complete:
             header.append(output.styled("  start of the conversation", .dim))
         }
-        for problem in view.problems.prefix(3) { header.append(output.styled("  " + problem, .red)) }
-        var footer = [output.styled("  " + view.status, .dim)]
+        for problem in view.problems.prefix(3) { header.append(output.styled("  " + output.safe(problem), .red)) }
+        var footer = [output.styled("  " + output.safe(view.status), .dim)]
         if view.rows.isEmpty { footer.insert(output.styled("  no messages yet: chatdir send \(conversation) TEXT", .dim), at: 0) }
         let body = max(0, height - header.count - footer.count)
         let text = RowText(output: output, conversation: conversation)

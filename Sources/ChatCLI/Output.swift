@@ -21,8 +21,16 @@ struct Output: Sendable {
         Self.write(1, text + "\n")
     }
 
+    /// Writes a diagnostic line. Errors quote values from outside (file contents, server
+    /// reasons), so the whole line goes through ``TerminalSafe`` (no styles are used on stderr).
     func error(_ text: String) {
-        Self.write(2, text + "\n")
+        Self.write(2, TerminalSafe.visible(text) + "\n")
+    }
+
+    /// Text from outside made safe for this output: its control characters shown as notation,
+    /// dimmed when colour is on (``TerminalSafe``).
+    func safe(_ text: String) -> String {
+        TerminalSafe.visible(text) { styled($0, .dim) }
     }
 
     static func write(_ fd: Int32, _ text: String) {

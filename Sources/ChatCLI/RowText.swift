@@ -14,7 +14,7 @@ struct RowText {
         case .pending:
             return output.styled("◷ pending", .yellow)
         case let .failed(reason):
-            let why = reason.map { ": \($0)" } ?? ""
+            let why = reason.map { ": " + output.safe($0) } ?? ""
             return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: chatdir retry \(conversation) \(id))", .dim)
         case .outgoing(.unknown):
             return output.styled("✓ receipts unknown", .dim)
@@ -36,11 +36,11 @@ struct RowText {
 
     /// As ``line(_:senderWidth:)-(TimelineRow,_)``, for a row whose time the view model already formatted.
     func line(_ row: RowState, senderWidth: Int) -> String {
-        let when = row.time
-        let sender = row.senderID.rawValue
-        let prefix = when + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
+        let when = TerminalSafe.visible(row.time)
+        let sender = TerminalSafe.visible(row.senderID.rawValue)
+        let prefix = output.safe(row.time) + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
         let indent = String(repeating: " ", count: when.count + 2 + senderWidth + 2)
-        var text = row.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        var text = output.safe(row.text).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
         if let tick = status(row.status, id: row.clientMessageID) { text += "  " + tick }
         return prefix + text
     }
@@ -69,6 +69,6 @@ struct RowText {
             members.append(("error", reason.map { .string($0) } ?? .null))
         case let .outgoing(state): members.append(("status", .string(state.rawValue)))
         }
-        return String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self)
+        return JSONLine.encode(.object(members))
     }
 }

@@ -39,10 +39,39 @@ struct SyncSetup {
             do { bytes = try Sys.readFile(file) } catch { throw CommandFailure(message: error.description, exitCode: 77) }
             let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
             guard !text.isEmpty else { throw CommandFailure(message: "\(file) is empty; put the token in it", exitCode: 78) }
+            if let problem = TokenProblem(text) { throw CommandFailure(message: "\(file): the token \(problem); put only the token in the file, on one line", exitCode: 78) }
             return text
         }
-        if let token = context.environment["CHATDIR_TOKEN"]?.trimmingWhitespace(), !token.isEmpty { return token }
+        if let token = context.environment["CHATDIR_TOKEN"]?.trimmingWhitespace(), !token.isEmpty {
+            if let problem = TokenProblem(token) { throw CommandFailure(message: "CHATDIR_TOKEN \(problem); set it to the token alone", exitCode: 78) }
+            return token
+        }
         throw CommandFailure(message: "no token: set CHATDIR_TOKEN or pass --token-file FILE (mode 0600)", exitCode: 78)
+    }
+}
+
+/// Why a token cannot be sent: it goes into the `Authorization` header, where a CR LF would
+/// start a header of its own (`abc\r\nX-Injected: 1`). The words never quote the token.
+enum TokenProblem: CustomStringConvertible {
+    case controlOrSpace
+    case notASCII
+
+    /// The problem with `token`, or nil when it is one word of visible ASCII.
+    init?(_ token: String) {
+        if token.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) {
+            self = .controlOrSpace
+        } else if !token.unicodeScalars.allSatisfy({ $0.value < 0x80 }) {
+            self = .notASCII
+        } else {
+            return nil
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .controlOrSpace: "contains a control character or a space (not shown; a token is one word)"
+        case .notASCII: "contains a character outside visible ASCII (not shown; tokens are ASCII)"
+        }
     }
 }
 

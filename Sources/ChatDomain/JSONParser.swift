@@ -3,25 +3,64 @@
 /// Strict on purpose: the store's files are written by machines and read by people, so a
 /// hand edit that breaks them must be named precisely (byte offset, what was expected) rather
 /// than guessed around. Rejects duplicate object keys, invalid UTF-8, lone surrogates,
-/// leading zeros, trailing commas and nesting deeper than 64.
+/// leading zeros, trailing commas, and anything past its ``Limits`` (nesting deeper than 64,
+/// more than 10,000 keys in one object, more than 1,000,000 elements in one array).
+///
+/// Parsing is linear in the input: duplicate keys are found with a hash set, so a hostile
+/// answer of one object with half a million keys is refused at the cap in milliseconds
+/// instead of being compared key against key for minutes. A caller with a deadline (the sync's
+/// request deadline) passes it, and parsing stops once it has passed.
 public struct JSONParser {
+    /// How big one container may be. Past a limit, parsing fails naming it.
+    public struct Limits: Sendable, Equatable {
+        /// Objects and arrays nested inside each other.
+        public var maxDepth: Int
+        /// Keys in one object.
+        public var maxMembers: Int
+        /// Elements in one array.
+        public var maxElements: Int
+
+        public init(maxDepth: Int = 64, maxMembers: Int = 10_000, maxElements: Int = 1_000_000) {
+            self.maxDepth = maxDepth
+            self.maxMembers = maxMembers
+            self.maxElements = maxElements
+        }
+
+        /// 64 levels, 10,000 keys per object, 1,000,000 elements per array: far above anything
+        /// the store or wire v1 writes (a page holds 500 messages of a handful of keys).
+        public static let `default` = Limits()
+    }
+
     /// Why parsing failed, and where (0-based byte offset into the input).
     public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
         public var offset: Int
         public var reason: String
         public var description: String { "\(reason) at byte \(offset + 1)" }
+        /// Whether parsing stopped because the caller's deadline passed (the input may be fine).
+        public var deadlinePassed: Bool { reason == JSONParser.deadlineReason }
     }
+
+    static let deadlineReason = "parsing did not finish before the deadline"
 
     private let bytes: [UInt8]
     private var index: Int
     private let end: Int
     private var depth = 0
-    private static let maxDepth = 64
+    private let limits: Limits
+    private let deadline: ContinuousClock.Instant?
+    /// Values parsed since the deadline was last looked at (reading the clock per value would cost more than parsing).
+    private var sinceClockCheck = 0
+    private static let valuesPerClockCheck = 4096
 
     /// Parses exactly one JSON value (surrounded by optional whitespace) from `bytes[range]`.
-    public static func parse(_ bytes: [UInt8], in range: Range<Int>? = nil) throws(Failure) -> JSONValue {
+    /// - Parameters:
+    ///   - limits: the caps on nesting and container sizes; ``Limits/default`` unless the caller knows better.
+    ///   - deadline: when given, parsing fails once this instant has passed (checked every few thousand values).
+    public static func parse(
+        _ bytes: [UInt8], in range: Range<Int>? = nil, limits: Limits = .default, deadline: ContinuousClock.Instant? = nil
+    ) throws(Failure) -> JSONValue {
         let range = range ?? 0..<bytes.count
-        var parser = JSONParser(bytes: bytes, index: range.lowerBound, end: range.upperBound)
+        var parser = JSONParser(bytes: bytes, index: range.lowerBound, end: range.upperBound, limits: limits, deadline: deadline)
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -34,10 +73,12 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    private init(bytes: [UInt8], index: Int, end: Int) {
+    private init(bytes: [UInt8], index: Int, end: Int, limits: Limits, deadline: ContinuousClock.Instant?) {
         self.bytes = bytes
         self.index = index
         self.end = end
+        self.limits = limits
+        self.deadline = deadline
     }
 
     private func failure(_ reason: String) -> Failure {
@@ -61,6 +102,13 @@ public struct JSONParser {
     }
 
     private mutating func parseValue() throws(Failure) -> JSONValue {
+        if let deadline {
+            sinceClockCheck += 1
+            if sinceClockCheck >= Self.valuesPerClockCheck || sinceClockCheck == 1 {
+                sinceClockCheck = 1
+                if ContinuousClock.now >= deadline { throw failure(Self.deadlineReason) }
+            }
+        }
         guard index < end else { throw failure("unexpected end of input; a value was expected") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -83,7 +131,7 @@ public struct JSONParser {
 
     private mutating func enter() throws(Failure) {
         depth += 1
-        if depth > Self.maxDepth { throw failure("nesting deeper than \(Self.maxDepth) levels") }
+        if depth > limits.maxDepth { throw failure("nesting deeper than \(limits.maxDepth) levels") }
     }
 
     private mutating func parseObject() throws(Failure) -> JSONValue {
@@ -91,6 +139,7 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        var keys: Set<String> = []
         skipWhitespace()
         if index < end && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -103,8 +152,11 @@ public struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            if members.contains(where: { $0.key == key }) {
+            guard keys.insert(key).inserted else {
                 throw Failure(offset: keyOffset, reason: "the key \(quoted(key)) appears twice in one object")
+            }
+            guard members.count < limits.maxMembers else {
+                throw Failure(offset: keyOffset, reason: "an object has more than \(limits.maxMembers) keys")
             }
             skipWhitespace()
             guard index < end, bytes[index] == UInt8(ascii: ":") else { throw failure("unexpected \(describeCurrent()); ':' was expected") }
@@ -135,6 +187,7 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
+            guard elements.count < limits.maxElements else { throw failure("an array has more than \(limits.maxElements) elements") }
             elements.append(try parseValue())
             skipWhitespace()
             guard index < end else { throw failure("unexpected end of input; ',' or ']' was expected") }
@@ -172,7 +225,8 @@ public struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int(text) { return .integer(value) }
-        guard let value = Double(text) else { throw Failure(offset: start, reason: "the number \(text) cannot be represented") }
+        // Double("1e999") is infinity, which no JSON writer can write back: refuse it here.
+        guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "the number \(text) cannot be represented") }
         return .number(value)
     }
 

@@ -3,14 +3,27 @@
 /// else, `/` and non-ASCII included, written as its UTF-8 bytes. Same value → same bytes.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
+    /// How strings are escaped; the store's files are always ``Escaping/canonical``.
+    public var escaping: Escaping
 
-    public init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+    /// Which characters of a string are written as `\u` escapes.
+    public enum Escaping: Sendable {
+        /// The store's canonical form: only what JSON requires (`"`, `\`, C0 controls).
+        case canonical
+        /// For output a person may read on a terminal (`--json`, `watch`): also DEL, the C1
+        /// controls U+0080–U+009F and the bidirectional overrides U+202A–U+202E, U+2066–U+2069,
+        /// so the line carries the exact text while no byte of it can drive the terminal.
+        case terminalSafe
     }
 
-    /// The canonical bytes of `value`.
-    public static func encode(_ value: JSONValue) -> [UInt8] {
-        var writer = JSONWriter()
+    public init(capacity: Int = 256, escaping: Escaping = .canonical) {
+        bytes.reserveCapacity(capacity)
+        self.escaping = escaping
+    }
+
+    /// The bytes of `value`, canonical unless `escaping` says otherwise.
+    public static func encode(_ value: JSONValue, escaping: Escaping = .canonical) -> [UInt8] {
+        var writer = JSONWriter(escaping: escaping)
         writer.write(value)
         return writer.bytes
     }
@@ -51,6 +64,10 @@ public struct JSONWriter {
     }
 
     public mutating func write(_ text: String) {
+        if escaping == .terminalSafe {
+            writeTerminalSafe(text)
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         let hex = Self.hexDigits
         for byte in text.utf8 {
@@ -65,6 +82,27 @@ public struct JSONWriter {
             case 0x00..<0x20:
                 bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
             default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// ``Escaping/terminalSafe``: scalar by scalar, `\u` for DEL, C1 and bidi overrides too.
+    private mutating func writeTerminalSafe(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        let hex = Self.hexDigits
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            switch value {
+            case 0x22: bytes.append(0x5C); bytes.append(0x22)
+            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F, 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+                bytes.append(0x5C); bytes.append(UInt8(ascii: "u"))
+                for shift in [12, 8, 4, 0] { bytes.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
+            default: UTF8.encode(scalar) { bytes.append($0) }
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -34,6 +34,7 @@ public final class ChatServer: Sendable {
     private let hub = LiveHub()
     private let state = Lock<State>(State())
     private let liveCounter = Atomic<UInt64>(0)
+    private let silent = SilentConnections()
 
     private struct State {
         var started = false
@@ -51,6 +52,7 @@ public final class ChatServer: Sendable {
         self.configuration = configuration
         let data = try DataDirectory(path: configuration.dataDirectory, usersFile: configuration.usersFile)
         api = API(data: data, hub: hub, faults: configuration.faults)
+        Socket.raiseDescriptorLimit()
         do {
             (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
         } catch {
@@ -142,7 +144,8 @@ public final class ChatServer: Sendable {
                 continue
             }
             let admitted = state.withLock { state -> Bool in
-                guard !state.stopping, state.connections.count < configuration.maxConnections else { return false }
+                // At the cap, a socket that never sent a byte makes room (see SilentConnections).
+                guard !state.stopping, state.connections.count < configuration.maxConnections || silent.evictOldest() else { return false }
                 state.connections.insert(fd)
                 return true
             }
@@ -153,9 +156,11 @@ public final class ChatServer: Sendable {
                 Socket.close(fd)
                 continue
             }
+            silent.add(fd)
             let connection = Connection(
                 fd: fd, configuration: configuration, api: api, hub: hub,
-                liveNumber: { [self] in liveCounter.wrappingAdd(1, ordering: .relaxed).oldValue }
+                liveNumber: { [self] in liveCounter.wrappingAdd(1, ordering: .relaxed).oldValue },
+                heard: { [silent] in silent.remove(fd) }
             )
             do {
                 try SystemThread.detach { [self] in
@@ -169,6 +174,7 @@ public final class ChatServer: Sendable {
     }
 
     private func finish(_ fd: Int32) {
+        silent.remove(fd)
         state.withLock { _ = $0.connections.remove(fd) }
         Socket.close(fd)
     }

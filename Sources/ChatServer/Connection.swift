@@ -15,6 +15,11 @@ struct Connection: Sendable {
     let hub: LiveHub
     /// This connection's number if it becomes a live socket (for fault decisions).
     let liveNumber: @Sendable () -> UInt64
+    /// Called once, when the first bytes arrive: from then on the server will not drop this
+    /// connection to make room for another (see ``SilentConnections``).
+    var heard: @Sendable () -> Void = {}
+    /// The most bytes read and thrown away after refusing a request, before closing anyway.
+    static let maxDrainBytes = 64 << 20
 
     private static let readSize = 64 * 1024
 
@@ -23,6 +28,9 @@ struct Connection: Sendable {
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         var requestStarted: Int?
         var lastActivity = SystemThread.monotonicMilliseconds()
+        // Until a first request arrives, the connection gets the request timeout, not the
+        // keep-alive idle timeout: a socket that never speaks must not hold a slot for a minute.
+        var servedAny = false
         do throws(SocketError) {
             while true {
                 // Answer every complete request already buffered (pipelining).
@@ -33,9 +41,11 @@ struct Connection: Sendable {
                         request = next
                     } catch {
                         try send(APIError(status: error.status, message: error.message, headers: ["Connection": "close"]).response)
+                        drainBeforeClosing()
                         return
                     }
                     requestStarted = nil
+                    servedAny = true
                     switch api.handle(request) {
                     case let .response(response, close):
                         var response = response
@@ -53,7 +63,8 @@ struct Connection: Sendable {
                     lastActivity = SystemThread.monotonicMilliseconds()
                 }
                 let now = SystemThread.monotonicMilliseconds()
-                let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + configuration.idleTimeoutMilliseconds
+                let waitLimit = servedAny ? configuration.idleTimeoutMilliseconds : configuration.requestTimeoutMilliseconds
+                let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + waitLimit
                 guard now < deadline else {
                     if requestStarted != nil {
                         try send(APIError(status: HTTPStatus(code: 408, reasonPhrase: "Request Timeout"),
@@ -67,6 +78,7 @@ struct Connection: Sendable {
                 let count = try Socket.receive(fd, into: &buffer)
                 guard count > 0 else { return }
                 parser.feed(buffer[0..<count])
+                if !servedAny, requestStarted == nil { heard() }
                 if requestStarted == nil { requestStarted = SystemThread.monotonicMilliseconds() }
             }
         } catch {
@@ -74,8 +86,32 @@ struct Connection: Sendable {
         }
     }
 
+    /// After refusing a request (413 with its body still coming, 431, 400): stop sending, then
+    /// read and discard what the client still sends, until it closes, the request timeout
+    /// passes or ``maxDrainBytes`` were read. Closing with unread bytes would send a reset, and
+    /// a client that is still writing its body would see that instead of the answer, and retry.
+    private func drainBeforeClosing() {
+        Socket.shutdownWrite(fd)
+        var buffer = [UInt8](repeating: 0, count: Self.readSize)
+        var drained = 0
+        let deadline = SystemThread.monotonicMilliseconds() + configuration.requestTimeoutMilliseconds
+        while drained < Self.maxDrainBytes {
+            let now = SystemThread.monotonicMilliseconds()
+            guard now < deadline, let ready = try? Socket.poll([fd], timeoutMilliseconds: deadline - now),
+                  ready[0].readable || ready[0].hungUp,
+                  let count = try? Socket.receive(fd, into: &buffer), count > 0
+            else { return }
+            drained += count
+        }
+    }
+
     private func send(_ response: HTTPResponse) throws(SocketError) {
-        try Socket.sendAll(fd, response.serialized())
+        let bytes: [UInt8]
+        do { bytes = try response.serialized() } catch {
+            // A header of ours with a line break: a bare 500 rather than an injected header.
+            bytes = Array("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        }
+        try Socket.sendAll(fd, bytes)
     }
 
     // MARK: Live

@@ -163,6 +163,27 @@ public enum Socket {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Raises the soft limit on open descriptors (RLIMIT_NOFILE) to the hard limit, since every
+    /// connection holds one and the usual soft 1024 would make `accept` fail with EMFILE long
+    /// before the hard limit. Returns the soft limit in force afterwards; a refusal leaves it as it was.
+    @discardableResult
+    static func raiseDescriptorLimit() -> rlim_t {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return raised.rlim_cur }
+        }
+        return limit.rlim_cur
+    }
+
+    /// Stops sending (the peer reads EOF after what was sent) but keeps receiving, so what the
+    /// peer still sends can be drained instead of answered with a reset.
+    static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     public static func close(_ fd: Int32) {
         // Never retried on EINTR: on Linux the descriptor is gone either way.
         _ = Glibc.close(fd)

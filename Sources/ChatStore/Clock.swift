@@ -4,11 +4,20 @@ import Glibc
 
 /// The local clock, for outbox ordinals and `createdAt` (never for message order).
 public enum Clock {
-    /// Nanoseconds since 1970 (CLOCK_REALTIME).
+    /// Nanoseconds since 1970 (CLOCK_REALTIME); 0 for a clock set before 1970.
     public static func nanosecondsSince1970() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        return nanosecondsSince1970(seconds: Int64(now.tv_sec), nanoseconds: Int64(now.tv_nsec))
+    }
+
+    /// A `timespec` as nanoseconds since 1970, 0 for any time before 1970 (a clock set back that
+    /// far must not crash a send: the outbox orders by ordinal, not by this value).
+    public static func nanosecondsSince1970(seconds: Int64, nanoseconds: Int64) -> UInt64 {
+        guard seconds >= 0, nanoseconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return UInt64.max / 2 }
+        return whole + UInt64(nanoseconds)
     }
 
     /// `2026-11-29T10:02:07.123Z` for a time in nanoseconds since 1970.

@@ -150,10 +150,21 @@ public final class DirectoryWatcher: Sendable {
     private let core: Core
     private let thread: DedicatedThread
 
-    private static let open = Atomic<Int>(0)
+    /// Open watchers per watched root. Counted per root so that a leak test looks only at its
+    /// own directory, whatever other tests running at the same time hold open.
+    private static let open = Lock<[String: Int]>([:])
 
-    /// Watchers whose descriptors are open in this process right now (for leak tests).
-    public static var openWatchers: Int { open.load(ordering: .acquiring) }
+    /// Watchers of `root` whose descriptors are open in this process right now (for leak tests).
+    public static func openWatchers(root: String) -> Int {
+        open.withLock { $0[root] ?? 0 }
+    }
+
+    private static func count(_ root: String, _ delta: Int) {
+        open.withLock { counts in
+            let new = (counts[root] ?? 0) + delta
+            counts[root] = new == 0 ? nil : new
+        }
+    }
 
     /// Starts watching `root` and the directories below it down to `depth` levels (0: the root
     /// only). When it returns, the watches are in place: a change made afterwards is seen.
@@ -171,14 +182,14 @@ public final class DirectoryWatcher: Sendable {
     init(root: String, depth: Int, idleInterval: Int32, paused: Bool, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
         self.root = root
         core = try Core(root: root, depth: depth, idleInterval: idleInterval, paused: paused, handler: handler)
-        Self.open.add(1, ordering: .relaxed)
+        Self.count(root, 1)
         thread = DedicatedThread()
         let core = core
         do {
             try thread.start { core.run() }
         } catch {
             core.closeDescriptors()
-            Self.open.subtract(1, ordering: .relaxed)
+            Self.count(root, -1)
             throw error
         }
     }
@@ -195,7 +206,7 @@ public final class DirectoryWatcher: Sendable {
             thread.join()
             core.closeWakeWriter()
         }
-        Self.open.subtract(1, ordering: .relaxed)
+        Self.count(root, -1)
     }
 
     /// Lets a watcher made with `paused: true` start reading events.

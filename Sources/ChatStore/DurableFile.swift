@@ -33,7 +33,14 @@ public enum DurableFile {
         let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
         defer { Sys.unlinkQuietly(dirfd, temp) }
         try Sys.linkAt(dirfd, temp, name, path: directory + "/" + name)
-        try Sys.fsync(dirfd, path: directory)
+        do throws(SystemError) {
+            try Sys.fsync(dirfd, path: directory)
+        } catch {
+            // The caller is told the file was not made: it must not stay (an outbox file would
+            // be delivered although `send` said it failed, and a second send would be a duplicate).
+            Sys.unlinkQuietly(dirfd, name)
+            throw error
+        }
     }
 
     /// Removes `name` from `directory` and makes the removal durable.

@@ -6,64 +6,112 @@ import ChatDomain
 /// rename in `outbox/`, each durable before the call returns, so any number of processes can
 /// send at once next to a running sync worker. The worker (``StoreWriter``) removes a file only
 /// after the message is in its segment.
+///
+/// `send`, `retry` and `read` serialize on `flock(2)` of the `outbox/` directory (the outbox
+/// lock, held for one change): a new ordinal is at least one past the newest in the outbox,
+/// whatever the clock says, and two retries of one message cannot both move it.
 public struct Outbox: Sendable {
     public let conversation: Conversation
+    /// Nanoseconds since 1970 now: the real clock, or a stepped one in tests.
+    let now: @Sendable () -> UInt64
 
     public init(_ conversation: Conversation) {
+        self.init(conversation, clock: { Clock.nanosecondsSince1970() })
+    }
+
+    /// An outbox whose ordinals and `createdAt` start from `clock` (for tests that step the clock).
+    public init(_ conversation: Conversation, clock: @escaping @Sendable () -> UInt64) {
         self.conversation = conversation
+        self.now = clock
     }
 
     private var directory: String { conversation.outboxDirectory }
 
-    /// Queues `text` as a new pending message with a fresh client message ID.
+    /// Queues `text` as a new pending message with a fresh client message ID, at the back of
+    /// the queue: its ordinal is the clock's nanoseconds, or one more than the newest ordinal in
+    /// the outbox when the clock is behind that (it was stepped back).
     @discardableResult
     public func enqueue(_ text: String, id: ClientMessageID = .random()) throws(StoreError) -> OutboxEntry {
         do { try validateMessageText(text) } catch { throw .invalid(error) }
-        let now = Clock.nanosecondsSince1970()
-        let entry = OutboxEntry(ordinal: now, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
-        do {
-            try DurableFile.makeDirectories(directory)
-            // Stale temp files of killed senders are the writer's to clean (StoreWriter, at start):
-            // listing a large outbox on every send would cost more than the send.
-            try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id), in: directory)
-        } catch {
-            throw .system(error)
+        return try locked { () throws(StoreError) in
+            let now = self.now()
+            let ordinal = max(now, try newestOrdinal().map(Self.next) ?? 0)
+            let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
+            // Stale temp files of killed senders are the writer's to clean (StoreWriter, at start).
+            try system { () throws(SystemError) in
+                try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id), in: directory)
+            }
+            return entry
         }
-        return entry
     }
 
     /// Moves a failed message to the back of the queue as pending, keeping its client message ID.
     /// A message that is already pending is left as it is (and returned).
-    ///
-    /// First the file is renamed to a new ordinal (one atomic step: never two files for one ID),
-    /// then its content is rewritten as pending. A crash between leaves it failed at the back.
     @discardableResult
     public func retry(_ id: ClientMessageID) throws(StoreError) -> OutboxEntry {
-        guard let entry = try conversation.outbox().first(where: { $0.clientMessageID == id }) else {
-            throw .unknownOutboxMessage(conversation.id, id)
+        try requeue(id).entry
+    }
+
+    /// As ``retry(_:)``, and says whether the message was already pending (another `retry`
+    /// won the race, or it never failed): then nothing was changed.
+    ///
+    /// Under the outbox lock, the file is first renamed to a new ordinal past the newest (one
+    /// atomic step: never two files for one ID), then its content is rewritten as pending. A
+    /// crash between leaves it failed at the back.
+    public func requeue(_ id: ClientMessageID) throws(StoreError) -> (entry: OutboxEntry, alreadyPending: Bool) {
+        try locked { () throws(StoreError) in
+            guard let entry = try conversation.outbox().first(where: { $0.clientMessageID == id }) else {
+                throw .unknownOutboxMessage(conversation.id, id)
+            }
+            guard entry.state == .failed else { return (entry, true) }
+            var retried = entry
+            retried.ordinal = max(now(), Self.next(try newestOrdinal() ?? entry.ordinal))
+            retried.state = .pending
+            retried.error = nil
+            let newName = OutboxFile.fileName(ordinal: retried.ordinal, id: id)
+            try system { () throws(SystemError) in
+                try DurableFile.rename(OutboxFile.fileName(ordinal: entry.ordinal, id: id), to: newName, in: directory)
+                try DurableFile.write(OutboxFile.encode(retried), to: newName, in: directory)
+            }
+            return (retried, false)
         }
-        guard entry.state == .failed else { return entry }
-        var retried = entry
-        retried.ordinal = max(Clock.nanosecondsSince1970(), entry.ordinal + 1)
-        retried.state = .pending
-        retried.error = nil
-        let newName = OutboxFile.fileName(ordinal: retried.ordinal, id: id)
-        do {
-            try DurableFile.rename(OutboxFile.fileName(ordinal: entry.ordinal, id: id), to: newName, in: directory)
-            try DurableFile.write(OutboxFile.encode(retried), to: newName, in: directory)
-        } catch {
-            throw .system(error)
-        }
-        return retried
     }
 
     /// Retries every failed message, in their queue order. Returns the retried entries.
     public func retryAll() throws(StoreError) -> [OutboxEntry] {
         var retried: [OutboxEntry] = []
         for entry in try conversation.outbox() where entry.state == .failed {
-            retried.append(try retry(entry.clientMessageID))
+            let outcome = try requeue(entry.clientMessageID)
+            if !outcome.alreadyPending { retried.append(outcome.entry) }
         }
         return retried
+    }
+
+    /// The ordinal after `ordinal` (the largest stays: ties break on the ID).
+    private static func next(_ ordinal: UInt64) -> UInt64 {
+        ordinal < UInt64.max ? ordinal + 1 : ordinal
+    }
+
+    /// The highest ordinal among the outbox's message files (names only; nil when empty).
+    /// Ordinals are fixed-width, so the greatest name holds it: one comparison per file, and
+    /// only that name is parsed (all of them only when it is not an outbox file name).
+    private func newestOrdinal() throws(StoreError) -> UInt64? {
+        let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(directory) }
+        let length = OutboxFile.ordinalWidth + 1 + 36 + 5
+        if let greatest = names.filter({ $0.utf8.count == length }).max(), let parsed = OutboxFile.parseName(greatest) {
+            return parsed.ordinal
+        }
+        return names.compactMap { OutboxFile.parseName($0)?.ordinal }.max()
+    }
+
+    /// Runs `body` holding the outbox lock (`flock(2)` on `outbox/`, made if missing). Never nested:
+    /// a second `open` of the directory in this process would wait for the first.
+    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try system { () throws(SystemError) in try DurableFile.makeDirectories(directory) }
+        let fd = try system { () throws(SystemError) in try Sys.openDirectory(directory) }
+        defer { Sys.close(fd) }
+        try system { () throws(SystemError) in try Sys.lockExclusiveWaiting(fd, path: directory) }
+        return try body()
     }
 
     /// Records that the user has read up to `sequence`, forward only: the stored wish becomes
@@ -72,15 +120,27 @@ public struct Outbox: Sendable {
     @discardableResult
     public func wantRead(upTo sequence: Int) throws(StoreError) -> Int {
         guard sequence >= 1 else { throw .invalid(.invalidSequence(sequence)) }
-        try system { () throws(SystemError) in try DurableFile.makeDirectories(directory) }
-        let fd = try system { () throws(SystemError) in try Sys.openDirectory(directory) }
-        defer { Sys.close(fd) }
-        try system { () throws(SystemError) in try Sys.lockExclusiveWaiting(fd, path: directory) }
-        let current = try conversation.wantedReadPosition() ?? 0
-        guard sequence > current else { return current }
-        try system { () throws(SystemError) in
-            try DurableFile.write(OutboxFile.encodeReadPosition(sequence), to: StoreLayout.readPosition, in: directory)
+        return try locked { () throws(StoreError) in
+            let current = try conversation.wantedReadPosition() ?? 0
+            guard sequence > current else { return current }
+            try system { () throws(SystemError) in
+                try DurableFile.write(OutboxFile.encodeReadPosition(sequence), to: StoreLayout.readPosition, in: directory)
+            }
+            return sequence
         }
-        return sequence
+    }
+
+    /// Forgets the read wish once the server has answered a post of `posted`: removes
+    /// `read.json` unless another `read` raised it past `posted` meanwhile. For a server that
+    /// answered lower than wanted (it has no messages that far): posting again would never get
+    /// further, and a wish past the newest message would mark every later message read.
+    public func settleRead(posted: Int) throws(StoreError) {
+        try locked { () throws(StoreError) in
+            guard let current = try conversation.wantedReadPosition(), current <= posted else { return }
+            try system { () throws(SystemError) in
+                try Sys.unlink(directory + "/" + StoreLayout.readPosition)
+                try Sys.fsyncPath(directory)
+            }
+        }
     }
 }

@@ -28,12 +28,20 @@ public struct Store: Sendable {
         let parent = DurableFile.parentPath(of: root)
         let name = root.split(separator: "/").last.map(String.init) ?? root
         let building = parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
+        let replacesEmptyDirectory = Sys.kind(of: root) == .directory
+        var renamed = false
         do {
             try DurableFile.makeDirectories(building + "/" + StoreLayout.conversations)
             try DurableFile.write(manifest.encode(), to: StoreLayout.manifest, in: building)
             try Sys.rename(building, root)
+            renamed = true
             try Sys.fsyncPath(parent)
         } catch {
+            // `init` said it failed, so no store may be left: take a renamed one back out of
+            // place (its rename is not durable), leaving an empty directory where there was one.
+            if renamed, (try? Sys.rename(root, building)) != nil, replacesEmptyDirectory {
+                _ = try? Sys.mkdir(root)
+            }
             _ = try? Sys.unlink(building + "/" + StoreLayout.manifest)
             _ = try? Sys.removeDirectory(building + "/" + StoreLayout.conversations)
             _ = try? Sys.removeDirectory(building)

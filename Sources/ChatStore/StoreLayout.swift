@@ -14,6 +14,11 @@ public enum StoreLayout {
     public static let lock = ".lock"
     /// In `messages/`: the name of the newest segment file, so readers need not list the directory.
     public static let newestHint = ".newest"
+    /// The largest sequence the format holds. Segment names are 10 digits, so the last sequence
+    /// of a segment must stay ≤ 9,999,999,999 whatever the segment size (at most
+    /// ``Manifest/maxSegmentSize``): 9,999,999,999 − 100,000 + 1, a multiple of every size's
+    /// boundary rule. Larger sequences are refused, never stored where no reader looks.
+    public static let maxSequence = 9_999_900_000
 }
 
 /// The range of sequences one segment file holds: `first = ((s - 1) / size) * size + 1`,

@@ -51,6 +51,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case invalid(DomainError)
     /// A system call failed (disk full, permission, I/O error).
     case system(SystemError)
+    /// A sequence beyond ``StoreLayout/maxSequence``: its segment's name would not be 10 digits.
+    case sequenceTooLarge(Int, ConversationID)
 
     public var description: String {
         switch self {
@@ -71,7 +73,19 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .invalid(error):
             error.description
         case let .system(error):
-            error.description
+            error.description + Self.remedy(error.errno)
+        case let .sequenceTooLarge(sequence, id):
+            "conversation \(id): sequence \(sequence) is beyond the largest a store holds (\(StoreLayout.maxSequence): segment names have 10 digits); nothing was written"
+        }
+    }
+
+    /// What a person can do about a failed system call, for the errors a disk gives.
+    static func remedy(_ errno: Int32) -> String {
+        switch errno {
+        case 28: "; the disk is full: free some space, then run the command again"  // ENOSPC
+        case 122: "; the disk quota is used up: free some space, then run the command again"  // EDQUOT
+        case 5: "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"  // EIO
+        default: ""
         }
     }
 
@@ -86,7 +100,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .notAStore, .unknownConversation, .unknownOutboxMessage: 66  // EX_NOINPUT
         case .alreadyExists: 73                        // EX_CANTCREAT
         case .locked: 75                               // EX_TEMPFAIL
-        case .invalid: 65                              // EX_DATAERR
+        case .invalid, .sequenceTooLarge: 65           // EX_DATAERR
         case let .system(error): error.errno == 13 || error.errno == 1 ? 77 : 74  // EX_NOPERM / EX_IOERR
         }
     }

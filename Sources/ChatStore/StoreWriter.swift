@@ -65,6 +65,11 @@ public final class StoreWriter: Sendable {
         /// Messages that contradict what is stored (a sequence taken by another client ID, or a
         /// client ID stored at another sequence): the stored one is kept.
         public var conflicts: [Message] = []
+        /// Of the duplicates, those whose stored record is the same message field for field.
+        public var alreadyStored: [Message] = []
+
+        /// Messages that are now durably stored exactly as given (inserted, or already there).
+        public var storedExactly: [Message] { inserted + alreadyStored }
     }
 
     /// Saves messages into their segments: one durable commit (one directory fsync) for the batch.
@@ -74,6 +79,9 @@ public final class StoreWriter: Sendable {
         let conversation = store.conversation(id)
         var result = SaveResult()
         guard !messages.isEmpty else { return result }
+        if let beyond = messages.first(where: { $0.sequence > StoreLayout.maxSequence }) {
+            throw .sequenceTooLarge(beyond.sequence, id)
+        }
         try requireStore()
         try system { () throws(SystemError) in try DurableFile.makeDirectories(conversation.messagesDirectory) }
         let size = store.manifest.segmentSize
@@ -86,7 +94,12 @@ public final class StoreWriter: Sendable {
             var changed = false
             for message in byRange[range, default: []].sorted(by: { $0.sequence < $1.sequence }) {
                 if let stored = bySequence[message.sequence] {
-                    if stored.clientMessageID == message.clientMessageID { result.duplicates += 1 } else { result.conflicts.append(message) }
+                    if stored.clientMessageID == message.clientMessageID {
+                        result.duplicates += 1
+                        if stored == message { result.alreadyStored.append(message) }
+                    } else {
+                        result.conflicts.append(message)
+                    }
                     continue
                 }
                 guard ids.insert(message.clientMessageID).inserted else {
@@ -103,6 +116,11 @@ public final class StoreWriter: Sendable {
         }
         if let written = byRange.keys.max(), written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)), !files.isEmpty {
             files.append((StoreLayout.newestHint, Array((written.fileName + "\n").utf8)))
+        }
+        if files.isEmpty, !result.alreadyStored.isEmpty {
+            // A record found in place may be from a save whose directory fsync failed (its rename
+            // is not durable): fsync before the caller takes it as stored and drops its outbox file.
+            try system { () throws(SystemError) in try Sys.fsyncPath(conversation.messagesDirectory) }
         }
         try system { () throws(SystemError) in try DurableFile.write(files, in: conversation.messagesDirectory) }
         result.inserted.sort { $0.sequence < $1.sequence }
@@ -131,15 +149,20 @@ public final class StoreWriter: Sendable {
 
 extension StoreWriter {
     /// Records messages the server accepted from the outbox: first saved into their segments
-    /// (one durable commit), then their outbox files removed (one more). A crash between leaves
-    /// both, which readers show once and ``removeAcceptedOutboxFiles(in:)`` cleans up.
+    /// (one durable commit, the directory fsynced), then their outbox files removed (one more).
+    /// A crash between leaves both, which readers show once and
+    /// ``removeAcceptedOutboxFiles(in:)`` cleans up.
+    ///
+    /// An outbox file goes only when its exact message is durably in a segment: the same client
+    /// message ID, at the sequence the server gave, with the text that was queued. A message
+    /// whose sequence holds another record (a server whose history was reset) keeps its file.
     @discardableResult
     public func accept(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
         let result = try save(messages, in: id)
         let conversation = store.conversation(id)
-        let accepted = Set(messages.map(\.clientMessageID))
-        let names = try conversation.outboxFileNames().filter { name in
-            OutboxFile.parseName(name).map { accepted.contains($0.id) } ?? false
+        let stored = Dictionary(result.storedExactly.map { ($0.clientMessageID, $0.text) }, uniquingKeysWith: { first, _ in first })
+        let names = try conversation.outbox().filter { stored[$0.clientMessageID] == $0.text }.map {
+            OutboxFile.fileName(ordinal: $0.ordinal, id: $0.clientMessageID)
         }
         try removeOutboxFiles(names, in: conversation)
         return result
@@ -166,10 +189,16 @@ extension StoreWriter {
         let conversation = store.conversation(id)
         let names = try conversation.outboxFileNames()
         guard !names.isEmpty else { return [] }
-        let queued = Dictionary(names.compactMap { name in OutboxFile.parseName(name).map { ($0.id, name) } }, uniquingKeysWith: { first, _ in first })
+        let queued = Dictionary(try conversation.outbox().map { ($0.clientMessageID, $0) }, uniquingKeysWith: { first, _ in first })
+        guard !queued.isEmpty else { return [] }
         let recent = try conversation.newestMessages(limit: store.manifest.segmentSize + queued.count).messages
-        let stored = recent.map(\.clientMessageID).filter { queued[$0] != nil }
-        try removeOutboxFiles(stored.compactMap { queued[$0] }, in: conversation)
+        // Only the exact message: same client ID and the text that was queued.
+        let stored = recent.filter { queued[$0.clientMessageID]?.text == $0.text }.map(\.clientMessageID)
+        guard !stored.isEmpty else { return [] }
+        // The segment may be there without its directory fsync having succeeded (a failed
+        // commit): make it durable before the outbox copy goes.
+        try system { () throws(SystemError) in try Sys.fsyncPath(conversation.messagesDirectory) }
+        try removeOutboxFiles(stored.compactMap { queued[$0].map { OutboxFile.fileName(ordinal: $0.ordinal, id: $0.clientMessageID) } }, in: conversation)
         return stored
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// A failed system call: which call, on which path, and errno.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -38,12 +39,14 @@ public enum Sys {
 
     /// `open(2)` with O_CLOEXEC added.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = fileMode) throws(SystemError) -> Int32 {
-        try retrying("open", path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        if flags & O_CREAT != 0 { try FaultInjection.check(.open, path) }
+        return try retrying("open", path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
     }
 
     /// `openat(2)` relative to a directory descriptor, with O_CLOEXEC added.
     public static func openAt(_ directory: Int32, _ name: String, _ flags: Int32, mode: mode_t = fileMode, path: String) throws(SystemError) -> Int32 {
-        try retrying("open", path) { Glibc.openat(directory, name, flags | O_CLOEXEC, mode) }
+        if flags & O_CREAT != 0 { try FaultInjection.check(.open, path) }
+        return try retrying("open", path) { Glibc.openat(directory, name, flags | O_CLOEXEC, mode) }
     }
 
     /// Opens (creating if needed, mode 0600) a file to hold a `flock(2)` on.
@@ -63,6 +66,7 @@ public enum Sys {
 
     /// Writes every byte, looping over partial writes and EINTR.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SystemError) {
+        try FaultInjection.check(.write, path)
         var offset = 0
         while offset < bytes.count {
             let written = try retrying("write", path) {
@@ -74,6 +78,7 @@ public enum Sys {
 
     /// `fsync(2)`. A failed fsync is reported, never retried: the kernel may have dropped the pages.
     public static func fsync(_ fd: Int32, path: String) throws(SystemError) {
+        try FaultInjection.check(.fsync, path)
         _ = try retrying("fsync", path) { Glibc.fsync(fd) }
     }
 
@@ -85,11 +90,13 @@ public enum Sys {
     }
 
     public static func renameAt(_ directory: Int32, _ from: String, _ to: String, path: String) throws(SystemError) {
+        try FaultInjection.check(.rename, path)
         _ = try retrying("rename", path) { Glibc.renameat(directory, from, directory, to) }
     }
 
     /// `linkat(2)`: gives the file `from` a second name `to`; fails with EEXIST instead of replacing.
     public static func linkAt(_ directory: Int32, _ from: String, _ to: String, path: String) throws(SystemError) {
+        try FaultInjection.check(.link, path)
         _ = try retrying("link", path) { Glibc.linkat(directory, from, directory, to, 0) }
     }
 
@@ -104,14 +111,17 @@ public enum Sys {
     }
 
     public static func rename(_ from: String, _ to: String) throws(SystemError) {
+        try FaultInjection.check(.rename, to)
         _ = try retrying("rename", to) { Glibc.rename(from, to) }
     }
 
     public static func unlink(_ path: String) throws(SystemError) {
+        try FaultInjection.check(.unlink, path)
         _ = try retrying("unlink", path) { Glibc.unlink(path) }
     }
 
     public static func unlinkAt(_ directory: Int32, _ name: String, path: String) throws(SystemError) {
+        try FaultInjection.check(.unlink, path)
         _ = try retrying("unlink", path) { Glibc.unlinkat(directory, name, 0) }
     }
 
@@ -249,4 +259,101 @@ public enum Sys {
     }
 
     public static var currentProcessID: Int32 { getpid() }
+}
+
+/// Test-only fault injection, kept next to the calls it breaks: makes `open(2)` with O_CREAT,
+/// `write(2)`, `fsync(2)`, `rename(2)`, `link(2)` or `unlink(2)` fail as a full disk (ENOSPC) or
+/// an I/O error (EIO) would. A rule covers the paths under one prefix (a test's own temp
+/// directory, or one exact path), so tests running in parallel never meet each other's faults.
+/// A rule counts the calls it matches: a test runs an operation once with a counting rule to
+/// learn how many calls it makes, then again for each N with a rule that fails the Nth.
+/// Nothing in the shipped code sets a rule; with none set, the cost is one atomic load.
+public enum FaultInjection {
+    /// The wrapped calls a rule can break. The raw value is the word errors use.
+    public enum Operation: String, Sendable, CaseIterable {
+        case open, write, fsync, rename, link, unlink
+    }
+
+    /// What a rule does: which calls it matches and which of them fail.
+    public struct Rule: Sendable {
+        /// Paths equal to this, or below it when ``exact`` is false.
+        public var path: String
+        public var exact: Bool
+        public var operations: Set<Operation>
+        /// The matching call (1-based) that fails first; nil only counts.
+        public var failAt: Int?
+        /// Whether every matching call from ``failAt`` on fails (a disk that stays full), or only that one.
+        public var persistent: Bool
+        public var errno: Int32
+        /// Matching calls made so far.
+        public var calls = 0
+        /// Calls that were failed.
+        public var failed = 0
+
+        func matches(_ operation: Operation, _ candidate: String) -> Bool {
+            guard operations.contains(operation) else { return false }
+            if exact { return candidate == path }
+            return candidate == path || (candidate.hasPrefix(path) && candidate.utf8.dropFirst(path.utf8.count).first == UInt8(ascii: "/"))
+        }
+    }
+
+    private static let rules = Lock<[String: Rule]>([:])
+    private static let active = Atomic<Bool>(false)
+
+    /// Installs (replacing any for the same path) a rule for every path under `directory`: the
+    /// `failAt`th call of `operations` fails with `errno` (and every later one when `persistent`);
+    /// with `failAt` nil the calls are only counted.
+    public static func inject(_ operations: Set<Operation>, under directory: String, failAt: Int?, persistent: Bool = false, errno: Int32 = EIO) {
+        install(Rule(path: directory, exact: false, operations: operations, failAt: failAt, persistent: persistent, errno: errno))
+    }
+
+    /// From now on, fsync of exactly `path` succeeds `successes` more times, then fails with `errno`.
+    public static func failFsync(of path: String, after successes: Int = 0, errno: Int32 = EIO) {
+        install(Rule(path: path, exact: true, operations: [.fsync], failAt: successes + 1, persistent: true, errno: errno))
+    }
+
+    /// Removes the rule for `path` (a directory given to ``inject(_:under:failAt:persistent:errno:)``
+    /// or a path given to ``failFsync(of:after:errno:)``) and returns it, with its counts.
+    @discardableResult
+    public static func clear(_ path: String) -> Rule? {
+        rules.withLock { rules -> Rule? in
+            let removed = rules.removeValue(forKey: path)
+            active.store(!rules.isEmpty, ordering: .releasing)
+            return removed
+        }
+    }
+
+    /// The rule for `path` as it stands (its counts so far), or nil.
+    public static func rule(_ path: String) -> Rule? {
+        rules.withLock { $0[path] }
+    }
+
+    private static func install(_ rule: Rule) {
+        rules.withLock { rules in
+            rules[rule.path] = rule
+            active.store(true, ordering: .releasing)
+        }
+    }
+
+    /// The hook in each wrapper: throws the injected error when a rule fails this call.
+    @inline(__always)
+    static func check(_ operation: Operation, _ path: String) throws(SystemError) {
+        guard active.load(ordering: .acquiring) else { return }
+        if let code = fault(operation, path) { throw SystemError(operation: operation.rawValue, path: path, errno: code) }
+    }
+
+    private static func fault(_ operation: Operation, _ path: String) -> Int32? {
+        rules.withLock { rules -> Int32? in
+            var code: Int32?
+            for (key, var rule) in rules where rule.matches(operation, path) {
+                rule.calls += 1
+                if let first = rule.failAt, rule.calls == first || (rule.persistent && rule.calls > first) {
+                    rule.failed += 1
+                    code = code ?? rule.errno
+                }
+                rules[key] = rule
+            }
+            return code
+        }
+    }
 }

@@ -11,8 +11,10 @@ public struct APIClient: Sendable {
     public let server: ServerAddress
     private let token: String
     private let http: HTTPClient
-    /// How long one request may take from start to the last byte of the answer.
+    /// How long one request may take from start to the last byte of the answer, decoding included.
     public var timeout: Duration
+    /// A one-pass sync's deadline: each request's own deadline is the earlier of the two.
+    public var passDeadline: PassDeadline?
     /// Answers larger than this are refused (a hostile server cannot exhaust memory).
     public static let maxBodySize = 8 << 20
 
@@ -24,11 +26,13 @@ public struct APIClient: Sendable {
     }
 
     public func me() async throws(SyncError) -> UserID {
-        try WireDecoder.userID(try await send("GET", "/v1/me").body)
+        let answer = try await send("GET", "/v1/me")
+        return try WireDecoder.userID(answer.body, deadline: answer.deadline)
     }
 
     public func conversations() async throws(SyncError) -> [WireConversation] {
-        try WireDecoder.conversations(try await send("GET", "/v1/conversations").body)
+        let answer = try await send("GET", "/v1/conversations")
+        return try WireDecoder.conversations(answer.body, deadline: answer.deadline)
     }
 
     /// Which page of messages to ask for.
@@ -45,7 +49,8 @@ public struct APIClient: Sendable {
         case let .before(sequence): query = "before=\(sequence)&" + query
         case .newest: break
         }
-        let result = try WireDecoder.messagesPage(try await send("GET", "/v1/conversations/\(id)/messages?" + query).body)
+        let answer = try await send("GET", "/v1/conversations/\(id)/messages?" + query)
+        let result = try WireDecoder.messagesPage(answer.body, deadline: answer.deadline)
         for message in result.items {
             switch page {
             case let .after(sequence) where message.sequence <= sequence,
@@ -62,7 +67,7 @@ public struct APIClient: Sendable {
     public func post(_ id: ConversationID, clientMessageID: ClientMessageID, text: String) async throws(SyncError) -> (message: Message, created: Bool) {
         let body = JSONWriter.encode(.object([("clientMessageId", .string(clientMessageID.rawValue)), ("text", .string(text))]))
         let answer = try await send("POST", "/v1/conversations/\(id)/messages", body: body)
-        let value = try WireDecoder.parse(answer.body, what: "the accepted message")
+        let value = try WireDecoder.parse(answer.body, what: "the accepted message", deadline: answer.deadline)
         let message = try WireDecoder.message(value, what: "the accepted message")
         guard message.clientMessageID == clientMessageID, message.text == text else {
             throw .badResponse("the server answered a POST with another message (\(message.clientMessageID))")
@@ -71,17 +76,20 @@ public struct APIClient: Sendable {
     }
 
     public func receipts(_ id: ConversationID) async throws(SyncError) -> Positions {
-        try WireDecoder.receipts(try await send("GET", "/v1/conversations/\(id)/receipts").body)
+        let answer = try await send("GET", "/v1/conversations/\(id)/receipts")
+        return try WireDecoder.receipts(answer.body, deadline: answer.deadline)
     }
 
     public func delivered(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
         let body = JSONWriter.encode(.object([("upToSequence", .integer(sequence))]))
-        return try WireDecoder.position(try await send("POST", "/v1/conversations/\(id)/delivered", body: body).body, key: "deliveredUpTo")
+        let answer = try await send("POST", "/v1/conversations/\(id)/delivered", body: body)
+        return try WireDecoder.position(answer.body, key: "deliveredUpTo", deadline: answer.deadline)
     }
 
     public func read(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
         let body = JSONWriter.encode(.object([("upToSequence", .integer(sequence))]))
-        return try WireDecoder.position(try await send("POST", "/v1/conversations/\(id)/read", body: body).body, key: "readUpTo")
+        let answer = try await send("POST", "/v1/conversations/\(id)/read", body: body)
+        return try WireDecoder.position(answer.body, key: "readUpTo", deadline: answer.deadline)
     }
 
     // MARK: - Transport
@@ -89,16 +97,28 @@ public struct APIClient: Sendable {
     struct Answer {
         var status: Int
         var body: [UInt8]
+        /// The end of the request's ``timeout``: decoding the body must finish by then too.
+        var deadline: ContinuousClock.Instant
     }
 
     func send(_ method: String, _ path: String, body: [UInt8]? = nil) async throws(SyncError) -> Answer {
         var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        var timeout = self.timeout
+        var cutByPass = false
+        if let pass = passDeadline {
+            let left = pass.instant - .now
+            guard left > .zero else { throw .passBudgetSpent(server, before: "\(method) \(path)", budget: pass.budget) }
+            if left < timeout { (timeout, cutByPass) = (left, true) }
+        }
+        let deadline = ContinuousClock.now + timeout
         let response: HTTPClient.Response
         do {
             response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
             switch error {
+            case let .temporary(reason, _) where cutByPass && passDeadline?.isOver() == true:
+                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: reason)
             case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
             case let .unreachable(reason): throw .unreachable("\(server): \(reason)")
             default: throw error
@@ -107,11 +127,11 @@ public struct APIClient: Sendable {
         let bytes = response.body
         switch response.status {
         case 200..<300:
-            return Answer(status: response.status, body: bytes)
+            return Answer(status: response.status, body: bytes, deadline: deadline)
         case 401:
             throw .unauthorized(WireDecoder.errorMessage(bytes))
         case 408, 429, 500..<600:
-            let retryAfter = response.headers["Retry-After"].flatMap(Int.init).map { Duration.seconds(min(max($0, 0), 3600)) }
+            let retryAfter = Backoff.retryAfter(header: response.headers["Retry-After"])
             throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
         case 400..<500:
             throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))

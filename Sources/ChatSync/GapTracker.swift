@@ -14,25 +14,43 @@ public struct GapTracker: Sendable, Equatable {
     public private(set) var holeSince: ContinuousClock.Instant?
     /// How long a hole may stay open before a catch-up (under a second, per the sync rules).
     public var grace: Duration
+    /// The most sequences held past a hole. Past it a new one is dropped (the worker forgets its
+    /// message), remembered only as existing, and a catch-up is due at once: whatever a server
+    /// sends, memory stays bounded and a catch-up fetches what was dropped.
+    public var heldLimit: Int
+    public static let defaultHeldLimit = 10_000
+    /// Whether a sequence was dropped at ``heldLimit`` since the last catch-up.
+    public private(set) var overflowed = false
 
-    public init(caughtUpTo: Int, grace: Duration = .milliseconds(500)) {
+    public init(caughtUpTo: Int, grace: Duration = .milliseconds(500), heldLimit: Int = Self.defaultHeldLimit) {
         self.caughtUpTo = caughtUpTo
         self.grace = grace
+        self.heldLimit = heldLimit
     }
 
     /// The highest sequence known to exist without having arrived: a receipt said a member has
     /// read or received that far (positions never pass the server's last sequence).
     public private(set) var knownToExist = 0
 
-    /// Records sequences that arrived (live events or a catch-up page).
-    public mutating func stored(_ sequences: some Sequence<Int>, at now: ContinuousClock.Instant) {
+    /// Records sequences that arrived (live events or a catch-up page). Returns those dropped
+    /// at ``heldLimit``: the caller must not keep them (a catch-up brings them again).
+    @discardableResult
+    public mutating func stored(_ sequences: some Sequence<Int>, at now: ContinuousClock.Instant) -> [Int] {
+        var dropped: [Int] = []
         for sequence in sequences where sequence > caughtUpTo {
+            if sequence > caughtUpTo + 1, beyondHole.count >= heldLimit, !beyondHole.contains(sequence) {
+                dropped.append(sequence)
+                knownToExist = max(knownToExist, sequence)
+                overflowed = true
+                continue
+            }
             beyondHole.insert(sequence)
         }
         while beyondHole.remove(caughtUpTo + 1) != nil {
             caughtUpTo += 1
         }
         updateHole(at: now)
+        return dropped
     }
 
     /// Records that sequences through `sequence` exist (from a receipt event): if they have not
@@ -47,6 +65,7 @@ public struct GapTracker: Sendable, Equatable {
         if sequence > caughtUpTo { caughtUpTo = sequence }
         knownToExist = max(knownToExist, sequence)
         beyondHole = beyondHole.filter { $0 > caughtUpTo }
+        overflowed = false
         stored([], at: now)
     }
 
@@ -69,11 +88,11 @@ public struct GapTracker: Sendable, Equatable {
     /// Whether a hole has been open longer than ``grace``.
     public func catchUpDue(at now: ContinuousClock.Instant) -> Bool {
         guard let holeSince else { return false }
-        return now - holeSince >= grace
+        return overflowed || now - holeSince >= grace
     }
 
-    /// When a catch-up will be due, if a hole is open.
+    /// When a catch-up will be due, if a hole is open (at once after an overflow).
     public var deadline: ContinuousClock.Instant? {
-        holeSince.map { $0 + grace }
+        holeSince.map { overflowed ? $0 : $0 + grace }
     }
 }

@@ -35,7 +35,11 @@ final class HTTPClient: Sendable {
             let connection = reused ?? PooledConnection()
             var request = HTTPRequest(method: method, target: HTTPRequestTarget(target), headers: headers, body: body)
             request.headers.add(name: "Host", value: address.hostHeader)
-            let bytes = request.serialized()
+            let bytes: [UInt8]
+            do { bytes = try request.serialized() } catch {
+                // Written as is, the header would inject lines of its own; it can never succeed.
+                throw .rejected(status: 400, message: "\(method) \(target) was not sent (refused by this client, not the server): \(error)")
+            }
             let result = await connection.roundTrip(bytes, address: address, deadline: deadline, maxBodySize: maxBodySize)
             switch result {
             case let .success((response, keepAlive)):
@@ -93,18 +97,20 @@ private final class PooledConnection: Sendable {
             }
             try connection.send(request, timeout: max(deadline - .now, .milliseconds(1)))
             var parser = HTTPResponseHeadParser()
-            var received = false
+            var received = 0
             while true {
                 let left = deadline - .now
-                guard left > .zero else { throw SyncError.temporary("no answer in time", retryAfter: nil) }
+                guard left > .zero else {
+                    throw SyncError.temporary(received == 0 ? "no answer in time" : "only \(received) bytes of the answer's head came in time", retryAfter: nil)
+                }
                 switch try connection.receive(timeout: left) {
                 case .timedOut:
                     continue
                 case .closed:
-                    throw received ? SyncError.temporary("the server closed the connection mid-answer", retryAfter: nil)
+                    throw received > 0 ? SyncError.temporary("the server closed the connection mid-answer", retryAfter: nil)
                         : SyncError.temporary("the server closed the connection without answering", retryAfter: nil)
                 case let .bytes(bytes):
-                    received = true
+                    received += bytes.count
                     parser.feed(bytes)
                 }
                 let parsed: (head: HTTPResponseHead, remainder: [UInt8])?
@@ -131,7 +137,7 @@ private final class PooledConnection: Sendable {
         body.reserveCapacity(length)
         while body.count < length {
             let left = deadline - .now
-            guard left > .zero else { throw .temporary("the answer did not arrive in time", retryAfter: nil) }
+            guard left > .zero else { throw .temporary("only \(body.count) of the answer's \(length) body bytes came in time", retryAfter: nil) }
             switch try connection.receive(timeout: left) {
             case .timedOut: continue
             case .closed: throw .temporary("the server closed the connection mid-answer", retryAfter: nil)

@@ -88,7 +88,11 @@ public struct LiveConnection: Sendable {
                 host: server.hostHeader, target: HTTPRequestTarget("/v1/live"),
                 headers: ["Authorization": "Bearer \(configuration.token)"]
             )
-            try tcp.send(handshake.request.serialized())
+            let request: [UInt8]
+            do { request = try handshake.request.serialized() } catch {
+                throw .rejected(status: 400, message: "the live upgrade was not sent (refused by this client, not the server): \(error)")
+            }
+            try tcp.send(request)
             var parser = HTTPResponseHeadParser()
             var socket = WebSocketConnection(role: .client)
             let deadline = ContinuousClock.now + configuration.connectTimeout
@@ -105,7 +109,7 @@ public struct LiveConnection: Sendable {
                 guard let (head, remainder) = parsed else { continue }
                 if head.status.code == 401 { throw .unauthorized("the live connection was refused") }
                 if head.status.code == 429 || head.status.code >= 500 {
-                    throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: head.headers["Retry-After"].flatMap(Int.init).map { .seconds($0) })
+                    throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: Backoff.retryAfter(header: head.headers["Retry-After"]))
                 }
                 do { try handshake.validate(head) } catch { throw .badResponse("the upgrade answer: \(error.message)") }
                 socket.feed(remainder)

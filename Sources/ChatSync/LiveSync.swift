@@ -11,13 +11,22 @@ extension SyncEngine {
         /// Live messages received past a hole, waiting for it to fill (by event or catch-up).
         var held: [ConversationID: [Int: Message]] = [:]
         var delivered: [ConversationID: PositionRequestState] = [:]
+        /// After a failed delivered post: its backoff, and the wait before the next one.
+        var deliveredBackoff: [ConversationID: Backoff] = [:]
+        var deliveredRetry: [ConversationID: Task<Void, Never>] = [:]
+        /// After a failed gap catch-up: its backoff (the next check waits it out).
+        var gapBackoff: [ConversationID: Backoff] = [:]
         /// When the outbox of a conversation may be tried again after a temporary failure.
         var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
         var outboxBackoff: [ConversationID: Backoff] = [:]
         var gapChecks: Set<ConversationID> = []
+        /// When the last discovery for an unknown conversation ran, and whether a deferred one waits.
+        var lastDiscovery: ContinuousClock.Instant?
+        var discoveryScheduled = false
         /// Requests started in the background (delivered posts, gap checks), cancelled when the
         /// worker stops so nothing writes into the store after it returns.
-        var background: [Task<Void, Never>] = []
+        var background: [Int: Task<Void, Never>] = [:]
+        var nextBackgroundKey = 0
         /// Whether the live socket is up, and when it last brought an event.
         var connected = false
         var lastActivity = ContinuousClock.now
@@ -26,22 +35,22 @@ extension SyncEngine {
     /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
     public func runLive(log: @escaping @Sendable (String) -> Void) async -> Int32 {
         let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
-        var backoff = options.backoff
+        var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         let outbox = Task { await self.followOutbox(log: log) }
         defer {
             outbox.cancel()
-            liveState.background.forEach { $0.cancel() }
+            liveState.background.values.forEach { $0.cancel() }
             liveState.background.removeAll()
+            liveState.deliveredRetry.removeAll()
         }
         while !Task.isCancelled {
-            var connectedOnce = false
+            var lastError: SyncError?
             for await event in live.events() {
                 switch event {
                 case .connected:
-                    connectedOnce = true
+                    pacer.connected(at: .now)
                     liveState.connected = true
                     liveState.lastActivity = .now
-                    backoff.reset()
                     log("connected to \(server); catching up")
                     do {
                         try await catchUpEverything()
@@ -63,14 +72,15 @@ extension SyncEngine {
                 case let .ignored(reason):
                     log("ignored a live frame: \(reason)")
                 case let .disconnected(error):
+                    lastError = error
                     liveState.connected = false
                     if case .unauthorized = error { log(error.description); return 77 }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
             }
             if Task.isCancelled { break }
-            if connectedOnce { backoff.reset() }
-            let delay = backoff.failure()
+            // Accepted then closed soon after counts as a failure: the delay keeps growing.
+            let delay = pacer.disconnected(at: .now, retryAfter: lastError?.retryAfter)
             log("reconnecting in \(delay.shortDescription)")
             do { try await Task.sleep(for: delay) } catch { break }
         }
@@ -80,23 +90,73 @@ extension SyncEngine {
     /// After (re)connecting: every conversation caught up, receipts fetched, positions posted.
     /// Catching up starts at the lower of the store's head run and a hole this worker still
     /// knows of, so a hole left open across a reconnect is filled, not skipped.
+    /// A conversation whose catch-up fails (a broken answer, a failed write) does not hold up
+    /// the others: the first such error is thrown once every conversation had its turn.
     func catchUpEverything() async throws {
+        var firstError: (any Error)?
         for id in try await discover() {
-            _ = try await store.removeAcceptedOutboxFiles(in: id)
-            let head = try await store.catchUpPoint(id)
-            let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
-            let through = try await catchUp(id, from: start).through
-            let positions = try await store.mergePositions(try await retrying { api in try await api.receipts(id) }, in: id)
-            let me = await store.me
-            // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
-            if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
-            liveState.gaps[id]?.caughtUp(through: through, at: .now)
-            let ready = takeReady(id)
-            if !ready.isEmpty { try await store.save(ready, in: id) }
-            liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
-            scheduleDelivered(id)
-            liveState.outboxNotBefore[id] = nil
+            do {
+                try await catchUpLive(id)
+            } catch {
+                if case SyncError.unauthorized = error { throw error }
+                firstError = firstError ?? error
+            }
         }
+        if let firstError { throw firstError }
+    }
+
+    /// Whether the server lists conversation `id`. A stored conversation is listed; for an
+    /// unknown one the worker discovers at most once per ``Options/discoveryInterval`` (one
+    /// deferred discovery catches up what the skipped events announced). An event for a
+    /// conversation the server does not list is ignored: a server cannot grow the worker's
+    /// state, or its request rate, by inventing conversation IDs.
+    private func isListed(_ id: ConversationID) async throws -> Bool {
+        if try await store.info(id) != nil { return true }
+        if let last = liveState.lastDiscovery, ContinuousClock.now - last < options.discoveryInterval {
+            scheduleDiscovery(at: last + options.discoveryInterval)
+            return false
+        }
+        liveState.lastDiscovery = .now
+        _ = try await discover()
+        return try await store.info(id) != nil
+    }
+
+    /// One discovery at `instant`, then a catch-up of every listed conversation not yet followed.
+    private func scheduleDiscovery(at instant: ContinuousClock.Instant) {
+        guard !liveState.discoveryScheduled else { return }
+        liveState.discoveryScheduled = true
+        remember(Task { [weak self] in
+            try? await Task.sleep(until: instant)
+            await self?.runDeferredDiscovery()
+        })
+    }
+
+    private func runDeferredDiscovery() async {
+        liveState.discoveryScheduled = false
+        guard !Task.isCancelled else { return }
+        liveState.lastDiscovery = .now
+        guard let listed = try? await discover() else { return }
+        for id in listed where liveState.gaps[id] == nil {
+            try? await catchUpLive(id)
+        }
+    }
+
+    /// One conversation of ``catchUpEverything()``.
+    private func catchUpLive(_ id: ConversationID) async throws {
+        _ = try await store.removeAcceptedOutboxFiles(in: id)
+        let head = try await store.catchUpPoint(id)
+        let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
+        let through = try await catchUp(id, from: start).through
+        let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
+        let me = await store.me
+        // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
+        if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
+        liveState.gaps[id]?.caughtUp(through: through, at: .now)
+        let ready = takeReady(id)
+        if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
+        liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
+        scheduleDelivered(id)
+        liveState.outboxNotBefore[id] = nil
     }
 
     /// Saves a live event. A message past a hole is saved at once; the hole gets a short
@@ -105,21 +165,23 @@ extension SyncEngine {
         switch event {
         case let .message(id, message):
             if liveState.gaps[id] == nil {
-                if try await store.info(id) == nil { _ = try await discover() }
+                guard try await isListed(id) else { return }
                 let point = try await store.catchUpPoint(id)
                 if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace) }
             }
             // Held in memory until everything before it is here: the store never gets a hole at
             // its head, so "the newest stored sequence" is always a safe place to catch up from.
+            let before = liveState.gaps[id]?.caughtUpTo ?? 0
             liveState.held[id, default: [:]][message.sequence] = message
-            liveState.gaps[id]?.stored([message.sequence], at: .now)
-            let ready = takeReady(id)
-            if !ready.isEmpty { try await store.save(ready, in: id) }
+            // Past the tracker's cap the message is dropped (bounded memory); a catch-up brings it.
+            for dropped in liveState.gaps[id]?.stored([message.sequence], at: .now) ?? [] { liveState.held[id]?.removeValue(forKey: dropped) }
+            let ready = takeReady(id, arrived: message.sequence, after: before)
+            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
             scheduleDelivered(id)
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
-            try await store.mergePositions(Positions([member: position]), in: id)
+            try await store.mergeServerPositions(Positions([member: position]), in: id)
             // A position past what has arrived proves messages exist that no event brought.
             liveState.gaps[id]?.exists(through: max(position.deliveredUpTo, position.readUpTo), at: .now)
             if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
@@ -138,7 +200,7 @@ extension SyncEngine {
                 let through = try await catchUp(id, from: from).through
                 liveState.gaps[id]?.caughtUp(through: through, at: .now)
                 let ready = takeReady(id)
-                if !ready.isEmpty { try await store.save(ready, in: id) }
+                if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
                 scheduleDelivered(id)
             } catch {
                 return  // the next reconnect or idle period tries again
@@ -146,11 +208,20 @@ extension SyncEngine {
         }
     }
 
-    /// Keeps a background task so the worker can cancel it when it stops.
+    /// Keeps a background task until it ends, so the worker can cancel it when it stops (a task
+    /// dropped while still running could write into the store after the worker returned).
     private func remember(_ task: Task<Void, Never>) {
-        liveState.background.removeAll { $0.isCancelled }
-        liveState.background.append(task)
-        if liveState.background.count > 64 { liveState.background.removeFirst(liveState.background.count - 64) }
+        let key = liveState.nextBackgroundKey
+        liveState.nextBackgroundKey += 1
+        liveState.background[key] = task
+        Task { [weak self] in
+            await task.value
+            await self?.forgetBackground(key)
+        }
+    }
+
+    private func forgetBackground(_ key: Int) {
+        liveState.background[key] = nil
     }
 
     /// Removes and returns the held messages that nothing is missing before, in order.
@@ -158,6 +229,19 @@ extension SyncEngine {
         guard let through = liveState.gaps[id]?.caughtUpTo, let held = liveState.held[id] else { return [] }
         let ready = held.values.filter { $0.sequence <= through }.sorted { $0.sequence < $1.sequence }
         for message in ready { liveState.held[id]?.removeValue(forKey: message.sequence) }
+        return ready
+    }
+
+    /// ``takeReady(_:)`` for one arrival: only the sequences it made contiguous are looked up,
+    /// so a live event costs the run it closed, not the size of the held buffer (which a server
+    /// that never fills its hole could otherwise make every event scan).
+    private func takeReady(_ id: ConversationID, arrived sequence: Int, after before: Int) -> [Message] {
+        guard let through = liveState.gaps[id]?.caughtUpTo else { return [] }
+        guard let run = sequence <= before ? sequence...sequence : through > before ? (before + 1)...through : nil else { return [] }
+        var ready: [Message] = []
+        for sequence in run {
+            if let message = liveState.held[id]?.removeValue(forKey: sequence) { ready.append(message) }
+        }
         return ready
     }
 
@@ -180,31 +264,68 @@ extension SyncEngine {
             let through = try await catchUp(id, from: gaps.caughtUpTo).through
             liveState.gaps[id]?.caughtUp(through: through, at: .now)
             let ready = takeReady(id)
-            if !ready.isEmpty { try await store.save(ready, in: id) }
+            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
             scheduleDelivered(id)
+            // A catch-up that left the hole open (the server's pages stop short of what its
+            // events or receipts promised) is paced like a failure.
+            if liveState.gaps[id]?.missing == nil { liveState.gapBackoff[id] = nil } else { retryGapCheck(id, after: nil) }
         } catch {
-            // The next reconnect or live event tries again.
+            if !Task.isCancelled { retryGapCheck(id, after: error as? SyncError) }
         }
     }
 
-    /// Posts my delivered position when the stored run grew: one request at a time, latest wins.
-    private func scheduleDelivered(_ id: ConversationID) {
-        guard let high = liveState.gaps[id]?.caughtUpTo else { return }
-        liveState.delivered[id, default: PositionRequestState()].want(high)
-        guard let upTo = liveState.delivered[id]?.nextRequest() else { return }
+    /// Checks the gap again after a backoff; until then live events past the hole schedule
+    /// nothing (the id stays in `gapChecks`), so a failing server is not asked once per event.
+    private func retryGapCheck(_ id: ConversationID, after error: SyncError?) {
+        guard liveState.gapChecks.insert(id).inserted else { return }
+        var backoff = liveState.gapBackoff[id] ?? options.backoff
+        let delay = backoff.failure(retryAfter: error?.retryAfter)
+        liveState.gapBackoff[id] = backoff
         let task = Task {
-            let confirmed = try? await self.api.delivered(id, upTo: upTo)
-            if !Task.isCancelled { await self.deliveredFinished(id, confirmed: confirmed) }
+            try? await Task.sleep(for: delay)
+            if !Task.isCancelled { await self.checkGap(id) }
         }
         remember(task)
     }
 
-    private func deliveredFinished(_ id: ConversationID, confirmed: Int?) async {
-        liveState.delivered[id]?.finished(confirmed: confirmed)
-        if let confirmed {
-            let me = await store.me
-            _ = try? await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+    /// Posts my delivered position when the stored run grew: one request at a time, latest wins.
+    /// After a failure the next post waits out the backoff (Retry-After honoured).
+    private func scheduleDelivered(_ id: ConversationID) {
+        guard let high = liveState.gaps[id]?.caughtUpTo else { return }
+        liveState.delivered[id, default: PositionRequestState()].want(high)
+        guard liveState.deliveredRetry[id] == nil, let upTo = liveState.delivered[id]?.nextRequest() else { return }
+        let task = Task {
+            let result: Result<Int, SyncError>
+            do throws(SyncError) { result = .success(try await self.api.delivered(id, upTo: upTo)) } catch { result = .failure(error) }
+            if !Task.isCancelled { await self.deliveredFinished(id, result) }
         }
+        remember(task)
+    }
+
+    private func deliveredFinished(_ id: ConversationID, _ result: Result<Int, SyncError>) async {
+        switch result {
+        case let .success(confirmed):
+            liveState.delivered[id]?.finished(confirmed: confirmed)
+            liveState.deliveredBackoff[id] = nil
+            let me = await store.me
+            _ = try? await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+            scheduleDelivered(id)
+        case let .failure(error):
+            liveState.delivered[id]?.finished(confirmed: nil)
+            var backoff = liveState.deliveredBackoff[id] ?? options.backoff
+            let delay = backoff.failure(retryAfter: error.retryAfter)
+            liveState.deliveredBackoff[id] = backoff
+            let retry = Task {
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { self.deliveredRetryDue(id) }
+            }
+            liveState.deliveredRetry[id] = retry
+            remember(retry)
+        }
+    }
+
+    private func deliveredRetryDue(_ id: ConversationID) {
+        liveState.deliveredRetry[id] = nil
         scheduleDelivered(id)
     }
 
@@ -253,7 +374,7 @@ extension SyncEngine {
                 } catch {
                     if Task.isCancelled { return }
                     var backoff = liveState.outboxBackoff[id] ?? options.backoff
-                    liveState.outboxNotBefore[id] = .now + backoff.failure()
+                    liveState.outboxNotBefore[id] = .now + backoff.failure(retryAfter: (error as? SyncError)?.retryAfter)
                     liveState.outboxBackoff[id] = backoff
                     log("\(id): \(error)")
                 }

@@ -11,16 +11,27 @@ public actor SyncEngine {
     public struct Options: Sendable {
         /// Messages per catch-up or history page (the server allows 500 at most).
         public var pageSize = 500
+        /// Catch-up pages per conversation in one catch-up at most: a server that always says
+        /// `hasMore` ends there (the pass says more remain) instead of keeping the pass for ever.
+        public var catchUpPageBudget = 2_000
+        /// A progress line every this many catch-up pages.
+        public var progressEveryPages = 10
         public var requestTimeout: Duration = .seconds(10)
         /// Attempts per outbox message in one pass before leaving it pending (temporary failures).
         public var attemptsPerPass = 4
         /// Longest wait a one-pass sync accepts between attempts (a longer Retry-After leaves it pending).
         public var longestPassWait: Duration = .seconds(30)
+        /// How long a whole one-pass sync may take; past it the pass stops, exit 75.
+        public var passBudget: Duration = .seconds(30)
         /// Accepted messages written to the store in one durable commit at most.
         public var acceptBatch = 64
         public var backoff = Backoff()
         /// How long a hole in live events may stay open before a catch-up.
         public var gapGrace: Duration = .milliseconds(500)
+        /// How long a live connection must stay up before a drop no longer grows the reconnect backoff.
+        public var healthyConnection: Duration = .seconds(10)
+        /// Shortest time between two discoveries started by live events for unknown conversations.
+        public var discoveryInterval: Duration = .seconds(5)
         public var pingInterval: Duration = .seconds(30)
         /// How long the live worker waits without events before catching up anyway (a dropped
         /// last event leaves a hole that no later event reveals).
@@ -63,7 +74,16 @@ public actor SyncEngine {
         }
     }
 
-    let api: APIClient
+    /// The client without a pass deadline; ``api`` is what requests go through.
+    let client: APIClient
+    /// Set for the length of ``syncOnce()``: requests and retries stop there.
+    private var passDeadline: PassDeadline?
+    /// The API client, with the running pass's deadline if there is one.
+    var api: APIClient {
+        var api = client
+        api.passDeadline = passDeadline
+        return api
+    }
     let store: SyncStore
     let options: Options
     nonisolated let server: ServerAddress
@@ -81,7 +101,7 @@ public actor SyncEngine {
         self.options = options
         var api = APIClient(server: server, token: token)
         api.timeout = options.requestTimeout
-        self.api = api
+        client = api
     }
 
     public func setProgress(_ handler: (@Sendable (String) -> Void)?) {
@@ -94,14 +114,26 @@ public actor SyncEngine {
     /// positions. Never throws: everything that went wrong is in the report.
     public func syncOnce() async -> Report {
         var report = Report()
+        let deadline = PassDeadline(budget: options.passBudget)
+        passDeadline = deadline
+        defer { passDeadline = nil }
         do {
-            let conversations = try await discover()
+            let conversations = try await discoverConversations()
             report.conversations = conversations.count
-            for id in conversations {
+            for (index, conversation) in conversations.enumerated() {
+                let id = conversation.id
+                if deadline.isOver() {
+                    let rest = conversations[index...].map(\.id)
+                    report.problems.append(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.rawValue).joined(separator: ", "))", budget: deadline.budget).description)
+                    for id in rest { report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0 }
+                    break
+                }
                 do {
-                    try await syncConversation(id, report: &report)
-                } catch let error as SyncError {
-                    if case .unauthorized = error { throw error }
+                    try await syncConversation(id, head: conversation.lastSequence, report: &report)
+                } catch {
+                    // One conversation's broken answer or failed write (a full disk) ends that
+                    // conversation's work, not the pass; what was stored before stays counted.
+                    if case SyncError.unauthorized = error { throw error }
                     report.problems.append("\(id): \(error)")
                     report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
                 }
@@ -121,6 +153,11 @@ public actor SyncEngine {
     /// Lists the server's conversations, checks the token is this store's user, and writes
     /// each conversation's details. Returns their IDs.
     func discover() async throws -> [ConversationID] {
+        try await discoverConversations().map(\.id)
+    }
+
+    /// ``discover()`` with what the list says of each conversation (its last sequence).
+    func discoverConversations() async throws -> [WireConversation] {
         let me = try await retrying { api in try await api.me() }
         let mine = await store.me
         guard me == mine else {
@@ -130,14 +167,18 @@ public actor SyncEngine {
         for conversation in conversations {
             try await store.saveInfo(ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
         }
-        return conversations.map(\.id)
+        return conversations
     }
 
-    func syncConversation(_ id: ConversationID, report: inout Report) async throws {
+    /// `head` is the last sequence the conversation list gave: the pass catches up that far.
+    func syncConversation(_ id: ConversationID, head: Int? = nil, report: inout Report) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
-        report.newMessages += try await catchUp(id).inserted
+        let caughtUp = try await catchUp(id, from: nil, until: head, inserted: &report.newMessages)
+        if caughtUp.moreRemain {
+            report.problems.append("\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again")
+        }
         let positions = try await retrying { api in try await api.receipts(id) }
-        let stored = try await store.mergePositions(positions, in: id)
+        let stored = try await store.mergeServerPositions(positions, in: id)
         try await postDelivered(id, known: stored)
         let outcome = try await drainOutbox(id, patient: true)
         report.sent += outcome.sent
@@ -155,25 +196,70 @@ public actor SyncEngine {
     /// which everything is now stored.
     @discardableResult
     func catchUp(_ id: ConversationID, from start: Int? = nil) async throws -> (inserted: Int, through: Int) {
+        var inserted = 0
+        let through = try await catchUp(id, from: start, until: nil, inserted: &inserted).through
+        return (inserted, through)
+    }
+
+    /// The catch-up proper. Each page is checked as a whole before it is written
+    /// (``SyncStore/saveFromServer(_:in:after:before:what:)``); the first request starts one
+    /// before the stored point, so the server must show the newest stored record again and a
+    /// server whose history went backwards (or differs) is found before anything is saved or
+    /// sent. Stops at `until` (the head the server had when the pass began) or after
+    /// ``Options/catchUpPageBudget`` pages (`moreRemain`). `inserted` counts as pages are
+    /// stored, so a failure later leaves the count of what was stored.
+    func catchUp(_ id: ConversationID, from start: Int?, until head: Int?, inserted: inout Int) async throws -> (through: Int, moreRemain: Bool) {
         var after: Int
         if let start { after = start } else { after = try await store.catchUpPoint(id) }
-        var inserted = 0
+        // The stored record the server must send again, first on the first page.
+        var overlap = try await store.storedMessage(id, sequence: after)
+        var request = overlap == nil ? after : after - 1
         var fetched = 0
-        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: after, limit: options.pageSize, options: options)
+        var pages = 0
+        var moreRemain = false
+        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
         while let current = next {
             let page = try await current.value
             next = nil
-            guard let last = page.items.last else { break }
-            after = last.sequence
-            if page.hasMore {
-                next = Self.fetch(api, id, after: after, limit: options.pageSize, options: options)
+            pages += 1
+            let what = "the catch-up page after sequence \(request)"
+            if let expected = overlap {
+                overlap = nil
+                guard page.items.first?.sequence == expected.sequence else {
+                    throw SyncError.historyDiffers(at: expected.sequence, "the store holds \(expected.clientMessageID) there, the server sent \(page.items.first.map { "sequence \($0.sequence) first" } ?? "nothing") for the page after \(request)")
+                }
             }
-            inserted += try await store.save(page.items, in: id).inserted.count
+            guard let last = page.items.last else {
+                if page.hasMore { throw SyncError.badResponse("\(what): no messages, yet \"hasMore\" is true") }
+                break
+            }
+            if last.sequence <= after, page.hasMore {
+                throw SyncError.badResponse("\(what): nothing past sequence \(after), yet \"hasMore\" is true")
+            }
+            let pageAfter = request
+            after = max(after, last.sequence)
+            request = after
+            let reachedHead = head.map { after >= $0 } ?? false
+            if page.hasMore, !reachedHead {
+                if pages < options.catchUpPageBudget {
+                    next = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
+                } else {
+                    moreRemain = true
+                }
+            }
+            do {
+                inserted += try await store.saveFromServer(page.items, in: id, after: pageAfter, what: what).inserted.count
+            } catch {
+                next?.cancel()
+                throw error
+            }
             fetched += page.items.count
-            if page.hasMore, fetched >= 5 * options.pageSize { progress?("\(id): caught up \(fetched) messages, at sequence \(after)") }
+            if next != nil, pages % options.progressEveryPages == 0 {
+                progress?("\(id): caught up \(fetched) messages in \(pages) pages, at sequence \(after)" + (head.map { " of \($0)" } ?? ""))
+            }
         }
         try await store.recordCaughtUp(id, through: after)
-        return (inserted, after)
+        return (after, moreRemain)
     }
 
     private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options) -> Task<MessagesPage, Error> {
@@ -196,8 +282,11 @@ public actor SyncEngine {
             } catch let SyncError.temporary(reason, retryAfter) {
                 attempt += 1
                 let delay = backoff.failure(retryAfter: retryAfter)
-                if attempt >= options.attemptsPerPass || delay > options.longestPassWait {
+                if attempt >= options.attemptsPerPass || delay > options.longestPassWait || api.passDeadline?.isOver() == true {
                     throw SyncError.temporary(reason, retryAfter: retryAfter)
+                }
+                if let pass = api.passDeadline, pass.leavesNoTime(for: delay) {
+                    throw SyncError.noTimeToRetry(reason, budget: pass.budget, retryAfter: retryAfter)
                 }
                 try await Task.sleep(for: delay)
             }
@@ -216,7 +305,7 @@ public actor SyncEngine {
             let page = try await retrying { [pageSize = options.pageSize] api in try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: pageSize) }
             fetchedPages += 1
             guard !page.items.isEmpty else { break }
-            inserted += try await store.save(page.items, in: id).inserted.count
+            inserted += try await store.saveFromServer(page.items, in: id, before: oldest, what: "the history page before sequence \(oldest.map(String.init) ?? "the newest")").inserted.count
             progress?("\(id): \(inserted) older messages so far")
             if !page.hasMore { break }
         }
@@ -231,17 +320,20 @@ public actor SyncEngine {
         let high = try await store.catchUpPoint(id)
         guard high > positions[me].deliveredUpTo else { return }
         let confirmed = try await retrying { api in try await api.delivered(id, upTo: high) }
-        try await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+        try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
     }
 
     /// Posts the read position the user asked for (`outbox/read.json`) when the server is behind.
+    /// An answer lower than wanted settles the wish (the server has no messages that far):
+    /// posted again it would never get further, and kept it would mark later messages read.
     func postRead(_ id: ConversationID) async throws {
         guard let wanted = try await store.wantedReadPosition(id) else { return }
         let me = await store.me
         let current = try await store.positions(id)?[me].readUpTo ?? 0
         guard wanted > current else { return }
         let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
-        try await store.mergePositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
+        try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
+        if confirmed < wanted { try await store.settleRead(id, posted: wanted) }
     }
 
     // MARK: - Outbox
@@ -284,8 +376,9 @@ public actor SyncEngine {
                     index += 1
                 case .temporary, .unreachable:
                     attempts += 1
-                    let delay = backoff.failure(retryAfter: { if case let .temporary(_, after) = error { return after } else { return nil } }())
-                    let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait || { if case .unreachable = error { return true } else { return false } }()
+                    let delay = backoff.failure(retryAfter: error.retryAfter)
+                    let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait
+                        || passDeadline?.leavesNoTime(for: delay) == true || { if case .unreachable = error { return true } else { return false } }()
                     if giveUp {
                         try await flush(&accepted, into: &outcome, in: id)
                         try? await store.recordAttempt(entry.clientMessageID, in: id)
@@ -310,7 +403,7 @@ extension SyncEngine {
     /// Writes accepted messages into their segments and removes their outbox files.
     private func flush(_ accepted: inout [Message], into outcome: inout DrainOutcome, in id: ConversationID) async throws {
         guard !accepted.isEmpty else { return }
-        try await store.accept(accepted, in: id)
+        try await store.acceptFromServer(accepted, in: id)
         outcome.sent += accepted.count
         accepted.removeAll()
     }

@@ -28,6 +28,12 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// How long the server asked to wait (`Retry-After` of a temporary failure), if it did.
+    public var retryAfter: Duration? {
+        if case let .temporary(_, after) = self { return after }
+        return nil
+    }
+
     /// Temporary or unreachable: the request may succeed later, unchanged.
     public var isTemporary: Bool {
         switch self {

@@ -62,6 +62,63 @@ actor SyncStore {
         try writer.accept(messages, in: id)
     }
 
+    /// Saves what a server sent after checking it, as a whole, against itself and the store
+    /// (``ServerHistoryCheck``): a page that fails is refused and nothing of it is written.
+    @discardableResult
+    func saveFromServer(_ messages: [Message], in id: ConversationID, after: Int? = nil, before: Int? = nil, what: String) throws -> StoreWriter.SaveResult {
+        guard !messages.isEmpty else { return try writer.save([], in: id) }
+        try ServerHistoryCheck.page(messages, after: after, before: before, what: what)
+        try ServerHistoryCheck.against(try storedNear(messages, in: id), messages)
+        return try writer.save(messages, in: id)
+    }
+
+    /// Records outbox messages the server accepted, checked against the store first: when their
+    /// sequences hold other records the server's history is not this store's, nothing is
+    /// written and every outbox file stays.
+    @discardableResult
+    func acceptFromServer(_ messages: [Message], in id: ConversationID) throws -> StoreWriter.SaveResult {
+        guard !messages.isEmpty else { return try writer.save([], in: id) }
+        try ServerHistoryCheck.page(messages.sorted { $0.sequence < $1.sequence }, what: "the messages the server accepted")
+        try ServerHistoryCheck.against(try storedNear(messages, in: id), messages)
+        return try writer.accept(messages, in: id)
+    }
+
+    /// The stored records a page must agree with: the segments it writes to, the one before
+    /// each, and the newest two (where the records of recent pages are).
+    private func storedNear(_ messages: [Message], in id: ConversationID) throws(StoreError) -> [Message] {
+        let conversation = store.conversation(id)
+        let size = store.manifest.segmentSize
+        var ranges = Set<SegmentRange>()
+        for message in messages {
+            let range = SegmentRange(containing: message.sequence, size: size)
+            ranges.insert(range)
+            if range.first > 1 { ranges.insert(SegmentRange(containing: range.first - 1, size: size)) }
+        }
+        ranges.formUnion(try conversation.segmentRanges().suffix(2))
+        var stored: [Message] = []
+        for range in ranges { stored += try conversation.readSegment(range) }
+        return stored
+    }
+
+    /// The stored record at `sequence`, if any.
+    func storedMessage(_ id: ConversationID, sequence: Int) throws(StoreError) -> Message? {
+        guard sequence >= 1 else { return nil }
+        return try store.conversation(id).readSegment(SegmentRange(containing: sequence, size: store.manifest.segmentSize)).first { $0.sequence == sequence }
+    }
+
+    /// Merges positions a server reported, each clamped to the newest stored sequence: a member
+    /// has read at least that far, and a position beyond every stored message (readUpTo 10^9
+    /// when the newest is 5) must not make every later message look read.
+    @discardableResult
+    func mergeServerPositions(_ positions: Positions, in id: ConversationID) throws(StoreError) -> Positions {
+        let newest = try newestSequence(id)
+        var clamped = Positions()
+        for (member, position) in positions.members {
+            clamped.merge(MemberPosition(deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)), for: member)
+        }
+        return try writer.mergePositions(clamped, in: id)
+    }
+
     func markFailed(_ messageID: ClientMessageID, reason: String, in id: ConversationID) throws(StoreError) {
         try writer.markFailed(messageID, reason: reason, in: id)
     }
@@ -89,6 +146,11 @@ actor SyncStore {
 
     func wantedReadPosition(_ id: ConversationID) throws(StoreError) -> Int? {
         try store.conversation(id).wantedReadPosition()
+    }
+
+    /// Forgets the read wish `posted` (unless raised since) once the server answered it.
+    func settleRead(_ id: ConversationID, posted: Int) throws(StoreError) {
+        try Outbox(store.conversation(id)).settleRead(posted: posted)
     }
 
     /// The newest stored sequence, or 0 for a conversation with no messages yet.

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatStore
 
 /// A conversation as `GET /v1/conversations` lists it.
 public struct WireConversation: Sendable, Equatable {
@@ -22,16 +23,21 @@ public enum LiveEvent: Sendable, Equatable {
 
 /// Turns the server's JSON into validated domain values. Everything from the network passes
 /// here before it can touch the store: IDs must be valid names (never paths), sequences
-/// positive and below 2^53, texts within the contract's limits, and every field of the right type.
+/// positive and at most ``StoreLayout/maxSequence`` (what a segment name can hold), texts within the contract's limits, and every field of the right type.
 public enum WireDecoder {
-    /// The highest sequence accepted: JSON numbers stay exact up to 2^53.
-    public static let maxSequence = 1 << 53
+    /// The highest sequence (and position) accepted: the largest the store's format holds
+    /// (segment names are 10 digits). JSON would carry up to 2^53, but what cannot be stored
+    /// where readers look must not be stored at all.
+    public static let maxSequence = StoreLayout.maxSequence
     static let maxSentAtLength = 64
 
-    public static func parse(_ bytes: [UInt8], what: String) throws(SyncError) -> JSONValue {
+    /// Parses an answer, within the request's `deadline` when given: a slow decode counts as a
+    /// slow answer (temporary), not as one that holds the sync with no error.
+    public static func parse(_ bytes: [UInt8], what: String, deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> JSONValue {
         do {
-            return try JSONParser.parse(bytes)
+            return try JSONParser.parse(bytes, deadline: deadline)
         } catch {
+            if error.deadlinePassed { throw .temporary("decoding \(what) (\(bytes.count) bytes) did not finish within the request deadline", retryAfter: nil) }
             throw .badResponse("\(what) is not valid JSON (\(error))")
         }
     }
@@ -52,7 +58,10 @@ public enum WireDecoder {
         guard case let .integer(number)? = value[key] else {
             throw .badResponse("\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
         }
-        guard range.contains(number) else { throw .badResponse("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)") }
+        guard range.contains(number) else {
+            let limit = range.upperBound == maxSequence ? " (the largest sequence a store can hold)" : ""
+            throw .badResponse("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)\(limit)")
+        }
         return number
     }
 
@@ -87,8 +96,8 @@ public enum WireDecoder {
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 
-    public static func messagesPage(_ bytes: [UInt8]) throws(SyncError) -> MessagesPage {
-        let value = try object(try parse(bytes, what: "the messages page"), "the messages page")
+    public static func messagesPage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> MessagesPage {
+        let value = try object(try parse(bytes, what: "the messages page", deadline: deadline), "the messages page")
         var items: [Message] = []
         for (index, item) in try array(value, "items", "the messages page").enumerated() {
             items.append(try message(item, what: "message \(index + 1) of the page"))
@@ -97,8 +106,8 @@ public enum WireDecoder {
         return MessagesPage(items: items, hasMore: hasMore)
     }
 
-    public static func conversations(_ bytes: [UInt8]) throws(SyncError) -> [WireConversation] {
-        let value = try object(try parse(bytes, what: "the conversation list"), "the conversation list")
+    public static func conversations(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> [WireConversation] {
+        let value = try object(try parse(bytes, what: "the conversation list", deadline: deadline), "the conversation list")
         var result: [WireConversation] = []
         for (index, item) in try array(value, "items", "the conversation list").enumerated() {
             let what = "conversation \(index + 1) of the list"
@@ -116,8 +125,8 @@ public enum WireDecoder {
         return result
     }
 
-    public static func receipts(_ bytes: [UInt8]) throws(SyncError) -> Positions {
-        let value = try object(try parse(bytes, what: "the receipts"), "the receipts")
+    public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> Positions {
+        let value = try object(try parse(bytes, what: "the receipts", deadline: deadline), "the receipts")
         var positions = Positions()
         for item in try array(value, "members", "the receipts") {
             let item = try object(item, "a receipt")
@@ -130,12 +139,12 @@ public enum WireDecoder {
     }
 
     /// `{"deliveredUpTo": n}` or `{"readUpTo": n}`.
-    public static func position(_ bytes: [UInt8], key: String) throws(SyncError) -> Int {
-        try integer(try object(try parse(bytes, what: "the answer"), "the answer"), key, "the answer", in: 0...maxSequence)
+    public static func position(_ bytes: [UInt8], key: String, deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> Int {
+        try integer(try object(try parse(bytes, what: "the answer", deadline: deadline), "the answer"), key, "the answer", in: 0...maxSequence)
     }
 
-    public static func userID(_ bytes: [UInt8]) throws(SyncError) -> UserID {
-        let value = try object(try parse(bytes, what: "/v1/me"), "/v1/me")
+    public static func userID(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> UserID {
+        let value = try object(try parse(bytes, what: "/v1/me", deadline: deadline), "/v1/me")
         return try user(try string(value, "userId", "/v1/me"), "/v1/me")
     }
 

@@ -36,7 +36,9 @@ struct HTTPHeadReader: Sendable {
         let bytes = queue.bytes
         let base = bytes.startIndex
         var offset = scanned
-        while offset < bytes.count {
+        // Never look past the limit: what lies beyond it (a bare LF, say) must not change the
+        // answer from 431 to 400 depending on how the bytes were split into reads.
+        while offset < min(bytes.count, maxSize) {
             defer { offset += 1 }
             guard bytes[base + offset] == ASCII.lf else { continue }
             guard offset > 0, bytes[base + offset - 1] == ASCII.cr else {
@@ -44,7 +46,6 @@ struct HTTPHeadReader: Sendable {
             }
             // A CRLF right after another CRLF ends the head.
             guard offset >= 3, bytes[base + offset - 2] == ASCII.lf else { continue }
-            guard offset + 1 <= maxSize else { throw .headTooLarge(limit: maxSize) }
             scanned = 0
             return try Self.split(queue.removeFirst(offset + 1))
         }

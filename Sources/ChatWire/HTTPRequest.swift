@@ -32,23 +32,34 @@ public struct HTTPRequest: Sendable, Hashable {
     ///
     /// A `Content-Length` matching the body is written in place of any the headers carry
     /// whenever the body is not empty; a bodiless request is written without one.
-    public func serialized() -> [UInt8] {
+    /// - Throws: ``HTTPHeaderError`` when a header name or value, the method or the target
+    ///   holds CR, LF or NUL: written as is, it would inject headers of its own.
+    public func serialized() throws(HTTPHeaderError) -> [UInt8] {
         var headers = headers
         if !body.isEmpty {
             headers.remove(name: "Content-Length")
             headers.add(name: "Content-Length", value: String(body.count))
         }
-        return HTTPHead.serialize(startLine: "\(method) \(target) \(version)", headers: headers) + body
+        return try HTTPHead.serialize(startLine: "\(method) \(target) \(version)", headers: headers) + body
     }
 }
 
 extension HTTPHead {
     /// The start line and headers as bytes, each line ending in CRLF, then the blank line.
-    static func serialize(startLine: String, headers: HTTPHeaders) -> [UInt8] {
+    /// - Throws: ``HTTPHeaderError`` when the start line, a name or a value holds CR, LF or NUL.
+    static func serialize(startLine: String, headers: HTTPHeaders) throws(HTTPHeaderError) -> [UInt8] {
+        guard !breaksLine(startLine) else { throw .controlInStartLine() }
         var text = startLine + "\r\n"
         for header in headers {
+            guard !breaksLine(header.name) else { throw .controlInName(header.name) }
+            guard !breaksLine(header.value) else { throw .controlInValue(name: header.name) }
             text += "\(header.name): \(header.value)\r\n"
         }
         return Array((text + "\r\n").utf8)
+    }
+
+    /// Whether `text` holds CR, LF or NUL, the bytes that end or cut a line of the head.
+    private static func breaksLine(_ text: String) -> Bool {
+        text.utf8.contains { $0 == ASCII.cr || $0 == ASCII.lf || $0 == 0 }
     }
 }

@@ -15,13 +15,14 @@ public struct HTTPResponse: Sendable, Hashable {
     /// A `Content-Length` matching the body replaces any the headers carry, so the client always
     /// knows where the response ends; 1xx and 204 responses get none, as RFC 9110 §8.6 requires,
     /// and must have an empty body.
-    public func serialized() -> [UInt8] {
+    /// - Throws: ``HTTPHeaderError`` when a header name or value or the reason phrase holds CR, LF or NUL.
+    public func serialized() throws(HTTPHeaderError) -> [UInt8] {
         var headers = headers
         headers.remove(name: "Content-Length")
         let mayHaveBody = !(100..<200).contains(status.code) && status.code != 204
         if mayHaveBody {
             headers.add(name: "Content-Length", value: String(body.count))
         }
-        return HTTPHead.serialize(startLine: "\(HTTPVersion.http1_1) \(status)", headers: headers) + (mayHaveBody ? body : [])
+        return try HTTPHead.serialize(startLine: "\(HTTPVersion.http1_1) \(status)", headers: headers) + (mayHaveBody ? body : [])
     }
 }

@@ -18,8 +18,9 @@
 /// ```
 ///
 /// Received frames are checked before their payload is buffered: masking by role, reserved bits
-/// and opcodes, control frame rules, fragment order, and the message size (1009). Fragments are
-/// reassembled, with control frames allowed between them; text is validated as UTF-8 once the
+/// and opcodes, control frame rules, fragment order, the message size (1009) and the number of
+/// frames in one message (1008). Fragments are appended to one buffer (no copy of the message
+/// so far per fragment), with control frames allowed between them; text is validated as UTF-8 once the
 /// whole message has arrived (1007). After the peer's close frame, further bytes are ignored.
 public struct WebSocketConnection: Sendable {
     /// Which end of the connection this is; it decides which frames are masked.
@@ -32,10 +33,14 @@ public struct WebSocketConnection: Sendable {
 
     /// 1 MiB.
     public static let defaultMaxMessageSize = 1024 * 1024
+    /// 1,024: a peer sending a message in endless empty fragments is cut off.
+    public static let defaultMaxFramesPerMessage = 1024
 
     public let role: Role
     /// The largest message accepted, in bytes, summed over its fragments.
     public let maxMessageSize: Int
+    /// The most frames one message may arrive in; past it, close code 1008.
+    public let maxFramesPerMessage: Int
     /// Whether a close frame was sent; after it, nothing more is.
     public private(set) var closeSent = false
     /// Whether the peer's close frame arrived; after it, nothing more is read.
@@ -44,21 +49,24 @@ public struct WebSocketConnection: Sendable {
     private let makeMaskingKey: @Sendable () -> WebSocketMaskingKey
     private var queue = ByteQueue()
     /// The first fragments of a message whose last fragment has not arrived.
-    private var partialMessage: (opcode: WebSocketOpcode, payload: [UInt8])?
+    private var partialMessage: (opcode: WebSocketOpcode, payload: [UInt8], frames: Int)?
     private var failure: WebSocketProtocolError?
 
     /// - Parameters:
     ///   - role: which end this is.
     ///   - maxMessageSize: the largest message accepted, in bytes; larger ones fail with 1009.
+    ///   - maxFramesPerMessage: the most frames one message may arrive in; more fail with 1008.
     ///   - makeMaskingKey: where a client gets the key for each frame; a fresh random one by
     ///     default. Tests pass a fixed key to get predictable bytes.
     public init(
         role: Role,
         maxMessageSize: Int = defaultMaxMessageSize,
+        maxFramesPerMessage: Int = defaultMaxFramesPerMessage,
         makeMaskingKey: @escaping @Sendable () -> WebSocketMaskingKey = WebSocketMaskingKey.random
     ) {
         self.role = role
         self.maxMessageSize = maxMessageSize
+        self.maxFramesPerMessage = maxFramesPerMessage
         self.makeMaskingKey = makeMaskingKey
     }
 
@@ -117,6 +125,9 @@ public struct WebSocketConnection: Sendable {
         case (.text, .some), (.binary, .some): throw .messageInterrupted(by: opcode)
         default: break
         }
+        if let partialMessage, partialMessage.frames >= maxFramesPerMessage {
+            throw .tooManyFrames(limit: maxFramesPerMessage)
+        }
         guard header.payloadLength >> 63 == 0 else { throw .lengthOutOfRange(header.payloadLength) }
         let received = UInt64(partialMessage?.payload.count ?? 0)
         guard header.payloadLength <= UInt64(maxMessageSize) - received else {
@@ -132,8 +143,11 @@ public struct WebSocketConnection: Sendable {
         case .pong: return .pong(frame.payload)
         case .close: return try receiveClose(frame.payload)
         case .text, .binary, .continuation:
-            var message = partialMessage ?? (frame.opcode, [])
+            // Let go of the stored copy first, so the append below grows the one buffer in place.
+            var message = partialMessage ?? (frame.opcode, [], 0)
+            partialMessage = nil
             message.payload += frame.payload
+            message.frames += 1
             guard frame.fin else {
                 partialMessage = message
                 return nil

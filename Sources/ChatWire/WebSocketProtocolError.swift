@@ -3,7 +3,7 @@
 /// On this error send `connection.close(code: error.closeCode, reason: error.message)` and close
 /// the socket; the connection cannot continue, since its framing can no longer be trusted.
 public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// 1002 (protocol error), 1007 (invalid UTF-8) or 1009 (message too big).
+    /// 1002 (protocol error), 1007 (invalid UTF-8), 1008 (too many frames) or 1009 (message too big).
     public let closeCode: UInt16
     /// One line naming the offending frame or value.
     public let message: String
@@ -53,6 +53,10 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
 
     static func messageTooBig(atLeast length: UInt64, limit: Int) -> Self {
         Self(WebSocketCloseCode.messageTooBig, "message of at least \(length) bytes exceeds the limit of \(limit) bytes")
+    }
+
+    static func tooManyFrames(limit: Int) -> Self {
+        Self(WebSocketCloseCode.policyViolation, "message arrives in more than \(limit) frames; send it in fewer, larger frames")
     }
 
     static func invalidUTF8InText() -> Self {

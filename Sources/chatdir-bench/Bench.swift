@@ -22,6 +22,7 @@ struct Bench {
         if options.runs("store") { try storeWorkloads(into: &chatdir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
+        if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
         report.figures["chatdir"] = chatdir
         if options.runs("peers") {
             let runner = PeerRunner(python: options.python, script: try PeerRunner.locate(options.peersScript), workdir: options.cache + "/peers")
@@ -82,6 +83,16 @@ struct Bench {
         Subprocess.removeTree(work + "/send")
         report.machine["peak RSS measured by"] = view.rssTool
         log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
+    }
+
+    /// 8 MiB answers built to be slow to decode (issue 9): refused or parsed in well under a second.
+    private func hostileWorkloads(into figures: inout [String: Double]) {
+        let hostile = HostileJSON.measure()
+        figures["hostile_keys_refused_ms"] = Stats.round1(hostile.keysRefusedMilliseconds)
+        figures["hostile_keys_parsed_ms"] = Stats.round1(hostile.keysParsedMilliseconds)
+        figures["hostile_keys"] = Double(hostile.keys)
+        figures["hostile_array_refused_ms"] = Stats.round1(hostile.arrayRefusedMilliseconds)
+        log("hostile JSON: \(hostile.keys) keys refused in \(Report.number(hostile.keysRefusedMilliseconds)) ms, parsed in \(Report.number(hostile.keysParsedMilliseconds)) ms; long array refused in \(Report.number(hostile.arrayRefusedMilliseconds)) ms")
     }
 
     private func syncWorkloads(into figures: inout [String: Double]) async throws {

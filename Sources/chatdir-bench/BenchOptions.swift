@@ -14,14 +14,14 @@ struct BenchOptions: Sendable {
     var chatdir = ".build/release/chatdir"
     var peersScript: String?
     var python = "python3"
-    /// Which groups to run: store, peers, cli, sync (all when empty).
+    /// Which groups to run: store, peers, cli, sync, hostile (all when empty).
     var only: Set<String> = []
 
-    static let groups: Set<String> = ["store", "peers", "cli", "sync"]
+    static let groups: Set<String> = ["store", "peers", "cli", "sync", "hostile"]
 
     static let usage = """
     usage: chatdir-bench [--quick] [--json FILE] [--cache DIR] [--sizes N,N,…] [--maildir-max N]
-                         [--chatdir PATH] [--peers PATH] [--python PATH] [--only store,peers,cli,sync]
+                         [--chatdir PATH] [--peers PATH] [--python PATH] [--only store,peers,cli,sync,hostile]
 
     Runs the workloads of ../shared/bench/WORKLOADS.md on chatdir's store, runs the SQLite and
     Maildir peers (bench/peers_runner.py) with the same sizes, and prints one table.

@@ -101,6 +101,9 @@ struct Report {
         rows.append(alone("live latency p50 (201 → watcher)", unit: "ms", key: "live_p50_ms", atMost: 5))
         rows.append(alone("live latency p99 (201 → watcher)", unit: "ms", key: "live_p99_ms", atMost: 20))
         rows.append(alone("server POSTs/s, 8 keep-alive clients", unit: "POST/s", key: "posts_per_s"))
+        rows.append(alone("hostile JSON: 8 MiB object of distinct keys, refused", unit: "ms", key: "hostile_keys_refused_ms", atMost: 1000))
+        rows.append(alone("hostile JSON: the same object parsed (key cap raised)", unit: "ms", key: "hostile_keys_parsed_ms", atMost: 1000))
+        rows.append(alone("hostile JSON: 8 MiB array of 4M elements, refused", unit: "ms", key: "hostile_array_refused_ms", atMost: 1000))
         rows.append(Row(workload: "observer latency (rename → redraw)", unit: "ms", missing: "see observer-latency (BENCHMARKS.md)"))
         return rows.filter { $0.chatdir != nil || $0.sqlite != nil || $0.maildir != nil || $0.missing != nil }
     }

@@ -9,7 +9,10 @@ enum SyncWorkloads {
     /// pipelined pages of 500, one durable commit per page, receipts); messages per second.
     static func catchUp(_ fixture: ServerFixture, clientPath: String, expected: Int) async throws -> (perSecond: Double, seconds: Double) {
         let store = try fixture.clientStore(at: clientPath, user: "bob")
-        let engine = try SyncEngine(store: store, server: fixture.address, token: "bob-token")
+        // A throughput figure, not a trust check: the 30 s pass budget must not cut a long history.
+        var options = SyncEngine.Options()
+        options.passBudget = .seconds(3600)
+        let engine = try SyncEngine(store: store, server: fixture.address, token: "bob-token", options: options)
         let start = Stats.now()
         let report = await engine.syncOnce()
         let seconds = Double(Stats.now() - start) / 1e9

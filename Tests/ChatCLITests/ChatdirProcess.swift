@@ -15,9 +15,10 @@ struct ChatdirProcess {
     static let executable = builtProduct("chatdir")
 
     /// Runs `chatdir arguments…` to completion with `input` on stdin; TZ=UTC and no colour for
-    /// stable output; `environment` adds to or overrides the inherited environment.
+    /// stable output; `environment` adds to or overrides the inherited environment. `executable`
+    /// runs another program instead (`strace` with `chatdir` among its arguments).
     @discardableResult
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], executable: URL = executable) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -35,6 +35,19 @@ import ChatTestSupport
         #expect(result.stderr.contains(signal == SIGTERM ? "SIGTERM" : "SIGINT"))
     }
 
+    @Test("serve raises its soft limit on open files to the hard limit, so connections are not capped at 256")
+    func raisesFileLimit() throws {
+        let (directory, data) = try Self.sampleCopy()
+        defer { _ = directory }
+        let server = try ServeProcess(["serve", "--data", data, "--port", "0"], softFileLimit: 256)
+        let limits = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = line.split(separator: " ").dropFirst(3).prefix(2).map(String.init)
+        #expect(numbers.count == 2 && numbers[0] == numbers[1], "\(line)")
+        #expect(numbers.first != "256", "\(line)")
+        #expect(try server.stop(signal: SIGTERM).status == 0)
+    }
+
     @Test("kill -9 loses nothing acknowledged: every 201 is there after a restart, and sequences stay dense")
     func killNine() throws {
         let (directory, data) = try Self.sampleCopy()
@@ -145,10 +158,16 @@ final class ServeProcess: @unchecked Sendable {
 
     static let executable = builtProduct("chatdir")
 
-    /// Starts `chatdir arguments…` and waits for its ready line.
-    init(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    /// Starts `chatdir arguments…` and waits for its ready line; with `softFileLimit`, through
+    /// `sh -c 'ulimit -Sn N; exec chatdir …'` (same process ID, lower soft RLIMIT_NOFILE).
+    init(_ arguments: [String], softFileLimit: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if let softFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -Sn \(softFileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice

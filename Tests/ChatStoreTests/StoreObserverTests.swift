@@ -134,13 +134,14 @@ extension LiveStore {
     @Test("cancelling the caller's task ends the stream and stops its watcher")
     func cancellationStopsWatcher() async throws {
         let fixture = try LiveFixture(messages: 1)
-        let before = DirectoryWatcher.openWatchers
+        let root = fixture.store.conversation(fixture.c1).directory
+        #expect(DirectoryWatcher.openWatchers(root: root) == 0)
         let (rows, task) = collect(try StoreObserver(store: fixture.store).messages(in: fixture.c1))
         #expect(await rows.wait { !$0.isEmpty })
-        #expect(DirectoryWatcher.openWatchers == before + 1)
+        #expect(DirectoryWatcher.openWatchers(root: root) == 1)
         task.cancel()
         await task.value
-        let stopped = await Collector<Int>().wait { _ in DirectoryWatcher.openWatchers == before }
+        let stopped = await Collector<Int>().wait { _ in DirectoryWatcher.openWatchers(root: root) == 0 }
         #expect(stopped)
     }
 

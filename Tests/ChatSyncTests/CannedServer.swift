@@ -1,3 +1,4 @@
+import ChatWire
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,11 +11,26 @@ final class CannedServer: @unchecked Sendable {
         var status: Int
         var body: [UInt8]
         var headers: [String: String] = [:]
+        /// Sends the answer one byte at a time with this pause between bytes (a server that trickles).
+        var trickle: Duration?
 
         static func json(_ status: Int, _ text: String) -> Reply { Reply(status: status, body: Array(text.utf8)) }
     }
 
+    /// What `GET /v1/live` with an `Upgrade: websocket` header gets.
+    enum Live: Sendable {
+        /// Whatever `respond` says, like any other request.
+        case answer
+        /// 101, then the socket stays open and silent until the client closes it.
+        case holdOpen
+        /// 101, then the socket is closed at once: "accepted then closed".
+        case closeAtOnce
+        /// 101, these text frames, then the socket stays open and silent.
+        case send([String])
+    }
+
     let port: UInt16
+    private let live: Live
     private let listener: Int32
     private let respond: @Sendable (_ method: String, _ path: String) -> Reply
     private let lock = NSLock()
@@ -22,8 +38,9 @@ final class CannedServer: @unchecked Sendable {
 
     var seenRequests: [String] { lock.withLock { requests } }
 
-    init(_ respond: @escaping @Sendable (_ method: String, _ path: String) -> Reply) throws {
+    init(live: Live = .answer, _ respond: @escaping @Sendable (_ method: String, _ path: String) -> Reply) throws {
         self.respond = respond
+        self.live = live
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -83,18 +100,47 @@ final class CannedServer: @unchecked Sendable {
             let method = String(parts[0])
             let path = String(parts[1])
             lock.withLock { requests.append("\(method) \(path)") }
+            if path == "/v1/live", !live.isAnswer,
+               let key = lines.first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") })?.split(separator: ":", maxSplits: 1).last {
+                let accept = WebSocketHandshake.acceptValue(forKey: key.trimmingCharacters(in: .whitespaces))
+                let upgrade = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+                guard sendAll(client, Array(upgrade.utf8)) else { return }
+                switch live {
+                case .answer, .closeAtOnce: return
+                case .holdOpen: break
+                case let .send(texts):
+                    let socket = WebSocketConnection(role: .server)
+                    var frames: [UInt8] = []
+                    for text in texts { frames += socket.text(text) }
+                    guard sendAll(client, frames) else { return }
+                }
+                while chunk.withUnsafeMutableBytes({ recv(client, $0.baseAddress, $0.count, 0) }) > 0 {}
+                return
+            }
             let reply = respond(method, path)
             var text = "HTTP/1.1 \(reply.status) X\r\nContent-Length: \(reply.body.count)\r\n"
             for (name, value) in reply.headers { text += "\(name): \(value)\r\n" }
             text += "\r\n"
             let bytes = Array(text.utf8) + reply.body
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-                if sent <= 0 { return }
-                offset += sent
+            if let pause = reply.trickle {
+                for byte in bytes {
+                    guard sendAll(client, [byte]) else { return }
+                    Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+                }
+            } else if !sendAll(client, bytes) {
+                return
             }
         }
+    }
+
+    private func sendAll(_ client: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
     }
 }
 
@@ -108,4 +154,11 @@ private extension Array where Element == UInt8 {
     }
 
     var containsHeadEnd: Bool { headEnd >= 0 }
+}
+
+private extension CannedServer.Live {
+    var isAnswer: Bool {
+        if case .answer = self { return true }
+        return false
+    }
 }

@@ -39,6 +39,13 @@ import ChatTestSupport
              messages: "{\"items\":[" + String(repeating: goodMessage + ",", count: 80_000) + goodMessage + "],\"hasMore\":false}",
              expected: "over the 8388608-byte limit"),
         Case(name: "not JSON", conversations: "<html>", messages: "", expected: "is not valid JSON"),
+        // 6 MiB, under the 8 MiB cap: refused at the key cap at once instead of comparing keys for minutes.
+        Case(name: "one object of 500,000 keys", conversations: "{\"items\":[\(good)]}",
+             messages: "{" + (0..<500_000).map { "\"k\($0)\":0" }.joined(separator: ",") + "}",
+             expected: "an object has more than 10000 keys"),
+        Case(name: "an array of 1,000,001 elements", conversations: "{\"items\":[\(good)]}",
+             messages: "{\"items\":[" + String(repeating: "0,", count: 1_000_000) + "0],\"hasMore\":false}",
+             expected: "an array has more than 1000000 elements"),
     ]
 
     @Test("a server that breaks the contract gets a clear error and writes nothing", arguments: cases)

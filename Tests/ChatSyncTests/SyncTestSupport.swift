@@ -13,8 +13,9 @@ final class LocalServer: @unchecked Sendable {
     private(set) var server: ChatServer
     var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(server.port)) }
 
-    init(faults: String = "") throws {
-        directory = try TemporaryDirectory()
+    /// `inMemory`: its data in `/dev/shm` (see ``TemporaryDirectory/init(inMemory:)``).
+    init(faults: String = "", inMemory: Bool = false) throws {
+        directory = try TemporaryDirectory(inMemory: inMemory)
         var tokens: [String: UserID] = [:]
         for user in ["alice", "bob", "carol"] { tokens["\(user)-token"] = try UserID(user) }
         try DataDirectory.create(at: directory.path, users: UserTokens(tokens), conversations: [

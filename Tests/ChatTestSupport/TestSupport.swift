@@ -13,6 +13,17 @@ public final class TemporaryDirectory: @unchecked Sendable {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
+    /// A fresh directory in memory (`/dev/shm`, where fsync costs nothing) when there is one,
+    /// else as ``init()``: for tests that run an operation hundreds of times over (a fault at
+    /// every syscall) and prove its logic, not the disk's durability.
+    public init(inMemory: Bool) throws {
+        var isDirectory: ObjCBool = false
+        let base = inMemory && FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+            ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        url = base.appendingPathComponent("chatdir-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
     deinit {
         try? FileManager.default.removeItem(at: url)
     }

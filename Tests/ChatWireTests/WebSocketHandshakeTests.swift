@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test("The client's request is a GET upgrade carrying the key, version 13 and extra headers")
-    func clientRequest() {
+    func clientRequest() throws {
         let handshake = WebSocketClientHandshake(
             host: "chat.example:8080",
             target: HTTPRequestTarget("/v1/live"),
@@ -27,14 +27,14 @@ import Testing
         )
         let expected = "GET /v1/live HTTP/1.1\r\nHost: chat.example:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(Self.sampleKey)\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer t0k\r\n\r\n"
-        #expect(String(decoding: handshake.request.serialized(), as: UTF8.self) == expected)
+        #expect(String(decoding: try handshake.request.serialized(), as: UTF8.self) == expected)
     }
 
     @Test("The server accepts the client's request and the client accepts the server's 101")
     func roundTrip() throws {
         let client = WebSocketClientHandshake(host: "h", target: HTTPRequestTarget("/v1/live"))
         var requestParser = HTTPRequestParser()
-        requestParser.feed(client.request.serialized())
+        requestParser.feed(try client.request.serialized())
         let request = try #require(try requestParser.nextRequest())
 
         let response = try WebSocketServerHandshake.accept(request, headers: ["X-Server": "chatdir"])
@@ -42,7 +42,7 @@ import Testing
         #expect(response.headers["X-Server"] == "chatdir")
 
         var responseParser = HTTPResponseHeadParser()
-        responseParser.feed(response.serialized())
+        responseParser.feed(try response.serialized())
         let parsed = try #require(try responseParser.parse())
         try client.validate(parsed.head)
     }
@@ -52,7 +52,7 @@ import Testing
         let response = try WebSocketServerHandshake.accept(Self.upgradeRequest())
         let expected = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(Self.sampleAccept)\r\n\r\n"
-        #expect(String(decoding: response.serialized(), as: UTF8.self) == expected)
+        #expect(String(decoding: try response.serialized(), as: UTF8.self) == expected)
     }
 
     @Test("Upgrade and Connection are matched token by token, ignoring case", arguments: [

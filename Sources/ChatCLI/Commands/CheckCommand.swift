@@ -24,7 +24,7 @@ enum CheckCommand: Command {
         let report = StoreChecker.check(root: root)
         for problem in report.problems where !quiet || problem.severity == .error {
             let label = problem.severity == .error ? context.output.styled("error", .red) : context.output.styled("warning", .yellow)
-            context.output.print("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): \(label): \(problem.message)")
+            context.output.print(context.output.safe("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): ") + label + ": " + context.output.safe(problem.message))
         }
         if !quiet {
             let summary = "\(root): \(report.conversations) conversation\(plural(report.conversations)), "

@@ -50,7 +50,7 @@ enum ListCommand: Command {
             ])))
         }
         if let problem = summary.problem { members.append(("error", .string(problem))) }
-        return String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self)
+        return JSONLine.encode(.object(members))
     }
 
     /// The text lines of the list, IDs padded to one width.
@@ -58,8 +58,8 @@ enum ListCommand: Command {
         let time = TimeText()
         let idWidth = summaries.map(\.id.rawValue.count).max() ?? 0
         return summaries.map { summary in
-            var line = summary.id.rawValue + String(repeating: " ", count: idWidth - summary.id.rawValue.count) + "  " + output.styled(summary.title, .bold)
-            if let problem = summary.problem { return line + "  " + output.styled("damaged: \(problem)", .red) }
+            var line = summary.id.rawValue + String(repeating: " ", count: idWidth - summary.id.rawValue.count) + "  " + output.styled(output.safe(summary.title), .bold)
+            if let problem = summary.problem { return line + "  " + output.styled("damaged: " + output.safe(problem), .red) }
             var counts: [String] = []
             if summary.unread > 0 { counts.append(summary.unread >= ConversationSummary.unreadCap ? "999+ unread" : "\(summary.unread) unread") }
             if summary.pending > 0 { counts.append("\(summary.pending) pending") }
@@ -67,7 +67,8 @@ enum ListCommand: Command {
             if !counts.isEmpty { line += "  (" + counts.joined(separator: ", ") + ")" }
             if let last = summary.last {
                 let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
-                line += "  " + output.styled(time.format(last.sentAt), .dim) + " " + last.senderID.rawValue + ": " + String(preview.prefix(60)) + (preview.count > 60 ? "…" : "")
+                line += "  " + output.styled(output.safe(time.format(last.sentAt)), .dim) + " " + output.safe(last.senderID.rawValue) + ": "
+                    + output.safe(String(preview.prefix(60))) + (preview.count > 60 ? "…" : "")
             }
             return line
         }

@@ -12,6 +12,7 @@ enum ReadCommand: Command {
         ],
         discussion: """
         The read position only moves forward: marking an older sequence keeps the newer one.
+        SEQ past the newest stored message is refused (exit 65): `chatdir sync` fetches newer ones.
         Prints the position now wanted. Senders see ✓✓ read once the worker has posted it.
         """
     )
@@ -23,11 +24,23 @@ enum ReadCommand: Command {
         let upTo = try arguments.integer("--up-to", in: 1...(1 << 53))
         let store = try context.openStore()
         let conversation = try store.existingConversation(id)
-        guard let sequence = try upTo ?? conversation.newestMessages(limit: 1).messages.last?.sequence else {
+        let newest = try conversation.newestMessages(limit: 1).messages.last?.sequence
+        if let upTo, upTo > newest ?? 0 {
+            throw CommandFailure(message: Self.pastNewest(upTo, newest: newest, in: id), exitCode: 65)
+        }
+        guard let sequence = upTo ?? newest else {
             context.output.error("chatdir read: \(id) has no messages yet; nothing to mark")
             return 0
         }
         context.output.print(String(try Outbox(conversation).wantRead(upTo: sequence)))
         return 0
+    }
+
+    /// Why `--up-to` past the newest stored message is refused: a wish the server cannot reach
+    /// would mark every later message read the moment it arrives.
+    static func pastNewest(_ upTo: Int, newest: Int?, in id: ConversationID) -> String {
+        let stored = newest.map { "the newest stored message of \(id) is \($0); give --up-to \($0) or lower" }
+            ?? "\(id) has no stored messages yet"
+        return "cannot mark \(id) read up to \(upTo): \(stored) (`chatdir sync` fetches newer ones)"
     }
 }

@@ -11,7 +11,8 @@ enum RetryCommand: Command {
             .init(name: "--all", value: nil, help: "every failed message of CONV, or of every conversation without CONV"),
         ],
         discussion: """
-        Prints the ID of each message queued again. A message that is still pending is left as it is.
+        Prints the ID of each message queued again. A message that is still pending (queued
+        already, perhaps by another retry at the same moment) is left as it is and said so.
 
         Example:
           chatdir retry c1 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3
@@ -40,8 +41,12 @@ enum RetryCommand: Command {
         let idText = try arguments.positional(1, "ID (the client message ID shown by `chatdir view`), or --all")
         let id: ClientMessageID
         do { id = try ClientMessageID(idText) } catch { throw context.usage(error.description) }
-        let entry = try Outbox(try store.existingConversation(conversation)).retry(id)
-        context.output.print(entry.clientMessageID.rawValue)
+        let outcome = try Outbox(try store.existingConversation(conversation)).requeue(id)
+        if outcome.alreadyPending {
+            context.output.error("chatdir retry: \(id) is already queued (pending) in \(conversation); nothing to do")
+        } else {
+            context.output.print(outcome.entry.clientMessageID.rawValue)
+        }
         return 0
     }
 }

@@ -37,7 +37,16 @@ enum SendCommand: Command {
         }
         do { try validateMessageText(text) } catch { throw context.usage(error.description) }
         let store = try context.openStore()
-        let entry = try Outbox(try store.existingConversation(id)).enqueue(text)
+        let outbox = Outbox(try store.existingConversation(id))
+        let entry: OutboxEntry
+        do {
+            entry = try outbox.enqueue(text)
+        } catch let error {
+            // A failed write leaves nothing queued (the file is removed again): say so, so the
+            // user knows sending again makes no duplicate.
+            guard case .system = error else { throw error }
+            throw CommandFailure(message: "nothing was queued: \(error)", exitCode: error.exitCode)
+        }
         context.output.print(entry.clientMessageID.rawValue)
         return 0
     }

@@ -41,13 +41,13 @@ enum SyncCommand: Command {
         }
         let showProgress = output.isTerminalError
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
-            if showProgress { await engine.setProgress { line in Output.write(2, "\r\u{1B}[K" + line) } }
+            if showProgress { await engine.setProgress { line in Output.write(2, "\r\u{1B}[K" + TerminalSafe.visible(line)) } }
             return await engine.syncOnce()
         }
         if showProgress { Output.write(2, "\r\u{1B}[K") }
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
         for problem in report.problems { output.error("chatdir sync: \(problem)") }
-        output.print(report.summary)
+        output.print(output.safe(report.summary))
         return report.exitCode
     }
 }

@@ -61,7 +61,7 @@ enum ViewCommand: Command {
         if output.isTerminal {
             let title = snapshot.info?.title ?? id.rawValue
             let members = snapshot.members(me: store.userID).map(\.rawValue).joined(separator: ", ")
-            output.print(output.styled(title, .bold) + output.styled("  \(id) · \(members)", .dim))
+            output.print(output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
             if snapshot.hasOlder, let first = rows.first?.sequence {
                 output.print(output.styled("  older messages: chatdir view \(id) --before \(first)", .dim))
             }

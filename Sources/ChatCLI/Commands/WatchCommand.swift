@@ -30,7 +30,7 @@ enum WatchCommand: Command {
         let changes = try StoreObserver(store: store).changes(in: id)
         var ready: [(key: String, value: JSONValue)] = [("event", .string("watching"))]
         if let id { ready.append(("conversationId", .string(id.rawValue))) }
-        context.output.print(String(decoding: JSONWriter.encode(.object(ready)), as: UTF8.self))
+        context.output.print(JSONLine.encode(.object(ready)))
         return try Follow.block {
             for await event in Follow.merge(changes, Terminal.signals(resize: false)) {
                 switch event {
@@ -99,6 +99,6 @@ enum WatchCommand: Command {
             add("running", .bool(pid != nil))
             add("pid", pid.map { .integer(Int($0)) } ?? .null)
         }
-        return String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self)
+        return JSONLine.encode(.object(members))
     }
 }

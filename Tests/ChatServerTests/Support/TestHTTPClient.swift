@@ -58,7 +58,8 @@ final class TestHTTPClient {
         if let token { allHeaders.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { allHeaders.add(name: name, value: value) }
         if body != nil { allHeaders.add(name: "Content-Type", value: "application/json") }
-        return HTTPRequest(method: method, target: HTTPRequestTarget(target), headers: allHeaders, body: Array((body ?? "").utf8)).serialized()
+        // Tests write well-formed headers; a line break here is a bug in the test itself.
+        return try! HTTPRequest(method: method, target: HTTPRequestTarget(target), headers: allHeaders, body: Array((body ?? "").utf8)).serialized()
     }
 
     /// POSTs a message to `conversation` and returns the response.

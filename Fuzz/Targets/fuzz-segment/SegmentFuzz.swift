@@ -1,0 +1,58 @@
+@testable import ChatStore
+import ChatDomain
+
+/// libFuzzer target for `SegmentFile.decode`, which reads a canonical record by a fast path and
+/// everything else by the JSON parser and `RecordReader`.
+/// - On every line, when the fast path reads a message, the general path reads the same message
+///   with no problem; when the general path reads a message whose canonical bytes are the line
+///   and need no escape (and its sequence has at most 15 digits), the fast path reads it too.
+/// - The messages decoded, encoded again, decode to the same messages with no problem at all.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let decoded = SegmentFile.decode(bytes, path: "fuzz.json", range: nil)
+
+    for line in lineRanges(bytes) {
+        var content = line
+        if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) == true { content = content.lowerBound..<(content.upperBound - 1) }
+        let fast = SegmentFile.canonicalRecord(bytes, content)
+        let general = generalRecord(bytes, content)
+        if let fast {
+            check(general == fast, "the fast path read \(fast) but the general path \(String(describing: general))")
+        }
+        // The fast path reads sequences of up to 15 digits (no overflow check needed); longer
+        // ones are its documented hand-off to the general path, not a disagreement.
+        if let general, fast == nil, general.sequence < 1_000_000_000_000_000 {
+            var writer = JSONWriter()
+            SegmentFile.writeRecord(general, into: &writer)
+            if writer.bytes.elementsEqual(bytes[content]), !writer.bytes.contains(UInt8(ascii: "\\")) {
+                fatalError("fuzz-segment invariant broken: a canonical line without escapes was refused by the fast path: \(general)")
+            }
+        }
+    }
+
+    let rewritten = SegmentFile.encode(decoded.messages)
+    let again = SegmentFile.decode(rewritten, path: "fuzz.json", range: nil)
+    check(again.messages == decoded.messages, "decode(encode(messages)) changed them: \(decoded.messages) vs \(again.messages)")
+    check(again.problems.isEmpty, "a segment written by encode has problems: \(again.problems)")
+    return 0
+}
+
+/// The message the general path reads from one record, or nil when it finds a problem.
+private func generalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
+    guard let value = try? JSONParser.parse(bytes, in: content) else { return nil }
+    var problems: [StoreProblem] = []
+    guard var reader = RecordReader(value, what: "a message", path: "fuzz.json", line: 1, problems: &problems) else { return nil }
+    let id = reader.clientMessageID("clientMessageId")
+    let sender = reader.userID("senderId")
+    let sentAt = reader.string("sentAt")
+    let sequence = reader.integer("sequence", atLeast: 1)
+    let text = reader.messageText("text")
+    reader.rejectUnknownKeys(SegmentFile.messageKeys)
+    guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { return nil }
+    return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+}
+
+private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError("fuzz-segment invariant broken: \(message())") }
+}

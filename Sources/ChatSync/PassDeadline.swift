@@ -1,0 +1,34 @@
+/// When a one-pass sync must be over: no request runs past it and no retry waits past it, so a
+/// server that answers slowly (or trickles a byte a second) cannot hold `chatdir sync` silently.
+public struct PassDeadline: Sendable, Equatable {
+    public var instant: ContinuousClock.Instant
+    /// The whole pass's budget, for messages.
+    public var budget: Duration
+
+    public init(budget: Duration, from start: ContinuousClock.Instant = .now) {
+        instant = start + budget
+        self.budget = budget
+    }
+
+    public func isOver(at now: ContinuousClock.Instant = .now) -> Bool { now >= instant }
+
+    /// Whether waiting `delay` from now would end past the deadline.
+    public func leavesNoTime(for delay: Duration, at now: ContinuousClock.Instant = .now) -> Bool { now + delay >= instant }
+}
+
+extension SyncError {
+    /// A request was cut at the pass's deadline: which server, which request, what it waited for.
+    static func passBudgetSpent(_ server: ServerAddress, _ request: String, budget: Duration, waitedFor: String) -> SyncError {
+        .temporary("\(server) did not finish answering \(request) within the pass's \(budget.shortDescription) budget (\(waitedFor)); run `chatdir sync` again later", retryAfter: nil)
+    }
+
+    /// The pass's deadline came before a request could start.
+    static func passBudgetSpent(_ server: ServerAddress, before request: String, budget: Duration) -> SyncError {
+        .temporary("the pass's \(budget.shortDescription) budget ran out before \(request) to \(server); run `chatdir sync` again later", retryAfter: nil)
+    }
+
+    /// A retry would wait past the pass's deadline.
+    static func noTimeToRetry(_ reason: String, budget: Duration, retryAfter: Duration?) -> SyncError {
+        .temporary("\(reason); no time left for another attempt within the pass's \(budget.shortDescription) budget", retryAfter: retryAfter)
+    }
+}

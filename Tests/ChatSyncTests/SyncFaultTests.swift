@@ -1,0 +1,271 @@
+import ChatDomain
+import ChatStore
+@testable import ChatSync
+import Foundation
+import Testing
+import ChatTestSupport
+
+/// ENOSPC and EIO injected (``FaultInjection``, scoped to the client store's directory) at every
+/// file syscall of a one-pass sync and of a live save, against the in-process reference server:
+/// the error names the call and the file, nothing the server accepted is lost (it is in a
+/// segment or still in the outbox, never neither), every file parses, and a second run without
+/// faults delivers everything exactly once and completes the store.
+@Suite struct SyncFaultTests {
+    let ab = try! ConversationID("ab")
+    let group = try! ConversationID("group")
+
+    static let allOperations = Set(FaultInjection.Operation.allCases)
+
+    func post(_ count: Int, as user: String, to conversation: String = "ab", server: LocalServer, prefix: String = "m") async throws {
+        let api = APIClient(server: server.address, token: "\(user)-token")
+        for index in 1...count {
+            _ = try await api.post(try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
+        }
+    }
+
+    /// A server with history in both conversations, and alice's store one pass behind it with
+    /// messages queued in both outboxes and a read wish.
+    struct Scene {
+        let directory: TemporaryDirectory
+        let server: LocalServer
+        let alice: Store
+        let queued: [ClientMessageID]
+    }
+
+    func scene() async throws -> Scene {
+        let directory = try TemporaryDirectory(inMemory: true)
+        let server = try LocalServer(inMemory: true)
+        try await post(4, as: "bob", server: server, prefix: "early")
+        let alice = try clientStore("alice", in: directory)
+        #expect(try await pass(alice, server).exitCode == 0)
+        try await post(3, as: "bob", server: server, prefix: "late")
+        try await post(2, as: "carol", to: "group", server: server)
+        var queued: [ClientMessageID] = []
+        for text in ["one", "two", "three"] { queued.append(try Outbox(alice.conversation(ab)).enqueue(text).clientMessageID) }
+        queued.append(try Outbox(alice.conversation(group)).enqueue("to the group").clientMessageID)
+        try Outbox(alice.conversation(ab)).wantRead(upTo: 6)
+        return Scene(directory: directory, server: server, alice: alice, queued: queued)
+    }
+
+    /// What must hold after any run, faulted or not: every queued message the server holds is in
+    /// a segment or still in the outbox; one it does not hold is still in the outbox; every
+    /// file parses.
+    func expectNothingLost(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var onServer = Set<ClientMessageID>()
+        var stored = Set<ClientMessageID>()
+        var queued = Set<ClientMessageID>()
+        for id in [ab, group] {
+            onServer.formUnion(try await scene.server.messages(id.rawValue).map(\.clientMessageID))
+            stored.formUnion(try storedMessages(scene.alice, id.rawValue).map(\.clientMessageID))
+            queued.formUnion(try scene.alice.conversation(id).outbox().map(\.clientMessageID))
+        }
+        for id in scene.queued {
+            if onServer.contains(id) {
+                #expect(stored.contains(id) || queued.contains(id), "\(id) was accepted by the server, yet is neither stored nor queued (\(context))", sourceLocation: sourceLocation)
+            } else {
+                #expect(queued.contains(id), "\(id) never reached the server, yet left the outbox (\(context))", sourceLocation: sourceLocation)
+            }
+            if !queued.contains(id) {
+                #expect(stored.contains(id), "\(id) left the outbox without being stored (\(context))", sourceLocation: sourceLocation)
+            }
+        }
+        let report = StoreChecker.check(root: scene.alice.root)
+        #expect(report.errors.isEmpty, "\(report.errors) (\(context))", sourceLocation: sourceLocation)
+        #expect(report.warnings.allSatisfy { $0.message.contains("temporary file") || $0.message.contains("already accepted") },
+                "\(report.warnings) (\(context))", sourceLocation: sourceLocation)
+    }
+
+    /// A pass without faults: exit 0, every queued message on the server exactly once, the
+    /// store holding exactly what the server holds, the outbox empty.
+    func expectRecovered(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let report = try await pass(scene.alice, scene.server)
+        #expect(report.exitCode == 0, "\(report.problems) (\(context))", sourceLocation: sourceLocation)
+        var onServer: [ClientMessageID] = []
+        for id in [ab, group] {
+            let messages = try await scene.server.messages(id.rawValue)
+            onServer += messages.map(\.clientMessageID)
+            #expect(try storedMessages(scene.alice, id.rawValue) == messages, "\(id) is not complete (\(context))", sourceLocation: sourceLocation)
+            #expect(try scene.alice.conversation(id).outbox().isEmpty, "\(id) still has queued messages (\(context))", sourceLocation: sourceLocation)
+        }
+        for id in scene.queued {
+            #expect(onServer.filter { $0 == id }.count == 1, "\(id) is on the server \(onServer.filter { $0 == id }.count) times (\(context))", sourceLocation: sourceLocation)
+        }
+        let check = StoreChecker.check(root: scene.alice.root)
+        #expect(check.errors.isEmpty, "\(check.errors) (\(context))", sourceLocation: sourceLocation)
+    }
+
+    static func expectClearError(_ problems: [String], errno code: Int32, under directory: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let words = String(cString: strerror(code))
+        #expect(problems.contains { problem in
+            problem.contains(words) && FaultInjection.Operation.allCases.contains { problem.contains($0.rawValue + " " + directory) }
+        }, "\(problems) (\(context))", sourceLocation: sourceLocation)
+    }
+
+    /// One pass with a fault rule over alice's whole store, from after the engine took the lock
+    /// until the pass ended; the engine (and its lock) is gone when this returns.
+    func faultedPass(_ scene: Scene, failAt: Int?, persistent: Bool, errno: Int32) async throws -> (SyncEngine.Report, FaultInjection.Rule?) {
+        let faulted = try engine(scene.alice, scene.server)
+        FaultInjection.inject(Self.allOperations, under: scene.directory.path, failAt: failAt, persistent: persistent, errno: errno)
+        let report = await faulted.syncOnce()
+        return (report, FaultInjection.clear(scene.directory.path))
+    }
+
+    @Test("a sync pass failing at any file call says which call and file failed, loses nothing the server accepted, and the next pass recovers")
+    func syncPass() async throws {
+        let counting = try await scene()
+        let (clean, countingRule) = try await faultedPass(counting, failAt: nil, persistent: false, errno: 0)
+        let count = countingRule?.calls ?? 0
+        #expect(clean.exitCode == 0 && clean.sent == 4, "\(clean)")
+        #expect(count >= 20, "a pass made only \(count) file calls")
+        for n in 1...max(count, 1) {
+            for fault: (errno: Int32, persistent: Bool) in [(ENOSPC, false), (EIO, false), (ENOSPC, true)] {
+                let context = "call \(n) of \(count), errno \(fault.errno), persistent \(fault.persistent)"
+                let scene = try await scene()
+                let (report, rule) = try await faultedPass(scene, failAt: n, persistent: fault.persistent, errno: fault.errno)
+                if (rule?.failed ?? 0) > 0 {
+                    #expect(report.exitCode != 0, "a write failed, yet the pass exited 0 (\(context))")
+                    Self.expectClearError(report.problems, errno: fault.errno, under: scene.directory.path, context)
+                }
+                try await expectNothingLost(scene, context)
+                try await expectRecovered(scene, context)
+            }
+        }
+    }
+
+    /// What a live worker logged.
+    final class Log: Sendable {
+        let lines = Lock<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// A live worker on alice's store, connected and caught up, logging into `logs`.
+    func liveScene(logs: Log) async throws -> (scene: Scene, task: Task<Void, Never>) {
+        let scene = try await scene()
+        // Made inside the task, so the engine (and the store's lock) is gone when the task ends.
+        let task = Task { [alice = scene.alice, server = scene.server] in
+            guard let live = try? engine(alice, server) else { return }
+            _ = await live.runLive(log: { line in logs.append(line) })
+        }
+        try await waitUntil("alice's live worker is connected") { try scene.server.server.liveSocketCount(for: UserID("alice")) == 1 }
+        try await waitUntil("alice's live worker delivered her outbox") {
+            try scene.alice.conversation(ab).outbox().isEmpty && scene.alice.conversation(group).outbox().isEmpty
+        }
+        return (scene, task)
+    }
+
+    @Test("a live save failing at any file call says which call and file failed, and the next run recovers")
+    func liveSave() async throws {
+        // Call n = 1, 2, … fails until a run makes fewer than n calls: every call of the save,
+        // however many it makes this time (an echo of alice's own message may add one).
+        var n = 0
+        var metFault = true
+        while metFault, n < 40 {
+            n += 1
+            metFault = false
+            for errno in [ENOSPC, EIO] {
+                let context = "call \(n), errno \(errno)"
+                let logs = Log()
+                let (scene, task) = try await liveScene(logs: logs)
+                let messages = scene.alice.conversation(ab).messagesDirectory
+                FaultInjection.inject(Self.allOperations, under: messages, failAt: n, errno: errno)
+                try await post(1, as: "bob", server: scene.server, prefix: "live")
+                // Past the save's last call the live message is stored, unfailed.
+                try await waitUntil("the live worker reports the failed save, or stored it before call \(n) (\(context))") {
+                    if logs.all.contains(where: { $0.contains(String(cString: strerror(errno))) }) { return true }
+                    let rule = FaultInjection.rule(messages)
+                    return try rule?.failed == 0 && storedMessages(scene.alice, "ab").contains { $0.text == "live1" }
+                }
+                let rule = FaultInjection.clear(messages)
+                if (rule?.failed ?? 0) > 0 {
+                    try await waitUntil("the live worker logs the failed save (\(context))") {
+                        logs.all.contains { $0.contains(String(cString: strerror(errno))) }
+                    }
+                    Self.expectClearError(logs.all, errno: errno, under: messages, context)
+                    metFault = true
+                }
+                task.cancel()
+                _ = await task.value
+                // Its background tasks end a moment after it returns, and the lock with them.
+                try await waitUntil("the live worker let go of the store's lock") { (try? StoreWriter(store: scene.alice)) != nil }
+                try await expectNothingLost(scene, context)
+                try await expectRecovered(scene, context)
+            }
+        }
+        #expect(n >= 6, "a live save made only \(n - 1) file calls")
+    }
+
+    @Test("while the messages directory cannot be fsynced, the live worker's retries never take its own message as stored: the outbox file stays until the disk recovers")
+    func liveAcceptRetriedWhileFsyncFails() async throws {
+        let logs = Log()
+        let (scene, task) = try await liveScene(logs: logs)
+        defer { task.cancel() }
+        let messages = scene.alice.conversation(ab).messagesDirectory
+        FaultInjection.failFsync(of: messages, errno: EIO)
+        defer { FaultInjection.clear(messages) }
+        let hi = try Outbox(scene.alice.conversation(ab)).enqueue("hi")
+        // The first accept renames the segment into place and fails on the directory fsync; the
+        // retry finds the record there. It must not trust it: the rename is not durable.
+        let failedSaves = { logs.all.filter { $0.contains("fsync \(messages): Input/output error") }.count }
+        try await waitUntil("the live worker has failed to record the message twice, or removed it from the outbox") {
+            let emptied = try scene.alice.conversation(ab).outbox().isEmpty
+            return failedSaves() >= 2 || emptied
+        }
+        #expect(try await scene.server.messages("ab").contains { $0.clientMessageID == hi.clientMessageID })
+        #expect(try scene.alice.conversation(ab).outbox().map(\.clientMessageID) == [hi.clientMessageID],
+                "the outbox file went although no fsync of \(messages) succeeded: \(logs.all)")
+        FaultInjection.clear(messages)
+        try await waitUntil("the message is recorded once the disk is fine") {
+            try scene.alice.conversation(ab).outbox().isEmpty && storedMessages(scene.alice, "ab").contains { $0.clientMessageID == hi.clientMessageID }
+        }
+    }
+
+    @Test("the live worker's delivery failing at any call in messages/ or outbox/ says so, and the worker itself delivers the message once and records it")
+    func liveDelivery() async throws {
+        for directoryName in [StoreLayout.messages, StoreLayout.outbox] {
+            let countingLogs = Log()
+            let (counting, countingTask) = try await liveScene(logs: countingLogs)
+            let countedDirectory = counting.alice.conversation(ab).directory + "/" + directoryName
+            FaultInjection.inject(Self.allOperations, under: countedDirectory, failAt: nil)
+            let counted = try Outbox(counting.alice.conversation(ab)).enqueue("counted")
+            // The send's own calls in outbox/ come first (the worker acts only after a POST):
+            // the worker's calls are numbered after them.
+            let sendCalls = FaultInjection.rule(countedDirectory)?.calls ?? 0
+            try await waitUntil("the counted message is delivered and recorded") {
+                let stored = try storedMessages(counting.alice, "ab").contains { $0.clientMessageID == counted.clientMessageID }
+                return try stored && counting.alice.conversation(ab).outbox().isEmpty
+            }
+            let count = (FaultInjection.clear(countedDirectory)?.calls ?? 0) - sendCalls
+            countingTask.cancel()
+            _ = await countingTask.value
+            #expect(count >= 2, "delivering made only \(count) calls in \(directoryName)/")
+            for n in 1...max(count, 1) {
+                for errno in [ENOSPC, EIO] {
+                    let context = "\(directoryName)/ call \(n) of \(count), errno \(errno)"
+                    let logs = Log()
+                    var (scene, task) = try await liveScene(logs: logs)
+                    let directory = scene.alice.conversation(ab).directory + "/" + directoryName
+                    FaultInjection.inject(Self.allOperations, under: directory, failAt: sendCalls + n, errno: errno)
+                    let entry = try Outbox(scene.alice.conversation(ab)).enqueue("faulted")
+                    scene = Scene(directory: scene.directory, server: scene.server, alice: scene.alice, queued: scene.queued + [entry.clientMessageID])
+                    try await waitUntil("the live worker delivers and records the message despite the fault (\(context))") {
+                        let stored = try storedMessages(scene.alice, "ab").contains { $0.clientMessageID == entry.clientMessageID }
+                        return try stored && scene.alice.conversation(ab).outbox().isEmpty
+                    }
+                    let rule = FaultInjection.clear(directory)
+                    task.cancel()
+                    _ = await task.value
+                    try await waitUntil("the live worker let go of the store's lock") { (try? StoreWriter(store: scene.alice)) != nil }
+                    if (rule?.failed ?? 0) > 0 {
+                        try await waitUntil("the live worker logs the failure (\(context))") {
+                            logs.all.contains { $0.contains(String(cString: strerror(errno))) }
+                        }
+                        Self.expectClearError(logs.all, errno: errno, under: directory, context)
+                    }
+                    try await expectNothingLost(scene, context)
+                    try await expectRecovered(scene, context)
+                }
+            }
+        }
+    }
+}
