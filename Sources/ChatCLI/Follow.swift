@@ -1,5 +1,5 @@
+import ChatStore
 import Dispatch
-import Synchronization
 
 /// What a following command waits for: a new value from the store, or a signal.
 enum FollowEvent<Value: Sendable>: Sendable {
@@ -14,7 +14,7 @@ enum Follow {
     /// Runs `body` on the concurrency runtime and blocks the calling (main) thread until it
     /// returns. Commands are synchronous; following is the one thing that needs async streams.
     static func block(_ body: @escaping @Sendable () async throws -> Int32) throws -> Int32 {
-        let result = Mutex<Result<Int32, any Error>?>(nil)
+        let result = Lock<Result<Int32, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let outcome: Result<Int32, any Error>

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatStore
 import ChatWire
 import Synchronization
 
@@ -31,7 +32,7 @@ public final class ChatServer: Sendable {
     private let stopEvent: WakeUp
     private let api: API
     private let hub = LiveHub()
-    private let state = Mutex<State>(State())
+    private let state = Lock<State>(State())
     private let liveCounter = Atomic<UInt64>(0)
     private let silent = SilentConnections()
 

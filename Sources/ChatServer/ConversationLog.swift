@@ -1,7 +1,6 @@
 import ChatDomain
 import ChatStore
 import Dispatch
-import Synchronization
 
 /// One conversation's history as the server keeps it: every message in memory, indexed by
 /// sequence and client message ID, made durable in the store format before anyone hears of it.
@@ -25,9 +24,9 @@ final class ConversationLog: Sendable {
     let messagesDirectory: String
     let segmentSize: Int
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// The durable positions; held while positions.json is rewritten, so writes keep their order.
-    private let positions: Mutex<Positions>
+    private let positions: Lock<Positions>
 
     private struct State {
         /// Every message, index `sequence - 1`; the first `durableCount` are on disk.
@@ -76,9 +75,9 @@ final class ConversationLog: Sendable {
                 throw .badDataDirectory(path: conversation.directory, reason: "messages: client message ID \(message.clientMessageID) appears twice; keep one of the records")
             }
         }
-        state = Mutex(State(messages: messages, durableCount: messages.count, sequenceByClientID: byID))
+        state = Lock(State(messages: messages, durableCount: messages.count, sequenceByClientID: byID))
         do {
-            positions = Mutex(try conversation.positions() ?? Positions())
+            positions = Lock(try conversation.positions() ?? Positions())
         } catch {
             throw .storage(error)
         }
@@ -272,7 +271,7 @@ final class CommitTicket: Sendable {
     }
 
     private let semaphore = DispatchSemaphore(value: 0)
-    private let outcomes = Mutex<[Outcome]>([])
+    private let outcomes = Lock<[Outcome]>([])
 
     func resolve(_ outcome: Outcome) {
         outcomes.withLock { $0.append(outcome) }

@@ -1,6 +1,5 @@
 import ChatDomain
 import ChatStore
-import Synchronization
 
 /// The server's state on disk, loaded into memory at start: the users file and every
 /// conversation, in the store format (docs/PROTOCOL.md, "Data directory"):
@@ -28,7 +27,7 @@ public final class DataDirectory: Sendable {
     /// Every conversation, by ID.
     let conversations: [ConversationID: ConversationLog]
     /// The flock on `.lock`; nil once released.
-    private let lock: Mutex<StoreLock?>
+    private let lock: Lock<StoreLock?>
 
     /// Loads `path`, taking its lock so no second server writes into it.
     /// - Parameter usersFile: the users file; `path/users.json` when nil.
@@ -39,7 +38,7 @@ public final class DataDirectory: Sendable {
         }
         self.path = path
         users = try UserTokens.load(from: usersFile ?? path + "/" + Self.usersFileName)
-        lock = Mutex(try Self.takeLock(path))
+        lock = Lock(try Self.takeLock(path))
         let conversationsPath = path + "/" + StoreLayout.conversations
         let names: [String]
         do {

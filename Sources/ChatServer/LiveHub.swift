@@ -1,5 +1,5 @@
 import ChatDomain
-import Synchronization
+import ChatStore
 
 /// Every open `/v1/live` socket, by user, and the fan-out of events to them.
 ///
@@ -7,7 +7,7 @@ import Synchronization
 /// so a POST never waits for a slow reader; a socket whose queue overflows is closed (the client
 /// catches up after reconnecting, as it must after any drop).
 final class LiveHub: Sendable {
-    private let sessions = Mutex<[UserID: [LiveSession]]>([:])
+    private let sessions = Lock<[UserID: [LiveSession]]>([:])
 
     func register(_ session: LiveSession) {
         sessions.withLock { $0[session.user, default: []].append(session) }
@@ -52,7 +52,7 @@ final class LiveSession: Sendable {
     /// The queue, and whether the pipe is closed: signalling happens under the same lock as
     /// closing, so a publisher that picked this session just before it ended never writes its
     /// wake-up byte into a descriptor number the process has since reused for another file.
-    private let queue = Mutex<(events: [String], overflowed: Bool, closed: Bool)>(([], false, false))
+    private let queue = Lock<(events: [String], overflowed: Bool, closed: Bool)>(([], false, false))
 
     init(user: UserID, number: UInt64, wakeUp: WakeUp) {
         self.user = user

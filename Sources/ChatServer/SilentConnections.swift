@@ -1,4 +1,4 @@
-import Synchronization
+import ChatStore
 
 /// The accepted connections that have not sent a byte yet, oldest first.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// A connection leaves the list when its first bytes arrive or when it finishes; its
 /// descriptor is closed only after it left, so every number in the list is still open.
 final class SilentConnections: Sendable {
-    private let fds = Mutex<[Int32]>([])
+    private let fds = Lock<[Int32]>([])
 
     func add(_ fd: Int32) {
         fds.withLock { $0.append(fd) }

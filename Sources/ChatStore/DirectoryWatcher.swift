@@ -152,7 +152,7 @@ public final class DirectoryWatcher: Sendable {
 
     /// Open watchers per watched root. Counted per root so that a leak test looks only at its
     /// own directory, whatever other tests running at the same time hold open.
-    private static let open = Mutex<[String: Int]>([:])
+    private static let open = Lock<[String: Int]>([:])
 
     /// Watchers of `root` whose descriptors are open in this process right now (for leak tests).
     public static func openWatchers(root: String) -> Int {

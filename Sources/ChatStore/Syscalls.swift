@@ -197,11 +197,16 @@ public enum Sys {
             throw SystemError(operation: "opendir", path: path, errno: Glibc.errno)
         }
         defer { closedir(directory) }
+        // `d_name` is declared as 256 bytes, but glibc packs the records of a directory stream
+        // into one buffer and a record ends right after its name's NUL: copying the whole field
+        // (`entry.pointee.d_name`) reads past the last record of the buffer (AddressSanitizer:
+        // heap-buffer-overflow). Read the name in place, up to its NUL, with `strlen`.
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else {
+            throw SystemError(operation: "readdir", path: path, errno: EINVAL)
+        }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -292,7 +297,7 @@ public enum FaultInjection {
         }
     }
 
-    private static let rules = Mutex<[String: Rule]>([:])
+    private static let rules = Lock<[String: Rule]>([:])
     private static let active = Atomic<Bool>(false)
 
     /// Installs (replacing any for the same path) a rule for every path under `directory`: the

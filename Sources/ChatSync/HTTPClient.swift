@@ -1,6 +1,6 @@
+import ChatStore
 import ChatWire
 import Dispatch
-import Synchronization
 
 /// A small HTTP/1.1 client over ``TCPConnection`` and the ChatWire codecs, with keep-alive
 /// connections reused between requests.
@@ -18,7 +18,7 @@ final class HTTPClient: Sendable {
 
     let address: ServerAddress
     let maxBodySize: Int
-    private let idle = Mutex<[PooledConnection]>([])
+    private let idle = Lock<[PooledConnection]>([])
     private static let maxIdle = 8
 
     init(address: ServerAddress, maxBodySize: Int) {

@@ -1,6 +1,6 @@
+import ChatStore
 import ChatWire
 import Dispatch
-import Synchronization
 
 /// The live WebSocket (`GET /v1/live`, RFC 6455 over ``TCPConnection``): events from the server
 /// as an `AsyncStream`, one connection per stream.
@@ -48,7 +48,7 @@ public struct LiveConnection: Sendable {
     /// One connection's life, on its own thread.
     private final class Session: Sendable {
         /// The socket (once connected) and whether `stop()` was called, shared with `stop()`.
-        private let state = Mutex<(connection: TCPConnection?, stopped: Bool)>((nil, false))
+        private let state = Lock<(connection: TCPConnection?, stopped: Bool)>((nil, false))
         private let configuration: LiveConnection
         private let continuation: AsyncStream<Event>.Continuation
 

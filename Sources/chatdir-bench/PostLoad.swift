@@ -1,8 +1,8 @@
 import ChatDomain
 import ChatServer
+import ChatStore
 import ChatWire
 import Foundation
-import Synchronization
 
 /// Server POSTs/s as server-load measures it: 8 keep-alive clients, each on a thread of its
 /// own, POST to one conversation for `seconds` after half a second of warm-up; a POST counts
@@ -15,9 +15,9 @@ enum PostLoad {
     }
 
     static func measure(_ fixture: ServerFixture, seconds: Int) throws -> Figures {
-        let counts = Mutex([Int](repeating: 0, count: 8))
-        let latencies = Mutex([Double]())
-        let failures = Mutex([String]())
+        let counts = Lock([Int](repeating: 0, count: 8))
+        let latencies = Lock([Double]())
+        let failures = Lock([String]())
         let warmUpEnds = Stats.now() + 500_000_000
         let ends = warmUpEnds + UInt64(seconds) * 1_000_000_000
         let group = DispatchGroup()

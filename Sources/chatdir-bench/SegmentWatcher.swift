@@ -1,5 +1,5 @@
+import ChatStore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +11,7 @@ final class SegmentWatcher: Sendable {
     private let directory: String
     private let fd: Int32
     private let watch: Int32
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     private struct State {
         /// IDs awaited → when they were seen (nil until then).

@@ -10,7 +10,6 @@
 import ChatCLI
 import ChatDomain
 import ChatStore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +36,7 @@ let store = try Store.open(at: root)
 let conversation = store.conversation(c1)
 
 /// What the consumer saw last: how many rows the frame showed and when it finished drawing.
-let seen = Mutex<(rows: Int, at: UInt64)>((0, 0))
+let seen = Lock<(rows: Int, at: UInt64)>((0, 0))
 let states = try StoreObserver(store: store).states(in: c1, limit: messageCount)
 let devNull = open("/dev/null", O_WRONLY)
 let follower = Task.detached {

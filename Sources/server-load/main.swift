@@ -16,7 +16,6 @@ import ChatServer
 import ChatStore
 import ChatWire
 import Dispatch
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -76,7 +75,7 @@ final class Client {
 final class LiveReader: Sendable {
     let fd: Int32
     /// sequence → monotonic nanoseconds of arrival.
-    let arrivals = Mutex<[Int: UInt64]>([:])
+    let arrivals = Lock<[Int: UInt64]>([:])
 
     init(port: Int, token: String) throws {
         fd = try Socket.connect(host: "127.0.0.1", port: port)
@@ -165,9 +164,9 @@ func main() throws {
     print("server-load: server at \(server.url), data in \(directory)")
 
     // 1. POSTs per second from 8 keep-alive clients.
-    let counts = Mutex<[Int]>(Array(repeating: 0, count: 8))
-    let latencies = Mutex<[Double]>([])
-    let failures = Mutex<[String]>([])
+    let counts = Lock<[Int]>(Array(repeating: 0, count: 8))
+    let latencies = Lock<[Double]>([])
+    let failures = Lock<[String]>([])
     let warmUpEnds = SystemThread.monotonicNanoseconds() + 500_000_000
     let ends = warmUpEnds + UInt64(seconds) * 1_000_000_000
     let done = DispatchGroup()

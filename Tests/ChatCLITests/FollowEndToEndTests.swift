@@ -1,7 +1,6 @@
 import ChatDomain
 import ChatStore
 import Foundation
-import Synchronization
 import Testing
 import ChatTestSupport
 
@@ -21,7 +20,7 @@ final class RunningChatdir: Sendable {
     private let lines = LineBuffer()
 
     final class LineBuffer: Sendable {
-        private let storage = Mutex<[String]>([])
+        private let storage = Lock<[String]>([])
         func append(_ line: String) { storage.withLock { $0.append(line) } }
         var all: [String] { storage.withLock { $0 } }
     }

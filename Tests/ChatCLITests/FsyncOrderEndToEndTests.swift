@@ -17,7 +17,7 @@ struct FsyncOrderEndToEndTests {
     static func traced(_ arguments: [String], options: [String] = StraceLog.traceOptions, in directory: TemporaryDirectory,
                        environment: [String: String] = [:]) throws -> (result: ChatdirProcess.Result, log: StraceLog) {
         let output = directory.file("trace-\(UUID().uuidString)")
-        let result = try ChatdirProcess.run(["-o", output] + options + [ChatdirProcess.executable.path] + arguments,
+        let result = try ChatdirProcess.run(["-o", output] + options + StraceLog.sanitizerOptions + [ChatdirProcess.executable.path] + arguments,
                                             environment: environment, executable: URL(fileURLWithPath: strace ?? "strace"))
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return (result, StraceLog(text))
@@ -79,7 +79,7 @@ struct FsyncOrderEndToEndTests {
         let output = directory.file("trace-live")
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: Self.strace ?? "strace")
-        worker.arguments = ["-o", output] + StraceLog.traceOptions + [ChatdirProcess.executable.path, "sync", "--live", "--store", store]
+        worker.arguments = ["-o", output] + StraceLog.traceOptions + StraceLog.sanitizerOptions + [ChatdirProcess.executable.path, "sync", "--live", "--store", store]
         var environment = ProcessInfo.processInfo.environment
         environment["CHATDIR_TOKEN"] = "alice-token"
         worker.environment = environment

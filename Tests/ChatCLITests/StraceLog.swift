@@ -33,6 +33,15 @@ struct StraceLog {
     }()
 
 
+    /// Options every traced `chatdir` gets: LeakSanitizer cannot run under ptrace (it stops the
+    /// process at exit with a fatal error, exit 1), so in an AddressSanitizer build
+    /// (`.ci/sanitizers address`) the traced child checks no leaks; its other ASan options stay.
+    /// Ignored by a normal build.
+    static var sanitizerOptions: [String] {
+        let inherited = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? ""
+        return ["-E", "ASAN_OPTIONS=" + inherited + "detect_leaks=0"]
+    }
+
     /// The options to trace file publishing with.
     static let traceOptions = ["-f", "-qq", "-y", "-s", "4096",
                                "-e", "trace=openat,open,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat"]

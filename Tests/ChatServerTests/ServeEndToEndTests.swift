@@ -1,7 +1,7 @@
 import ChatDomain
+import ChatStore
 @testable import ChatServer
 import Foundation
-import Synchronization
 import Testing
 import ChatTestSupport
 
@@ -251,10 +251,10 @@ final class ServeProcess: @unchecked Sendable {
 
 /// A value behind a lock that closures can capture (a `Mutex` cannot be captured: it is not copyable).
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: Lock<Value>
 
     init(_ value: Value) {
-        mutex = Mutex(value)
+        mutex = Lock(value)
     }
 
     func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T {

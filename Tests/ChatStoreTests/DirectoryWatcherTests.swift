@@ -172,8 +172,24 @@ extension LiveStore {
 
 }
 
-final class WatcherBox: @unchecked Sendable {
-    var watcher: DirectoryWatcher?
+/// The watcher, for its own handler to reach: the test thread stores it once `init` returns while
+/// the watcher thread may already be reading it, so it sits behind a lock (unlocked, that was a
+/// data race ThreadSanitizer reported).
+final class WatcherBox: Sendable {
+    private let stored = Lock<DirectoryWatcher?>(nil)
+
+    var watcher: DirectoryWatcher? {
+        get { stored.withLock { $0 } }
+        set {
+            // Released after the lock is let go: the last release stops the watcher, which waits
+            // for a handler that may be waiting for this lock.
+            let replaced = stored.withLock { watcher -> DirectoryWatcher? in
+                defer { watcher = newValue }
+                return watcher
+            }
+            _ = replaced
+        }
+    }
 }
 
 @Suite struct WatchTableTests {

@@ -1,6 +1,5 @@
 import ChatStore
 import Foundation
-import Synchronization
 
 /// A fresh directory under the system temp directory, removed when the value goes away.
 final class ScratchDirectory: Sendable {
@@ -21,7 +20,7 @@ final class ScratchDirectory: Sendable {
 /// Collects what a callback delivers on another thread, and waits (with a deadline, never a
 /// fixed sleep) until what was collected satisfies a condition.
 final class Collector<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Lock<[Value]>([])
 
     func append(_ value: Value) {
         values.withLock { $0.append(value) }

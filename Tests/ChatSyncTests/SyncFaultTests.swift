@@ -2,7 +2,6 @@ import ChatDomain
 import ChatStore
 @testable import ChatSync
 import Foundation
-import Synchronization
 import Testing
 import ChatTestSupport
 
@@ -135,7 +134,7 @@ import ChatTestSupport
 
     /// What a live worker logged.
     final class Log: Sendable {
-        let lines = Mutex<[String]>([])
+        let lines = Lock<[String]>([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
     }

@@ -3,7 +3,6 @@ import ChatStore
 @testable import ChatSync
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 import ChatTestSupport
 
@@ -81,7 +80,7 @@ import ChatTestSupport
         let (server, alice, hi, stored) = try await resetServerScenario(directory)
         try await post(2, as: "bob", to: "group", server: server)  // while alice is offline
         let live = try engine(alice, server)
-        let logs = Mutex<[String]>([])
+        let logs = Lock<[String]>([])
         let task = Task { _ = await live.runLive(log: { line in logs.withLock { $0.append(line) } }) }
         defer { task.cancel() }
         try await waitUntil("group is caught up") { try storedMessages(alice, "group").count == 2 }
@@ -326,7 +325,7 @@ import ChatTestSupport
         var options = fastOptions
         options.catchUpPageBudget = 25
         let engine = try Self.cannedEngine(store, server, options: options)
-        let lines = Mutex<[String]>([])
+        let lines = Lock<[String]>([])
         await engine.setProgress { line in lines.withLock { $0.append(line) } }
         let report = await engine.syncOnce()
         #expect(report.newMessages == 25)

@@ -2,7 +2,6 @@ import ChatDomain
 @testable import ChatServer
 import ChatStore
 import Foundation
-import Synchronization
 import Testing
 import ChatTestSupport
 
@@ -90,7 +89,7 @@ func waitUntil(_ what: String, timeoutMilliseconds: Int = 10_000, sourceLocation
 
 /// Runs `count` bodies at once, each on a thread of its own, and returns their results in order.
 func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
-    let results = Mutex<[Int: Result<T, any Error>]>([:])
+    let results = Lock<[Int: Result<T, any Error>]>([:])
     let group = DispatchGroup()
     let start = DispatchSemaphore(value: 0)
     for index in 0..<count {
