@@ -6,7 +6,7 @@ import Testing
 import ChatTestSupport
 
 /// `chatdir serve` as a user runs it: the real binary, its ready line, signals, kill -9.
-@Suite struct ServeEndToEndTests {
+@Suite(.ownThreads) struct ServeEndToEndTests {
     /// Copies SampleData/server into a temp directory: the committed sample is never written.
     static func sampleCopy() throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()

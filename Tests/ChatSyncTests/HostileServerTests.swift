@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// A server that breaks the contract on purpose: the client must say so clearly, store nothing
 /// from the broken answer, write nothing outside the store, and not crash.
-@Suite struct HostileServerTests {
+@Suite(.ownThreads) struct HostileServerTests {
     static let good = #"{"id":"c1","title":"Fine","members":["alice","bob"],"lastSequence":1}"#
     static let goodMessage = #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}"#
 

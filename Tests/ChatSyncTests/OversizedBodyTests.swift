@@ -6,7 +6,7 @@ import ChatTestSupport
 
 /// A message whose body is over the server's cap must come back as a 413 the client can read
 /// (the message fails once, with the reason), never as a reset it would retry forever.
-@Suite struct OversizedBodyTests {
+@Suite(.ownThreads) struct OversizedBodyTests {
     /// One character (a letter with 4,000,000 combining accents): within the 4,096-character
     /// text limit, but 8 MB of UTF-8: far over the server's 64 KiB body cap, and more than the
     /// socket buffers hold, so the client is still sending when the server refuses it.

@@ -10,7 +10,7 @@ import ChatTestSupport
 /// the error names the call and the file, nothing the server accepted is lost (it is in a
 /// segment or still in the outbox, never neither), every file parses, and a second run without
 /// faults delivers everything exactly once and completes the store.
-@Suite struct SyncFaultTests {
+@Suite(.ownThreads) struct SyncFaultTests {
     let ab = try! ConversationID("ab")
     let group = try! ConversationID("group")
 
