@@ -5,14 +5,18 @@ import ChatTestSupport
 
 /// `chatdir sync` against a server that was restored from an older copy of its data: what a
 /// user sees (exit status, the words on stderr) and what stays on disk.
-@Suite struct TrustIntegrityEndToEndTests {
+@Suite(.ownThreads) struct TrustIntegrityEndToEndTests {
     @Test("a server restarted from older data: sync exits 76, says where the histories differ and what to do, and the message stays queued")
     func serverHistoryWentBackwards() throws {
         let directory = try TemporaryDirectory()
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
         let old = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server-old")
-        var server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0))
-        try server.start()
+        // Restarted below on the same port: one no other test's connection can take meanwhile.
+        var server = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
+            try server.start()
+            return server
+        }
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)"
         let alice = directory.file("alice"), bob = directory.file("bob")
