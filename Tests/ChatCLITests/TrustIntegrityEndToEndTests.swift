@@ -35,8 +35,11 @@ import ChatTestSupport
         // The server comes back from the older copy, on the same address.
         let port = server.port
         server.stop()
-        server = try ChatServer(configuration: ServerConfiguration(dataDirectory: old, port: port))
-        try server.start()
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: old, port: port))
+            try server.start()
+            return server
+        }
 
         #expect(try ChatdirProcess.run(["send", "--store", alice, "alice-bob", "hi"]).status == 0)
         let sync = try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"])

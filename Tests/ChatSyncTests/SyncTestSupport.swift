@@ -39,7 +39,10 @@ final class LocalServer: @unchecked Sendable {
     func restart(faults: String = "") throws {
         let port = server.port
         server.stop()
-        server = try Self.start(directory.path, port: port, faults: faults)
+        let path = directory.path
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            try Self.start(path, port: port, faults: faults)
+        }
     }
 
     func stop() { server.stop() }

@@ -15,13 +15,40 @@ public func startOnRestartablePort<T>(isAddressInUse: (any Error) -> Bool, _ sta
     let candidates = 10_000..<max(firstEphemeral, 10_001)
     var lastError: (any Error)?
     for _ in 0..<100 {
+        // Never the port of another server of this process: it may be stopped for a restart.
+        let port = Int.random(in: candidates)
+        guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
         do {
-            return try start(Int.random(in: candidates))
+            return try start(port)
         } catch where isAddressInUse(error) {
             lastError = error
         }
     }
     throw lastError ?? CocoaError(.featureUnsupported)
+}
+
+/// Ports ``startOnRestartablePort(isAddressInUse:_:)`` tried in this process (a few hundred of
+/// the ~22,000 below the ephemeral range per run), never handed out twice.
+private let handedOut = NSLockedSet()
+
+private final class NSLockedSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ports = Set<Int>()
+    func withLock<T>(_ body: (inout Set<Int>) -> T) -> T { lock.withLock { body(&ports) } }
+}
+
+/// Starts a server again on `port` after its predecessor's `stop()`, retrying EADDRINUSE for up
+/// to `seconds`: a stop that waited out slow connections on a loaded machine may free the
+/// listening socket a moment late.
+public func restartOnSamePort<T>(_ port: Int, seconds: Double = 20, isAddressInUse: (any Error) -> Bool, _ start: (Int) throws -> T) throws -> T {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+        do {
+            return try start(port)
+        } catch where isAddressInUse(error) && Date() < deadline {
+            usleep(20_000)
+        }
+    }
 }
 
 /// The kernel's ephemeral port range, or Linux's default when it cannot be read.
