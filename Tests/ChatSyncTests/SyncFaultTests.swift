@@ -151,6 +151,9 @@ import ChatTestSupport
         try await waitUntil("alice's live worker delivered her outbox") {
             try scene.alice.conversation(ab).outbox().isEmpty && scene.alice.conversation(group).outbox().isEmpty
         }
+        // Caught up too, as promised: on a loaded machine the catch-up could still be writing
+        // when a test injected its fault, and took the failing call in the delivery's place.
+        try await waitUntil("alice's live worker has caught up") { logs.all.contains("caught up") }
         return (scene, task)
     }
 
