@@ -12,13 +12,13 @@ import ChatTestSupport
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
         let old = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server-old")
         // Restarted below on the same port: one no other test's connection can take meanwhile.
-        var server = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        var server: ChatServer? = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
             let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
             try server.start()
             return server
         }
-        defer { server.stop() }
-        let url = "http://127.0.0.1:\(server.port)"
+        defer { server?.stop() }
+        let url = "http://127.0.0.1:\(server?.port ?? 0)"
         let alice = directory.file("alice"), bob = directory.file("bob")
         for (user, path) in [("alice", alice), ("bob", bob)] {
             #expect(try ChatdirProcess.run(["init", "--user", user, "--server", url, path]).status == 0)
@@ -33,8 +33,12 @@ import ChatTestSupport
         let newestSequence = try #require(newest.components(separatedBy: "\"sequence\":").last.flatMap { Int($0.prefix { $0.isNumber }) })
 
         // The server comes back from the older copy, on the same address.
-        let port = server.port
-        server.stop()
+        let port = server?.port ?? 0
+        server?.stop()
+        // Let go of the old server before binding again: its deinit closes the listener even
+        // when stop() gave up waiting for a slow accept thread (a parallel run met EADDRINUSE
+        // for the whole 20 s of retries while the old object was still referenced).
+        server = nil
         server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
             let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: old, port: port))
             try server.start()
