@@ -32,9 +32,9 @@ let package = Package(
         .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire"]),
         // Shared by the test targets only: scratch directories and the built executables.
         .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
-        .testTarget(name: "ChatDomainTests", dependencies: ["ChatDomain"]),
+        .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "store-torture"]),
-        .testTarget(name: "ChatWireTests", dependencies: ["ChatWire"]),
+        .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
         .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir", "crash-loop"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
@@ -42,7 +42,7 @@ let package = Package(
             dependencies: ["ChatTestSupport", "ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ChatBenchTests", dependencies: ["chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),
+        .testTarget(name: "ChatBenchTests", dependencies: ["ChatTestSupport", "chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

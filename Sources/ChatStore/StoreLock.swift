@@ -43,6 +43,10 @@ public final class StoreLock: Sendable {
     }
 
     deinit {
+        // Unlock before closing: `close` alone frees the lock only once every copy of the
+        // descriptor is closed, and a child this process is starting on another thread holds a
+        // copy until its exec (the next writer here was refused "held by another process").
+        Sys.unlock(fd)
         Sys.close(fd)
     }
 }

@@ -141,6 +141,12 @@ public enum Sys {
     // `Glibc.flock` names the struct too; an unqualified call inside a function finds the function.
     private static func lockFile(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 
+    /// `flock(2)` LOCK_UN: lets go of the lock on the open file description at once, even while
+    /// a child forked a moment ago still shares the descriptor (until its exec closes it).
+    public static func unlock(_ fd: Int32) {
+        _ = lockFile(fd, LOCK_UN)
+    }
+
     /// `flock(2)` exclusive, waiting for the holder to let go.
     public static func lockExclusiveWaiting(_ fd: Int32, path: String) throws(SystemError) {
         _ = try retrying("flock", path) { lockFile(fd, LOCK_EX) }

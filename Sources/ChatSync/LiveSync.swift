@@ -195,7 +195,9 @@ extension SyncEngine {
 
     /// A dropped last event leaves a hole nothing reveals; after ``Options/idleCatchUp`` without
     /// events, catch up anyway (one request per conversation).
-    private func catchUpIfIdle() async {
+    /// A failure is logged (a full disk must not go unsaid: the lost event's message is what this
+    /// brings) and ends this round; the next idle period or reconnect tries again.
+    private func catchUpIfIdle(log: @Sendable (String) -> Void) async {
         guard liveState.connected, ContinuousClock.now - liveState.lastActivity >= options.idleCatchUp else { return }
         liveState.lastActivity = .now
         for id in liveState.gaps.keys {
@@ -207,7 +209,8 @@ extension SyncEngine {
                 if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
                 scheduleDelivered(id)
             } catch {
-                return  // the next reconnect or idle period tries again
+                if !Task.isCancelled { log("\(id): idle catch-up failed: \(error)") }
+                return
             }
         }
     }
@@ -355,7 +358,7 @@ extension SyncEngine {
         }
         for await _ in wakeups {
             if Task.isCancelled { return }
-            await catchUpIfIdle()
+            await catchUpIfIdle(log: log)
             for id in (try? await store.knownConversations()) ?? [] where liveState.outboxNotBefore[id].map({ $0 <= .now }) ?? true {
                 do {
                     guard !(try await store.pendingOutbox(id)).isEmpty else {

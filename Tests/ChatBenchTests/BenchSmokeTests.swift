@@ -2,11 +2,12 @@ import ChatDomain
 import ChatStore
 import Foundation
 import Testing
+import ChatTestSupport
 @testable import chatdir_bench
 
 /// The bench's workload functions run end to end on tiny sizes: they work and report sane
 /// figures. No timing is asserted (the machine is shared); `chatdir-bench` itself is not run.
-@Suite(.serialized) struct BenchSmokeTests {
+@Suite(.ownThreads, .serialized) struct BenchSmokeTests {
     final class Scratch {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-bench-test-\(UUID().uuidString)").path
         deinit { try? FileManager.default.removeItem(atPath: path) }

@@ -5,7 +5,7 @@ import ChatTestSupport
 /// Every damaged store in Fixtures/: `check` names file:line and the reason, `view` of that
 /// conversation fails with the same words, the other conversations keep working, and no
 /// command changes a byte.
-@Suite struct BadInputEndToEndTests {
+@Suite(.ownThreads) struct BadInputEndToEndTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var fixture: String
         /// The conversation the damage is in (nil: the whole store).

@@ -38,15 +38,9 @@ struct ChatdirProcess {
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errorData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            errorData = stderr.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
+        let errorRead = BackgroundRead(stderr.fileHandleForReading)
         let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        let errorData = errorRead.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errorData, as: UTF8.self))
     }

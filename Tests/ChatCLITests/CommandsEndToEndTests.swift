@@ -5,7 +5,7 @@ import Testing
 import ChatTestSupport
 
 /// The commands as a user runs them: exit codes, stdout, stderr, and the files they leave.
-@Suite struct CommandsEndToEndTests {
+@Suite(.ownThreads) struct CommandsEndToEndTests {
     /// A new store with conversation c1 (alice and bob), made through `chatdir seed`.
     func seededStore(_ directory: TemporaryDirectory, messages: Int = 5) throws -> String {
         let path = directory.file("store")

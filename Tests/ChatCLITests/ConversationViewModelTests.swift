@@ -2,8 +2,9 @@
 import ChatDomain
 @testable import ChatStore
 import Testing
+import ChatTestSupport
 
-@Suite struct ConversationViewModelTests {
+@Suite(.ownThreads) struct ConversationViewModelTests {
     let alice = try! UserID("alice")
     let bob = try! UserID("bob")
     let c1 = try! ConversationID("c1")

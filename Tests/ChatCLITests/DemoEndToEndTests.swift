@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import ChatTestSupport
 
-@Suite struct DemoEndToEndTests {
+@Suite(.ownThreads) struct DemoEndToEndTests {
     @Test("chatdir demo runs every step and ends with identical devices")
     func demo() throws {
         let result = try ChatdirProcess.run(["demo"])

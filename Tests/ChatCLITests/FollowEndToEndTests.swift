@@ -105,7 +105,7 @@ struct Tmux {
     }
 }
 
-@Suite struct FollowEndToEndTests {
+@Suite(.ownThreads) struct FollowEndToEndTests {
     /// A seeded store: c1 with bob, five messages, positions loaded (alice's 4 is "sent").
     func seededStore(in directory: TemporaryDirectory) throws -> String {
         let path = directory.file("store")

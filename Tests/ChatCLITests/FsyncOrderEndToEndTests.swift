@@ -9,7 +9,7 @@ import ChatTestSupport
 /// publish goes temp → write → fsync(temp) → rename/link → fsync(directory), and an outbox file
 /// goes only after `messages/` was fsynced. Then ENOSPC and EIO injected by strace into each
 /// fsync, write and link of `send`: a clear error, exit 74, nothing queued, and a second send works.
-@Suite(.enabled(if: StraceLog.works, "strace cannot trace here (not installed, or ptrace is not allowed); install it with `apt-get install strace`"))
+@Suite(.ownThreads, .enabled(if: StraceLog.works, "strace cannot trace here (not installed, or ptrace is not allowed); install it with `apt-get install strace`"))
 struct FsyncOrderEndToEndTests {
     static let strace = StraceLog.executable
 

@@ -8,7 +8,7 @@ import ChatTestSupport
 /// The outbox keeps its promises whatever the clock and however many processes run:
 /// `send` order is queue order, `retry` never leaves two files for one ID, and `read` wishes
 /// stay within the stored messages.
-@Suite struct OutboxTrustEndToEndTests {
+@Suite(.ownThreads) struct OutboxTrustEndToEndTests {
     /// libfaketime is preloaded into the child; a sanitized `chatdir` (`.ci/sanitizers` sets
     /// CHATDIR_SANITIZER) hangs in its runtime's start-up under that preload, so these two tests
     /// run in the normal suite only. The ordinal rule itself is covered under the sanitizers

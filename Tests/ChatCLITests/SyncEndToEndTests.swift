@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// `chatdir sync`, `read` and `history` as a user runs them, against a reference server in
 /// this process (SampleData/server copied into a temp directory).
-@Suite struct SyncEndToEndTests {
+@Suite(.ownThreads) struct SyncEndToEndTests {
     final class Server {
         let directory: TemporaryDirectory
         let server: ChatServer

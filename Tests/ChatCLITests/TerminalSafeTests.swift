@@ -1,7 +1,8 @@
 @testable import ChatCLI
 import Testing
+import ChatTestSupport
 
-@Suite struct TerminalSafeTests {
+@Suite(.ownThreads) struct TerminalSafeTests {
     @Test("outside text is shown with controls, DEL, C1 and bidi overrides made visible, everything else kept", arguments: [
         ("plain text, émoji 👋 and 中文", "plain text, émoji 👋 and 中文"),
         ("line one\nline two\tafter a tab", "line one\nline two\tafter a tab"),

@@ -7,7 +7,7 @@ import ChatTestSupport
 /// Text from other members must never reach a terminal as control sequences: the real
 /// `chatdir` on a store whose message text, title, `sentAt`, failure reason and a damaged
 /// file carry OSC 52, CSI, C1 and bidirectional overrides.
-@Suite struct TerminalSafetyEndToEndTests {
+@Suite(.ownThreads) struct TerminalSafetyEndToEndTests {
     /// OSC 52 (set the clipboard), clear screen, a colour, CSI as the C1 byte U+009B, RLO and isolates, DEL, CR.
     static let hostileText = "osc \u{1B}]52;c;aGVsbG8=\u{07} clear \u{1B}[2J colour \u{1B}[35mpink c1 \u{9B}2J bidi \u{202E}cba\u{2066}x\u{2069} del \u{7F} cr \r end"
     static let hostileTitle = "Title \u{1B}]0;pwned\u{07} \u{202D}\u{9B}35m"

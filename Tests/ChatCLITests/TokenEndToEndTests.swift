@@ -4,7 +4,7 @@ import ChatTestSupport
 
 /// A token with control characters or spaces inside would put extra lines into the request
 /// head (header injection): `chatdir` refuses it before connecting, without echoing it.
-@Suite struct TokenEndToEndTests {
+@Suite(.ownThreads) struct TokenEndToEndTests {
     static let badTokens = [
         "abc\r\nX-Injected: 1",
         "abc\nX-Injected: 1",

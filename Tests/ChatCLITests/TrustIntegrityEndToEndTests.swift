@@ -5,16 +5,20 @@ import ChatTestSupport
 
 /// `chatdir sync` against a server that was restored from an older copy of its data: what a
 /// user sees (exit status, the words on stderr) and what stays on disk.
-@Suite struct TrustIntegrityEndToEndTests {
+@Suite(.ownThreads) struct TrustIntegrityEndToEndTests {
     @Test("a server restarted from older data: sync exits 76, says where the histories differ and what to do, and the message stays queued")
     func serverHistoryWentBackwards() throws {
         let directory = try TemporaryDirectory()
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
         let old = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server-old")
-        var server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0))
-        try server.start()
-        defer { server.stop() }
-        let url = "http://127.0.0.1:\(server.port)"
+        // Restarted below on the same port: one no other test's connection can take meanwhile.
+        var server: ChatServer? = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
+            try server.start()
+            return server
+        }
+        defer { server?.stop() }
+        let url = "http://127.0.0.1:\(server?.port ?? 0)"
         let alice = directory.file("alice"), bob = directory.file("bob")
         for (user, path) in [("alice", alice), ("bob", bob)] {
             #expect(try ChatdirProcess.run(["init", "--user", user, "--server", url, path]).status == 0)
@@ -29,10 +33,17 @@ import ChatTestSupport
         let newestSequence = try #require(newest.components(separatedBy: "\"sequence\":").last.flatMap { Int($0.prefix { $0.isNumber }) })
 
         // The server comes back from the older copy, on the same address.
-        let port = server.port
-        server.stop()
-        server = try ChatServer(configuration: ServerConfiguration(dataDirectory: old, port: port))
-        try server.start()
+        let port = server?.port ?? 0
+        server?.stop()
+        // Let go of the old server before binding again: its deinit closes the listener even
+        // when stop() gave up waiting for a slow accept thread (a parallel run met EADDRINUSE
+        // for the whole 20 s of retries while the old object was still referenced).
+        server = nil
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: old, port: port))
+            try server.start()
+            return server
+        }
 
         #expect(try ChatdirProcess.run(["send", "--store", alice, "alice-bob", "hi"]).status == 0)
         let sync = try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"])

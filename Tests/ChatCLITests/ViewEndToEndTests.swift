@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-@Suite struct ViewEndToEndTests {
+@Suite(.ownThreads) struct ViewEndToEndTests {
     let sample = packageRoot.appendingPathComponent("SampleData/alice")
 
     @Test("view prints SampleData's group rows in sequence order with every tick state")

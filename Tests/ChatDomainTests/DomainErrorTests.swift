@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
-@Suite struct DomainErrorTests {
+@Suite(.ownThreads) struct DomainErrorTests {
     @Test("domain errors read as one actionable line", arguments: [
         (DomainError.emptyText, "the message text is empty; write something to send"),
         (.textTooLong(characters: 5000), "the message text is 5000 characters long; at most 4096 are allowed"),

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
-@Suite struct IdentifierTests {
+@Suite(.ownThreads) struct IdentifierTests {
     @Test("valid names are accepted as conversation and user IDs", arguments: [
         "c1", "alice", "A", "0", "Friday-dinner", "team_2026.q4", String(repeating: "x", count: 64),
     ])

@@ -1,9 +1,10 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
 /// A hostile input (a server's answer, a hand-edited file) must be refused or parsed quickly,
 /// never hold the caller: caps per container, and duplicate keys found with a hash set.
-@Suite struct JSONLimitsTests {
+@Suite(.ownThreads) struct JSONLimitsTests {
     /// `{"key0":0,"key1":0,…}` with `count` distinct keys.
     static func object(keys count: Int) -> [UInt8] {
         var text = "{"

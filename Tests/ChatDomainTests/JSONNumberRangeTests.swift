@@ -1,9 +1,10 @@
 import Testing
+import ChatTestSupport
 import ChatDomain
 
 /// Found by Fuzz/Targets/fuzz-json (regression input in Fuzz/corpus/fuzz-json/crash-number-overflow):
 /// a number past Double's range parsed as infinity, which the writer wrote as `inf`, not JSON.
-@Suite struct JSONNumberRangeTests {
+@Suite(.ownThreads) struct JSONNumberRangeTests {
     @Test("a number too large for a Double is refused, not read as infinity", arguments: [
         "1e999", "-1e400", "[0,-0,1.5,-2e10,1E89012345673,0.1e-5]",
     ])

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
-@Suite struct JSONTests {
+@Suite(.ownThreads) struct JSONTests {
     @Test("valid JSON parses", arguments: [
         ("{}", JSONValue.object([])),
         ("[1,-2,3.5]", .array([.integer(1), .integer(-2), .number(3.5)])),

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
-@Suite struct PositionsTests {
+@Suite(.ownThreads) struct PositionsTests {
     @Test("merging positions only moves them forward", arguments: [
         ((5, 3), (4, 2), (5, 3)),
         ((5, 3), (7, 3), (7, 3)),

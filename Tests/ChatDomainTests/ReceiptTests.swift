@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
-@Suite struct ReceiptTests {
+@Suite(.ownThreads) struct ReceiptTests {
     static let me = try! UserID("alice")
     static let group = try! ["alice", "bob", "carol"].map(UserID.init)
 

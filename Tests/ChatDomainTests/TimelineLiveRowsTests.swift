@@ -1,9 +1,10 @@
 import ChatDomain
 import Testing
+import ChatTestSupport
 
 /// The live view redraws from `timeline(...)` on every change; these pin down the two moments a
 /// following screen sees most: a message moving from the outbox into its segment, and a tick moving.
-@Suite struct TimelineLiveRowsTests {
+@Suite(.ownThreads) struct TimelineLiveRowsTests {
     let alice = try! UserID("alice")
     let bob = try! UserID("bob")
     let id = try! ClientMessageID("6F1C0000-0000-4000-8000-000000000001")

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatDomain
 
-@Suite struct TimelineTests {
+@Suite(.ownThreads) struct TimelineTests {
     let alice = try! UserID("alice")
     let bob = try! UserID("bob")
 

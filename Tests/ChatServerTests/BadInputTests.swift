@@ -1,9 +1,10 @@
 @testable import ChatServer
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Bad bytes get the right status and a closed connection, and everyone else is still served.
-@Suite struct BadInputTests {
+@Suite(.ownThreads) struct BadInputTests {
     static let validBody = #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"hi"}"#
 
     @Test("a malformed head is answered with its status, then the connection is closed", arguments: [

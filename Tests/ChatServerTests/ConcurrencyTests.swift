@@ -1,9 +1,10 @@
 import ChatDomain
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Sequences under concurrent POSTs: from 1, without holes, one message per client message ID.
-@Suite struct ConcurrencyTests {
+@Suite(.ownThreads) struct ConcurrencyTests {
     @Test("50 concurrent POSTs on 50 connections get sequences 1…50 exactly, each once")
     func fiftyConcurrentPosts() throws {
         let server = try TestServer()

@@ -4,7 +4,7 @@ import Testing
 import ChatTestSupport
 
 /// Loading the data directory and the users file: what is refused, and how the refusal reads.
-@Suite struct DataDirectoryTests {
+@Suite(.ownThreads) struct DataDirectoryTests {
     static func load(users: String? = nil, files: [String: String] = [:]) throws -> Result<DataDirectory, ServerError> {
         let directory = try TemporaryDirectory()
         try TestData.create(at: directory.path)

@@ -1,9 +1,10 @@
 import ChatDomain
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Every endpoint of wire v1 with its success and error statuses, through a real socket.
-@Suite struct EndpointTests {
+@Suite(.ownThreads) struct EndpointTests {
     static func uuid() -> String { UUID().uuidString }
 
     @Test("GET /v1/me names the token's user; no token or an unknown one is 401")

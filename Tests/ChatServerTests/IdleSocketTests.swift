@@ -4,7 +4,7 @@ import Testing
 import ChatTestSupport
 
 /// Sockets that connect and never send a request must not use up the server's connections.
-@Suite struct IdleSocketTests {
+@Suite(.ownThreads) struct IdleSocketTests {
     @Test("more idle sockets than the connection cap do not keep a real request out")
     func idleSocketsDoNotStarveRequests() throws {
         let server = try TestServer { $0.maxConnections = 4 }

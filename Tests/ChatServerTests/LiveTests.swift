@@ -3,9 +3,10 @@ import ChatServer
 import ChatWire
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// `/v1/live`: the RFC 6455 handshake and framing, and fan-out to members only.
-@Suite struct LiveTests {
+@Suite(.ownThreads) struct LiveTests {
     @Test("the handshake answers the RFC 6455 sample key with the RFC's accept value")
     func handshakeRFCExample() throws {
         let server = try TestServer()

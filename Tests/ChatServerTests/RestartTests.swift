@@ -3,9 +3,10 @@ import ChatDomain
 import ChatStore
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// What the data directory keeps across a restart, and what it looks like to shell tools.
-@Suite struct RestartTests {
+@Suite(.ownThreads) struct RestartTests {
     @Test("a restart keeps every message, sequence, clientMessageId and position")
     func restartKeepsEverything() throws {
         let server = try TestServer()

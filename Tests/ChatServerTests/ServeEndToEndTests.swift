@@ -6,7 +6,7 @@ import Testing
 import ChatTestSupport
 
 /// `chatdir serve` as a user runs it: the real binary, its ready line, signals, kill -9.
-@Suite struct ServeEndToEndTests {
+@Suite(.ownThreads) struct ServeEndToEndTests {
     /// Copies SampleData/server into a temp directory: the committed sample is never written.
     static func sampleCopy() throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()
@@ -171,19 +171,22 @@ final class ServeProcess: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
-        for (pipe, isError) in [(stdout, false), (stderr, true)] {
-            pipe.fileHandleForReading.readabilityHandler = { [output, ended] handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    ended.withLock { $0 += 1 }
-                    return
-                }
-                let text = String(decoding: data, as: UTF8.self)
-                output.withLock { if isError { $0.err += text } else { $0.out += text } }
-            }
-        }
         try process.run()
+        // Each pipe is read on a thread of its own, not through `readabilityHandler` (a dispatch
+        // source): under a parallel `swift test` its end-of-file came more than 10 s after the
+        // exit now and then.
+        for (pipe, isError) in [(stdout, false), (stderr, true)] {
+            let handle = pipe.fileHandleForReading
+            Thread { [output, ended] in
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    let text = String(decoding: data, as: UTF8.self)
+                    output.withLock { if isError { $0.err += text } else { $0.out += text } }
+                }
+                ended.withLock { $0 += 1 }
+            }.start()
+        }
         try waitUntil("chatdir serve prints its ready line", sourceLocation: sourceLocation) {
             let out = output.withLock { $0.out }
             guard !process.isRunning || out.contains("\nready") else { return false }
@@ -204,8 +207,6 @@ final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
         // The last lines may still be in the pipes: wait for both to reach their end.
         try? waitUntil("chatdir serve's output is read to its end") { ended.withLock { $0 } == 2 }
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
         let text = output.withLock { $0 }
         return (process.terminationStatus, text.out, text.err)
     }

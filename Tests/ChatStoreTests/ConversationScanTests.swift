@@ -4,7 +4,7 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
-@Suite struct ConversationScanTests {
+@Suite(.ownThreads) struct ConversationScanTests {
     /// 25 messages in 3 segments of 10: every third mentions pizza, one "Pizza", one quotes.
     private func fixture(_ directory: TemporaryDirectory) throws -> Conversation {
         let store = try makeStore(in: directory)

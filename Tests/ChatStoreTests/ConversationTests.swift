@@ -4,7 +4,7 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
-@Suite struct ConversationTests {
+@Suite(.ownThreads) struct ConversationTests {
     @Test("opening a conversation reads only the newest segments, never the whole history")
     func readsNewestOnly() throws {
         let directory = try TemporaryDirectory()
@@ -64,7 +64,7 @@ import ChatTestSupport
     }
 }
 
-@Suite struct NewestHintTests {
+@Suite(.ownThreads) struct NewestHintTests {
     func store(_ directory: TemporaryDirectory, messages: Int) throws -> Store {
         let store = try makeStore(in: directory)
         try StoreWriter(store: store).save((1...messages).map { message($0) }, in: c1)

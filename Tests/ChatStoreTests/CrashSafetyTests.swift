@@ -6,7 +6,7 @@ import ChatTestSupport
 
 /// A real writer process (store-torture) killed with SIGKILL at random moments: every visible
 /// file must always parse, and every write it acknowledged must still be there.
-@Suite struct CrashSafetyTests {
+@Suite(.ownThreads) struct CrashSafetyTests {
     static var tortureBinary: URL { builtProduct("store-torture") }
 
     @Test("SIGKILL at 60 random moments loses nothing acknowledged and leaves every file parseable")

@@ -3,7 +3,7 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
-@Suite struct DeterminismTests {
+@Suite(.ownThreads) struct DeterminismTests {
     @Test("the same messages saved in different orders and batches give byte-identical files", arguments: [1, 2, 3, 4, 5])
     func sameBytes(seed: UInt64) throws {
         let directory = try TemporaryDirectory()

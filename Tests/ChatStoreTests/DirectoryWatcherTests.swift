@@ -1,13 +1,14 @@
 @testable import ChatStore
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// Every suite that starts watchers, run one test at a time so process-wide descriptor and
 /// watcher counts mean something.
-@Suite(.serialized) struct LiveStore {}
+@Suite(.ownThreads, .serialized) struct LiveStore {}
 
 extension LiveStore {
-@Suite struct DirectoryWatcherTests {
+@Suite(.ownThreads) struct DirectoryWatcherTests {
     /// Starts a watcher on `root` that records every batch.
     func watch(_ root: String, depth: Int = 1, paused: Bool = false) throws -> (DirectoryWatcher, Collector<WatchBatch>) {
         let batches = Collector<WatchBatch>()
@@ -192,7 +193,7 @@ final class WatcherBox: Sendable {
     }
 }
 
-@Suite struct WatchTableTests {
+@Suite(.ownThreads) struct WatchTableTests {
     @Test("IN_Q_OVERFLOW (wd -1) means re-read everything")
     func overflowEvent() {
         var table = WatchTable(maxDepth: 1)

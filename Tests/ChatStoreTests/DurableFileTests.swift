@@ -3,7 +3,7 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
-@Suite struct DurableFileTests {
+@Suite(.ownThreads) struct DurableFileTests {
     @Test("written files are 0600 and new directories 0700, with no temp file left behind")
     func modes() throws {
         let directory = try TemporaryDirectory()

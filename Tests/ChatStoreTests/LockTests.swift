@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import ChatTestSupport
 import ChatStore
 
-@Suite struct LockTests {
+@Suite(.ownThreads) struct LockTests {
     @Test("four threads adding 10,000 times each under the lock lose no increment")
     func mutualExclusion() {
         let counter = Lock(0)

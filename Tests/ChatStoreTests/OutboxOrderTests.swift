@@ -5,7 +5,7 @@ import Testing
 import ChatTestSupport
 
 /// Queue order is the order of `send` and `retry`, whatever the clock says.
-@Suite struct OutboxOrderTests {
+@Suite(.ownThreads) struct OutboxOrderTests {
     static let noon: UInt64 = 1_764_417_600_000_000_000  // 2025-11-29T12:00:00Z
     static let hour: UInt64 = 3_600_000_000_000
 

@@ -4,7 +4,7 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
-@Suite struct OutboxTests {
+@Suite(.ownThreads) struct OutboxTests {
     @Test("queued messages are durable files whose names sort as the queue")
     func enqueue() throws {
         let directory = try TemporaryDirectory()

@@ -1,8 +1,9 @@
 import ChatDomain
 import Testing
+import ChatTestSupport
 @testable import ChatStore
 
-@Suite struct SegmentFileTests {
+@Suite(.ownThreads) struct SegmentFileTests {
     let range = SegmentRange(containing: 1, size: 10)
     let id1 = "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"
     let id2 = "9F2C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"

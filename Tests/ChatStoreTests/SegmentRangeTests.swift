@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatStore
 
-@Suite struct SegmentRangeTests {
+@Suite(.ownThreads) struct SegmentRangeTests {
     @Test("a sequence belongs to the segment whose range holds it", arguments: [
         (1, 100, 1, 100), (100, 100, 1, 100), (101, 100, 101, 200), (401, 100, 401, 500),
         (500, 100, 401, 500), (1_000_000, 100, 999_901, 1_000_000), (7, 1, 7, 7), (11, 10, 11, 20),

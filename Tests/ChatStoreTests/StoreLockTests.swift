@@ -2,7 +2,7 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
-@Suite struct StoreLockTests {
+@Suite(.ownThreads) struct StoreLockTests {
     @Test("one writer at a time; the lock is free again once the holder is gone")
     func exclusive() throws {
         let directory = try TemporaryDirectory()

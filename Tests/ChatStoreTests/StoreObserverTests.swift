@@ -2,6 +2,7 @@ import ChatDomain
 @testable import ChatStore
 import Foundation
 import Testing
+import ChatTestSupport
 
 /// A store with conversation c1 (alice and bob) and `count` messages, alice's store, written by
 /// a ``StoreWriter`` the test keeps (as a sync worker would).
@@ -40,7 +41,7 @@ func collect<Value: Sendable>(_ stream: AsyncStream<Value>) -> (Collector<Value>
 }
 
 extension LiveStore {
-@Suite struct StoreObserverTests {
+@Suite(.ownThreads) struct StoreObserverTests {
     @Test("messages(in:) replays the current rows at once")
     func replaysCurrentValue() async throws {
         let fixture = try LiveFixture(messages: 3)
@@ -152,7 +153,7 @@ extension LiveStore {
     }
 }
 
-@Suite struct ConversationCacheTests {
+@Suite(.ownThreads) struct ConversationCacheTests {
     @Test("a refresh reads only the files the change names")
     func readsOnlyNamedFiles() throws {
         let fixture = try LiveFixture(messages: 250)

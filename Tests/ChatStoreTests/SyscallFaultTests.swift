@@ -8,7 +8,7 @@ import ChatTestSupport
 /// ``FaultInjection``, scoped to each test's own temp directory): the error names the call and
 /// the file, a change that returned is on disk, a change that failed left nothing behind, every
 /// file still parses, and the same change works once the disk is fine again.
-@Suite struct SyscallFaultTests {
+@Suite(.ownThreads) struct SyscallFaultTests {
     static let faults: [(errno: Int32, persistent: Bool)] = [(ENOSPC, false), (EIO, false), (ENOSPC, true), (EIO, true)]
 
     /// The outbox as the user would see it: every queued message, its state and text.

@@ -6,7 +6,7 @@ import Testing
 import ChatTestSupport
 
 /// Catch-up, history and the live connection against the reference server.
-@Suite struct CatchUpAndLiveTests {
+@Suite(.ownThreads) struct CatchUpAndLiveTests {
     let ab = try! ConversationID("ab")
 
     /// Posts `count` messages as `user` straight to the server.
@@ -15,10 +15,13 @@ import ChatTestSupport
         for index in 1...count {
             // The server's own faults may refuse a POST (503, 429): try again, a bounded number of
             // times, and never when nothing listens (that would spin forever on a stopped server).
+            // Every attempt carries the same client ID: a POST the server stored but whose answer
+            // came too late (a loaded machine) must not be stored again under a new ID.
+            let id = ClientMessageID.random()
             var attempts = 0
             while true {
                 do {
-                    _ = try await api.post(try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
+                    _ = try await api.post(try ConversationID(conversation), clientMessageID: id, text: "\(prefix)\(index)")
                     break
                 } catch let SyncError.temporary(reason, _) {
                     attempts += 1

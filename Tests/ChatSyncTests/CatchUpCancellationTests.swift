@@ -8,7 +8,7 @@ import ChatTestSupport
 /// A stopped worker stops asking: SIGTERM cancels the live worker's task, and a catch-up that
 /// is retrying a failing page must not go on retrying it (seen in the crash-loop soak, seed
 /// 20261203: a worker told to stop while catching up from a faulty server kept running).
-@Suite struct CatchUpCancellationTests {
+@Suite(.ownThreads) struct CatchUpCancellationTests {
     @Test("a cancelled catch-up sends no more page requests while the server keeps failing")
     func cancelledCatchUpStopsRetrying() async throws {
         let server = try CannedServer { _, path in

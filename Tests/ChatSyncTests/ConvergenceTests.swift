@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// Three devices, every fault at once: the stores end up holding exactly the server's history,
 /// and one user's two devices hold byte-identical files.
-@Suite struct ConvergenceTests {
+@Suite(.ownThreads) struct ConvergenceTests {
     @Test("500 messages from three devices under every fault mode converge, exactly once, byte-identical per user")
     func convergence() async throws {
         let directory = try TemporaryDirectory()

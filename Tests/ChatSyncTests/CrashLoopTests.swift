@@ -5,7 +5,7 @@ import ChatTestSupport
 /// The crash loop over the whole path (Sources/crash-loop): `chatdir serve` with every fault on,
 /// alice's store driven through send, read, retry and sync, the sync SIGKILLed at random moments
 /// while bob posts. scripts/soak-crash.sh runs the same loop with 1,000 kills.
-@Suite struct CrashLoopTests {
+@Suite(.ownThreads) struct CrashLoopTests {
     struct Run {
         var status: Int32
         var summary: String
@@ -22,15 +22,9 @@ import ChatTestSupport
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        nonisolated(unsafe) var errorData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errorData = stderr.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
+        let errorRead = BackgroundRead(stderr.fileHandleForReading)
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        let errorData = errorRead.wait()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, summary: String(decoding: output, as: UTF8.self), stderr: String(decoding: errorData, as: UTF8.self))
     }

@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// A server that breaks the contract on purpose: the client must say so clearly, store nothing
 /// from the broken answer, write nothing outside the store, and not crash.
-@Suite struct HostileServerTests {
+@Suite(.ownThreads) struct HostileServerTests {
     static let good = #"{"id":"c1","title":"Fine","members":["alice","bob"],"lastSequence":1}"#
     static let goodMessage = #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}"#
 
@@ -60,7 +60,13 @@ import ChatTestSupport
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let store = try Store.create(at: directory.path + "/store", manifest: Manifest(userID: try UserID("alice")))
-        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "secret-token")
+        // The rule under test is the contract, not the clock: deadlines far past what decoding
+        // the biggest case takes on a loaded machine (1,000,001 elements took over the 10 s
+        // request deadline in a parallel run, a temporary failure instead of the cap).
+        var options = SyncEngine.Options()
+        options.requestTimeout = .seconds(300)
+        options.passBudget = .seconds(600)
+        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "secret-token", options: options)
         let report = await engine.syncOnce()
         #expect(report.exitCode == 76, "\(report.problems)")
         #expect(report.problems.contains { $0.contains("broke the wire contract") && $0.contains(hostile.expected) }, "\(report.problems)")

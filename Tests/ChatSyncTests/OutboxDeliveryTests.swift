@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// The outbox rules against the reference server: save first, deliver later, exactly once,
 /// in order, the same ID on every attempt.
-@Suite struct OutboxDeliveryTests {
+@Suite(.ownThreads) struct OutboxDeliveryTests {
     let ab = try! ConversationID("ab")
 
     @Test("sent offline, then synced: every message accepted once, in queue order, outbox empty")

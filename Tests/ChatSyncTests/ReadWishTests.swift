@@ -8,7 +8,7 @@ import ChatTestSupport
 
 /// A read wish the server will not reach (past its newest message) is settled by the server's
 /// answer, not kept: it is not posted again and does not mark later messages read.
-@Suite struct ReadWishTests {
+@Suite(.ownThreads) struct ReadWishTests {
     let ab = try! ConversationID("ab")
 
     func post(_ text: String, as user: String, server: LocalServer) async throws {

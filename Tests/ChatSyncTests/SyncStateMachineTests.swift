@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatSync
 
-@Suite struct BackoffTests {
+@Suite(.ownThreads) struct BackoffTests {
     struct Fixed: RandomNumberGenerator {
         var value: UInt64
         mutating func next() -> UInt64 { value }
@@ -30,7 +31,7 @@ import Testing
     }
 }
 
-@Suite struct GapTrackerTests {
+@Suite(.ownThreads) struct GapTrackerTests {
     let start = ContinuousClock.now
 
     @Test("in-order sequences advance; a hole is held for the grace period, then a catch-up is due")
@@ -66,7 +67,7 @@ import Testing
     }
 }
 
-@Suite struct PositionRequestStateTests {
+@Suite(.ownThreads) struct PositionRequestStateTests {
     @Test("one request at a time, latest wins, never lower")
     func latestWins() {
         var state = PositionRequestState()
@@ -97,7 +98,7 @@ import Testing
     }
 }
 
-@Suite struct GapTrackerTailTests {
+@Suite(.ownThreads) struct GapTrackerTailTests {
     @Test("a receipt past what arrived opens a hole at the tail; the catch-up closes it")
     func tailHole() {
         let start = ContinuousClock.now

@@ -22,7 +22,11 @@ final class LocalServer: @unchecked Sendable {
             try ConversationID("ab"): ConversationInfo(title: "Alice and Bob", members: [try UserID("alice"), try UserID("bob")]),
             try ConversationID("group"): ConversationInfo(title: "Group", members: try ["alice", "bob", "carol"].map { try UserID($0) }),
         ])
-        server = try Self.start(directory.path, port: 0, faults: faults)
+        // ``restart(faults:)`` reuses the port: one no other test's connection can take meanwhile.
+        let path = directory.path
+        server = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            try Self.start(path, port: port, faults: faults)
+        }
     }
 
     private static func start(_ path: String, port: Int, faults: String) throws -> ChatServer {
@@ -35,7 +39,10 @@ final class LocalServer: @unchecked Sendable {
     func restart(faults: String = "") throws {
         let port = server.port
         server.stop()
-        server = try Self.start(directory.path, port: port, faults: faults)
+        let path = directory.path
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+            try Self.start(path, port: port, faults: faults)
+        }
     }
 
     func stop() { server.stop() }

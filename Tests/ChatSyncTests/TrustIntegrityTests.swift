@@ -9,7 +9,7 @@ import ChatTestSupport
 /// Nothing a server sends may lose a message or make a conversation unreadable: a history that
 /// went backwards, pages that contradict themselves or the store, sequences and positions out
 /// of range, endless pages, and local write failures in the middle of a pass.
-@Suite struct TrustIntegrityTests {
+@Suite(.ownThreads) struct TrustIntegrityTests {
     let ab = try! ConversationID("ab")
     static let sentAt = "2026-11-29T10:00:00.000Z"
 

@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// No server can make the client spin, hammer it, or hang silently: every kind of request backs
 /// off, a one-pass sync has a budget, and the live worker slows down when it keeps being dropped.
-@Suite struct TrustPacingTests {
+@Suite(.ownThreads) struct TrustPacingTests {
     /// A server that is fine, except that any path containing `failing` gets `failure`.
     static func server(live: CannedServer.Live, failing: String, failure: CannedServer.Reply) throws -> CannedServer {
         try CannedServer(live: live) { _, path in
@@ -195,7 +195,7 @@ import ChatTestSupport
 }
 
 /// Live events held past a hole, and the hole bookkeeping, stay bounded whatever a server sends.
-@Suite struct GapTrackerCapTests {
+@Suite(.ownThreads) struct GapTrackerCapTests {
     @Test("past 10,000 sequences held beyond a hole, the rest is dropped and a catch-up is due at once")
     func heldSequencesAreCapped() {
         let now = ContinuousClock.now
@@ -245,7 +245,12 @@ import ChatTestSupport
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let store = try TrustPacingTests.aliceStore(in: directory)
-        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "t", options: fastOptions)
+        // One discovery per interval is the rule; an interval longer than the test keeps the
+        // count independent of how long a loaded machine takes over the 2,000 events (5 s, the
+        // default, let 40 s of a parallel run count 9).
+        var options = fastOptions
+        options.discoveryInterval = .seconds(600)
+        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "t", options: options)
         let worker = Task { await engine.runLive { _ in } }
         let c1 = try ConversationID("c1")
         try await waitUntil(timeout: .seconds(60), "the event after the invented ones is stored") {

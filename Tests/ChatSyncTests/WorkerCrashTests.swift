@@ -8,7 +8,7 @@ import ChatTestSupport
 /// `chatdir sync --live` as a real process, killed with SIGKILL at random moments while
 /// messages flow both ways under faults: after a restart everything converges, nothing is
 /// lost or doubled, and every file parses.
-@Suite struct WorkerCrashTests {
+@Suite(.ownThreads) struct WorkerCrashTests {
     static var chatdir: URL { builtProduct("chatdir") }
 
     func worker(_ store: Store, _ server: LocalServer, live: Bool) throws -> Process {

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
-@Suite struct Base64Tests {
+@Suite(.ownThreads) struct Base64Tests {
     static let rfc4648Vectors = [
         ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"),
         ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy"),

@@ -1,11 +1,12 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
 /// Found by Fuzz/Targets/fuzz-http-response (regression input in
 /// Fuzz/corpus/fuzz-http-response/crash-bare-lf-past-limit): a bad line end beyond the head limit
 /// gave 400 when the bytes came in one read and 431 when they came a few at a time, because the
 /// reader searched past the limit for the end of the head.
-@Suite struct HTTPHeadLimitTests {
+@Suite(.ownThreads) struct HTTPHeadLimitTests {
     /// 41 bytes of head without its end, then a bare LF: past a 40-byte limit however it arrives.
     static let headWithBareLineFeedPastLimit = "GET / HTTP/1.1\r\nHost: a\r\nX-Pad: 0123456789ab\n\r\n"
 

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
-@Suite struct HTTPHeadersTests {
+@Suite(.ownThreads) struct HTTPHeadersTests {
     let headers: HTTPHeaders = [
         "Connection": "keep-alive, Upgrade",
         "Accept": "a",

@@ -1,4 +1,5 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
 /// What a parser made of some input: the requests in order, then the error that stopped it, if any.
@@ -36,7 +37,7 @@ private func parseRequests(chunks: [[UInt8]], parser: HTTPRequestParser) -> Requ
     return outcome
 }
 
-@Suite struct HTTPRequestParserTests {
+@Suite(.ownThreads) struct HTTPRequestParserTests {
     @Test("A GET request yields its method, target, version and headers in order")
     func simpleGet() {
         let outcome = parseRequests("GET /v1/me?x=1 HTTP/1.1\r\nHost: chat.example\r\nAuthorization: Bearer t0k\r\n\r\n")

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
-@Suite struct HTTPResponseHeadParserTests {
+@Suite(.ownThreads) struct HTTPResponseHeadParserTests {
     /// Parses `input` fed all at once and a byte at a time, expects both to agree, and returns the result.
     private func parse(
         _ input: [UInt8],

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
-@Suite struct HTTPResponseTests {
+@Suite(.ownThreads) struct HTTPResponseTests {
     @Test("A response is written with its status line, headers in order, Content-Length and body")
     func serialize() throws {
         let response = HTTPResponse(

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
-@Suite struct SHA1Tests {
+@Suite(.ownThreads) struct SHA1Tests {
     @Test("Digests match the RFC 3174 test vectors and the empty message", arguments: [
         ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
         ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),

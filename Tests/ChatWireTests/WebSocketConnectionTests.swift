@@ -1,4 +1,5 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
 /// What a connection made of some input: its events in order, then the error that stopped it, if any.
@@ -36,7 +37,7 @@ func receive(
 let client = WebSocketConnection(role: .client, makeMaskingKey: { rfcMaskingKey })
 let server = WebSocketConnection(role: .server)
 
-@Suite struct WebSocketConnectionTests {
+@Suite(.ownThreads) struct WebSocketConnectionTests {
     static let hello = Array("Hello".utf8)
 
     @Test("A client reads the RFC 6455 §5.7 unmasked examples", arguments: [

@@ -1,9 +1,10 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
 /// A message split into many frames: reassembled into one buffer, with a cap on the frames so
 /// a peer cannot keep a connection busy with endless empty fragments.
-@Suite struct WebSocketFragmentTests {
+@Suite(.ownThreads) struct WebSocketFragmentTests {
     /// `count` frames of `size` bytes each making one binary message, as a server sends them.
     static func fragments(_ count: Int, size: Int) -> (bytes: [UInt8], payload: [UInt8]) {
         var bytes: [UInt8] = []

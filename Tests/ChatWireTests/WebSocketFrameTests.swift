@@ -1,10 +1,11 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
 /// The masking key of the RFC 6455 §5.7 examples.
 let rfcMaskingKey = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
 
-@Suite struct WebSocketFrameTests {
+@Suite(.ownThreads) struct WebSocketFrameTests {
     static let hello = Array("Hello".utf8)
 
     @Test("Frames encode to the RFC 6455 §5.7 example bytes", arguments: [

@@ -1,7 +1,8 @@
 import Testing
+import ChatTestSupport
 @testable import ChatWire
 
-@Suite struct WebSocketHandshakeTests {
+@Suite(.ownThreads) struct WebSocketHandshakeTests {
     static let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
     static let sampleAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
