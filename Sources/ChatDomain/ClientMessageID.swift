@@ -1,0 +1,63 @@
+/// The ID a sending device gives a message, reused on every retry: a UUID in canonical text form
+/// (8-4-4-4-12 hexadecimal digits). The text is kept exactly as given, so upper- and lower-case
+/// forms from other clients survive a round trip; new IDs are upper-case.
+public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Validates `rawValue`; throws ``DomainError/invalidClientMessageID(_:)``.
+    public init(_ rawValue: String) throws(DomainError) {
+        guard Self.isCanonicalUUID(rawValue) else { throw .invalidClientMessageID(rawValue) }
+        self.rawValue = rawValue
+    }
+
+    private init(unchecked rawValue: String) { self.rawValue = rawValue }
+
+    /// An ID from UTF-8 bytes, checked on the bytes (no intermediate copies); nil when invalid.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard Self.isCanonicalUUID(utf8: bytes) else { return nil }
+        rawValue = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A fresh random ID (version 4 UUID, upper-case).
+    public static func random() -> ClientMessageID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A version 4 UUID drawn from `generator`; seeded generators make fixtures reproducible.
+    public static func random(using generator: inout some RandomNumberGenerator) -> ClientMessageID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return ClientMessageID(unchecked: String(decoding: text, as: UTF8.self))
+    }
+
+    public var description: String { rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    static func isCanonicalUUID(_ string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { isCanonicalUUID(utf8: $0) }
+    }
+
+    static func isCanonicalUUID(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                let isHex = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+                guard isHex else { return false }
+            }
+        }
+        return true
+    }
+}
