@@ -1,0 +1,87 @@
+import ChatDomain
+
+/// Why a store operation failed. Each case's description is one line a person can act on;
+/// ``exitCode`` is its sysexits code.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// A file does not parse or breaks the format's rules.
+    case damaged(StoreProblem)
+    /// There is no store at a path, or it is not one.
+    case notAStore(path: String, reason: String)
+    /// The manifest names a format this build does not read.
+    case unsupportedFormat(path: String, found: String)
+    /// The store has no directory for this conversation.
+    case unknownConversation(ConversationID)
+    /// No outbox file has this client message ID.
+    case unknownOutboxMessage(ConversationID, ClientMessageID)
+    /// Something exists where a new store or file should go.
+    case alreadyExists(path: String)
+    /// Another process holds the store's writer lock.
+    case locked(path: String, holder: String?)
+    /// An ID or text broke a domain rule.
+    case invalid(DomainError)
+    /// A system call failed (disk full, permission, I/O error).
+    case system(SystemError)
+    /// A sequence beyond ``StoreLayout/maxSequence``: its segment's name would not be 10 digits.
+    case sequenceTooLarge(Int, ConversationID)
+
+    public var description: String {
+        switch self {
+        case let .damaged(problem):
+            problem.description
+        case let .notAStore(path, reason):
+            "\(path): not a chatdir store (\(reason)); create one with `chatdir init --store \(path) --user NAME`"
+        case let .unsupportedFormat(path, found):
+            "\(path): " + Self.unsupportedFormatMessage(found)
+        case let .unknownConversation(id):
+            "no conversation \(quoted(id.rawValue)) in this store; `chatdir list` shows the ones there are (`chatdir sync` fetches new ones)"
+        case let .unknownOutboxMessage(conversation, id):
+            "no outbox message \(id) in conversation \(conversation); `chatdir view \(conversation)` shows pending and failed messages with their IDs"
+        case let .alreadyExists(path):
+            "\(path) already exists; choose another path or remove it first"
+        case let .locked(path, holder):
+            "\(path) is held by another chatdir process\(holder.map { " (\($0))" } ?? ""); only one sync worker may run per store"
+        case let .invalid(error):
+            error.description
+        case let .system(error):
+            error.description + Self.remedy(error.errno)
+        case let .sequenceTooLarge(sequence, id):
+            "conversation \(id): sequence \(sequence) is beyond the largest a store holds (\(StoreLayout.maxSequence): segment names have 10 digits); nothing was written"
+        }
+    }
+
+    /// What a person can do about a failed system call, for the errors a disk gives.
+    static func remedy(_ errno: Int32) -> String {
+        switch errno {
+        case 28: "; the disk is full: free some space, then run the command again"  // ENOSPC
+        case 122: "; the disk quota is used up: free some space, then run the command again"  // EDQUOT
+        case 5: "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"  // EIO
+        default: ""
+        }
+    }
+
+    static func unsupportedFormatMessage(_ found: String) -> String {
+        "format \(found) is not supported by this chatdir (it reads format \(StoreLayout.formatVersion)); use a chatdir that knows that format; nothing was changed"
+    }
+
+    /// The sysexits(3) code for this error.
+    public var exitCode: Int32 {
+        switch self {
+        case .damaged, .unsupportedFormat: 65          // EX_DATAERR
+        case .notAStore, .unknownConversation, .unknownOutboxMessage: 66  // EX_NOINPUT
+        case .alreadyExists: 73                        // EX_CANTCREAT
+        case .locked: 75                               // EX_TEMPFAIL
+        case .invalid, .sequenceTooLarge: 65           // EX_DATAERR
+        case let .system(error): error.errno == 13 || error.errno == 1 ? 77 : 74  // EX_NOPERM / EX_IOERR
+        }
+    }
+}
+
+/// Runs a file operation, turning its ``SystemError`` into ``StoreError/system(_:)``.
+@inline(__always)
+func system<T>(_ body: () throws(SystemError) -> T) throws(StoreError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw .system(error)
+    }
+}
