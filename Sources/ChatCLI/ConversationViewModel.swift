@@ -1,42 +1,6 @@
 import ChatDomain
 import ChatStore
 
-/// One row as a screen draws it: the time already formatted, the tick still a status (RowText
-/// turns it into words and colour).
-public struct RowState: Hashable, Sendable {
-    public var clientMessageID: ClientMessageID
-    public var sequence: Int?
-    /// Local time: `10:02` today, `2026-11-28 10:02` on other days.
-    public var time: String
-    public var senderID: UserID
-    public var text: String
-    public var status: TimelineRow.Status
-}
-
-/// Whether there is more history above the first row, and how to see it.
-public enum HistoryState: Hashable, Sendable {
-    /// The first row is the conversation's first stored message.
-    case complete
-    /// Older messages are stored: `chatdir view CONV --before <sequence>` shows them.
-    case olderStored(before: Int?)
-}
-
-/// Everything the live screen draws, decided here so the screen decides nothing.
-public struct ConversationViewState: Hashable, Sendable {
-    public var title: String
-    /// `c1 · alice, bob`
-    public var subtitle: String
-    /// The newest rows, oldest first (at most the number asked for).
-    public var rows: [RowState]
-    /// All rows followed, of which ``rows`` are the newest.
-    public var totalRows: Int
-    public var history: HistoryState
-    /// Pending and failed counts, receipts, whether a sync worker runs: one line.
-    public var status: String
-    /// Files that could not be read, each naming the file and what to do.
-    public var problems: [String]
-}
-
 /// Turns the observer's ``ConversationState`` into a ``ConversationViewState``: formatted times,
 /// history and status line. Pure apart from the time zone, so it is testable without a terminal.
 public struct ConversationViewModel: Sendable {

@@ -1,14 +1,6 @@
 import ChatStore
 import Dispatch
 
-/// What a following command waits for: a new value from the store, or a signal.
-enum FollowEvent<Value: Sendable>: Sendable {
-    case value(Value)
-    case signal(TerminalSignal)
-    /// The store's stream ended (its watcher could not go on).
-    case ended
-}
-
 /// The plumbing shared by `view --follow`, `list --follow` and `watch`.
 enum Follow {
     /// Runs `body` on the concurrency runtime and blocks the calling (main) thread until it

@@ -36,5 +36,3 @@ enum CheckCommand: Command {
         return report.errors.isEmpty ? 0 : 65
     }
 }
-
-func plural(_ count: Int) -> String { count == 1 ? "" : "s" }

@@ -1,0 +1,32 @@
+import ChatDomain
+import ChatStore
+
+/// What a running command has: output, environment, its parsed arguments.
+struct Context {
+    var output: Output
+    var environment: [String: String]
+    var arguments: ParsedArguments
+
+    /// `--store`, else `$CHATDIR_STORE`, else `$XDG_DATA_HOME/chatdir`, else `~/.local/share/chatdir`.
+    var storePath: String {
+        if let path = arguments.value("--store"), !path.isEmpty { return path }
+        if let path = environment["CHATDIR_STORE"], !path.isEmpty { return path }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/chatdir" }
+        return (environment["HOME"] ?? ".") + "/.local/share/chatdir"
+    }
+
+    func openStore() throws(StoreError) -> Store {
+        try Store.open(at: storePath)
+    }
+
+    /// Parses a conversation ID from the command line: a usage error naming it when invalid.
+    func conversationID(_ text: String) throws(UsageError) -> ConversationID {
+        do { return try ConversationID(text) } catch {
+            throw UsageError(message: error.description, command: arguments.command)
+        }
+    }
+
+    func usage(_ message: String) -> UsageError {
+        UsageError(message: message, command: arguments.command)
+    }
+}
