@@ -1,10 +1,3 @@
-/// The start line and header fields of one HTTP/1.1 message, before any body.
-struct HTTPHead: Sendable {
-    /// The request line or status line, without its CRLF.
-    var startLine: [UInt8]
-    var headers: HTTPHeaders
-}
-
 /// Finds a complete message head at the front of received bytes and splits it into lines.
 ///
 /// Lines must end in CRLF: a bare LF is rejected rather than tolerated, because parsers that

@@ -1,16 +1,3 @@
-/// One header field as received or to be sent.
-public struct HTTPHeader: Sendable, Hashable {
-    /// The field name with the case it was written in; compare names case-insensitively.
-    public var name: String
-    /// The field value without surrounding whitespace.
-    public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// The header fields of a message, in order, duplicates kept, looked up case-insensitively.
 public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     private var fields: [HTTPHeader]
@@ -62,15 +49,5 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
 
     private static func matches(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace, `OWS`).
-    func trimmingSpacesAndTabs() -> String {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isWhitespace($0) }), let last = lastIndex(where: { !isWhitespace($0) })
-        else { return "" }
-        return String(self[first...last])
     }
 }
