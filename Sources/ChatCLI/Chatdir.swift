@@ -75,8 +75,8 @@ public enum Chatdir {
             }
             return status
         } catch let error as UsageError {
-            output.error("chatdir \(error.command): \(error.message)\nRun `chatdir \(error.command) --help` for usage.")
-            return 64
+            output.error(error.report)
+            return error.exitCode
         } catch let error as CommandFailure {
             output.error("chatdir \(name): \(error.message)")
             return error.exitCode

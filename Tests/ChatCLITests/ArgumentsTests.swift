@@ -1,0 +1,140 @@
+@testable import ChatCLI
+import ChatDomain
+import ChatStore
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// Argument parsing and the usage errors, in this process (swift-argument-parser's
+/// `ErrorMessageTests` shape): a table of command lines, each with the exact words `chatdir`
+/// writes on stderr and its exit code, run through the same steps as ``Chatdir/run(_:environment:)``
+/// (find the command, parse against its spec, run it) without starting a `chatdir` process.
+/// CommandsEndToEndTests keeps the cases that prove the words and the code reach the shell.
+@Suite struct ArgumentsTests {
+    struct UsageCase: Sendable, CustomTestStringConvertible {
+        /// The command line without the program name; `DIR` stands for a path in the test's directory.
+        var arguments: [String]
+        /// Everything written on stderr, without the final newline.
+        var stderr: String
+        var testDescription: String {
+            arguments.map { $0.count > 24 ? String($0.prefix(8)) + "…(\($0.count))" : $0.debugDescription }.joined(separator: " ")
+        }
+
+        init(_ arguments: [String], _ stderr: String) {
+            self.arguments = arguments
+            self.stderr = stderr
+        }
+    }
+
+    /// Where a `--data` would start a server if a check were missed: a serve case then fails
+    /// with 66 instead of serving until killed.
+    static let noData = "/nonexistent/chatdir-data"
+
+    static let usageCases: [UsageCase] = [
+        UsageCase(["view"], "chatdir view: missing CONV (the conversation to show)\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "../x"], "chatdir view: invalid conversation ID \"../x\": it must start with a letter or digit (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "c1", "--limit", "0"], "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "c1", "--limit=0"], "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "c1", "--limit"], "chatdir view: --limit needs a value (--limit N)\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "c1", "--colour"], "chatdir view: unknown option --colour for `chatdir view`\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "c1", "--json=yes"], "chatdir view: --json takes no value\nRun `chatdir view --help` for usage."),
+        UsageCase(["send"], "chatdir send: missing CONV (the conversation to send to)\nRun `chatdir send --help` for usage."),
+        UsageCase(["send", "c1", ""], "chatdir send: the message text is empty; write something to send\nRun `chatdir send --help` for usage."),
+        UsageCase(["send", "c1", String(repeating: "a", count: 4097)], "chatdir send: the message text is 4097 characters long; at most 4096 are allowed\nRun `chatdir send --help` for usage."),
+        UsageCase(["send", String(repeating: "c", count: 65), "hi"], "chatdir send: invalid conversation ID \"\(String(repeating: "c", count: 65))\": it is 65 bytes long; at most 64 are allowed (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir send --help` for usage."),
+        UsageCase(["retry"], "chatdir retry: missing CONV (or --all)\nRun `chatdir retry --help` for usage."),
+        UsageCase(["retry", "c1", "not-a-uuid"], "chatdir retry: invalid client message ID \"not-a-uuid\": expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3\nRun `chatdir retry --help` for usage."),
+        UsageCase(["retry", "c1", "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3", "--all"], "chatdir retry: give either ID or --all, not both\nRun `chatdir retry --help` for usage."),
+        UsageCase(["init"], "chatdir init: missing --user NAME\nRun `chatdir init --help` for usage."),
+        UsageCase(["init", "--user", "bad user"], "chatdir init: --user: invalid user ID \"bad user\": it may contain only letters, digits, '.', '_' and '-' (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir init --help` for usage."),
+        UsageCase(["init", "--user", "alice", "--server", "ftp://x"], "chatdir init: --server must be an http:// or https:// URL without credentials, not \"ftp://x\"\nRun `chatdir init --help` for usage."),
+        UsageCase(["seed", "DIR", "--messages", "many"], "chatdir seed: --messages must be a whole number from 0 to 100000000, not \"many\"\nRun `chatdir seed --help` for usage."),
+        UsageCase(["list", "extra"], "chatdir list: unexpected argument \"extra\"\nRun `chatdir list --help` for usage."),
+        UsageCase(["list", "--", "--json"], "chatdir list: unexpected argument \"--json\"\nRun `chatdir list --help` for usage."),
+        UsageCase(["check", "a", "b"], "chatdir check: unexpected argument \"b\"\nRun `chatdir check --help` for usage."),
+        UsageCase(["read"], "chatdir read: missing CONV (the conversation you read)\nRun `chatdir read --help` for usage."),
+        UsageCase(["history"], "chatdir history: missing CONV (the conversation to fetch)\nRun `chatdir history --help` for usage."),
+        UsageCase(["serve"], "chatdir serve: missing --data DIR (the server's data directory; try a copy of SampleData/server)\nRun `chatdir serve --help` for usage."),
+        UsageCase(["serve", "--data", noData, "--faults", "drop-reply=7"], "chatdir serve: --faults: drop-reply=\"7\" is not valid; expected a probability from 0 to 1, like 0.1\nRun `chatdir serve --help` for usage."),
+        UsageCase(["serve", "--data", noData, "--port", "70000"], "chatdir serve: --port must be a whole number from 0 to 65535, not \"70000\"\nRun `chatdir serve --help` for usage."),
+    ]
+
+    @Test("a bad command line is a usage error (64) with the exact words, and the store is left as it was", arguments: usageCases)
+    func usageError(_ row: UsageCase) throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.seededStore(directory)
+        let before = try snapshotFiles(store)
+        let arguments = row.arguments.map { $0 == "DIR" ? directory.file("DIR") : $0 }
+        let error = try #require(try Self.usageError(arguments, store: store), "no usage error")
+        #expect(error.report == row.stderr)
+        #expect(error.exitCode == 64)
+        #expect(try snapshotFiles(store) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("DIR")))
+    }
+
+    @Test("every command answers --help and -h with its help, which names its usage and the common options",
+          arguments: Chatdir.commands.map { $0.spec.name })
+    func help(_ name: String) throws {
+        let command = try #require(Chatdir.commands.first { $0.spec.name == name })
+        for flag in ["--help", "-h"] {
+            let parsed = try ParsedArguments(["c1", flag, "--store", "/x"], spec: command.spec)
+            #expect(parsed.wantsHelp)
+        }
+        #expect(command.spec.help.contains("Usage:\n  chatdir \(name) "))
+        #expect(command.spec.help.contains("\n  --store DIR  "))
+        #expect(command.spec.help.contains("\n  --help  "))
+    }
+
+    @Test("options take --name value and --name=value, the last one wins, -- ends options, - is a positional")
+    func parsing() throws {
+        let parsed = try ParsedArguments(["--limit", "5", "c1", "--json", "--limit=7", "-", "--", "--before", "-x"], spec: ViewCommand.spec)
+        #expect(parsed.command == "view")
+        #expect(parsed.value("--limit") == "7")
+        #expect(try parsed.integer("--limit", in: 1...10) == 7)
+        #expect(parsed.value("--before") == nil)
+        #expect(try parsed.integer("--before", in: 1...10) == nil)
+        #expect(parsed.flag("--json"))
+        #expect(!parsed.flag("--follow"))
+        #expect(parsed.positionals == ["c1", "-", "--before", "-x"])
+        #expect(!parsed.wantsHelp)
+        #expect(try parsed.positional(0, "CONV") == "c1")
+        #expect(throws: Never.self) { try parsed.expectAtMost(4) }
+    }
+
+    @Test("a value may itself start with a dash or be empty")
+    func dashValue() throws {
+        let parsed = try ParsedArguments(["--store", "-odd", "c1", "--limit="], spec: ViewCommand.spec)
+        #expect(parsed.value("--store") == "-odd")
+        #expect(parsed.value("--limit") == "")
+        #expect(parsed.positionals == ["c1"])
+    }
+
+    /// A store of one conversation, `c1`, with five messages, written in this process.
+    static func seededStore(_ directory: TemporaryDirectory) throws -> String {
+        var generator = FixtureGenerator(userID: try UserID("alice"))
+        generator.conversations = 1
+        generator.messagesPerConversation = 5
+        let path = directory.file("store")
+        _ = try generator.generate(at: path)
+        return path
+    }
+
+    /// Runs `chatdir arguments…` in this process the way ``Chatdir/run(_:environment:)`` does (the
+    /// command named first, its arguments parsed against its spec, then run with `store` as
+    /// `$CHATDIR_STORE`) and returns the usage error thrown, or nil when there was none.
+    static func usageError(_ arguments: [String], store: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> UsageError? {
+        guard let name = arguments.first, let command = Chatdir.commands.first(where: { $0.spec.name == name }) else {
+            Issue.record("no command \(arguments.first ?? "(none)")", sourceLocation: sourceLocation)
+            return nil
+        }
+        do {
+            let parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: command.spec)
+            let context = Context(output: Output(environment: ["NO_COLOR": "1"]), environment: ["CHATDIR_STORE": store], arguments: parsed)
+            let status = try command.run(context)
+            Issue.record("`chatdir \(arguments.joined(separator: " "))` ran and exited \(status)", sourceLocation: sourceLocation)
+            return nil
+        } catch let error as UsageError {
+            return error
+        }
+    }
+}
