@@ -10,7 +10,7 @@ import Testing
 /// writes on stderr and its exit code, run through the same steps as ``Chatdir/run(_:environment:)``
 /// (find the command, parse against its spec, run it) without starting a `chatdir` process.
 /// CommandsEndToEndTests keeps the cases that prove the words and the code reach the shell.
-@Suite struct ArgumentsTests {
+@Suite(.ownThreads) struct ArgumentsTests {
     struct UsageCase: Sendable, CustomTestStringConvertible {
         /// The command line without the program name; `DIR` stands for a path in the test's directory.
         var arguments: [String]

@@ -4,7 +4,7 @@ import Testing
 import ChatTestSupport
 
 /// `--faults`: the syntax, the seeded decisions, and each fault as a client sees it.
-@Suite(.ownThreads) struct FaultTests {
+@Suite(.ownThreads) struct FaultsTests {
     @Test("--faults text parses to its canonical form", arguments: [
         ("drop-reply=0.2,error5xx=0.1,rate-limit=0.1:2,latency=5ms,live-close=10s,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=7",
          "drop-reply=0.2,error5xx=0.1,rate-limit=0.1:2,latency=5ms,live-close=10000ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=7"),

@@ -2,7 +2,7 @@ import ChatDomain
 import Testing
 import ChatTestSupport
 
-@Suite(.ownThreads) struct JSONWriterEscapingTests {
+@Suite(.ownThreads) struct JSONWriterTests {
     @Test("terminal-safe JSON escapes every C0 control, DEL, C1 and the bidi overrides, and keeps the rest as UTF-8", arguments: [
         ("plain é 👋", "\"plain é 👋\""),
         ("q\"b\\", "\"q\\\"b\\\\\""),

@@ -2,7 +2,7 @@ import Testing
 import ChatTestSupport
 @testable import ChatDomain
 
-@Suite(.ownThreads) struct ReceiptTests {
+@Suite(.ownThreads) struct ReceiptsTests {
     static let me = try! UserID("alice")
     static let group = try! ["alice", "bob", "carol"].map(UserID.init)
 

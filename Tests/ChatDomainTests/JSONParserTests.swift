@@ -2,7 +2,7 @@ import Testing
 import ChatTestSupport
 @testable import ChatDomain
 
-@Suite(.ownThreads) struct JSONTests {
+@Suite(.ownThreads) struct JSONParserTests {
     @Test("valid JSON parses", arguments: [
         ("{}", JSONValue.object([])),
         ("[1,-2,3.5]", .array([.integer(1), .integer(-2), .number(3.5)])),

@@ -4,7 +4,7 @@ import ChatTestSupport
 
 /// The serializer never writes a CR, LF or NUL inside a head line: one in a header would start
 /// a header of its own (header injection).
-@Suite(.ownThreads) struct HTTPSerializerTests {
+@Suite(.ownThreads) struct HTTPHeadTests {
     static let breakers = ["\r\n", "\r", "\n", "\u{0}"]
 
     @Test("a header value with CR, LF or NUL is refused, naming the header but not the value", arguments: breakers)
