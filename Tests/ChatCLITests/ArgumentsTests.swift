@@ -33,6 +33,7 @@ import Testing
     static let usageCases: [UsageCase] = [
         UsageCase(["view"], "chatdir view: missing CONV (the conversation to show)\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "../x"], "chatdir view: invalid conversation ID \"../x\": it must start with a letter or digit (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "bad name!"], "chatdir view: invalid conversation ID \"bad name!\": it may contain only letters, digits, '.', '_' and '-' (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "c1", "--limit", "0"], "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "c1", "--limit=0"], "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "c1", "--limit"], "chatdir view: --limit needs a value (--limit N)\nRun `chatdir view --help` for usage."),
