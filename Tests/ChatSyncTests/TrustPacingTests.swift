@@ -49,9 +49,16 @@ import ChatTestSupport
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: Self.pacedOptions)
-        let worker = Task { await engine.runLive { _ in } }
+        let logs = SyncFaultTests.Log()
+        let worker = Task { await engine.runLive { logs.append($0) } }
         let delivered = { server.seenRequests.filter { $0.hasSuffix("/delivered") }.count }
-        try await waitUntil("the worker posts its delivered position") { delivered() > 0 }
+        do {
+            try await waitUntil("the worker posts its delivered position") { delivered() > 0 }
+        } catch {
+            // Say what the worker did instead (a parallel run once waited 20 s here).
+            Issue.record("the worker's log: \(logs.all); the server saw: \(server.seenRequests)")
+            throw error
+        }
         // A measurement window: how many requests the worker makes in 3 s.
         let before = delivered()
         try await Task.sleep(for: .seconds(3))
