@@ -6,11 +6,6 @@ import ChatDomain
 /// `chatdir.json`'s server is a ``ServerAddress``: parsed when the manifest is read, written in
 /// its canonical form, so an http store's manifest keeps its bytes.
 @Suite(.ownThreads) struct ManifestTests {
-    static let alice: UserID = {
-        guard let id = try? UserID("alice") else { preconditionFailure("alice is a valid user ID") }
-        return id
-    }()
-
     @Test("an http or https server round-trips through the manifest byte for byte", arguments: [
         "http://127.0.0.1:8080", "https://chat.example", "https://chat.example:8443", "http://[::1]:8080",
     ])
@@ -35,7 +30,7 @@ import ChatDomain
 
     @Test("a manifest without a server has none")
     func noServer() throws {
-        let manifest = Manifest(userID: Self.alice)
+        let manifest = Manifest(userID: alice)
         #expect(try Manifest.decode(manifest.encode(), path: "chatdir.json").server == nil)
     }
 }
