@@ -12,6 +12,9 @@ public enum StoreLayout {
     public static let outbox = "outbox"
     public static let readPosition = "read.json"
     public static let lock = ".lock"
+    /// In a conversation's directory: this device's sync marker (``CaughtUpFile``), written only
+    /// by ``StoreWriter/recordCaughtUp(through:in:)``.
+    public static let caughtUp = ".caught-up"
     /// In `messages/`: the name of the newest segment file, so readers need not list the directory.
     public static let newestHint = ".newest"
     /// The largest sequence the format holds. Segment names are 10 digits, so the last sequence

@@ -1,3 +1,4 @@
+import ChatDomain
 import ChatStore
 import ChatWire
 import Dispatch

@@ -413,11 +413,6 @@ extension SyncEngine {
 }
 
 extension SyncStore {
-    /// This device's sync marker, `conversations/<id>/.caught-up`: every sequence from the start
-    /// of the stored history through the number in it is stored. Written only after a catch-up
-    /// has made its pages durable, so it may lag but never lead. Hidden and per device.
-    static let caughtUpMarker = ".caught-up"
-
     /// Where catching up starts: the lower of the marker and the end of the run of stored
     /// sequences at the head (read from the newest two segments). Holes above the marker (an
     /// own message accepted before the one ahead of it was fetched, then a crash) are filled.
@@ -432,20 +427,5 @@ extension SyncStore {
               try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize)).contains(where: { $0.sequence == marker }) || marker == 0
         else { return head }
         return marker
-    }
-
-    func caughtUpMarker(_ id: ConversationID) -> Int? {
-        guard let bytes = try? Sys.readFile(store.conversation(id).directory + "/" + Self.caughtUpMarker) else { return nil }
-        return Int(String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self))
-    }
-
-    /// Records that everything through `sequence` is stored (after a catch-up's pages are durable).
-    func recordCaughtUp(_ id: ConversationID, through sequence: Int) throws(StoreError) {
-        guard caughtUpMarker(id) != sequence else { return }
-        do {
-            try DurableFile.write(Array("\(sequence)\n".utf8), to: Self.caughtUpMarker, in: store.conversation(id).directory)
-        } catch {
-            throw .system(error)
-        }
     }
 }

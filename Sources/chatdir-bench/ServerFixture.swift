@@ -54,7 +54,7 @@ final class ServerFixture {
     /// A new, empty client store for `user` under `path`, pointing at this server.
     func clientStore(at path: String, user: String) throws -> Store {
         Subprocess.removeTree(path)
-        return try Store.create(at: path, manifest: Manifest(userID: Self.user(user), server: server.url))
+        return try Store.create(at: path, manifest: Manifest(userID: Self.user(user), server: address))
     }
 
     func stop() {
