@@ -26,11 +26,10 @@ let package = Package(
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,
         // sync --live SIGKILLed). The crash-loop test runs it short; scripts/soak-crash.sh long.
         .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain"]),
-        // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
-        .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
-        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench
+        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
+        // --only server is the server's load figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol"]),
         // Shared by the test targets only: scratch directories and the built executables.
         .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
