@@ -135,7 +135,7 @@ public enum Endpoint: Sendable, Hashable {
     /// Resolves a request line: `path` is the target's path without the query. Its segments are
     /// percent-decoded (``HTTPRequestTarget/pathSegments``) before they are matched.
     public static func resolve(method: String, path: String) -> Resolution {
-        let segments = HTTPRequestTarget(path).pathSegments
+        let segments = HTTPRequestTarget(path: path).pathSegments
         let matching = Kind.allCases.filter { matches($0.template, segments) }
         guard !matching.isEmpty else { return .notFound(path: path, hint: notFoundHint(segments)) }
         guard let kind = matching.first(where: { $0.method == method }) else {
