@@ -134,7 +134,7 @@ public struct LiveConnection: Sendable {
                     switch event {
                     case let .text(text):
                         do {
-                            if let decoded = try SyncError.decoding({ () throws(WireDecodingError) in try WireDecoder.liveEvent(text) }) { continuation.yield(.event(decoded)) }
+                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) { continuation.yield(.event(decoded)) }
                         } catch {
                             continuation.yield(.ignored(error.description))
                         }

@@ -11,9 +11,9 @@ extension SyncError {
         }
     }
 
-    /// Runs one ``WireDecoder`` call and turns its refusal into a ``SyncError``.
-    static func decoding<T>(_ decode: () throws(WireDecodingError) -> T) throws(SyncError) -> T {
-        do { return try decode() } catch { throw SyncError(error) }
+    /// `decode(input)` (a ``WireDecoder`` function), its refusal turned into a ``SyncError``.
+    static func decoding<Input, T>(_ decode: (Input) throws(WireDecodingError) -> T, _ input: Input) throws(SyncError) -> T {
+        do { return try decode(input) } catch { throw SyncError(error) }
     }
 }
 
