@@ -21,7 +21,7 @@ public enum StoreLayout {
     /// of a segment must stay ≤ 9,999,999,999 whatever the segment size (at most
     /// ``Manifest/maxSegmentSize``): 9,999,999,999 − 100,000 + 1, a multiple of every size's
     /// boundary rule. Larger sequences are refused, never stored where no reader looks.
-    public static let maxSequence = 9_999_900_000
+    public static let maxSequence = Message.maxSequence
 }
 
 /// The range of sequences one segment file holds: `first = ((s - 1) / size) * size + 1`,

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 import ChatWire
 import Dispatch
@@ -86,7 +87,7 @@ public struct LiveConnection: Sendable {
             if stoppedEarly { throw .temporary("stopped", retryAfter: nil) }
 
             let handshake = WebSocketClientHandshake(
-                host: server.hostHeader, target: HTTPRequestTarget("/v1/live"),
+                host: server.hostHeader, target: HTTPRequestTarget(Endpoint.live.path),
                 headers: ["Authorization": "Bearer \(configuration.token)"]
             )
             let request: [UInt8]
@@ -134,7 +135,7 @@ public struct LiveConnection: Sendable {
                     switch event {
                     case let .text(text):
                         do {
-                            if let decoded = try WireDecoder.liveEvent(text) { continuation.yield(.event(decoded)) }
+                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) { continuation.yield(.event(decoded)) }
                         } catch {
                             continuation.yield(.ignored(error.description))
                         }

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 
 /// The live worker (`chatdir sync --live`): stays connected, saves what arrives, fills gaps,

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 
 /// The chat client proper: moves messages and positions between the server and the store,

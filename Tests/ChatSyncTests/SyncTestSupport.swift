@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatServer
 import ChatStore
 @testable import ChatSync

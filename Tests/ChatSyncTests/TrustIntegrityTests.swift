@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 @testable import ChatSync
 import Foundation
@@ -272,13 +273,6 @@ import ChatTestSupport
         let beyond = Message(sequence: StoreLayout.maxSequence + 1, clientMessageID: .random(), senderID: try UserID("bob"), text: "beyond", sentAt: Self.sentAt)
         #expect(throws: StoreError.self) { try writer.save([beyond], in: c1) }
         #expect(try store.conversation(c1).newestMessages(limit: 5).messages == [last])
-    }
-
-    @Test("a position past the format's largest sequence is refused at the decoder")
-    func hugePosition() throws {
-        #expect(throws: SyncError.badResponse("a receipt: \"readUpTo\" is 20000000000, outside 0…9999900000 (the largest sequence a store can hold)")) {
-            try WireDecoder.receipts(Array(#"{"members":[{"userId":"bob","deliveredUpTo":1,"readUpTo":20000000000}]}"#.utf8))
-        }
     }
 
     @Test("readUpTo 10^9 when the newest message is 5 is clamped to 5, so later messages do not look read")
