@@ -5,7 +5,7 @@ import ChatWire
 /// The client side of wire contract v1 over HTTP/1.1, one method per endpoint.
 ///
 /// Every request has a real deadline, every answer is classified as ``SyncError`` (temporary,
-/// unreachable, rejected, unauthorized, bad response) and every body is validated by
+/// transport, rejected, unauthorized, contract) by ``ResponseVerdict`` and every body is validated by
 /// ``WireDecoder`` before a caller sees it. The token goes into the Authorization header and
 /// nowhere else: never into an error, a log line or the store.
 public struct APIClient: Sendable {
@@ -20,10 +20,15 @@ public struct APIClient: Sendable {
     public static let maxBodySize = 8 << 20
 
     public init(server: ServerAddress, token: String, timeout: Duration = .seconds(10)) {
+        self.init(server: server, token: token, timeout: timeout, connector: .tcp)
+    }
+
+    /// A client whose connections come from `connector` (tests script the stream).
+    init(server: ServerAddress, token: String, timeout: Duration = .seconds(10), connector: Connector) {
         self.server = server
         self.token = token
         self.timeout = timeout
-        http = HTTPClient(address: server, maxBodySize: Self.maxBodySize)
+        http = HTTPClient(address: server, maxBodySize: Self.maxBodySize, connector: connector)
     }
 
     public func me() async throws(SyncError) -> UserID {
@@ -120,26 +125,26 @@ public struct APIClient: Sendable {
             response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
             switch error {
-            case let .temporary(reason, _) where cutByPass && passDeadline?.isOver() == true:
-                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: reason)
+            case _ where error.isRetryable && cutByPass && passDeadline?.isOver() == true:
+                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: error.reason)
             case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
-            case let .unreachable(reason): throw .unreachable("\(server): \(reason)")
+            case let .transport(failure) where failure.kind == .unreachable: throw .transport(failure.within(server.description))
+            case let .transport(failure): throw .transport(failure.within("\(method) \(path)"))
             default: throw error
             }
         }
         let bytes = response.body
-        switch response.status {
-        case 200..<300:
+        switch ResponseVerdict(status: response.status, headers: response.headers) {
+        case .success:
             return Answer(status: response.status, body: bytes, deadline: deadline)
-        case 401:
+        case .unauthorized:
             throw .unauthorized(WireDecoder.errorMessage(bytes))
-        case 408, 429, 500..<600:
-            let retryAfter = Backoff.retryAfter(header: response.headers["Retry-After"])
+        case let .temporary(retryAfter):
             throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
-        case 400..<500:
+        case .rejected:
             throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))
-        default:
-            throw .badResponse("unexpected status \(response.status) for \(method) \(path)")
+        case .unexpected:
+            throw .contract("unexpected status \(response.status) for \(method) \(path)")
         }
     }
 }

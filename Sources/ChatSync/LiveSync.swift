@@ -33,9 +33,10 @@ extension SyncEngine {
         var lastActivity = ContinuousClock.now
     }
 
-    /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
-    public func runLive(log: @escaping @Sendable (String) -> Void) async -> Int32 {
-        let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
+    /// Runs until cancelled (returns nil) or until the server refuses the token (returns that error).
+    public func runLive(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
+        var live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
+        live.connector = options.connector
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         let outbox = Task { await self.followOutbox(log: log) }
         defer {
@@ -57,10 +58,10 @@ extension SyncEngine {
                         try await catchUpEverything()
                         log("caught up")
                     } catch let error as SyncError {
-                        if case .unauthorized = error { log(error.description); return 77 }
+                        if case .unauthorized = error { log(error.description); return error }
                         log("catch-up failed: \(error)")
                     } catch {
-                        if Task.isCancelled { return 0 }
+                        if Task.isCancelled { return nil }
                         log("catch-up failed: \(error)")
                     }
                 case let .event(liveEvent):
@@ -75,7 +76,7 @@ extension SyncEngine {
                 case let .disconnected(error):
                     lastError = error
                     liveState.connected = false
-                    if case .unauthorized = error { log(error.description); return 77 }
+                    if case .unauthorized = error { log(error.description); return error }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
             }
@@ -85,7 +86,7 @@ extension SyncEngine {
             log("reconnecting in \(delay.shortDescription)")
             do { try await Task.sleep(for: delay) } catch { break }
         }
-        return 0
+        return nil
     }
 
     /// After (re)connecting: every conversation caught up, receipts fetched, positions posted.

@@ -37,7 +37,7 @@ import ChatTestSupport
         let server = try LocalServer(inMemory: true)
         try await post(4, as: "bob", server: server, prefix: "early")
         let alice = try clientStore("alice", in: directory)
-        #expect(try await pass(alice, server).exitCode == 0)
+        #expect(try await pass(alice, server).outcome == .complete)
         try await post(3, as: "bob", server: server, prefix: "late")
         try await post(2, as: "carol", to: "group", server: server)
         var queued: [ClientMessageID] = []
@@ -79,7 +79,7 @@ import ChatTestSupport
     /// store holding exactly what the server holds, the outbox empty.
     func expectRecovered(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let report = try await pass(scene.alice, scene.server)
-        #expect(report.exitCode == 0, "\(report.problems) (\(context))", sourceLocation: sourceLocation)
+        #expect(report.outcome == .complete, "\(report.problems) (\(context))", sourceLocation: sourceLocation)
         var onServer: [ClientMessageID] = []
         for id in [ab, group] {
             let messages = try await scene.server.messages(id.rawValue)
@@ -115,7 +115,7 @@ import ChatTestSupport
         let counting = try await scene()
         let (clean, countingRule) = try await faultedPass(counting, failAt: nil, persistent: false, errno: 0)
         let count = countingRule?.calls ?? 0
-        #expect(clean.exitCode == 0 && clean.sent == 4, "\(clean)")
+        #expect(clean.outcome == .complete && clean.sent == 4, "\(clean)")
         #expect(count >= 20, "a pass made only \(count) file calls")
         for n in 1...max(count, 1) {
             for fault: (errno: Int32, persistent: Bool) in [(ENOSPC, false), (EIO, false), (ENOSPC, true)] {
@@ -123,7 +123,7 @@ import ChatTestSupport
                 let scene = try await scene()
                 let (report, rule) = try await faultedPass(scene, failAt: n, persistent: fault.persistent, errno: fault.errno)
                 if (rule?.failed ?? 0) > 0 {
-                    #expect(report.exitCode != 0, "a write failed, yet the pass exited 0 (\(context))")
+                    #expect(report.outcome != .complete, "a write failed, yet the pass exited 0 (\(context))")
                     Self.expectClearError(report.problems, errno: fault.errno, under: scene.directory.path, context)
                 }
                 try await expectNothingLost(scene, context)
