@@ -154,7 +154,7 @@ public struct ConversationLiveState: Sendable, Equatable {
             case .idle:
                 return [.report("idle catch-up failed: \(reason)")]
             case .gap:
-                return retryGapCheck(retryAfter: retryAfter, at: now, using: &random)
+                return [.report("gap catch-up failed: \(reason)")] + retryGapCheck(retryAfter: retryAfter, at: now, using: &random)
             }
         case .gapCheckDue:
             gapCheckScheduled = false
