@@ -14,7 +14,7 @@ import ChatDomain
 /// (``Action/report(_:)``); a reconnect's or a live event's failure is its caller's to throw.
 public struct ConversationLiveState: Sendable, Equatable {
     /// What brought the messages of a catch-up or save, and so what follows it.
-    public enum Cause: String, Sendable, Equatable {
+    public enum Cause: Sendable, Equatable {
         /// A live message event.
         case live
         /// The catch-up after (re)connecting.
