@@ -201,7 +201,7 @@ extension SyncEngine {
         while !events.isEmpty {
             let event = events.removeFirst()
             // Never `await` inside a mutation of actor state: the machine decides, then the awaits.
-            let actions = liveState.conversations[id, default: ConversationLiveState(grace: options.gapGrace, backoff: options.backoff)].handle(event, at: .now)
+            let actions = liveState.conversations[id, default: newConversationState].handle(event, at: .now)
             for action in actions {
                 switch action {
                 case let .catchUp(cause, from):
@@ -210,7 +210,7 @@ extension SyncEngine {
                     } catch {
                         if Task.isCancelled { return error }
                         failure = failure ?? error
-                        events.append(.failed(cause, reason: "\(error)", retryAfter: (error as? SyncError)?.retryAfter))
+                        events.append(Self.failed(cause, error))
                     }
                 case let .save(messages, cause):
                     do {
@@ -219,7 +219,7 @@ extension SyncEngine {
                     } catch {
                         if Task.isCancelled { return error }
                         failure = failure ?? error
-                        events.append(.failed(cause, reason: "\(error)", retryAfter: (error as? SyncError)?.retryAfter))
+                        events.append(Self.failed(cause, error))
                     }
                 case let .scheduleGapCheck(instant):
                     remember(Task {
@@ -250,6 +250,17 @@ extension SyncEngine {
             }
         }
         return failure
+    }
+
+    /// The state of a conversation the worker had none for yet.
+    private var newConversationState: ConversationLiveState {
+        ConversationLiveState(grace: options.gapGrace, backoff: options.backoff)
+    }
+
+    /// A failed fetch or save as the state machine sees it: how it failed, and how long the
+    /// server asked to wait, if it did (the error itself goes to the caller).
+    private static func failed(_ cause: ConversationLiveState.Cause, _ error: any Error) -> ConversationLiveState.Event {
+        .failed(cause, reason: "\(error)", retryAfter: (error as? SyncError)?.retryAfter)
     }
 
     /// Performs ``ConversationLiveState/Action/catchUp(_:from:)``: everything after `from`, and
@@ -312,6 +323,6 @@ extension SyncEngine {
 
     /// Paces conversation `id`'s outbox after a temporary failure; returns the wait.
     private func outboxFailed(_ id: ConversationID, retryAfter: Duration?) -> Duration {
-        liveState.conversations[id, default: ConversationLiveState(grace: options.gapGrace, backoff: options.backoff)].outboxFailed(retryAfter: retryAfter, at: .now)
+        liveState.conversations[id, default: newConversationState].outboxFailed(retryAfter: retryAfter, at: .now)
     }
 }
