@@ -228,10 +228,10 @@ import ChatTestSupport
         let worker = Task { await engine.runLive { _ in } }
         let id = try ConversationID("c1")
         try await waitUntil(timeout: .seconds(60), "the worker has seen the last event") {
-            let gaps = await engine.liveState.gaps[id]
+            let gaps = await engine.liveState.conversations[id]?.gaps
             return gaps?.knownToExist == 10_010 || gaps?.beyondHole.contains(10_010) == true
         }
-        let held = await engine.liveState.held[id]?.count ?? 0
+        let held = await engine.liveState.conversations[id]?.held.count ?? 0
         worker.cancel()
         #expect(await worker.value == nil)
         #expect(held <= 10_000)
@@ -258,7 +258,7 @@ import ChatTestSupport
             (try? store.conversation(c1).newestMessages(limit: 1).messages.last?.sequence) == 2
         }
         let discoveries = server.seenRequests.filter { $0.hasSuffix("/v1/conversations") }.count
-        let followed = await engine.liveState.gaps.count
+        let followed = await engine.liveState.followed.count
         worker.cancel()
         #expect(await worker.value == nil)
         #expect(discoveries <= 4, "\(discoveries) GET /v1/conversations for 2,000 invented IDs")
