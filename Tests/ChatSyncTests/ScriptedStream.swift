@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 @testable import ChatSync
 
