@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers as modules; arrows point down only:
 //   chatdir → ChatCLI → ChatSync ──→ ChatStore → ChatDomain
-//                    └──→ ChatServer ─┘    └──→ ChatWire (both)
+//                    └──→ ChatServer ─┘    └──→ ChatProtocol (both) → ChatWire, ChatDomain
 let package = Package(
     name: "chatdir",
     products: [
@@ -16,26 +16,28 @@ let package = Package(
         .target(name: "ChatStore", dependencies: ["ChatDomain"]),
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer"]),
         .target(name: "ChatWire"),
-        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire"]),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain"]),
+        // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
+        .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol"]),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,
         // sync --live SIGKILLed). The crash-loop test runs it short; scripts/soak-crash.sh long.
         .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain"]),
-        // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
-        .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
-        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench
-        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire"]),
+        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
+        // --only server is the server's load figures (POSTs/s, live fan-out latency).
+        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol"]),
         // Shared by the test targets only: scratch directories and the built executables.
         .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir", "crash-loop"]),
+        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir", "crash-loop"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
@@ -57,7 +59,7 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         ("fuzz-websocket", ["ChatWire"]),
         ("fuzz-json", ["ChatDomain"]),
         ("fuzz-segment", ["ChatStore", "ChatDomain"]),
-        ("fuzz-wire", ["ChatSync", "ChatStore", "ChatDomain"]),
+        ("fuzz-wire", ["ChatSync", "ChatProtocol", "ChatStore", "ChatDomain"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)"))

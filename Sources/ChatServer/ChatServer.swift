@@ -126,7 +126,16 @@ public final class ChatServer: Sendable {
 
     private func acceptLoop() {
         defer {
-            state.withLock { $0.acceptRunning = false }
+            // When ``stop()`` gave up waiting for this thread (a loaded machine), the listener is
+            // closed here, as soon as nothing polls it: the port must not stay taken until the
+            // last connection thread lets go of the server.
+            let closeListener = state.withLock { state -> Bool in
+                state.acceptRunning = false
+                guard state.stopping, !state.listenerClosed else { return false }
+                state.listenerClosed = true
+                return true
+            }
+            if closeListener { Socket.close(listener) }
         }
         while true {
             guard let ready = try? Socket.poll([listener, stopEvent.readEnd], timeoutMilliseconds: -1) else {

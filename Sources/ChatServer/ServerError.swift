@@ -29,6 +29,13 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the listening socket could not be bound because the address is taken (EADDRINUSE):
+    /// the one failure a restart on the same port may wait out.
+    public var isAddressInUse: Bool {
+        if case let .socket(error) = self { return error.isAddressInUse }
+        return false
+    }
+
     /// The sysexits(3) code for this error.
     public var exitCode: Int32 {
         switch self {

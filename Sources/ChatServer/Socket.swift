@@ -10,6 +10,9 @@ public struct SocketError: Error, Sendable, Hashable, CustomStringConvertible {
     public var operation: String
     public var errno: Int32
 
+    /// Whether the address was taken (EADDRINUSE).
+    public var isAddressInUse: Bool { errno == EADDRINUSE }
+
     public var description: String {
         let hint: String = switch errno {
         case EADDRINUSE: "; another process listens on that port: pick another with --port, or --port 0 for any free one"

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatServer
 import ChatStore
 @testable import ChatSync
@@ -24,7 +25,7 @@ final class LocalServer: @unchecked Sendable {
         ])
         // ``restart(faults:)`` reuses the port: one no other test's connection can take meanwhile.
         let path = directory.path
-        server = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        server = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
             try Self.start(path, port: port, faults: faults)
         }
     }
@@ -40,7 +41,7 @@ final class LocalServer: @unchecked Sendable {
         let port = server.port
         server.stop()
         let path = directory.path
-        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
             try Self.start(path, port: port, faults: faults)
         }
     }
@@ -57,7 +58,7 @@ final class LocalServer: @unchecked Sendable {
         while true {
             var page: MessagesPage?
             for _ in 0..<100 where page == nil {  // the server's own faults apply to this reader too
-                do { page = try await api.messages(try ConversationID(conversation), .after(after), limit: 500) } catch SyncError.temporary {}
+                do { page = try await api.messages(try ConversationID(conversation), .after(after), limit: 500) } catch let error as SyncError where error.isRetryable {}
             }
             guard let page else { throw SyncError.temporary("the test server kept failing", retryAfter: nil) }
             all += page.items
