@@ -48,6 +48,8 @@ import Testing
         UsageCase(["retry", "c1", "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3", "--all"], "chatdir retry: give either ID or --all, not both\nRun `chatdir retry --help` for usage."),
         UsageCase(["init"], "chatdir init: missing --user NAME\nRun `chatdir init --help` for usage."),
         UsageCase(["init", "--user", "bad user"], "chatdir init: --user: invalid user ID \"bad user\": it may contain only letters, digits, '.', '_' and '-' (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir init --help` for usage."),
+        UsageCase(["init", "--user", "alice", "--server", "ftp://x"], "chatdir init: --server: \"ftp://x\" is not a server URL; expected http://host:port or https://host:port\nRun `chatdir init --help` for usage."),
+        UsageCase(["sync", "--server", "ftp://x"], "chatdir sync: --server: \"ftp://x\" is not a server URL; expected http://host:port or https://host:port\nRun `chatdir sync --help` for usage."),
         UsageCase(["seed", "DIR", "--messages", "many"], "chatdir seed: --messages must be a whole number from 0 to 100000000, not \"many\"\nRun `chatdir seed --help` for usage."),
         UsageCase(["list", "extra"], "chatdir list: unexpected argument \"extra\"\nRun `chatdir list --help` for usage."),
         UsageCase(["list", "--", "--json"], "chatdir list: unexpected argument \"--json\"\nRun `chatdir list --help` for usage."),
