@@ -66,47 +66,6 @@ struct SyncSetup {
     }
 }
 
-/// Why a token cannot be sent: it goes into the `Authorization` header, where a CR LF would
-/// start a header of its own (`abc\r\nX-Injected: 1`). The words never quote the token.
-enum TokenProblem: CustomStringConvertible {
-    case controlOrSpace
-    case notASCII
-
-    /// The problem with `token`, or nil when it is one word of visible ASCII.
-    init?(_ token: String) {
-        if token.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) {
-            self = .controlOrSpace
-        } else if !token.unicodeScalars.allSatisfy({ $0.value < 0x80 }) {
-            self = .notASCII
-        } else {
-            return nil
-        }
-    }
-
-    var description: String {
-        switch self {
-        case .controlOrSpace: "contains a control character or a space (not shown; a token is one word)"
-        case .notASCII: "contains a character outside visible ASCII (not shown; tokens are ASCII)"
-        }
-    }
-}
-
-/// A command that failed with a message and a specific exit code.
-struct CommandFailure: Error, CustomStringConvertible {
-    var message: String
-    var exitCode: Int32
-    var description: String { message }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
-    }
-}
-
 /// Runs async work from a synchronous command and waits for it. SIGINT and SIGTERM cancel the
 /// work (a write in progress finishes first) instead of killing the process.
 func runUntilDone<T: Sendable>(interruptible: Bool, _ work: @escaping @Sendable () async -> T) -> T {
