@@ -1,3 +1,4 @@
+/// The text without the whitespace around it (a token file's trailing newline, spaces around `CHATDIR_TOKEN`).
 extension String {
     func trimmingWhitespace() -> String {
         var scalars = Substring(self)
