@@ -1,0 +1,9 @@
+import ChatDomain
+
+extension JSONValue {
+    /// The text of a JSON string; nil for any other value.
+    var stringValue: String? {
+        if case let .string(text) = self { return text }
+        return nil
+    }
+}
