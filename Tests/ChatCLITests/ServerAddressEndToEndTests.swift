@@ -26,36 +26,8 @@ import ChatTestSupport
         #expect(try snapshotFiles(store) == before)
     }
 
-    @Test("sync --server https:// gives the same words and exit code as a store's https server")
-    func httpsOnTheCommandLine() throws {
-        let directory = try TemporaryDirectory()
-        let store = directory.file("alice")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
-        let synced = try ChatdirProcess.run(["sync", "--store", store, "--server", "https://chat.example:8443"], environment: ["CHATDIR_TOKEN": "alice-token"])
-        #expect(synced.status == 64, "\(synced.stderr)")
-        #expect(synced.stderr.contains("https://chat.example:8443: https needs TLS, which this build does not have yet (issue 11)"), "\(synced.stderr)")
-    }
-
-    @Test("init refuses a URL that sync would refuse, with sync's words, and creates nothing", arguments: [
-        ("http://127.0.0.1:8080/api", "give only http://host:port, without a path, user or query"),
-        ("http://alice:secret@127.0.0.1:8080", "give only http://host:port, without a path, user or query"),
-        ("http://127.0.0.1:99999", "the port must be a number from 1 to 65535"),
-        ("http://:8080", "no host"),
-    ])
-    func initRefusesWhatSyncRefuses(_ url: String, words: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = directory.file("alice")
-        let created = try ChatdirProcess.run(["init", "--user", "alice", "--server", url, store])
-        #expect(created.status == 64, "\(created.stderr)")
-        #expect(created.stderr.contains("--server: \"\(url)\": \(words)"), "\(created.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: store))
-
-        let plain = directory.file("plain")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", plain]).status == 0)
-        let synced = try ChatdirProcess.run(["sync", "--store", plain, "--server", url], environment: ["CHATDIR_TOKEN": "alice-token"])
-        #expect(synced.status == 64, "\(synced.stderr)")
-        #expect(synced.stderr.contains("--server: \"\(url)\": \(words)"), "\(synced.stderr)")
-    }
+    // That init and sync refuse the same URLs with the same words, and sync's refusal of an
+    // https URL given on the command line, are in-process rows of ArgumentsTests.
 
     @Test("init --server http://127.0.0.1:8080 writes the manifest SampleData's store has, byte for byte")
     func httpManifestBytes() throws {
