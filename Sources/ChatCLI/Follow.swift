@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 import Dispatch
 
 /// What a following command waits for: a new value from the store, or a signal.

@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 import ChatWire
 import Dispatch
 

@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatServer
 import ChatStore
+import ChatSystem
 import ChatWire
 import Foundation
 
@@ -52,17 +53,16 @@ enum PostLoad {
 
     /// One keep-alive HTTP/1.1 connection, one request at a time.
     private final class KeepAliveClient {
-        private let fd: Int32
+        private let socket: FileDescriptor
+        private var fd: Int32 { socket.rawValue }
         private let token: String
         private var received: [UInt8] = []
         private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
         init(port: Int, token: String) throws {
-            fd = try Socket.connect(host: "127.0.0.1", port: port)
+            socket = try Socket.connect(host: "127.0.0.1", port: port)
             self.token = token
         }
-
-        deinit { Socket.close(fd) }
 
         func post(conversation: String, text: String) throws -> Int {
             let body = JSONWriter.encode(.object([("clientMessageId", .string(ClientMessageID.random().rawValue)), ("text", .string(text))]))

@@ -14,6 +14,7 @@
 import ChatDomain
 import ChatServer
 import ChatStore
+import ChatSystem
 import ChatWire
 import Dispatch
 
@@ -39,15 +40,14 @@ func stringArgument(_ name: String, default value: String) -> String {
 
 /// A keep-alive HTTP connection that POSTs and reads one response at a time.
 final class Client {
-    let fd: Int32
+    private let socket: FileDescriptor
+    var fd: Int32 { socket.rawValue }
     private var received: [UInt8] = []
     private var buffer = [UInt8](repeating: 0, count: 65536)
 
     init(port: Int) throws {
-        fd = try Socket.connect(host: "127.0.0.1", port: port)
+        socket = try Socket.connect(host: "127.0.0.1", port: port)
     }
-
-    deinit { Socket.close(fd) }
 
     func post(conversation: String, token: String, text: String) throws -> (status: Int, body: [UInt8]) {
         let body = JSONWriter.encode(.object([("clientMessageId", .string(ClientMessageID.random().rawValue)), ("text", .string(text))]))
@@ -73,12 +73,13 @@ final class Client {
 
 /// A /v1/live socket whose thread records when each message event arrives.
 final class LiveReader: Sendable {
-    let fd: Int32
+    private let socket: FileDescriptor
+    var fd: Int32 { socket.rawValue }
     /// sequence → monotonic nanoseconds of arrival.
     let arrivals = Lock<[Int: UInt64]>([:])
 
     init(port: Int, token: String) throws {
-        fd = try Socket.connect(host: "127.0.0.1", port: port)
+        socket = try Socket.connect(host: "127.0.0.1", port: port)
         let handshake = WebSocketClientHandshake(host: "127.0.0.1:\(port)", target: HTTPRequestTarget("/v1/live"), headers: ["Authorization": "Bearer \(token)"])
         try Socket.sendAll(fd, handshake.request.serialized())
         var parser = HTTPResponseHeadParser()
@@ -103,7 +104,7 @@ final class LiveReader: Sendable {
         while true {
             while let event = try? connection.nextEvent() {
                 guard case let .text(text) = event else { continue }
-                let now = SystemThread.monotonicNanoseconds()
+                let now = Clock.monotonicNanoseconds()
                 if let value = try? JSONParser.parse(text), case let .object(members)? = value["message"],
                    case let .integer(sequence)? = members.first(where: { $0.key == "sequence" })?.value {
                     arrivals.withLock { $0[sequence] = now }
@@ -167,7 +168,7 @@ func main() throws {
     let counts = Lock<[Int]>(Array(repeating: 0, count: 8))
     let latencies = Lock<[Double]>([])
     let failures = Lock<[String]>([])
-    let warmUpEnds = SystemThread.monotonicNanoseconds() + 500_000_000
+    let warmUpEnds = Clock.monotonicNanoseconds() + 500_000_000
     let ends = warmUpEnds + UInt64(seconds) * 1_000_000_000
     let done = DispatchGroup()
     for worker in 0..<8 {
@@ -180,13 +181,13 @@ func main() throws {
                 var local: [Double] = []
                 var count = 0
                 while true {
-                    let start = SystemThread.monotonicNanoseconds()
+                    let start = Clock.monotonicNanoseconds()
                     if start >= ends { break }
                     let response = try client.post(conversation: "posts", token: "u0\(worker)-token", text: "load \(worker)")
                     guard response.status == 201 else { throw LoadError(description: "POST answered \(response.status)") }
                     if start >= warmUpEnds {
                         count += 1
-                        local.append(Double(SystemThread.monotonicNanoseconds() - start) / 1e6)
+                        local.append(Double(Clock.monotonicNanoseconds() - start) / 1e6)
                     }
                 }
                 counts.withLock { $0[worker] = count }
@@ -211,17 +212,17 @@ func main() throws {
     var sentAt: [Int: UInt64] = [:]
     var repliedAt: [Int: UInt64] = [:]
     for index in 0..<messageCount {
-        let start = SystemThread.monotonicNanoseconds()
+        let start = Clock.monotonicNanoseconds()
         let response = try poster.post(conversation: "fanout", token: "u00-token", text: "fan-out \(index)")
-        let replied = SystemThread.monotonicNanoseconds()
+        let replied = Clock.monotonicNanoseconds()
         guard response.status == 201, case let .integer(sequence)? = try JSONParser.parse(response.body)["sequence"] else {
             throw LoadError(description: "fan-out POST answered \(response.status)")
         }
         sentAt[sequence] = start
         repliedAt[sequence] = replied
         // One message in flight at a time: wait until all 50 have it (at most 2 s).
-        let deadline = SystemThread.monotonicMilliseconds() + 2000
-        while readers.contains(where: { reader in reader.arrivals.withLock { $0[sequence] == nil } }), SystemThread.monotonicMilliseconds() < deadline {
+        let deadline = Clock.monotonicMilliseconds() + 2000
+        while readers.contains(where: { reader in reader.arrivals.withLock { $0[sequence] == nil } }), Clock.monotonicMilliseconds() < deadline {
             sched_yield()
         }
     }

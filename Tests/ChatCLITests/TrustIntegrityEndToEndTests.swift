@@ -1,4 +1,5 @@
 import ChatServer
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -12,7 +13,7 @@ import ChatTestSupport
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
         let old = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server-old")
         // Restarted below on the same port: one no other test's connection can take meanwhile.
-        var server: ChatServer? = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        var server: ChatServer? = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
             let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
             try server.start()
             return server
@@ -39,7 +40,7 @@ import ChatTestSupport
         // when stop() gave up waiting for a slow accept thread (a parallel run met EADDRINUSE
         // for the whole 20 s of retries while the old object was still referenced).
         server = nil
-        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
             let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: old, port: port))
             try server.start()
             return server

@@ -2,6 +2,7 @@ import ChatDomain
 import ChatServer
 import ChatStore
 @testable import ChatSync
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -24,7 +25,7 @@ final class LocalServer: @unchecked Sendable {
         ])
         // ``restart(faults:)`` reuses the port: one no other test's connection can take meanwhile.
         let path = directory.path
-        server = try startOnRestartablePort(isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        server = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
             try Self.start(path, port: port, faults: faults)
         }
     }
@@ -40,7 +41,7 @@ final class LocalServer: @unchecked Sendable {
         let port = server.port
         server.stop()
         let path = directory.path
-        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? SocketError)?.errno == EADDRINUSE }) { port in
+        server = try restartOnSamePort(port, isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
             try Self.start(path, port: port, faults: faults)
         }
     }
