@@ -7,9 +7,6 @@ import Musl
 /// File system calls by path, each wrapped once (through ``Syscall``: EINTR retried, errno turned
 /// into a ``SystemError``). Calls on an open descriptor are methods of ``FileDescriptor``.
 public enum Sys {
-    public static let directoryMode = FileDescriptor.directoryMode
-    public static let fileMode = FileDescriptor.fileMode
-
     /// Opens `path`, fsyncs it and closes it (for directories after a rename or mkdir).
     public static func fsyncPath(_ path: String) throws(SystemError) {
         let fd = try FileDescriptor.openDirectory(path)
@@ -30,7 +27,7 @@ public enum Sys {
         _ = try Syscall.retrying("rmdir", path) { Glibc.rmdir(path) }
     }
 
-    public static func mkdir(_ path: String, mode: mode_t = directoryMode) throws(SystemError) {
+    public static func mkdir(_ path: String, mode: mode_t = FileDescriptor.directoryMode) throws(SystemError) {
         _ = try Syscall.retrying("mkdir", path) { Glibc.mkdir(path, mode) }
     }
 
