@@ -40,7 +40,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the listening port is taken by another socket (EADDRINUSE).
+    /// Whether the listening socket could not be bound because the address is taken (EADDRINUSE):
+    /// the one failure a restart on the same port may wait out.
     public var isAddressInUse: Bool {
         if case let .socket(error) = self { return error.errno == .addressInUse }
         return false

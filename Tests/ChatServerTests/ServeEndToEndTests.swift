@@ -207,7 +207,13 @@ final class ServeProcess: @unchecked Sendable {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         // The last lines may still be in the pipes: wait for both to reach their end.
-        try? waitUntil("chatdir serve's output is read to its end") { ended.withLock { $0 } == 2 }
+        do {
+            try waitUntil("chatdir serve's output is read to its end", timeoutMilliseconds: 30_000) { ended.withLock { $0 } == 2 }
+        } catch {
+            // Name whoever still holds a write end, so a failure explains itself.
+            let holders = [stdout, stderr].flatMap { pipeHolders(of: $0.fileHandleForReading.fileDescriptor) }
+            Issue.record("chatdir serve exited but its pipes did not reach their end; holders: \(holders)")
+        }
         let text = output.withLock { $0 }
         return (process.terminationStatus, text.out, text.err)
     }

@@ -101,6 +101,12 @@ final class TestHTTPClient {
         }
     }
 
+    /// Whether no byte has arrived (nor the end of the connection) so far: a look, never a wait.
+    func hasReceivedNothing() -> Bool {
+        guard received.isEmpty, let ready = try? Poll.wait([fd], timeoutMilliseconds: 0) else { return false }
+        return !ready[0].readable && !ready[0].hungUp
+    }
+
     /// Reads what arrives before `deadline`; false at EOF. Throws ``ResponseTimedOut`` at the deadline.
     private func readMore(until deadline: Int) throws -> Bool {
         let now = Clock.monotonicMilliseconds()
