@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers as modules; arrows point down only:
 //   chatdir → ChatCLI → ChatSync ──→ ChatStore → ChatDomain
-//                    └──→ ChatServer ─┘    └──→ ChatWire (both)
+//                    └──→ ChatServer ─┘    └──→ ChatProtocol (both) → ChatWire, ChatDomain
 // ChatSystem (the operating system: syscalls, threads, clocks) is under every module that
 // needs one; it depends on nothing of ours.
 let package = Package(
@@ -19,27 +19,29 @@ let package = Package(
         .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"]),
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer", "ChatSystem"]),
         .target(name: "ChatWire"),
-        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatSystem"]),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatSystem"]),
+        // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
+        .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem"]),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,
         // sync --live SIGKILLed). The crash-loop test runs it short; scripts/soak-crash.sh long.
         .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem"]),
-        // Load generator for the server's benchmark figures (POSTs/s, live fan-out latency).
-        .executableTarget(name: "server-load", dependencies: ["ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "ChatSystem"]),
-        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench
-        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatSystem"]),
+        // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
+        // --only server is the server's load figures (POSTs/s, live fan-out latency).
+        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem"]),
         // Shared by the test targets only: scratch directories and the built executables.
         .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
         .testTarget(name: "ChatSystemTests", dependencies: ["ChatTestSupport", "ChatSystem"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir", "crash-loop"]),
+        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir", "crash-loop"]),
         .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
@@ -61,7 +63,7 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         ("fuzz-websocket", ["ChatWire"]),
         ("fuzz-json", ["ChatDomain"]),
         ("fuzz-segment", ["ChatStore", "ChatDomain"]),
-        ("fuzz-wire", ["ChatSync", "ChatStore", "ChatDomain"]),
+        ("fuzz-wire", ["ChatSync", "ChatProtocol", "ChatStore", "ChatDomain"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)"))

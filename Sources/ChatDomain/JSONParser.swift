@@ -55,7 +55,8 @@ public struct JSONParser {
     /// Parses exactly one JSON value (surrounded by optional whitespace) from `bytes[range]`.
     /// - Parameters:
     ///   - limits: the caps on nesting and container sizes; ``Limits/default`` unless the caller knows better.
-    ///   - deadline: when given, parsing fails once this instant has passed (checked every few thousand values).
+    ///   - deadline: when given, parsing fails once this instant has passed (checked every few thousand values,
+    ///     so an answer of fewer values is always decoded).
     public static func parse(
         _ bytes: [UInt8], in range: Range<Int>? = nil, limits: Limits = .default, deadline: ContinuousClock.Instant? = nil
     ) throws(Failure) -> JSONValue {
@@ -104,8 +105,10 @@ public struct JSONParser {
     private mutating func parseValue() throws(Failure) -> JSONValue {
         if let deadline {
             sinceClockCheck += 1
-            if sinceClockCheck >= Self.valuesPerClockCheck || sinceClockCheck == 1 {
-                sinceClockCheck = 1
+            // Not at the first value: an answer that arrived in time is never refused for a
+            // decode of a few values; the deadline stops decodes that are long themselves.
+            if sinceClockCheck >= Self.valuesPerClockCheck {
+                sinceClockCheck = 0
                 if ContinuousClock.now >= deadline { throw failure(Self.deadlineReason) }
             }
         }

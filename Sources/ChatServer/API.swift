@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 import ChatSystem
 import ChatWire
@@ -23,7 +24,7 @@ struct APIError: Error, Sendable {
     var response: HTTPResponse {
         var headers = headers
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-        return HTTPResponse(status: status, headers: headers, body: WireJSON.error(message))
+        return HTTPResponse(status: status, headers: headers, body: WireEncoder.error(message))
     }
 
     static func badRequest(_ message: String) -> Self { Self(status: .badRequest, message: message) }
@@ -58,9 +59,6 @@ final class API: Sendable {
     /// How many requests arrived: the index of each fault decision.
     private let requestCounter = Atomic<UInt64>(0)
 
-    static let maxLimit = 500
-    static let defaultLimit = 50
-
     init(data: DataDirectory, hub: LiveHub, faults: Faults) {
         self.data = data
         self.hub = hub
@@ -91,23 +89,46 @@ final class API: Sendable {
     // MARK: Routing
 
     private func route(_ request: HTTPRequest, index: UInt64) throws(APIError) -> Reply {
-        let segments = request.target.pathSegments
-        switch (request.method, segments.count >= 1 ? segments[0] : "", Array(segments.dropFirst())) {
-        case (_, "v1", ["me"]):
-            try require("GET", request)
-            let user = try authenticate(request)
+        let endpoint: Endpoint
+        switch Endpoint.resolve(method: request.method, path: request.target.path) {
+        case let .found(found):
+            endpoint = found
+        case let .invalidParameter(error):
+            _ = try authenticate(request)
+            throw .badRequest(error.description)
+        case let .methodNotAllowed(method, allowed):
+            throw APIError(status: .methodNotAllowed, message: Endpoint.Resolution.methodNotAllowedMessage(method, allowed: allowed),
+                           headers: ["Allow": allowed.joined(separator: ", ")])
+        case let .notFound(path, hint):
+            throw APIError(status: .notFound, message: Endpoint.notFoundMessage(path: path, hint: hint))
+        }
+        let user = try authenticate(request)
+        switch endpoint {
+        case .me:
             try rejectQuery(request)
-            return ok(JSONWriter.encode(.object([("userId", .string(user.rawValue))])))
-        case (_, "v1", ["conversations"]):
-            try require("GET", request)
-            let user = try authenticate(request)
+            return ok(WireEncoder.me(user))
+        case .conversations:
             try rejectQuery(request)
             return ok(conversationList(for: user))
-        case let (_, "v1", path) where path.count == 3 && path[0] == "conversations":
-            return try conversationEndpoint(request, id: path[1], endpoint: path[2], index: index)
-        case (_, "v1", ["live"]):
-            try require("GET", request)
-            let user = try authenticate(request)
+        case let .messages(id):
+            return ok(try messagePage(request, log: try conversation(id, of: user)))
+        case let .postMessage(id):
+            let log = try conversation(id, of: user)
+            try rejectQuery(request)
+            return try postMessage(request, log: log, user: user, index: index)
+        case let .receipts(id):
+            let log = try conversation(id, of: user)
+            try rejectQuery(request)
+            return ok(WireEncoder.receipts(log.memberPositions()))
+        case let .delivered(id):
+            let log = try conversation(id, of: user)
+            try rejectQuery(request)
+            return try postPosition(request, log: log, user: user, kind: .delivered, index: index)
+        case let .read(id):
+            let log = try conversation(id, of: user)
+            try rejectQuery(request)
+            return try postPosition(request, log: log, user: user, kind: .read, index: index)
+        case .live:
             do {
                 return .upgrade(try WebSocketServerHandshake.accept(request), user: user)
             } catch {
@@ -115,52 +136,14 @@ final class API: Sendable {
                 headers.add(name: "Connection", value: "close")
                 return .response(APIError(status: error.status, message: error.message, headers: headers).response, close: true)
             }
-        default:
-            throw APIError(status: .notFound, message: "no endpoint \(quoted(request.target.path)); see docs/PROTOCOL.md for the endpoints of wire v1")
         }
     }
 
-    private func conversationEndpoint(_ request: HTTPRequest, id text: String, endpoint: String, index: UInt64) throws(APIError) -> Reply {
-        let method: String
-        switch endpoint {
-        case "messages": method = request.method == "POST" ? "POST" : "GET"
-        case "receipts": method = "GET"
-        case "delivered", "read": method = "POST"
-        default:
-            throw APIError(status: .notFound, message: "no endpoint \(quoted(request.target.path)); a conversation has messages, receipts, delivered and read")
-        }
-        if endpoint == "messages" {
-            guard request.method == "GET" || request.method == "POST" else {
-                throw APIError(status: .methodNotAllowed, message: "\(request.method) is not allowed here; use GET or POST", headers: ["Allow": "GET, POST"])
-            }
-        } else {
-            try require(method, request)
-        }
-        let user = try authenticate(request)
-        let id: ConversationID
-        do { id = try ConversationID(text) } catch { throw .badRequest(error.description) }
+    /// The conversation `id` names, when `user` is one of its members.
+    private func conversation(_ id: ConversationID, of user: UserID) throws(APIError) -> ConversationLog {
         guard let log = data.conversations[id] else { throw .unknownConversation(id) }
         guard log.members.contains(user) else { throw .notMember(user, id) }
-
-        switch (endpoint, method) {
-        case ("messages", "GET"):
-            return ok(try messagePage(request, log: log))
-        case ("messages", _):
-            try rejectQuery(request)
-            return try postMessage(request, log: log, user: user, index: index)
-        case ("receipts", _):
-            try rejectQuery(request)
-            return ok(receipts(log))
-        default:
-            try rejectQuery(request)
-            return try postPosition(request, log: log, user: user, isRead: endpoint == "read", index: index)
-        }
-    }
-
-    private func require(_ method: String, _ request: HTTPRequest) throws(APIError) {
-        guard request.method == method else {
-            throw APIError(status: .methodNotAllowed, message: "\(request.method) is not allowed here; use \(method)", headers: ["Allow": method])
-        }
+        return log
     }
 
     /// The user the bearer token stands for.
@@ -183,44 +166,18 @@ final class API: Sendable {
     // MARK: Reading
 
     private func conversationList(for user: UserID) -> [UInt8] {
-        let items: [JSONValue] = data.conversations.keys.sorted().compactMap { id in
+        let items: [WireConversation] = data.conversations.keys.sorted().compactMap { id in
             guard let log = data.conversations[id], log.members.contains(user) else { return nil }
-            return .object([
-                ("id", .string(id.rawValue)),
-                ("lastSequence", .integer(log.lastSequence)),
-                ("members", .array(log.info.members.sorted().map { .string($0.rawValue) })),
-                ("title", .string(log.info.title)),
-            ])
+            return WireConversation(id: id, title: log.info.title, members: log.info.members.sorted(), lastSequence: log.lastSequence)
         }
-        return JSONWriter.encode(.object([("items", .array(items))]))
+        return WireEncoder.conversations(items)
     }
 
     private func messagePage(_ request: HTTPRequest, log: ConversationLog) throws(APIError) -> [UInt8] {
-        var after: Int?
-        var before: Int?
-        var limit = Self.defaultLimit
-        for item in request.target.queryItems {
-            switch item.name {
-            case "after": after = try number(item, min: 0)
-            case "before": before = try number(item, min: 1)
-            case "limit":
-                limit = try number(item, min: 1)
-                guard limit <= Self.maxLimit else { throw .badRequest("limit=\(limit) is too large; at most \(Self.maxLimit)") }
-            default:
-                throw .badRequest("unknown query parameter \(quoted(item.name)); allowed: after, before, limit")
-            }
-        }
-        if after != nil && before != nil { throw .badRequest("after and before together; send one of them") }
-        let page = if let after { log.messages(after: after, limit: limit) } else { log.messages(before: before, limit: limit) }
-        return WireJSON.messagePage(page.items, hasMore: page.hasMore)
-    }
-
-    private func number(_ item: HTTPQueryItem, min: Int) throws(APIError) -> Int {
-        let text = item.value ?? ""
-        guard !text.isEmpty, text.utf8.count <= 15, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text), value >= min else {
-            throw .badRequest("\(item.name)=\(quoted(text)) is not a whole number of at least \(min)")
-        }
-        return value
+        let query: MessagesQuery
+        do { query = try MessagesQuery(items: request.target.queryItems) } catch { throw .badRequest(error.message) }
+        let page = if let after = query.after { log.messages(after: after, limit: query.limit) } else { log.messages(before: query.before, limit: query.limit) }
+        return WireEncoder.messagesPage(MessagesPage(items: page.items, hasMore: page.hasMore))
     }
 
     private func rejectQuery(_ request: HTTPRequest) throws(APIError) {
@@ -229,27 +186,12 @@ final class API: Sendable {
         }
     }
 
-    private func receipts(_ log: ConversationLog) -> [UInt8] {
-        let members: [JSONValue] = log.memberPositions().map { user, position in
-            .object([
-                ("deliveredUpTo", .integer(position.deliveredUpTo)),
-                ("readUpTo", .integer(position.readUpTo)),
-                ("userId", .string(user.rawValue)),
-            ])
-        }
-        return JSONWriter.encode(.object([("members", .array(members))]))
-    }
-
     // MARK: Writing
 
     private func postMessage(_ request: HTTPRequest, log: ConversationLog, user: UserID, index: UInt64) throws(APIError) -> Reply {
-        let body = try RequestBody(request.body)
-        try body.allowOnly(["clientMessageId", "text"])
-        let idText = try body.string("clientMessageId")
-        let text = try body.string("text")
-        let clientMessageID: ClientMessageID
-        do { clientMessageID = try ClientMessageID(idText) } catch { throw .badRequest(error.description) }
-        do { try validateMessageText(text) } catch { throw .badRequest(error.description) }
+        let posted: PostedMessage
+        do { posted = try WireRequestDecoder.postedMessage(request.body) } catch { throw .badRequest(error.message) }
+        let (clientMessageID, text) = (posted.clientMessageID, posted.text)
         if let word = faults.rejectText, text.contains(word) {
             throw .badRequest("the text contains \(quoted(word)), which this server refuses (fault injection: reject-text)")
         }
@@ -260,7 +202,7 @@ final class API: Sendable {
                 clientMessageID: clientMessageID, sender: user, text: text,
                 now: { Clock.iso8601(nanoseconds: Clock.nanosecondsSince1970()) },
                 published: { [hub] messages in
-                    hub.publish(messages.map { WireJSON.messageEvent($0, in: log.id) }, to: log.members)
+                    hub.publish(messages.map { WireEncoder.liveEvent(.message(log.id, $0)) }, to: log.members)
                 }
             )
         } catch {
@@ -268,15 +210,15 @@ final class API: Sendable {
         }
         if faults.strikes(.dropReply, probability: faults.dropReply, index: index) { return .drop }
         switch result {
-        case let .created(message): return ok(WireJSON.message(message), status: .created)
-        case let .existing(message): return ok(WireJSON.message(message))
+        case let .created(message): return ok(WireEncoder.message(message), status: .created)
+        case let .existing(message): return ok(WireEncoder.message(message))
         }
     }
 
-    private func postPosition(_ request: HTTPRequest, log: ConversationLog, user: UserID, isRead: Bool, index: UInt64) throws(APIError) -> Reply {
-        let body = try RequestBody(request.body)
-        try body.allowOnly(["upToSequence"])
-        let asked = try body.integer("upToSequence")
+    private func postPosition(_ request: HTTPRequest, log: ConversationLog, user: UserID, kind: PositionKind, index: UInt64) throws(APIError) -> Reply {
+        let asked: Int
+        do { asked = try WireRequestDecoder.positionRequest(request.body) } catch { throw .badRequest(error.message) }
+        let isRead = kind == .read
         let outcome: (position: MemberPosition, moved: Bool)
         do {
             outcome = try log.advance(user, delivered: isRead ? nil : asked, read: isRead ? asked : nil)
@@ -284,43 +226,9 @@ final class API: Sendable {
             throw .storage(error)
         }
         if outcome.moved {
-            hub.publish(WireJSON.receiptEvent(outcome.position, of: user, in: log.id), to: log.members)
+            hub.publish(WireEncoder.liveEvent(.receipt(log.id, user, outcome.position)), to: log.members)
         }
         if faults.strikes(.dropReply, probability: faults.dropReply, index: index) { return .drop }
-        let key = isRead ? "readUpTo" : "deliveredUpTo"
-        return ok(JSONWriter.encode(.object([(key, .integer(isRead ? outcome.position.readUpTo : outcome.position.deliveredUpTo))])))
-    }
-}
-
-/// A JSON object request body, checked strictly: valid UTF-8 JSON, an object, no unknown fields.
-private struct RequestBody {
-    let members: [(key: String, value: JSONValue)]
-
-    init(_ bytes: [UInt8]) throws(APIError) {
-        guard !bytes.isEmpty else { throw .badRequest("the body is empty; send a JSON object with Content-Length") }
-        let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw .badRequest("the body is not valid JSON: \(error)") }
-        guard case let .object(members) = value else { throw .badRequest("the body is \(value.typeDescription); send a JSON object") }
-        self.members = members
-    }
-
-    func allowOnly(_ keys: [String]) throws(APIError) {
-        for member in members where !keys.contains(member.key) {
-            throw .badRequest("unknown field \(quoted(member.key)); allowed: \(keys.joined(separator: ", "))")
-        }
-    }
-
-    func string(_ key: String) throws(APIError) -> String {
-        guard let value = members.first(where: { $0.key == key })?.value else { throw .badRequest("the field \"\(key)\" is missing") }
-        guard case let .string(text) = value else { throw .badRequest("\"\(key)\" must be a string, found \(value.typeDescription)") }
-        return text
-    }
-
-    func integer(_ key: String) throws(APIError) -> Int {
-        guard let value = members.first(where: { $0.key == key })?.value else { throw .badRequest("the field \"\(key)\" is missing") }
-        guard case let .integer(number) = value, number >= 0 else {
-            throw .badRequest("\"\(key)\" must be a whole number of at least 0, found \(value.typeDescription == "an integer" ? "a negative number" : value.typeDescription)")
-        }
-        return number
+        return ok(WireEncoder.position(isRead ? outcome.position.readUpTo : outcome.position.deliveredUpTo, kind))
     }
 }

@@ -20,10 +20,8 @@ final class ConversationLog: Sendable {
     let id: ConversationID
     let info: ConversationInfo
     let members: Set<UserID>
-    /// `conversations/<id>` in the data directory.
-    let directory: String
-    let messagesDirectory: String
-    let segmentSize: Int
+    /// The conversation's files in the data directory: segments, positions.json (ChatStore's door).
+    let log: SegmentLog
 
     private let state: Lock<State>
     /// The durable positions; held while positions.json is rewritten, so writes keep their order.
@@ -56,9 +54,7 @@ final class ConversationLog: Sendable {
         self.id = id
         self.info = info
         members = Set(info.members)
-        directory = conversation.directory
-        messagesDirectory = conversation.messagesDirectory
-        segmentSize = conversation.segmentSize
+        log = SegmentLog(conversation)
         var messages: [Message] = []
         do {
             for range in try conversation.segmentRanges() {
@@ -152,24 +148,12 @@ final class ConversationLog: Sendable {
         if pending.count < pending.last {
             SystemThread.sleep(microseconds: Self.gatherDelayMicroseconds)
         }
-        let batch = state.withLock { state -> (last: Int, files: [(name: String, bytes: [UInt8])]) in
-            let first = state.durableCount + 1
-            let last = state.messages.count
-            var files: [(name: String, bytes: [UInt8])] = []
-            var range = SegmentRange(containing: first, size: segmentSize)
-            while range.first <= last {
-                let slice = state.messages[(range.first - 1)..<min(range.last, last)]
-                files.append((range.fileName, SegmentFile.encode(Array(slice))))
-                range = SegmentRange(containing: range.last + 1, size: segmentSize)
-            }
-            return (last, files)
-        }
+        let batch = state.withLock { state in log.batch(of: state.messages, durableCount: state.durableCount) }
         var failure: StoreError?
         do {
-            try DurableFile.makeDirectories(messagesDirectory)
-            try DurableFile.write(batch.files, in: messagesDirectory)
+            try log.commit(batch)
         } catch {
-            failure = .system(error)
+            failure = error
         }
         var resolved: [(CommitTicket, CommitTicket.Outcome)] = []
         var madeDurable: [Message] = []
@@ -187,7 +171,7 @@ final class ConversationLog: Sendable {
                 return
             }
             // Messages appended while this batch was written are not in it: they stay pending.
-            let newDurable = batch.last
+            let newDurable = batch.through
             madeDurable = Array(state.messages[state.durableCount..<newDurable])
             state.lastBatchSize = madeDurable.count
             state.durableCount = newDurable
@@ -250,11 +234,7 @@ final class ConversationLog: Sendable {
             var updated = stored
             let moved = updated.merge(asked, for: member)
             if moved {
-                do throws(SystemError) {
-                    try DurableFile.write(PositionsFile.encode(updated), to: StoreLayout.positions, in: directory)
-                } catch {
-                    throw .system(error)
-                }
+                try log.writePositions(updated)
                 stored = updated
             }
             return (stored[member], moved)

@@ -55,9 +55,7 @@ public final class DataDirectory: Sendable {
                 throw .badDataDirectory(path: conversationsPath + "/" + name, reason: "\(error); rename or remove the directory")
             }
             let conversation = Conversation(storeRoot: path, id: id, segmentSize: Self.segmentSize)
-            for directory in [conversation.directory, conversation.messagesDirectory] {
-                DurableFile.removeStaleTemporaries(in: directory)
-            }
+            SegmentLog(conversation).removeStaleTemporaries()
             let info: ConversationInfo?
             do { info = try conversation.info() } catch { throw .storage(error) }
             guard let info else {
@@ -93,16 +91,18 @@ public final class DataDirectory: Sendable {
     /// Creates a data directory (or adds to an empty one): the users file and each conversation's
     /// `conversation.json`, durably. For tests, demos and the load tool.
     public static func create(at path: String, users: UserTokens, conversations: [ConversationID: ConversationInfo]) throws(ServerError) {
-        do {
+        do throws(SystemError) {
             try DurableFile.makeDirectories(path + "/" + StoreLayout.conversations)
             try DurableFile.write(users.encode(), to: usersFileName, in: path)
-            for (id, info) in conversations {
-                let conversation = Conversation(storeRoot: path, id: id, segmentSize: segmentSize)
-                try DurableFile.makeDirectories(conversation.messagesDirectory)
-                try DurableFile.write(info.encode(), to: StoreLayout.conversationInfo, in: conversation.directory)
-            }
         } catch {
             throw .storage(.system(error))
+        }
+        for (id, info) in conversations {
+            do {
+                try SegmentLog(Conversation(storeRoot: path, id: id, segmentSize: segmentSize)).create(info)
+            } catch {
+                throw .storage(error)
+            }
         }
     }
 }

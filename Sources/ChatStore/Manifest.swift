@@ -6,12 +6,13 @@ public struct Manifest: Hashable, Sendable {
     /// Messages per segment file; fixed when the store is created.
     public var segmentSize: Int
     public var userID: UserID
-    /// The server's base URL, if any. Never a token: secrets are not written into the store.
-    public var server: String?
+    /// The server to sync with, if any, parsed (``ServerAddress``): the manifest holds only URLs
+    /// that `chatdir sync` reads the same way. Never a token: secrets are not written into the store.
+    public var server: ServerAddress?
 
     public static let maxSegmentSize = 100_000
 
-    public init(userID: UserID, server: String? = nil, segmentSize: Int = StoreLayout.defaultSegmentSize) {
+    public init(userID: UserID, server: ServerAddress? = nil, segmentSize: Int = StoreLayout.defaultSegmentSize) {
         self.format = StoreLayout.formatVersion
         self.segmentSize = segmentSize
         self.userID = userID
@@ -23,7 +24,7 @@ public struct Manifest: Hashable, Sendable {
         var writer = JSONWriter()
         writer.raw("{\n"); writer.key("format"); writer.write(format)
         writer.raw(",\n"); writer.key("segmentSize"); writer.write(segmentSize)
-        if let server { writer.raw(",\n"); writer.key("server"); writer.write(server) }
+        if let server { writer.raw(",\n"); writer.key("server"); writer.write(server.description) }
         writer.raw(",\n"); writer.key("userId"); writer.write(userID.rawValue)
         writer.raw("\n}\n")
         return writer.bytes
@@ -44,7 +45,14 @@ public struct Manifest: Hashable, Sendable {
         let size = reader.integer("segmentSize", atLeast: 1)
         if let size, size > maxSegmentSize { reader.problem("\"segmentSize\" must be at most \(maxSegmentSize), found \(size)") }
         let user = reader.userID("userId")
-        let server = reader.string("server", required: false)
+        var server: ServerAddress?
+        if let text = reader.string("server", required: false) {
+            do throws(ServerAddress.Invalid) {
+                server = try ServerAddress(text)
+            } catch {
+                reader.problem("\"server\": \(error); write a URL like http://127.0.0.1:8080, or remove the line and pass --server to sync")
+            }
+        }
         reader.rejectUnknownKeys(["format", "segmentSize", "server", "userId"])
         guard reader.problems.isEmpty, let size, let user else { throw .damaged(reader.problems[0]) }
         return Manifest(userID: user, server: server, segmentSize: size)

@@ -3,7 +3,7 @@ import ChatDomain
 /// Reads and writes segment files: a JSON array with one message object per line,
 /// ascending by sequence, keys in sorted order, no spaces, LF, trailing newline.
 public enum SegmentFile {
-    static let messageKeys: Set<String> = ["clientMessageId", "senderId", "sentAt", "sequence", "text"]
+    static let messageKeys = Message.recordKeys
 
     /// The canonical bytes of a segment holding `messages` (which must be ascending by sequence).
     public static func encode(_ messages: [Message]) -> [UInt8] {
@@ -17,15 +17,10 @@ public enum SegmentFile {
         return writer.bytes
     }
 
-    /// One message object in canonical form (the bytes of its line, without the comma).
+    /// One message object in canonical form (the bytes of its line, without the comma): the
+    /// record ``Message/writeRecord(into:)`` writes, which wire v1 shares.
     public static func writeRecord(_ message: Message, into writer: inout JSONWriter) {
-        writer.raw("{")
-        writer.key("clientMessageId"); writer.write(message.clientMessageID.rawValue)
-        writer.raw(","); writer.key("senderId"); writer.write(message.senderID.rawValue)
-        writer.raw(","); writer.key("sentAt"); writer.write(message.sentAt)
-        writer.raw(","); writer.key("sequence"); writer.write(message.sequence)
-        writer.raw(","); writer.key("text"); writer.write(message.text)
-        writer.raw("}")
+        message.writeRecord(into: &writer)
     }
 
     /// The result of reading a segment: the messages that are sound, and every problem found.

@@ -12,13 +12,16 @@ public enum StoreLayout {
     public static let outbox = "outbox"
     public static let readPosition = "read.json"
     public static let lock = ".lock"
+    /// In a conversation's directory: this device's sync marker (``CaughtUpFile``), written only
+    /// by ``StoreWriter/recordCaughtUp(through:in:)``.
+    public static let caughtUp = ".caught-up"
     /// In `messages/`: the name of the newest segment file, so readers need not list the directory.
     public static let newestHint = ".newest"
     /// The largest sequence the format holds. Segment names are 10 digits, so the last sequence
     /// of a segment must stay ≤ 9,999,999,999 whatever the segment size (at most
     /// ``Manifest/maxSegmentSize``): 9,999,999,999 − 100,000 + 1, a multiple of every size's
     /// boundary rule. Larger sequences are refused, never stored where no reader looks.
-    public static let maxSequence = 9_999_900_000
+    public static let maxSequence = Message.maxSequence
 }
 
 /// The range of sequences one segment file holds: `first = ((s - 1) / size) * size + 1`,

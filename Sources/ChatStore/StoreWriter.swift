@@ -144,6 +144,17 @@ public final class StoreWriter: Sendable {
         }
         return new
     }
+
+    /// Records that every sequence through `sequence` is stored, in `.caught-up` (docs/FORMAT.md).
+    /// Call it only after a catch-up's pages are durable, so the marker may lag but never lead.
+    /// Writes only when the number changed.
+    public func recordCaughtUp(through sequence: Int, in id: ConversationID) throws(StoreError) {
+        let conversation = store.conversation(id)
+        guard conversation.caughtUpMarker() != sequence else { return }
+        try system { () throws(SystemError) in
+            try DurableFile.write(CaughtUpFile.encode(sequence), to: StoreLayout.caughtUp, in: conversation.directory)
+        }
+    }
 }
 
 // MARK: - The outbox, as the sync worker sees it

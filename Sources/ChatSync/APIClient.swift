@@ -1,10 +1,11 @@
 import ChatDomain
+import ChatProtocol
 import ChatWire
 
 /// The client side of wire contract v1 over HTTP/1.1, one method per endpoint.
 ///
 /// Every request has a real deadline, every answer is classified as ``SyncError`` (temporary,
-/// unreachable, rejected, unauthorized, bad response) and every body is validated by
+/// transport, rejected, unauthorized, contract) by ``ResponseVerdict`` and every body is validated by
 /// ``WireDecoder`` before a caller sees it. The token goes into the Authorization header and
 /// nowhere else: never into an error, a log line or the store.
 public struct APIClient: Sendable {
@@ -19,20 +20,25 @@ public struct APIClient: Sendable {
     public static let maxBodySize = 8 << 20
 
     public init(server: ServerAddress, token: String, timeout: Duration = .seconds(10)) {
+        self.init(server: server, token: token, timeout: timeout, connector: .tcp)
+    }
+
+    /// A client whose connections come from `connector` (tests script the stream).
+    init(server: ServerAddress, token: String, timeout: Duration = .seconds(10), connector: Connector) {
         self.server = server
         self.token = token
         self.timeout = timeout
-        http = HTTPClient(address: server, maxBodySize: Self.maxBodySize)
+        http = HTTPClient(address: server, maxBodySize: Self.maxBodySize, connector: connector)
     }
 
     public func me() async throws(SyncError) -> UserID {
-        let answer = try await send("GET", "/v1/me")
-        return try WireDecoder.userID(answer.body, deadline: answer.deadline)
+        let answer = try await send(.me)
+        return try answer.decode(WireDecoder.userID)
     }
 
     public func conversations() async throws(SyncError) -> [WireConversation] {
-        let answer = try await send("GET", "/v1/conversations")
-        return try WireDecoder.conversations(answer.body, deadline: answer.deadline)
+        let answer = try await send(.conversations)
+        return try answer.decode(WireDecoder.conversations)
     }
 
     /// Which page of messages to ask for.
@@ -43,14 +49,14 @@ public struct APIClient: Sendable {
     }
 
     public func messages(_ id: ConversationID, _ page: Page, limit: Int = 500) async throws(SyncError) -> MessagesPage {
-        var query = "limit=\(limit)"
+        var query = MessagesQuery(limit: limit)
         switch page {
-        case let .after(sequence): query = "after=\(sequence)&" + query
-        case let .before(sequence): query = "before=\(sequence)&" + query
+        case let .after(sequence): query.after = sequence
+        case let .before(sequence): query.before = sequence
         case .newest: break
         }
-        let answer = try await send("GET", "/v1/conversations/\(id)/messages?" + query)
-        let result = try WireDecoder.messagesPage(answer.body, deadline: answer.deadline)
+        let answer = try await send(.messages(id), query: query.queryString)
+        let result = try answer.decode(WireDecoder.messagesPage)
         for message in result.items {
             switch page {
             case let .after(sequence) where message.sequence <= sequence,
@@ -65,10 +71,9 @@ public struct APIClient: Sendable {
     /// Delivers one message. Returns the accepted message and whether it was new (201) or
     /// already accepted earlier with this client message ID (200).
     public func post(_ id: ConversationID, clientMessageID: ClientMessageID, text: String) async throws(SyncError) -> (message: Message, created: Bool) {
-        let body = JSONWriter.encode(.object([("clientMessageId", .string(clientMessageID.rawValue)), ("text", .string(text))]))
-        let answer = try await send("POST", "/v1/conversations/\(id)/messages", body: body)
-        let value = try WireDecoder.parse(answer.body, what: "the accepted message", deadline: answer.deadline)
-        let message = try WireDecoder.message(value, what: "the accepted message")
+        let body = WireEncoder.postedMessage(PostedMessage(clientMessageID: clientMessageID, text: text))
+        let answer = try await send(.postMessage(id), body: body)
+        let message = try answer.decode(WireDecoder.acceptedMessage)
         guard message.clientMessageID == clientMessageID, message.text == text else {
             throw .badResponse("the server answered a POST with another message (\(message.clientMessageID))")
         }
@@ -76,20 +81,18 @@ public struct APIClient: Sendable {
     }
 
     public func receipts(_ id: ConversationID) async throws(SyncError) -> Positions {
-        let answer = try await send("GET", "/v1/conversations/\(id)/receipts")
-        return try WireDecoder.receipts(answer.body, deadline: answer.deadline)
+        let answer = try await send(.receipts(id))
+        return try answer.decode(WireDecoder.receipts)
     }
 
     public func delivered(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
-        let body = JSONWriter.encode(.object([("upToSequence", .integer(sequence))]))
-        let answer = try await send("POST", "/v1/conversations/\(id)/delivered", body: body)
-        return try WireDecoder.position(answer.body, key: "deliveredUpTo", deadline: answer.deadline)
+        let answer = try await send(.delivered(id), body: WireEncoder.positionRequest(upTo: sequence))
+        return try answer.decode(WireDecoder.position, .delivered)
     }
 
     public func read(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
-        let body = JSONWriter.encode(.object([("upToSequence", .integer(sequence))]))
-        let answer = try await send("POST", "/v1/conversations/\(id)/read", body: body)
-        return try WireDecoder.position(answer.body, key: "readUpTo", deadline: answer.deadline)
+        let answer = try await send(.read(id), body: WireEncoder.positionRequest(upTo: sequence))
+        return try answer.decode(WireDecoder.position, .read)
     }
 
     // MARK: - Transport
@@ -99,6 +102,11 @@ public struct APIClient: Sendable {
         var body: [UInt8]
         /// The end of the request's ``timeout``: decoding the body must finish by then too.
         var deadline: ContinuousClock.Instant
+    }
+
+    /// Sends a request to `endpoint` (its method and path, `?query` when given).
+    func send(_ endpoint: Endpoint, query: String? = nil, body: [UInt8]? = nil) async throws(SyncError) -> Answer {
+        try await send(endpoint.method, endpoint.path + (query.map { "?" + $0 } ?? ""), body: body)
     }
 
     func send(_ method: String, _ path: String, body: [UInt8]? = nil) async throws(SyncError) -> Answer {
@@ -117,26 +125,26 @@ public struct APIClient: Sendable {
             response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
             switch error {
-            case let .temporary(reason, _) where cutByPass && passDeadline?.isOver() == true:
-                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: reason)
+            case _ where error.isRetryable && cutByPass && passDeadline?.isOver() == true:
+                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: error.reason)
             case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
-            case let .unreachable(reason): throw .unreachable("\(server): \(reason)")
+            case let .transport(failure) where failure.kind == .unreachable: throw .transport(failure.within(server.description))
+            case let .transport(failure): throw .transport(failure.within("\(method) \(path)"))
             default: throw error
             }
         }
         let bytes = response.body
-        switch response.status {
-        case 200..<300:
+        switch ResponseVerdict(status: response.status, headers: response.headers) {
+        case .success:
             return Answer(status: response.status, body: bytes, deadline: deadline)
-        case 401:
+        case .unauthorized:
             throw .unauthorized(WireDecoder.errorMessage(bytes))
-        case 408, 429, 500..<600:
-            let retryAfter = Backoff.retryAfter(header: response.headers["Retry-After"])
+        case let .temporary(retryAfter):
             throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
-        case 400..<500:
+        case .rejected:
             throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))
-        default:
-            throw .badResponse("unexpected status \(response.status) for \(method) \(path)")
+        case .unexpected:
+            throw .contract("unexpected status \(response.status) for \(method) \(path)")
         }
     }
 }

@@ -3,19 +3,9 @@
 /// retry together, and never sooner than the server's `Retry-After`.
 ///
 /// The one retry policy of the client: every kind of request (messages, receipts, delivered,
-/// read, the live upgrade) waits by it after a temporary failure, and every `Retry-After` is
-/// read by ``retryAfter(header:)`` and capped at ``longestRetryAfter``.
+/// read, the live upgrade) waits by it after a temporary failure. A `Retry-After` reaches it
+/// already read and clamped, by ``ResponseVerdict``.
 public struct Backoff: Sendable, Equatable {
-    /// The longest a server's `Retry-After` may make the client wait (a larger one is clamped).
-    public static let longestRetryAfter: Duration = .seconds(3600)
-
-    /// Reads a `Retry-After` header in seconds, clamped to 0…``longestRetryAfter``; nil when it
-    /// is missing or not a whole number (the HTTP-date form is not part of the contract).
-    public static func retryAfter(header: String?) -> Duration? {
-        guard let header, let seconds = Int(header.trimmingSpaces) else { return nil }
-        return .seconds(min(max(seconds, 0), 3600))
-    }
-
     public var initial: Duration
     public var maximum: Duration
     /// Consecutive failures so far; a success resets it.
@@ -35,7 +25,7 @@ public struct Backoff: Sendable, Equatable {
         let fraction = Double(UInt32.random(in: 0...UInt32.max, using: &random)) / Double(UInt32.max)
         let jittered = ceiling * (0.5 + 0.5 * fraction)
         guard let retryAfter else { return jittered }
-        return max(jittered, min(retryAfter, Self.longestRetryAfter))
+        return max(jittered, retryAfter)
     }
 
     /// Records a failure with the system's random numbers.
@@ -46,14 +36,5 @@ public struct Backoff: Sendable, Equatable {
 
     public mutating func reset() {
         failures = 0
-    }
-}
-
-private extension String {
-    var trimmingSpaces: Substring {
-        var text = Substring(self)
-        while text.first == " " || text.first == "\t" { text.removeFirst() }
-        while text.last == " " || text.last == "\t" { text.removeLast() }
-        return text
     }
 }

@@ -1,10 +1,11 @@
+import ChatDomain
 import ChatStore
 import ChatSystem
 import ChatWire
 import Dispatch
 
-/// A small HTTP/1.1 client over ``TCPConnection`` and the ChatWire codecs, with keep-alive
-/// connections reused between requests.
+/// A small HTTP/1.1 client over a ``ByteStream`` (from its ``Connector``) and the ChatWire
+/// codecs, with keep-alive connections reused between requests.
 ///
 /// Written here instead of using URLSession: linking FoundationNetworking doubles the resident
 /// size of every `chatdir` command (measured: 11 MB → 23 MB for `chatdir view`, whose goal is
@@ -19,12 +20,14 @@ final class HTTPClient: Sendable {
 
     let address: ServerAddress
     let maxBodySize: Int
+    let connector: Connector
     private let idle = Lock<[PooledConnection]>([])
     private static let maxIdle = 8
 
-    init(address: ServerAddress, maxBodySize: Int) {
+    init(address: ServerAddress, maxBodySize: Int, connector: Connector = .tcp) {
         self.address = address
         self.maxBodySize = maxBodySize
+        self.connector = connector
     }
 
     /// Sends one request and reads the whole answer, within `timeout` from start to end.
@@ -33,7 +36,7 @@ final class HTTPClient: Sendable {
         // A reused connection may have been closed by the server while idle: one retry on a fresh one.
         for attempt in 0..<2 {
             let reused = attempt == 0 ? idle.withLock { $0.popLast() } : nil
-            let connection = reused ?? PooledConnection()
+            let connection = reused ?? PooledConnection(connector: connector)
             var request = HTTPRequest(method: method, target: HTTPRequestTarget(target), headers: headers, body: body)
             request.headers.add(name: "Host", value: address.hostHeader)
             let bytes: [UInt8]
@@ -51,7 +54,7 @@ final class HTTPClient: Sendable {
                 throw error.syncError
             }
         }
-        throw .temporary("\(method) \(target): the connection kept closing", retryAfter: nil)
+        throw .transport(TransportError(.closed, "\(method) \(target): the connection kept closing"))
     }
 
     /// Drops idle connections (their sockets close).
@@ -75,8 +78,13 @@ private final class PooledConnection: Sendable {
     }
 
     private let queue = DispatchQueue(label: "chatdir.http")
+    private let connector: Connector
     // Touched only on `queue`.
-    nonisolated(unsafe) private var tcp: TCPConnection?
+    nonisolated(unsafe) private var stream: (any ByteStream)?
+
+    init(connector: Connector) {
+        self.connector = connector
+    }
 
     func roundTrip(_ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int) async -> Result<(HTTPClient.Response, Bool), Failure> {
         await withCheckedContinuation { continuation in
@@ -87,65 +95,48 @@ private final class PooledConnection: Sendable {
     }
 
     private func blockingRoundTrip(_ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int) -> Result<(HTTPClient.Response, Bool), Failure> {
-        let wasOpen = tcp != nil
+        let wasOpen = stream != nil
         do throws(SyncError) {
-            let connection: TCPConnection
-            if let tcp {
-                connection = tcp
+            let connection: any ByteStream
+            if let stream {
+                connection = stream
             } else {
-                connection = try TCPConnection.connect(host: address.host, port: address.port, timeout: max(deadline - .now, .milliseconds(1)))
-                tcp = connection
+                do { connection = try connector.open(address, deadline) } catch { throw .transport(error) }
+                stream = connection
             }
-            try connection.send(request, timeout: max(deadline - .now, .milliseconds(1)))
-            var parser = HTTPResponseHeadParser()
-            var received = 0
-            while true {
-                let left = deadline - .now
-                guard left > .zero else {
-                    throw SyncError.temporary(received == 0 ? "no answer in time" : "only \(received) bytes of the answer's head came in time", retryAfter: nil)
-                }
-                switch try connection.receive(timeout: left) {
-                case .timedOut:
-                    continue
-                case .closed:
-                    throw received > 0 ? SyncError.temporary("the server closed the connection mid-answer", retryAfter: nil)
-                        : SyncError.temporary("the server closed the connection without answering", retryAfter: nil)
-                case let .bytes(bytes):
-                    received += bytes.count
-                    parser.feed(bytes)
-                }
-                let parsed: (head: HTTPResponseHead, remainder: [UInt8])?
-                do { parsed = try parser.parse() } catch { throw SyncError.badResponse("an unreadable answer: \(error.message)") }
-                guard let (head, remainder) = parsed else { continue }
-                let response = try readBody(head: head, already: remainder, connection: connection, deadline: deadline, maxBodySize: maxBodySize)
-                let keepAlive = !head.headers.containsToken("close", for: "Connection")
-                if !keepAlive { tcp = nil }
-                return .success((response, keepAlive))
-            }
+            do { try connection.write(request, until: deadline) } catch { throw .transport(error) }
+            let (head, remainder) = try ResponseHeadReader.read(from: connection, until: deadline, for: .request)
+            let response = try readBody(head: head, already: remainder, connection: connection, deadline: deadline, maxBodySize: maxBodySize)
+            let keepAlive = !head.headers.containsToken("close", for: "Connection")
+            if !keepAlive { stream = nil }
+            return .success((response, keepAlive))
         } catch {
-            tcp = nil
-            if wasOpen, case .temporary = error { return .failure(.stale(error)) }
+            stream = nil
+            if wasOpen, error.isTemporary { return .failure(.stale(error)) }
             return .failure(.failed(error))
         }
     }
 
-    private func readBody(head: HTTPResponseHead, already: [UInt8], connection: TCPConnection, deadline: ContinuousClock.Instant, maxBodySize: Int) throws(SyncError) -> HTTPClient.Response {
-        if head.headers["Transfer-Encoding"] != nil { throw .badResponse("chunked answers are not part of the contract") }
+    private func readBody(head: HTTPResponseHead, already: [UInt8], connection: any ByteStream, deadline: ContinuousClock.Instant, maxBodySize: Int) throws(SyncError) -> HTTPClient.Response {
+        if head.headers["Transfer-Encoding"] != nil { throw .contract("chunked answers are not part of the contract") }
         let lengthText = head.headers["Content-Length"] ?? "0"
-        guard let length = Int(lengthText), length >= 0 else { throw .badResponse("Content-Length \(lengthText) is not a number") }
-        guard length <= maxBodySize else { throw .badResponse("an answer of \(length) bytes is over the \(maxBodySize)-byte limit") }
+        guard let length = Int(lengthText), length >= 0 else { throw .contract("Content-Length \(lengthText) is not a number") }
+        guard length <= maxBodySize else { throw .contract("an answer of \(length) bytes is over the \(maxBodySize)-byte limit") }
         var body = already
         body.reserveCapacity(length)
         while body.count < length {
-            let left = deadline - .now
-            guard left > .zero else { throw .temporary("only \(body.count) of the answer's \(length) body bytes came in time", retryAfter: nil) }
-            switch try connection.receive(timeout: left) {
+            guard ContinuousClock.now < deadline else {
+                throw .transport(TransportError(.timedOut, "only \(body.count) of the answer's \(length) body bytes came in time"))
+            }
+            let read: ByteStreamRead
+            do { read = try connection.read(until: deadline) } catch { throw .transport(error) }
+            switch read {
             case .timedOut: continue
-            case .closed: throw .temporary("the server closed the connection mid-answer", retryAfter: nil)
+            case .closed: throw .transport(TransportError(.closed, "the server closed the connection mid-answer"))
             case let .bytes(bytes): body += bytes
             }
         }
-        guard body.count == length else { throw .badResponse("the answer is longer than its Content-Length") }
+        guard body.count == length else { throw .contract("the answer is longer than its Content-Length") }
         return HTTPClient.Response(status: Int(head.status.code), headers: head.headers, body: body)
     }
 }

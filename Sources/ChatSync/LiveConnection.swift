@@ -1,9 +1,11 @@
+import ChatDomain
+import ChatProtocol
 import ChatStore
 import ChatSystem
 import ChatWire
 import Dispatch
 
-/// The live WebSocket (`GET /v1/live`, RFC 6455 over ``TCPConnection``): events from the server
+/// The live WebSocket (`GET /v1/live`, RFC 6455 over a ``ByteStream``): events from the server
 /// as an `AsyncStream`, one connection per stream.
 ///
 /// The socket is read on a thread of its own (blocking reads never run on the cooperative
@@ -27,6 +29,8 @@ public struct LiveConnection: Sendable {
     public var pingInterval: Duration
     public var pongTimeout: Duration
     public var connectTimeout: Duration
+    /// Where the stream comes from (TCP unless a test scripts one).
+    var connector: Connector = .tcp
 
     public init(server: ServerAddress, token: String, pingInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(10)) {
         self.server = server
@@ -49,7 +53,7 @@ public struct LiveConnection: Sendable {
     /// One connection's life, on its own thread.
     private final class Session: Sendable {
         /// The socket (once connected) and whether `stop()` was called, shared with `stop()`.
-        private let state = Lock<(connection: TCPConnection?, stopped: Bool)>((nil, false))
+        private let state = Lock<(connection: (any ByteStream)?, stopped: Bool)>((nil, false))
         private let configuration: LiveConnection
         private let continuation: AsyncStream<Event>.Continuation
 
@@ -69,16 +73,23 @@ public struct LiveConnection: Sendable {
         func run() {
             do {
                 try connectAndFollow()
-                continuation.yield(.disconnected(.temporary("the server closed the live connection", retryAfter: nil)))
+                continuation.yield(.disconnected(.transport(TransportError(.closed, "the server closed the live connection"))))
             } catch {
                 continuation.yield(.disconnected(error))
             }
             continuation.finish()
         }
 
+        /// Sends on the live stream within the usual 10 s.
+        private func send(_ bytes: [UInt8], on stream: any ByteStream) throws(SyncError) {
+            do { try stream.write(bytes, timeout: .seconds(10)) } catch { throw .transport(error) }
+        }
+
         private func connectAndFollow() throws(SyncError) {
             let server = configuration.server
-            let tcp = try TCPConnection.connect(host: server.host, port: server.port, timeout: configuration.connectTimeout)
+            let deadline = ContinuousClock.now + configuration.connectTimeout
+            let tcp: any ByteStream
+            do { tcp = try configuration.connector.open(server, deadline) } catch { throw .transport(error) }
             let stoppedEarly = state.withLock { state in
                 state.connection = tcp
                 return state.stopped
@@ -86,83 +97,76 @@ public struct LiveConnection: Sendable {
             if stoppedEarly { throw .temporary("stopped", retryAfter: nil) }
 
             let handshake = WebSocketClientHandshake(
-                host: server.hostHeader, target: HTTPRequestTarget("/v1/live"),
+                host: server.hostHeader, target: HTTPRequestTarget(Endpoint.live.path),
                 headers: ["Authorization": "Bearer \(configuration.token)"]
             )
             let request: [UInt8]
             do { request = try handshake.request.serialized() } catch {
                 throw .rejected(status: 400, message: "the live upgrade was not sent (refused by this client, not the server): \(error)")
             }
-            try tcp.send(request)
-            var parser = HTTPResponseHeadParser()
-            var socket = WebSocketConnection(role: .client)
-            let deadline = ContinuousClock.now + configuration.connectTimeout
-            while true {
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { throw .temporary("no answer to the WebSocket upgrade", retryAfter: nil) }
-                switch try tcp.receive(timeout: left) {
-                case .closed: throw .temporary("the server closed the connection during the upgrade", retryAfter: nil)
-                case .timedOut: continue
-                case let .bytes(bytes): parser.feed(bytes)
-                }
-                let parsed: (head: HTTPResponseHead, remainder: [UInt8])?
-                do { parsed = try parser.parse() } catch { throw .badResponse("the upgrade answer: \(error.message)") }
-                guard let (head, remainder) = parsed else { continue }
-                if head.status.code == 401 { throw .unauthorized("the live connection was refused") }
-                if head.status.code == 429 || head.status.code >= 500 {
-                    throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: Backoff.retryAfter(header: head.headers["Retry-After"]))
-                }
-                do { try handshake.validate(head) } catch { throw .badResponse("the upgrade answer: \(error.message)") }
-                socket.feed(remainder)
-                break
+            try send(request, on: tcp)
+            // The upgrade's answer has the connect timeout, counted again from the request.
+            let (head, remainder) = try ResponseHeadReader.read(from: tcp, until: .now + configuration.connectTimeout, for: .upgrade)
+            switch ResponseVerdict(status: Int(head.status.code), headers: head.headers, success: 101...101) {
+            case .unauthorized:
+                throw .unauthorized("the live connection was refused")
+            case let .temporary(retryAfter):
+                throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: retryAfter)
+            case .success, .rejected, .unexpected:
+                do { try handshake.validate(head) } catch { throw .contract("the upgrade answer: \(error.message)") }
             }
+            var socket = WebSocketConnection(role: .client)
+            socket.feed(remainder)
             continuation.yield(.connected)
             try follow(tcp, &socket)
         }
 
-        private func follow(_ tcp: TCPConnection, _ socket: inout WebSocketConnection) throws(SyncError) {
+        private func follow(_ tcp: any ByteStream, _ socket: inout WebSocketConnection) throws(SyncError) {
             var nextPing = ContinuousClock.now + configuration.pingInterval
             var pongDeadline: ContinuousClock.Instant?
             while true {
                 while true {
                     let event: WebSocketEvent?
                     do { event = try socket.nextEvent() } catch {
-                        try? tcp.send(socket.close(code: error.closeCode, reason: ""))
-                        throw .badResponse("the live connection broke RFC 6455: \(error.message)")
+                        try? send(socket.close(code: error.closeCode, reason: ""), on: tcp)
+                        throw .contract("the live connection broke RFC 6455: \(error.message)")
                     }
                     guard let event else { break }
                     switch event {
                     case let .text(text):
                         do {
-                            if let decoded = try WireDecoder.liveEvent(text) { continuation.yield(.event(decoded)) }
+                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) { continuation.yield(.event(decoded)) }
                         } catch {
                             continuation.yield(.ignored(error.description))
                         }
                     case .binary:
                         continuation.yield(.ignored("a binary frame"))
                     case let .ping(payload):
-                        try tcp.send(socket.pong(payload))
+                        try send(socket.pong(payload), on: tcp)
                     case .pong:
                         pongDeadline = nil
                     case let .close(code, reason, reply):
-                        if let reply { try? tcp.send(reply) }
-                        throw .temporary("the server closed the live connection (\(code.map(String.init) ?? "no code") \(reason))", retryAfter: nil)
+                        if let reply { try? send(reply, on: tcp) }
+                        throw .transport(TransportError(.closed, "the server closed the live connection (\(code.map(String.init) ?? "no code") \(reason))"))
                     }
                 }
                 let now = ContinuousClock.now
                 if let pongDeadline, now >= pongDeadline {
-                    throw .temporary("no pong within \(configuration.pongTimeout.seconds)s: the connection is dead", retryAfter: nil)
+                    throw .transport(TransportError(.timedOut, "no pong within \(configuration.pongTimeout.seconds)s: the connection is dead"))
                 }
                 if now >= nextPing {
-                    try tcp.send(socket.ping(Array("chatdir".utf8)))
+                    try send(socket.ping(Array("chatdir".utf8)), on: tcp)
                     nextPing = now + configuration.pingInterval
                     if pongDeadline == nil { pongDeadline = now + configuration.pongTimeout }
                 }
                 let wake = min(nextPing, pongDeadline ?? nextPing)
-                switch try tcp.receive(timeout: max(wake - ContinuousClock.now, .milliseconds(1))) {
+                let read: ByteStreamRead
+                do { read = try tcp.read(until: wake) } catch { throw .transport(error) }
+                switch read {
                 case .closed:
                     let wasStopped = state.withLock { $0.stopped }
-                    throw .temporary(wasStopped ? "stopped" : "the server dropped the live connection", retryAfter: nil)
+                    if wasStopped { throw .temporary("stopped", retryAfter: nil) }
+                    throw .transport(TransportError(.closed, "the server dropped the live connection"))
                 case .timedOut: continue
                 case let .bytes(bytes): socket.feed(bytes)
                 }

@@ -1,25 +1,14 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 
 /// The live worker (`chatdir sync --live`): stays connected, saves what arrives, fills gaps,
 /// delivers the outbox as it fills, posts positions; reconnects with backoff and catches up
 /// after every reconnect. Runs until its task is cancelled, finishing the write in progress.
 extension SyncEngine {
-    /// Per-conversation state of the live worker.
+    /// The live worker's state: one state machine per conversation, and what is the worker's own.
     struct LiveState {
-        var gaps: [ConversationID: GapTracker] = [:]
-        /// Live messages received past a hole, waiting for it to fill (by event or catch-up).
-        var held: [ConversationID: [Int: Message]] = [:]
-        var delivered: [ConversationID: PositionRequestState] = [:]
-        /// After a failed delivered post: its backoff, and the wait before the next one.
-        var deliveredBackoff: [ConversationID: Backoff] = [:]
-        var deliveredRetry: [ConversationID: Task<Void, Never>] = [:]
-        /// After a failed gap catch-up: its backoff (the next check waits it out).
-        var gapBackoff: [ConversationID: Backoff] = [:]
-        /// When the outbox of a conversation may be tried again after a temporary failure.
-        var outboxNotBefore: [ConversationID: ContinuousClock.Instant] = [:]
-        var outboxBackoff: [ConversationID: Backoff] = [:]
-        var gapChecks: Set<ConversationID> = []
+        var conversations: [ConversationID: ConversationLiveState] = [:]
         /// When the last discovery for an unknown conversation ran, and whether a deferred one waits.
         var lastDiscovery: ContinuousClock.Instant?
         var discoveryScheduled = false
@@ -30,18 +19,25 @@ extension SyncEngine {
         /// Whether the live socket is up, and when it last brought an event.
         var connected = false
         var lastActivity = ContinuousClock.now
+        /// Where the state machines' reports go (the log of ``SyncEngine/runLive(log:)``).
+        var log: (@Sendable (String) -> Void)?
+
+        /// The conversations whose holes are tracked.
+        var followed: [ConversationID] { conversations.filter(\.value.isFollowed).map(\.key) }
     }
 
-    /// Runs until cancelled (returns 0) or until the server refuses the token (returns 77).
-    public func runLive(log: @escaping @Sendable (String) -> Void) async -> Int32 {
-        let live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
+    /// Runs until cancelled (returns nil) or until the server refuses the token (returns that error).
+    public func runLive(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
+        var live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
+        live.connector = options.connector
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
+        liveState.log = log
         let outbox = Task { await self.followOutbox(log: log) }
         defer {
             outbox.cancel()
             liveState.background.values.forEach { $0.cancel() }
             liveState.background.removeAll()
-            liveState.deliveredRetry.removeAll()
+            for id in liveState.conversations.keys { _ = liveState.conversations[id]?.handle(.stopped, at: .now) }
         }
         while !Task.isCancelled {
             var lastError: SyncError?
@@ -56,10 +52,10 @@ extension SyncEngine {
                         try await catchUpEverything()
                         log("caught up")
                     } catch let error as SyncError {
-                        if case .unauthorized = error { log(error.description); return 77 }
+                        if case .unauthorized = error { log(error.description); return error }
                         log("catch-up failed: \(error)")
                     } catch {
-                        if Task.isCancelled { return 0 }
+                        if Task.isCancelled { return nil }
                         log("catch-up failed: \(error)")
                     }
                 case let .event(liveEvent):
@@ -74,7 +70,7 @@ extension SyncEngine {
                 case let .disconnected(error):
                     lastError = error
                     liveState.connected = false
-                    if case .unauthorized = error { log(error.description); return 77 }
+                    if case .unauthorized = error { log(error.description); return error }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
             }
@@ -84,7 +80,7 @@ extension SyncEngine {
             log("reconnecting in \(delay.shortDescription)")
             do { try await Task.sleep(for: delay) } catch { break }
         }
-        return 0
+        return nil
     }
 
     /// After (re)connecting: every conversation caught up, receipts fetched, positions posted.
@@ -136,7 +132,7 @@ extension SyncEngine {
         guard !Task.isCancelled else { return }
         liveState.lastDiscovery = .now
         guard let listed = try? await discover() else { return }
-        for id in listed where liveState.gaps[id] == nil {
+        for id in listed where liveState.conversations[id]?.isFollowed != true {
             try? await catchUpLive(id)
         }
     }
@@ -145,22 +141,7 @@ extension SyncEngine {
     private func catchUpLive(_ id: ConversationID) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
         let head = try await store.catchUpPoint(id)
-        let start = min(head, liveState.gaps[id]?.caughtUpTo ?? head)
-        let through = try await catchUp(id, from: start).through
-        let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
-        let me = await store.me
-        // Never `await` inside a mutation of actor state: finish the awaits, then mutate.
-        if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: through, grace: options.gapGrace) }
-        liveState.gaps[id]?.caughtUp(through: through, at: .now)
-        let ready = takeReady(id)
-        if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
-        liveState.delivered[id, default: PositionRequestState()].observed(confirmed: positions[me].deliveredUpTo)
-        scheduleDelivered(id)
-        // A fresh connection is a fresh start for the outbox: its backoff begins again at the
-        // first step (the reconnect itself is paced), instead of keeping the delay a string of
-        // failures on the last connection built up.
-        liveState.outboxNotBefore[id] = nil
-        liveState.outboxBackoff[id] = nil
+        if let error = await drive(id, .reconnected(head: head)) { throw error }
     }
 
     /// Saves a live event. A message past a hole is saved at once; the hole gets a short
@@ -168,50 +149,30 @@ extension SyncEngine {
     func apply(_ event: LiveEvent) async throws {
         switch event {
         case let .message(id, message):
-            if liveState.gaps[id] == nil {
+            if liveState.conversations[id]?.isFollowed != true {
                 guard try await isListed(id) else { return }
                 let point = try await store.catchUpPoint(id)
-                if liveState.gaps[id] == nil { liveState.gaps[id] = GapTracker(caughtUpTo: point, grace: options.gapGrace) }
+                await drive(id, .follow(from: point))
             }
-            // Held in memory until everything before it is here: the store never gets a hole at
-            // its head, so "the newest stored sequence" is always a safe place to catch up from.
-            let before = liveState.gaps[id]?.caughtUpTo ?? 0
-            liveState.held[id, default: [:]][message.sequence] = message
-            // Past the tracker's cap the message is dropped (bounded memory); a catch-up brings it.
-            for dropped in liveState.gaps[id]?.stored([message.sequence], at: .now) ?? [] { liveState.held[id]?.removeValue(forKey: dropped) }
-            let ready = takeReady(id, arrived: message.sequence, after: before)
-            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
-            if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
-            scheduleDelivered(id)
+            if let error = await drive(id, .liveMessage(message)) { throw error }
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
             try await store.mergeServerPositions(Positions([member: position]), in: id)
-            // A position past what has arrived proves messages exist that no event brought.
-            liveState.gaps[id]?.exists(through: max(position.deliveredUpTo, position.readUpTo), at: .now)
-            if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
-            if member == (await store.me) { liveState.delivered[id, default: PositionRequestState()].observed(confirmed: position.deliveredUpTo) }
+            let mine = member == (await store.me)
+            await drive(id, .receipt(position, mine: mine))
         }
     }
 
     /// A dropped last event leaves a hole nothing reveals; after ``Options/idleCatchUp`` without
     /// events, catch up anyway (one request per conversation).
-    /// A failure is logged (a full disk must not go unsaid: the lost event's message is what this
-    /// brings) and ends this round; the next idle period or reconnect tries again.
-    private func catchUpIfIdle(log: @Sendable (String) -> Void) async {
+    /// A failure is reported like a gap catch-up's (a full disk must not go unsaid: the lost
+    /// event's message is what this brings) and ends this round; the next idle period or
+    /// reconnect tries again.
+    private func catchUpIfIdle() async {
         guard liveState.connected, ContinuousClock.now - liveState.lastActivity >= options.idleCatchUp else { return }
         liveState.lastActivity = .now
-        for id in liveState.gaps.keys {
-            guard let from = liveState.gaps[id]?.caughtUpTo else { continue }
-            do {
-                let through = try await catchUp(id, from: from).through
-                liveState.gaps[id]?.caughtUp(through: through, at: .now)
-                let ready = takeReady(id)
-                if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
-                scheduleDelivered(id)
-            } catch {
-                if !Task.isCancelled { log("\(id): idle catch-up failed: \(error)") }
-                return
-            }
+        for id in liveState.followed {
+            if await drive(id, .idleDue) != nil { return }
         }
     }
 
@@ -231,109 +192,87 @@ extension SyncEngine {
         liveState.background[key] = nil
     }
 
-    /// Removes and returns the held messages that nothing is missing before, in order.
-    private func takeReady(_ id: ConversationID) -> [Message] {
-        guard let through = liveState.gaps[id]?.caughtUpTo, let held = liveState.held[id] else { return [] }
-        let ready = held.values.filter { $0.sequence <= through }.sorted { $0.sequence < $1.sequence }
-        for message in ready { liveState.held[id]?.removeValue(forKey: message.sequence) }
-        return ready
-    }
-
-    /// ``takeReady(_:)`` for one arrival: only the sequences it made contiguous are looked up,
-    /// so a live event costs the run it closed, not the size of the held buffer (which a server
-    /// that never fills its hole could otherwise make every event scan).
-    private func takeReady(_ id: ConversationID, arrived sequence: Int, after before: Int) -> [Message] {
-        guard let through = liveState.gaps[id]?.caughtUpTo else { return [] }
-        guard let run = sequence <= before ? sequence...sequence : through > before ? (before + 1)...through : nil else { return [] }
-        var ready: [Message] = []
-        for sequence in run {
-            if let message = liveState.held[id]?.removeValue(forKey: sequence) { ready.append(message) }
-        }
-        return ready
-    }
-
-    private func scheduleGapCheck(_ id: ConversationID) {
-        guard liveState.gapChecks.insert(id).inserted, let deadline = liveState.gaps[id]?.deadline else { return }
-        let task = Task {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            if !Task.isCancelled { await self.checkGap(id) }
-        }
-        remember(task)
-    }
-
-    private func checkGap(_ id: ConversationID) async {
-        liveState.gapChecks.remove(id)
-        guard let gaps = liveState.gaps[id], gaps.catchUpDue(at: .now) else {
-            if liveState.gaps[id]?.missing != nil { scheduleGapCheck(id) }
-            return
-        }
-        do {
-            let through = try await catchUp(id, from: gaps.caughtUpTo).through
-            liveState.gaps[id]?.caughtUp(through: through, at: .now)
-            let ready = takeReady(id)
-            if !ready.isEmpty { try await store.saveFromServer(ready, in: id, what: "live messages") }
-            scheduleDelivered(id)
-            // A catch-up that left the hole open (the server's pages stop short of what its
-            // events or receipts promised) is paced like a failure.
-            if liveState.gaps[id]?.missing == nil { liveState.gapBackoff[id] = nil } else { retryGapCheck(id, after: nil) }
-        } catch {
-            if !Task.isCancelled { retryGapCheck(id, after: error as? SyncError) }
-        }
-    }
-
-    /// Checks the gap again after a backoff; until then live events past the hole schedule
-    /// nothing (the id stays in `gapChecks`), so a failing server is not asked once per event.
-    private func retryGapCheck(_ id: ConversationID, after error: SyncError?) {
-        guard liveState.gapChecks.insert(id).inserted else { return }
-        var backoff = liveState.gapBackoff[id] ?? options.backoff
-        let delay = backoff.failure(retryAfter: error?.retryAfter)
-        liveState.gapBackoff[id] = backoff
-        let task = Task {
-            try? await Task.sleep(for: delay)
-            if !Task.isCancelled { await self.checkGap(id) }
-        }
-        remember(task)
-    }
-
-    /// Posts my delivered position when the stored run grew: one request at a time, latest wins.
-    /// After a failure the next post waits out the backoff (Retry-After honoured).
-    private func scheduleDelivered(_ id: ConversationID) {
-        guard let high = liveState.gaps[id]?.caughtUpTo else { return }
-        liveState.delivered[id, default: PositionRequestState()].want(high)
-        guard liveState.deliveredRetry[id] == nil, let upTo = liveState.delivered[id]?.nextRequest() else { return }
-        let task = Task {
-            let result: Result<Int, SyncError>
-            do throws(SyncError) { result = .success(try await self.api.delivered(id, upTo: upTo)) } catch { result = .failure(error) }
-            if !Task.isCancelled { await self.deliveredFinished(id, result) }
-        }
-        remember(task)
-    }
-
-    private func deliveredFinished(_ id: ConversationID, _ result: Result<Int, SyncError>) async {
-        switch result {
-        case let .success(confirmed):
-            liveState.delivered[id]?.finished(confirmed: confirmed)
-            liveState.deliveredBackoff[id] = nil
-            let me = await store.me
-            _ = try? await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
-            scheduleDelivered(id)
-        case let .failure(error):
-            liveState.delivered[id]?.finished(confirmed: nil)
-            var backoff = liveState.deliveredBackoff[id] ?? options.backoff
-            let delay = backoff.failure(retryAfter: error.retryAfter)
-            liveState.deliveredBackoff[id] = backoff
-            let retry = Task {
-                try? await Task.sleep(for: delay)
-                if !Task.isCancelled { self.deliveredRetryDue(id) }
+    /// Feeds `event` to conversation `id`'s state machine and performs the actions it returns,
+    /// in order, feeding each outcome back in until nothing is left to do: the one place a
+    /// catch-up, its save and what follows them are carried out. Returns the first failed fetch
+    /// or save (after the machine had its say), or the failure that met a cancelled worker.
+    @discardableResult
+    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event) async -> (any Error)? {
+        var events = [event]
+        var failure: (any Error)?
+        while !events.isEmpty {
+            let event = events.removeFirst()
+            // Never `await` inside a mutation of actor state: the machine decides, then the awaits.
+            let actions = liveState.conversations[id, default: newConversationState].handle(event, at: .now)
+            for action in actions {
+                switch action {
+                case let .catchUp(cause, from):
+                    do {
+                        events.append(try await fetchCatchUp(id, cause, from: from))
+                    } catch {
+                        if Task.isCancelled { return error }
+                        failure = failure ?? error
+                        events.append(Self.failed(cause, error))
+                    }
+                case let .save(messages, cause):
+                    do {
+                        if !messages.isEmpty { try await store.saveFromServer(messages, in: id, what: "live messages") }
+                        events.append(.saved(cause))
+                    } catch {
+                        if Task.isCancelled { return error }
+                        failure = failure ?? error
+                        events.append(Self.failed(cause, error))
+                    }
+                case let .scheduleGapCheck(instant):
+                    remember(Task {
+                        try? await Task.sleep(until: instant, clock: .continuous)
+                        if !Task.isCancelled { await self.drive(id, .gapCheckDue) }
+                    })
+                case let .sendDelivered(upTo):
+                    remember(Task {
+                        let result: Result<Int, ConversationLiveState.DeliveredFailure>
+                        do throws(SyncError) {
+                            result = .success(try await self.api.delivered(id, upTo: upTo))
+                        } catch {
+                            result = .failure(ConversationLiveState.DeliveredFailure(retryAfter: error.retryAfter))
+                        }
+                        if !Task.isCancelled { await self.drive(id, .deliveredFinished(result)) }
+                    })
+                case let .storeDelivered(confirmed):
+                    let me = await store.me
+                    _ = try? await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+                case let .scheduleDeliveredRetry(instant):
+                    remember(Task {
+                        try? await Task.sleep(until: instant, clock: .continuous)
+                        if !Task.isCancelled { await self.drive(id, .deliveredRetryDue) }
+                    })
+                case let .report(line):
+                    liveState.log?("\(id): \(line)")
+                }
             }
-            liveState.deliveredRetry[id] = retry
-            remember(retry)
         }
+        return failure
     }
 
-    private func deliveredRetryDue(_ id: ConversationID) {
-        liveState.deliveredRetry[id] = nil
-        scheduleDelivered(id)
+    /// The state of a conversation the worker had none for yet.
+    private var newConversationState: ConversationLiveState {
+        ConversationLiveState(grace: options.gapGrace, backoff: options.backoff)
+    }
+
+    /// A failed fetch or save as the state machine sees it: how it failed, and how long the
+    /// server asked to wait, if it did (the error itself goes to the caller).
+    private static func failed(_ cause: ConversationLiveState.Cause, _ error: any Error) -> ConversationLiveState.Event {
+        .failed(cause, reason: "\(error)", retryAfter: (error as? SyncError)?.retryAfter)
+    }
+
+    /// Performs ``ConversationLiveState/Action/catchUp(_:from:)``: everything after `from`, and
+    /// on a reconnect the receipts too (my delivered position comes back with the event).
+    private func fetchCatchUp(_ id: ConversationID, _ cause: ConversationLiveState.Cause, from: Int) async throws -> ConversationLiveState.Event {
+        let through = try await catchUp(id, from: from).through
+        guard cause == .reconnect else { return .caughtUp(cause, through: through, myDelivered: nil) }
+        let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
+        let me = await store.me
+        return .caughtUp(cause, through: through, myDelivered: positions[me].deliveredUpTo)
     }
 
     /// Delivers outbox files as they appear and posts wanted read positions, each conversation
@@ -358,8 +297,8 @@ extension SyncEngine {
         }
         for await _ in wakeups {
             if Task.isCancelled { return }
-            await catchUpIfIdle(log: log)
-            for id in (try? await store.knownConversations()) ?? [] where liveState.outboxNotBefore[id].map({ $0 <= .now }) ?? true {
+            await catchUpIfIdle()
+            for id in (try? await store.knownConversations()) ?? [] where liveState.conversations[id]?.outboxDue(at: .now) ?? true {
                 do {
                     guard !(try await store.pendingOutbox(id)).isEmpty else {
                         try await postRead(id)
@@ -369,23 +308,23 @@ extension SyncEngine {
                     if outcome.sent > 0 { log("\(id): delivered \(outcome.sent)") }
                     for failure in outcome.failed { log("rejected: \(failure)") }
                     if let problem = outcome.problem {
-                        var backoff = liveState.outboxBackoff[id] ?? options.backoff
-                        let delay = backoff.failure(retryAfter: outcome.retryAfter)
-                        liveState.outboxBackoff[id] = backoff
-                        liveState.outboxNotBefore[id] = .now + delay
+                        let delay = outboxFailed(id, retryAfter: outcome.retryAfter)
                         log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription) (\(problem))")
                     } else {
-                        liveState.outboxBackoff[id] = nil
+                        liveState.conversations[id]?.outboxDelivered()
                         try await postRead(id)
                     }
                 } catch {
                     if Task.isCancelled { return }
-                    var backoff = liveState.outboxBackoff[id] ?? options.backoff
-                    liveState.outboxNotBefore[id] = .now + backoff.failure(retryAfter: (error as? SyncError)?.retryAfter)
-                    liveState.outboxBackoff[id] = backoff
+                    _ = outboxFailed(id, retryAfter: (error as? SyncError)?.retryAfter)
                     log("\(id): \(error)")
                 }
             }
         }
+    }
+
+    /// Paces conversation `id`'s outbox after a temporary failure; returns the wait.
+    private func outboxFailed(_ id: ConversationID, retryAfter: Duration?) -> Duration {
+        liveState.conversations[id, default: newConversationState].outboxFailed(retryAfter: retryAfter, at: .now)
     }
 }

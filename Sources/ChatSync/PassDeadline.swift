@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// When a one-pass sync must be over: no request runs past it and no retry waits past it, so a
 /// server that answers slowly (or trickles a byte a second) cannot hold `chatdir sync` silently.
 public struct PassDeadline: Sendable, Equatable {

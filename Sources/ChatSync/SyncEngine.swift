@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatStore
 import ChatSystem
 
@@ -39,11 +40,13 @@ public actor SyncEngine {
         public var idleCatchUp: Duration = .seconds(30)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
+        /// Where every connection to the server comes from (TCP unless a test scripts the stream).
+        var connector: Connector = .tcp
 
         public init() {}
     }
 
-    /// What one pass did, and the exit status it means for `chatdir sync`.
+    /// What one pass did, and how it ended (``outcome``; `chatdir sync` turns that into its exit status).
     public struct Report: Sendable, Equatable {
         public var conversations = 0
         public var newMessages = 0
@@ -55,15 +58,38 @@ public actor SyncEngine {
         /// Problems that stopped part of the pass (server unreachable, a broken answer).
         public var problems: [String] = []
         public var unauthorized = false
+        /// Whether one of the problems was the server breaking the wire contract (``SyncError/contract(_:)``).
+        public var brokeContract = false
 
-        /// 0 everything pending was accepted; 65 a message was rejected; 75 some still pending;
-        /// 76 the server broke the contract; 77 the token was refused.
-        public var exitCode: Int32 {
-            if unauthorized { return 77 }
-            if !failed.isEmpty { return 65 }
-            if problems.contains(where: { $0.contains("broke the wire contract") }) { return 76 }
-            if stillPending > 0 || !problems.isEmpty { return 75 }
-            return 0
+        /// How a pass ended, the first that applies: the token was refused, a message was
+        /// rejected, the server broke the contract, something is left to do, or all done.
+        public enum Outcome: Sendable, Equatable {
+            case tokenRefused
+            case messageRejected
+            case contractBroken
+            /// Some messages are still pending, or a problem stopped part of the pass: run it again later.
+            case incomplete
+            case complete
+        }
+
+        /// Decided from the kinds of errors met (never from their words).
+        public var outcome: Outcome {
+            if unauthorized { return .tokenRefused }
+            if !failed.isEmpty { return .messageRejected }
+            if brokeContract { return .contractBroken }
+            if stillPending > 0 || !problems.isEmpty { return .incomplete }
+            return .complete
+        }
+
+        /// Records an error that stopped part of the pass (in conversation `id`, if it was one
+        /// conversation's): its words go into ``problems``, its kind into the ``outcome``.
+        mutating func record(_ error: any Error, in id: ConversationID? = nil) {
+            problems.append(id.map { "\($0): \(error)" } ?? "\(error)")
+            switch error as? SyncError {
+            case .unauthorized?: unauthorized = true
+            case .contract?: brokeContract = true
+            default: break
+            }
         }
 
         public var summary: String {
@@ -100,7 +126,7 @@ public actor SyncEngine {
         self.server = server
         self.token = token
         self.options = options
-        var api = APIClient(server: server, token: token)
+        var api = APIClient(server: server, token: token, connector: options.connector)
         api.timeout = options.requestTimeout
         client = api
     }
@@ -125,7 +151,7 @@ public actor SyncEngine {
                 let id = conversation.id
                 if deadline.isOver() {
                     let rest = conversations[index...].map(\.id)
-                    report.problems.append(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.rawValue).joined(separator: ", "))", budget: deadline.budget).description)
+                    report.record(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.rawValue).joined(separator: ", "))", budget: deadline.budget))
                     for id in rest { report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0 }
                     break
                 }
@@ -135,18 +161,17 @@ public actor SyncEngine {
                     // One conversation's broken answer or failed write (a full disk) ends that
                     // conversation's work, not the pass; what was stored before stays counted.
                     if case SyncError.unauthorized = error { throw error }
-                    report.problems.append("\(id): \(error)")
+                    report.record(error, in: id)
                     report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
                 }
             }
         } catch let error as SyncError {
-            if case .unauthorized = error { report.unauthorized = true }
-            report.problems.append(error.description)
+            report.record(error)
             for id in (try? await store.knownConversations()) ?? [] {
                 report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
             }
         } catch {
-            report.problems.append("\(error)")
+            report.record(error)
         }
         return report
     }
@@ -234,11 +259,11 @@ public actor SyncEngine {
                 }
             }
             guard let last = page.items.last else {
-                if page.hasMore { throw SyncError.badResponse("\(what): no messages, yet \"hasMore\" is true") }
+                if page.hasMore { throw SyncError.contract("\(what): no messages, yet \"hasMore\" is true") }
                 break
             }
             if last.sequence <= after, page.hasMore {
-                throw SyncError.badResponse("\(what): nothing past sequence \(after), yet \"hasMore\" is true")
+                throw SyncError.contract("\(what): nothing past sequence \(after), yet \"hasMore\" is true")
             }
             let pageAfter = request
             after = max(after, last.sequence)
@@ -271,8 +296,8 @@ public actor SyncEngine {
     }
 
     /// Runs an idempotent request, retrying temporary failures with backoff (Retry-After
-    /// honoured) up to ``Options/attemptsPerPass`` times. Unreachable, rejected, unauthorized
-    /// and broken answers are not retried here.
+    /// honoured) up to ``Options/attemptsPerPass`` times (``SyncError/isRetryable``). Unreachable,
+    /// rejected, unauthorized and broken answers are not retried here.
     func retrying<T: Sendable>(_ request: @Sendable (APIClient) async throws -> T) async throws -> T {
         try await Self.retrying(api, options: options, request)
     }
@@ -283,14 +308,14 @@ public actor SyncEngine {
         while true {
             do {
                 return try await request(api)
-            } catch let SyncError.temporary(reason, retryAfter) {
+            } catch let error as SyncError where error.isRetryable {
                 attempt += 1
-                let delay = backoff.failure(retryAfter: retryAfter)
+                let delay = backoff.failure(retryAfter: error.retryAfter)
                 if attempt >= options.attemptsPerPass || delay > options.longestPassWait || api.passDeadline?.isOver() == true {
-                    throw SyncError.temporary(reason, retryAfter: retryAfter)
+                    throw error
                 }
                 if let pass = api.passDeadline, pass.leavesNoTime(for: delay) {
-                    throw SyncError.noTimeToRetry(reason, budget: pass.budget, retryAfter: retryAfter)
+                    throw SyncError.noTimeToRetry(error.reason, budget: pass.budget, retryAfter: error.retryAfter)
                 }
                 try await Task.sleep(for: delay)
             }
@@ -378,11 +403,11 @@ public actor SyncEngine {
                     try await store.markFailed(entry.clientMessageID, reason: error.description, in: id)
                     outcome.failed.append("\(id) \(entry.clientMessageID): \(error)")
                     index += 1
-                case .temporary, .unreachable:
+                case .temporary, .transport:
                     attempts += 1
                     let delay = backoff.failure(retryAfter: error.retryAfter)
                     let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait
-                        || passDeadline?.leavesNoTime(for: delay) == true || { if case .unreachable = error { return true } else { return false } }()
+                        || passDeadline?.leavesNoTime(for: delay) == true || !error.isRetryable
                     if giveUp {
                         try await flush(&accepted, into: &outcome, in: id)
                         try? await store.recordAttempt(entry.clientMessageID, in: id)
@@ -392,7 +417,7 @@ public actor SyncEngine {
                         return outcome
                     }
                     try await Task.sleep(for: delay)
-                case .unauthorized, .badResponse:
+                case .unauthorized, .contract:
                     try await flush(&accepted, into: &outcome, in: id)
                     throw error
                 }
@@ -414,11 +439,6 @@ extension SyncEngine {
 }
 
 extension SyncStore {
-    /// This device's sync marker, `conversations/<id>/.caught-up`: every sequence from the start
-    /// of the stored history through the number in it is stored. Written only after a catch-up
-    /// has made its pages durable, so it may lag but never lead. Hidden and per device.
-    static let caughtUpMarker = ".caught-up"
-
     /// Where catching up starts: the lower of the marker and the end of the run of stored
     /// sequences at the head (read from the newest two segments). Holes above the marker (an
     /// own message accepted before the one ahead of it was fetched, then a crash) are filled.
@@ -433,20 +453,5 @@ extension SyncStore {
               try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize)).contains(where: { $0.sequence == marker }) || marker == 0
         else { return head }
         return marker
-    }
-
-    func caughtUpMarker(_ id: ConversationID) -> Int? {
-        guard let bytes = try? Sys.readFile(store.conversation(id).directory + "/" + Self.caughtUpMarker) else { return nil }
-        return Int(String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self))
-    }
-
-    /// Records that everything through `sequence` is stored (after a catch-up's pages are durable).
-    func recordCaughtUp(_ id: ConversationID, through sequence: Int) throws(StoreError) {
-        guard caughtUpMarker(id) != sequence else { return }
-        do {
-            try DurableFile.write(Array("\(sequence)\n".utf8), to: Self.caughtUpMarker, in: store.conversation(id).directory)
-        } catch {
-            throw .system(error)
-        }
     }
 }

@@ -1,29 +1,43 @@
 /// Why talking to the server failed, sorted by what the worker does next.
-/// No case ever carries the token or request headers.
+/// No case ever carries the token or request headers. The words are for people; what to do
+/// (retry, give up, which exit status) is decided from the case alone.
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// Timeout, refused, reset, 5xx, 429: stay pending, back off, try again (Retry-After if given).
+    /// The server said wait (5xx, 429, 408; Retry-After if given), or a deadline of the client's
+    /// own passed: stay pending, back off, try again.
     case temporary(String, retryAfter: Duration?)
-    /// Nothing answers at the server's address (refused, no route, name unknown): the same as
-    /// temporary, but a one-pass sync gives up at once instead of backing off.
-    case unreachable(String)
+    /// The connection failed (refused, reset, closed, silent): stay pending and try again; when
+    /// nothing answers at all (``TransportError/Kind/unreachable``) a one-pass sync gives up at once.
+    case transport(TransportError)
     /// A 4xx other than 401: this request will never succeed; the message turns failed.
     case rejected(status: Int, message: String)
     /// 401: the token is wrong or expired; stop and say so, never loop.
     case unauthorized(String)
-    /// The server answered something that breaks the wire contract; nothing from it was stored.
-    case badResponse(String)
+    /// The server answered something that breaks wire contract v1; nothing from it was stored.
+    case contract(String)
+
+    /// Nothing answers at the server's address (a ``transport(_:)`` failure of kind unreachable).
+    static func unreachable(_ detail: String) -> SyncError {
+        .transport(TransportError(.unreachable, detail))
+    }
+
+    /// A ``contract(_:)`` violation, under the name the wire decoders throw it by.
+    static func badResponse(_ reason: String) -> SyncError {
+        .contract(reason)
+    }
 
     public var description: String {
         switch self {
         case let .temporary(reason, retryAfter):
             "server unavailable: \(reason)" + (retryAfter.map { " (asked to wait \($0.seconds)s)" } ?? "")
-        case let .unreachable(reason):
-            "server unreachable: \(reason)"
+        case let .transport(failure) where failure.kind == .unreachable:
+            "server unreachable: \(failure)"
+        case let .transport(failure):
+            "server unavailable: \(failure)"
         case let .rejected(status, message):
             "rejected by the server (\(status)): \(message)"
         case let .unauthorized(message):
             "the server refused the token (401: \(message)); check CHATDIR_TOKEN or --token-file"
-        case let .badResponse(reason):
+        case let .contract(reason):
             "the server broke the wire contract: \(reason); nothing from that answer was stored"
         }
     }
@@ -34,11 +48,31 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// Temporary or unreachable: the request may succeed later, unchanged.
+    /// Temporary or a transport failure: the request may succeed later, unchanged.
     public var isTemporary: Bool {
         switch self {
-        case .temporary, .unreachable: true
+        case .temporary, .transport: true
         default: false
+        }
+    }
+
+    /// Worth another attempt within the same pass, after a backoff: temporary, or a connection
+    /// that failed after reaching the server. (When nothing answers at all, waiting in the pass
+    /// would only make `chatdir sync` slow to say so.)
+    public var isRetryable: Bool {
+        switch self {
+        case .temporary: true
+        case let .transport(failure): failure.kind != .unreachable
+        default: false
+        }
+    }
+
+    /// A retryable failure in words, without the `server unavailable: ` that ``description`` adds.
+    var reason: String {
+        switch self {
+        case let .temporary(reason, _): reason
+        case let .transport(failure): failure.description
+        default: description
         }
     }
 }

@@ -136,6 +136,16 @@ actor SyncStore {
         try writer.mergePositions(positions, in: id)
     }
 
+    /// This device's sync marker for the conversation (``Conversation/caughtUpMarker()``).
+    func caughtUpMarker(_ id: ConversationID) -> Int? {
+        store.conversation(id).caughtUpMarker()
+    }
+
+    /// Records that everything through `sequence` is stored (after a catch-up's pages are durable).
+    func recordCaughtUp(_ id: ConversationID, through sequence: Int) throws(StoreError) {
+        try writer.recordCaughtUp(through: sequence, in: id)
+    }
+
     func positions(_ id: ConversationID) throws(StoreError) -> Positions? {
         try store.conversation(id).positions()
     }

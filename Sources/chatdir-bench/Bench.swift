@@ -22,6 +22,7 @@ struct Bench {
         if options.runs("store") { try storeWorkloads(into: &chatdir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
+        if options.runs("server") { try serverWorkloads(into: &chatdir) }
         if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
         report.figures["chatdir"] = chatdir
         if options.runs("peers") {
@@ -114,11 +115,27 @@ struct Bench {
         figures["live_from_send_p50_ms"] = (live.fromSendP50 * 100).rounded() / 100
         figures["live_from_send_p99_ms"] = (live.fromSendP99 * 100).rounded() / 100
         log("live \(live.count): p50 \(Report.number(live.p50)) ms, p99 \(Report.number(live.p99)) ms (from the 201)")
+        for client in ["bob", "carol", "erin"] { Subprocess.removeTree(work + "/client-" + client) }
+    }
+
+    /// The reference server alone on loopback: POSTs/s, then live fan-out to 50 members.
+    private func serverWorkloads(into figures: inout [String: Double]) throws {
+        let fixture = try ServerFixture(directory: work + "/server-load", history: 1)
+        defer {
+            fixture.stop()
+            Subprocess.removeTree(work + "/server-load")
+        }
         let posts = try PostLoad.measure(fixture, seconds: options.postSeconds)
         figures["posts_per_s"] = posts.postsPerSecond.rounded()
         figures["posts_p50_ms"] = (posts.p50Milliseconds * 100).rounded() / 100
         figures["posts_p99_ms"] = (posts.p99Milliseconds * 100).rounded() / 100
         log("POSTs \(Report.number(posts.postsPerSecond))/s, p50 \(Report.number(posts.p50Milliseconds)) ms")
-        for client in ["bob", "carol", "erin"] { Subprocess.removeTree(work + "/client-" + client) }
+        let fanOut = try FanOut.measure(fixture, count: options.fanOutCount)
+        figures["fanout_p50_ms"] = (fanOut.fromPostP50 * 100).rounded() / 100
+        figures["fanout_p99_ms"] = (fanOut.fromPostP99 * 100).rounded() / 100
+        figures["fanout_from_reply_p50_ms"] = (fanOut.fromReplyP50 * 100).rounded() / 100
+        figures["fanout_from_reply_p99_ms"] = (fanOut.fromReplyP99 * 100).rounded() / 100
+        figures["fanout_missing"] = Double(fanOut.missing)
+        log("fan-out \(options.fanOutCount) × \(fanOut.members) = \(fanOut.deliveries) deliveries (\(fanOut.missing) missing): p50 \(Report.number(fanOut.fromPostP50)) ms, p99 \(Report.number(fanOut.fromPostP99)) ms (from the POST)")
     }
 }

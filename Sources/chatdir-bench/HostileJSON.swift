@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatSync
 
 /// How long the sync takes to refuse (or parse) an 8 MiB answer built to be slow to decode:

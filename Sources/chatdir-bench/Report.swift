@@ -101,6 +101,8 @@ struct Report {
         rows.append(alone("live latency p50 (201 → watcher)", unit: "ms", key: "live_p50_ms", atMost: 5))
         rows.append(alone("live latency p99 (201 → watcher)", unit: "ms", key: "live_p99_ms", atMost: 20))
         rows.append(alone("server POSTs/s, 8 keep-alive clients", unit: "POST/s", key: "posts_per_s"))
+        rows.append(alone("live fan-out to 50 members p50 (POST → event)", unit: "ms", key: "fanout_p50_ms"))
+        rows.append(alone("live fan-out to 50 members p99 (POST → event)", unit: "ms", key: "fanout_p99_ms"))
         rows.append(alone("hostile JSON: 8 MiB object of distinct keys, refused", unit: "ms", key: "hostile_keys_refused_ms", atMost: 1000))
         rows.append(alone("hostile JSON: the same object parsed (key cap raised)", unit: "ms", key: "hostile_keys_parsed_ms", atMost: 1000))
         rows.append(alone("hostile JSON: 8 MiB array of 4M elements, refused", unit: "ms", key: "hostile_array_refused_ms", atMost: 1000))

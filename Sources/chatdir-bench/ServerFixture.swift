@@ -10,9 +10,10 @@ import Foundation
 /// - `c1` (bob, alice): `history` messages, written by the fixture generator in the store
 ///   format the server loads (what `chatdir seed` writes, without the manifest);
 /// - `drain` (carol, dave): empty, for the outbox drain;
-/// - `live` (dave, erin) and `posts` (eight posters): empty, for live latency and POSTs/s.
+/// - `live` (dave, erin) and `posts` (eight posters): empty, for live latency and POSTs/s;
+/// - `fanout` (f00…f49): empty, for live fan-out.
 ///
-/// Users `<name>-token` for alice, bob, carol, dave, erin and p0…p7.
+/// Users `<name>-token` for alice, bob, carol, dave, erin, p0…p7 and f00…f49.
 final class ServerFixture {
     let directory: String
     let server: ChatServer
@@ -29,6 +30,7 @@ final class ServerFixture {
     }
 
     static let posters = (0..<8).map { user("p\($0)") }
+    static let fanOutMembers = (0..<50).map { user($0 < 10 ? "f0\($0)" : "f\($0)") }
 
     init(directory: String, history: Int) throws {
         self.directory = directory
@@ -41,11 +43,12 @@ final class ServerFixture {
         // The generator made a user's store; the server's data directory has no manifest.
         try FileManager.default.removeItem(atPath: directory + "/" + StoreLayout.manifest)
         var tokens: [String: UserID] = [:]
-        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters { tokens["\(user)-token"] = user }
+        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters + Self.fanOutMembers { tokens["\(user)-token"] = user }
         try DataDirectory.create(at: directory, users: UserTokens(tokens), conversations: [
             Self.id("drain"): ConversationInfo(title: "Drain", members: [Self.user("carol"), Self.user("dave")]),
             Self.id("live"): ConversationInfo(title: "Live", members: [Self.user("dave"), Self.user("erin")]),
             Self.id("posts"): ConversationInfo(title: "Posts", members: Self.posters),
+            Self.id("fanout"): ConversationInfo(title: "Fan-out", members: Self.fanOutMembers),
         ])
         server = try ChatServer(configuration: ServerConfiguration(dataDirectory: directory, port: 0))
         try server.start()
@@ -54,7 +57,7 @@ final class ServerFixture {
     /// A new, empty client store for `user` under `path`, pointing at this server.
     func clientStore(at path: String, user: String) throws -> Store {
         Subprocess.removeTree(path)
-        return try Store.create(at: path, manifest: Manifest(userID: Self.user(user), server: server.url))
+        return try Store.create(at: path, manifest: Manifest(userID: Self.user(user), server: address))
     }
 
     func stop() {

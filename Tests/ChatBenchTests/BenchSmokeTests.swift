@@ -42,7 +42,7 @@ import ChatTestSupport
         #expect(try StoreWorkloads.git(at: scratch.path + "/git", pages: 2, pageSize: 100) > 0)
     }
 
-    @Test("the sync workloads run against an in-process server: catch-up, drain, live latency, POSTs")
+    @Test("the sync workloads run against an in-process server: catch-up, drain, live latency")
     func syncWorkloads() async throws {
         let scratch = Scratch()
         let fixture = try ServerFixture(directory: scratch.path + "/server", history: 300)
@@ -53,8 +53,20 @@ import ChatTestSupport
         #expect(drain.perSecond > 0)
         let live = try await LiveLatency.measure(fixture, clientPath: scratch.path + "/erin", count: 5, warmUp: 1)
         #expect(live.count == 5 && live.fromSendP50 > 0)
+    }
+
+    @Test("the server workloads (--only server) run: POSTs/s from 8 clients, fan-out to 50 live members")
+    func serverWorkloads() throws {
+        let scratch = Scratch()
+        let fixture = try ServerFixture(directory: scratch.path + "/server", history: 1)
+        defer { fixture.stop() }
         let posts = try PostLoad.measure(fixture, seconds: 1)
         #expect(posts.postsPerSecond > 0)
+        let fanOut = try FanOut.measure(fixture, count: 3)
+        #expect(fanOut.members == 50)
+        #expect(fanOut.deliveries == 150 && fanOut.missing == 0)
+        #expect(fanOut.fromPostP50 > 0)
+        #expect(try BenchOptions.parse(["--only", "server"]).runs("server"))
     }
 
     @Test("the peer runner runs with tiny counts and the bridge reads its JSON")

@@ -183,7 +183,7 @@ import ChatTestSupport
         (["retry", "c1", "not-a-uuid"], "invalid client message ID \"not-a-uuid\""),
         (["retry", "c1", "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3", "--all"], "give either ID or --all, not both"),
         (["init", "--user", "bad user"], "--user: invalid user ID \"bad user\""),
-        (["init", "--user", "alice", "--server", "ftp://x"], "--server must be an http:// or https:// URL"),
+        (["init", "--user", "alice", "--server", "ftp://x"], "--server: \"ftp://x\" is not a server URL; expected http://host:port or https://host:port"),
         (["seed", "DIR", "--messages", "many"], "--messages must be a whole number"),
         (["list", "extra"], "unexpected argument \"extra\""),
     ])

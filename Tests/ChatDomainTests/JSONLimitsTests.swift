@@ -93,4 +93,13 @@ import ChatTestSupport
         }
         #expect((try? JSONParser.parse(bytes, deadline: .now + .seconds(600))) != nil)
     }
+
+    @Test("a small answer is decoded even when the deadline passed while it was read: the deadline cuts long decodes, not short ones")
+    func smallAnswerPastDeadline() throws {
+        // A loaded machine can deliver a 140-byte answer at its deadline; refusing it as
+        // "did not finish decoding" turned a good answer into a retry (seen in parallel runs).
+        let accepted = Array(#"{"sequence":7,"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","sentAt":"2026-12-01T10:00:00Z"}"#.utf8)
+        let value = try JSONParser.parse(accepted, deadline: .now - .seconds(1))
+        #expect(value["sequence"] == .integer(7))
+    }
 }

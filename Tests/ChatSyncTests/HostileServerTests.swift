@@ -68,7 +68,7 @@ import ChatTestSupport
         options.passBudget = .seconds(600)
         let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "secret-token", options: options)
         let report = await engine.syncOnce()
-        #expect(report.exitCode == 76, "\(report.problems)")
+        #expect(report.outcome == .contractBroken, "\(report.problems)")
         #expect(report.problems.contains { $0.contains("broke the wire contract") && $0.contains(hostile.expected) }, "\(report.problems)")
         #expect(!report.problems.joined().contains("secret-token"))
         // Nothing from the broken answer was stored; nothing exists outside the store.
@@ -87,7 +87,7 @@ import ChatTestSupport
         let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "secret-token")
         let report = await engine.syncOnce()
         #expect(report.unauthorized)
-        #expect(report.exitCode == 77)
+        #expect(report.outcome == .tokenRefused)
         #expect(report.problems == ["the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file"])
         #expect(server.seenRequests == ["GET /v1/me"])
     }
@@ -101,7 +101,7 @@ import ChatTestSupport
         try Outbox(store.conversation(id)).enqueue("offline")
         let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: 9), token: "t")
         let report = await engine.syncOnce()
-        #expect(report.exitCode == 75)
+        #expect(report.outcome == .incomplete)
         #expect(report.stillPending == 1)
         #expect(report.problems.first?.hasPrefix("server unreachable") == true, "\(report.problems)")
         #expect(try store.conversation(id).outbox().map(\.state) == [.pending])

@@ -16,18 +16,18 @@ import ChatTestSupport
         let server = try LocalServer()
         let alice = try clientStore("alice", in: directory)
         // Learn the conversation first, then go offline.
-        #expect(try await pass(alice, server).exitCode == 0)
+        #expect(try await pass(alice, server).outcome == .complete)
         server.stop()
         let outbox = Outbox(alice.conversation(ab))
         let queued = try ["one", "two", "three"].map { try outbox.enqueue($0) }
         let offline = try await pass(alice, server)
-        #expect(offline.exitCode == 75)
+        #expect(offline.outcome == .incomplete)
         #expect(offline.stillPending == 3)
         #expect(try alice.conversation(ab).outbox().map(\.state) == [.pending, .pending, .pending])
 
         try server.restart()
         let report = try await pass(alice, server)
-        #expect(report.exitCode == 0, "\(report)")
+        #expect(report.outcome == .complete, "\(report)")
         #expect(report.sent == 3)
         let onServer = try await server.messages("ab")
         #expect(onServer.map(\.text) == ["one", "two", "three"])
@@ -45,7 +45,7 @@ import ChatTestSupport
         let outbox = Outbox(alice.conversation(ab))
         for index in 1...20 { try outbox.enqueue("message \(index)") }
         let report = try await pass(alice, server)
-        #expect(report.exitCode == 0, "\(report)")
+        #expect(report.outcome == .complete, "\(report)")
         let onServer = try await server.messages("ab")
         #expect(onServer.map(\.text) == (1...20).map { "message \($0)" })
         #expect(Set(onServer.map(\.clientMessageID)).count == 20)
@@ -60,7 +60,7 @@ import ChatTestSupport
         var report = try await pass(alice, server)
         for index in 1...15 { try Outbox(alice.conversation(ab)).enqueue("m\(index)") }
         report = try await pass(alice, server)
-        #expect(report.exitCode == 0, "\(report)")
+        #expect(report.outcome == .complete, "\(report)")
         #expect(try await server.messages("ab").map(\.text) == (1...15).map { "m\($0)" })
     }
 
@@ -75,7 +75,7 @@ import ChatTestSupport
         let bad = try outbox.enqueue("a forbidden word")
         try outbox.enqueue("third")
         let report = try await pass(alice, server)
-        #expect(report.exitCode == 65)
+        #expect(report.outcome == .messageRejected)
         #expect(report.failed.count == 1 && report.sent == 2)
         #expect(try await server.messages("ab").map(\.text) == ["first", "third"])
         let failed = try alice.conversation(ab).outbox()
@@ -88,7 +88,7 @@ import ChatTestSupport
         try outbox.enqueue("fourth")
         try outbox.retry(bad.clientMessageID)
         let again = try await pass(alice, server)
-        #expect(again.exitCode == 0, "\(again)")
+        #expect(again.outcome == .complete, "\(again)")
         let onServer = try await server.messages("ab")
         #expect(onServer.map(\.text) == ["first", "third", "fourth", "a forbidden word"])
         #expect(onServer.last?.clientMessageID == bad.clientMessageID)
@@ -118,7 +118,7 @@ import ChatTestSupport
         var options = fastOptions
         options.longestPassWait = .seconds(5)
         let report = await (try SyncEngine(store: alice, server: try ServerAddress(canned.url), token: "t", options: options)).syncOnce()
-        #expect(report.exitCode == 0, "\(report)")
+        #expect(report.outcome == .complete, "\(report)")
         let times = attempts.times
         #expect(times.count == 2)
         if times.count == 2 { #expect(times[1] - times[0] >= .seconds(2)) }

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatProtocol
 import ChatServer
 import ChatStore
 @testable import ChatSync
@@ -58,7 +59,7 @@ final class LocalServer: @unchecked Sendable {
         while true {
             var page: MessagesPage?
             for _ in 0..<100 where page == nil {  // the server's own faults apply to this reader too
-                do { page = try await api.messages(try ConversationID(conversation), .after(after), limit: 500) } catch SyncError.temporary {}
+                do { page = try await api.messages(try ConversationID(conversation), .after(after), limit: 500) } catch let error as SyncError where error.isRetryable {}
             }
             guard let page else { throw SyncError.temporary("the test server kept failing", retryAfter: nil) }
             all += page.items

@@ -49,15 +49,22 @@ import ChatTestSupport
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: Self.pacedOptions)
-        let worker = Task { await engine.runLive { _ in } }
+        let logs = SyncFaultTests.Log()
+        let worker = Task { await engine.runLive { logs.append($0) } }
         let delivered = { server.seenRequests.filter { $0.hasSuffix("/delivered") }.count }
-        try await waitUntil("the worker posts its delivered position") { delivered() > 0 }
+        do {
+            try await waitUntil("the worker posts its delivered position") { delivered() > 0 }
+        } catch {
+            // Say what the worker did instead (a parallel run once waited 20 s here).
+            Issue.record("the worker's log: \(logs.all); the server saw: \(server.seenRequests)")
+            throw error
+        }
         // A measurement window: how many requests the worker makes in 3 s.
         let before = delivered()
         try await Task.sleep(for: .seconds(3))
         let during = delivered() - before
         worker.cancel()
-        #expect(await worker.value == 0)
+        #expect(await worker.value == nil)
         #expect(during <= row.most, "\(during) POST /delivered in 3 s")
     }
 
@@ -78,7 +85,7 @@ import ChatTestSupport
         try await Task.sleep(for: .seconds(3))  // a measurement window: the outbox is polled every 20 ms
         let during = reads() - before
         worker.cancel()
-        #expect(await worker.value == 0)
+        #expect(await worker.value == nil)
         #expect(during <= 2, "\(during) POST /read in 3 s")
     }
 
@@ -95,7 +102,7 @@ import ChatTestSupport
         try await Task.sleep(for: .seconds(3))  // a measurement window
         let during = connections() - before
         worker.cancel()
-        #expect(await worker.value == 0)
+        #expect(await worker.value == nil)
         #expect(during <= 12, "\(during) upgrades in 3 s: \(lines.lines.suffix(6))")
     }
 
@@ -112,7 +119,7 @@ import ChatTestSupport
         try await Task.sleep(for: .seconds(3))  // a measurement window
         let during = upgrades() - before
         worker.cancel()
-        #expect(await worker.value == 0)
+        #expect(await worker.value == nil)
         #expect(during <= 2, "\(during) upgrades in 3 s")
     }
 
@@ -138,15 +145,6 @@ import ChatTestSupport
         #expect(pacer.disconnected(at: opened + .seconds(12), retryAfter: .seconds(5), using: &random) >= .seconds(5))
     }
 
-    @Test("a Retry-After is clamped the same way wherever it comes from", arguments: [
-        ("2", Duration.seconds(2)), ("-5", .zero), ("999999999", .seconds(3600)), ("soon", nil),
-    ] as [(String, Duration?)])
-    func retryAfterClamp(_ header: String, _ expected: Duration?) {
-        #expect(Backoff.retryAfter(header: header) == expected)
-        var backoff = Backoff(initial: .milliseconds(1), maximum: .milliseconds(2))
-        #expect(backoff.failure(retryAfter: .seconds(86_400)) == Backoff.longestRetryAfter)
-    }
-
     @Test("a server that trickles its answer ends the pass within its budget, naming the server and the request")
     func trickleEndsWithinBudget() async throws {
         let server = try CannedServer { _, _ in
@@ -164,7 +162,7 @@ import ChatTestSupport
         // Without the budget the answer takes 50 s (500 bytes, one per 100 ms); the bound is
         // loose because a loaded machine (a parallel `swift test`) stretches a 2 s budget.
         #expect(took < .seconds(30), "the pass took \(took)")
-        #expect(report.exitCode == 75)
+        #expect(report.outcome == .incomplete)
         #expect(report.problems.contains { $0.contains("127.0.0.1:\(server.port)") && $0.contains("GET /v1/me") && $0.contains("2.0s") }, "\(report.problems)")
     }
 
@@ -230,12 +228,12 @@ import ChatTestSupport
         let worker = Task { await engine.runLive { _ in } }
         let id = try ConversationID("c1")
         try await waitUntil(timeout: .seconds(60), "the worker has seen the last event") {
-            let gaps = await engine.liveState.gaps[id]
+            let gaps = await engine.liveState.conversations[id]?.gaps
             return gaps?.knownToExist == 10_010 || gaps?.beyondHole.contains(10_010) == true
         }
-        let held = await engine.liveState.held[id]?.count ?? 0
+        let held = await engine.liveState.conversations[id]?.held.count ?? 0
         worker.cancel()
-        #expect(await worker.value == 0)
+        #expect(await worker.value == nil)
         #expect(held <= 10_000)
     }
 
@@ -260,9 +258,9 @@ import ChatTestSupport
             (try? store.conversation(c1).newestMessages(limit: 1).messages.last?.sequence) == 2
         }
         let discoveries = server.seenRequests.filter { $0.hasSuffix("/v1/conversations") }.count
-        let followed = await engine.liveState.gaps.count
+        let followed = await engine.liveState.followed.count
         worker.cancel()
-        #expect(await worker.value == 0)
+        #expect(await worker.value == nil)
         #expect(discoveries <= 4, "\(discoveries) GET /v1/conversations for 2,000 invented IDs")
         #expect(followed == 1)
         #expect(try store.conversationIDs() == [c1])

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatProtocol
 import ChatSync
 
 /// libFuzzer target for `WireDecoder`, the gate between the network and the store. The input

@@ -61,7 +61,7 @@ private final class Demo: Sendable {
         try probe.start()
         port = probe.port
         probe.stop()
-        let server = "http://127.0.0.1:\(port)"
+        let server = ServerAddress(host: "127.0.0.1", port: UInt16(port))
         phone = try Store.create(at: root + "/alice-phone", manifest: Manifest(userID: alice, server: server))
         laptop = try Store.create(at: root + "/alice-laptop", manifest: Manifest(userID: alice, server: server))
         bobStore = try Store.create(at: root + "/bob", manifest: Manifest(userID: bob, server: server))

@@ -31,7 +31,7 @@ enum HistoryCommand: Command {
             } catch let error as SyncError {
                 return .failure(error)
             } catch {
-                return .failure(.badResponse("\(error)"))
+                return .failure(.contract("\(error)"))
             }
         }
         switch result {
@@ -40,8 +40,7 @@ enum HistoryCommand: Command {
             return 0
         case let .failure(error):
             context.output.error("chatdir history: \(error)")
-            if case .unauthorized = error { return 77 }
-            return error.isTemporary ? 75 : 76
+            return error.exitCode
         }
     }
 }

@@ -9,7 +9,7 @@ enum InitCommand: Command {
         usage: ["--user NAME [--server URL] [--segment-size N] [DIR]"],
         options: [
             .init(name: "--user", value: "NAME", help: "whose chats these are (required)"),
-            .init(name: "--server", value: "URL", help: "the server to sync with, like http://127.0.0.1:8080 (never a token)"),
+            .init(name: "--server", value: "URL", help: "the server to sync with, like http://127.0.0.1:8080 or https://chat.example (never a token)"),
             .init(name: "--segment-size", value: "N", help: "messages per segment file, fixed for the store's life (default 100)"),
         ],
         discussion: """
@@ -26,10 +26,8 @@ enum InitCommand: Command {
         guard let userText = arguments.value("--user") else { throw context.usage("missing --user NAME") }
         let user: UserID
         do { user = try UserID(userText) } catch { throw context.usage("--user: \(error)") }
-        let server = arguments.value("--server")
-        if let server, !(server.hasPrefix("http://") || server.hasPrefix("https://")) || server.contains("@") {
-            throw context.usage("--server must be an http:// or https:// URL without credentials, not \(quoted(server))")
-        }
+        // Parsed as `sync` parses it, so the store never holds a URL sync would refuse.
+        let server = try arguments.value("--server").map { text throws(UsageError) in try SyncSetup.serverAddress(text, context) }
         let size = try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
         let path = arguments.positionals.first ?? context.storePath
         let store = try Store.create(at: path, manifest: Manifest(userID: user, server: server, segmentSize: size))

@@ -37,7 +37,7 @@ enum SyncCommand: Command {
         let output = context.output
         if context.arguments.flag("--live") {
             let log: @Sendable (String) -> Void = { line in output.error("chatdir sync: " + line) }
-            return runUntilDone(interruptible: true) { await engine.runLive(log: log) }
+            return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
         }
         let showProgress = output.isTerminalError
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in

@@ -1,112 +1,99 @@
 import ChatDomain
-import ChatStore
 
-/// A conversation as `GET /v1/conversations` lists it.
-public struct WireConversation: Sendable, Equatable {
-    public var id: ConversationID
-    public var title: String
-    public var members: [UserID]
-    public var lastSequence: Int
-}
-
-/// A page of `GET /v1/conversations/{id}/messages`.
-public struct MessagesPage: Sendable, Equatable {
-    public var items: [Message]
-    public var hasMore: Bool
-}
-
-/// A server → client event on `/v1/live`.
-public enum LiveEvent: Sendable, Equatable {
-    case message(ConversationID, Message)
-    case receipt(ConversationID, UserID, MemberPosition)
-}
-
-/// Turns the server's JSON into validated domain values. Everything from the network passes
-/// here before it can touch the store: IDs must be valid names (never paths), sequences
-/// positive and at most ``StoreLayout/maxSequence`` (what a segment name can hold), texts within the contract's limits, and every field of the right type.
+/// Turns the server's JSON into validated domain values: the client's strict reading of wire v1.
+/// Everything from the network passes here before it can touch the store: IDs must be valid
+/// names (never paths), sequences positive and at most ``Message/maxSequence`` (what a segment
+/// name can hold), texts within the contract's limits, and every field of the right type.
 public enum WireDecoder {
     /// The highest sequence (and position) accepted: the largest the store's format holds
     /// (segment names are 10 digits). JSON would carry up to 2^53, but what cannot be stored
     /// where readers look must not be stored at all.
-    public static let maxSequence = StoreLayout.maxSequence
+    public static let maxSequence = Message.maxSequence
     static let maxSentAtLength = 64
 
     /// Parses an answer, within the request's `deadline` when given: a slow decode counts as a
-    /// slow answer (temporary), not as one that holds the sync with no error.
-    public static func parse(_ bytes: [UInt8], what: String, deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> JSONValue {
+    /// slow answer (``WireDecodingError/deadlinePassed(what:byteCount:)``), not as one that holds
+    /// the sync with no error.
+    public static func parse(_ bytes: [UInt8], what: String, deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> JSONValue {
         do {
             return try JSONParser.parse(bytes, deadline: deadline)
         } catch {
-            if error.deadlinePassed { throw .temporary("decoding \(what) (\(bytes.count) bytes) did not finish within the request deadline", retryAfter: nil) }
-            throw .badResponse("\(what) is not valid JSON (\(error))")
+            if error.deadlinePassed { throw .deadlinePassed(what: what, byteCount: bytes.count) }
+            throw .contract("\(what) is not valid JSON (\(error))")
         }
     }
 
-    static func object(_ value: JSONValue, _ what: String) throws(SyncError) -> JSONValue {
-        guard case .object = value else { throw .badResponse("\(what) must be an object, found \(value.typeDescription)") }
+    static func object(_ value: JSONValue, _ what: String) throws(WireDecodingError) -> JSONValue {
+        guard case .object = value else { throw .contract("\(what) must be an object, found \(value.typeDescription)") }
         return value
     }
 
-    static func string(_ value: JSONValue, _ key: String, _ what: String) throws(SyncError) -> String {
+    static func string(_ value: JSONValue, _ key: String, _ what: String) throws(WireDecodingError) -> String {
         guard case let .string(text)? = value[key] else {
-            throw .badResponse("\(what): \"\(key)\" must be a string, found \(value[key]?.typeDescription ?? "nothing")")
+            throw .contract("\(what): \"\(key)\" must be a string, found \(value[key]?.typeDescription ?? "nothing")")
         }
         return text
     }
 
-    static func integer(_ value: JSONValue, _ key: String, _ what: String, in range: ClosedRange<Int>) throws(SyncError) -> Int {
+    static func integer(_ value: JSONValue, _ key: String, _ what: String, in range: ClosedRange<Int>) throws(WireDecodingError) -> Int {
         guard case let .integer(number)? = value[key] else {
-            throw .badResponse("\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
+            throw .contract("\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
         }
         guard range.contains(number) else {
             let limit = range.upperBound == maxSequence ? " (the largest sequence a store can hold)" : ""
-            throw .badResponse("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)\(limit)")
+            throw .contract("\(what): \"\(key)\" is \(number), outside \(range.lowerBound)…\(range.upperBound)\(limit)")
         }
         return number
     }
 
-    static func array(_ value: JSONValue, _ key: String, _ what: String) throws(SyncError) -> [JSONValue] {
+    static func array(_ value: JSONValue, _ key: String, _ what: String) throws(WireDecodingError) -> [JSONValue] {
         guard case let .array(items)? = value[key] else {
-            throw .badResponse("\(what): \"\(key)\" must be an array, found \(value[key]?.typeDescription ?? "nothing")")
+            throw .contract("\(what): \"\(key)\" must be an array, found \(value[key]?.typeDescription ?? "nothing")")
         }
         return items
     }
 
-    static func user(_ text: String, _ what: String) throws(SyncError) -> UserID {
-        do { return try UserID(text) } catch { throw .badResponse("\(what): \(error)") }
+    static func user(_ text: String, _ what: String) throws(WireDecodingError) -> UserID {
+        do { return try UserID(text) } catch { throw .contract("\(what): \(error)") }
     }
 
-    static func conversation(_ text: String, _ what: String) throws(SyncError) -> ConversationID {
-        do { return try ConversationID(text) } catch { throw .badResponse("\(what): \(error)") }
+    static func conversation(_ text: String, _ what: String) throws(WireDecodingError) -> ConversationID {
+        do { return try ConversationID(text) } catch { throw .contract("\(what): \(error)") }
     }
 
-    public static func message(_ value: JSONValue, what: String = "a message") throws(SyncError) -> Message {
+    /// One message record (``Message/writeRecord(into:)``), as a page, a POST's answer or a live event holds it.
+    public static func message(_ value: JSONValue, what: String = "a message") throws(WireDecodingError) -> Message {
         let value = try object(value, what)
         let idText = try string(value, "clientMessageId", what)
         let id: ClientMessageID
-        do { id = try ClientMessageID(idText) } catch { throw .badResponse("\(what): \(error)") }
+        do { id = try ClientMessageID(idText) } catch { throw .contract("\(what): \(error)") }
         let sender = try user(try string(value, "senderId", what), what)
         let text = try string(value, "text", what)
-        do { try validateMessageText(text) } catch { throw .badResponse("\(what): \(error)") }
+        do { try validateMessageText(text) } catch { throw .contract("\(what): \(error)") }
         let sequence = try integer(value, "sequence", what, in: 1...maxSequence)
         let sentAt = try string(value, "sentAt", what)
         guard sentAt.utf8.count <= maxSentAtLength, sentAt.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
-            throw .badResponse("\(what): \"sentAt\" is not a timestamp")
+            throw .contract("\(what): \"sentAt\" is not a timestamp")
         }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 
-    public static func messagesPage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> MessagesPage {
+    /// The answer to `POST …/messages`: the accepted message.
+    public static func acceptedMessage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Message {
+        try message(try parse(bytes, what: "the accepted message", deadline: deadline), what: "the accepted message")
+    }
+
+    public static func messagesPage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> MessagesPage {
         let value = try object(try parse(bytes, what: "the messages page", deadline: deadline), "the messages page")
         var items: [Message] = []
         for (index, item) in try array(value, "items", "the messages page").enumerated() {
             items.append(try message(item, what: "message \(index + 1) of the page"))
         }
-        guard case let .bool(hasMore)? = value["hasMore"] else { throw .badResponse("the messages page: \"hasMore\" must be true or false") }
+        guard case let .bool(hasMore)? = value["hasMore"] else { throw .contract("the messages page: \"hasMore\" must be true or false") }
         return MessagesPage(items: items, hasMore: hasMore)
     }
 
-    public static func conversations(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> [WireConversation] {
+    public static func conversations(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> [WireConversation] {
         let value = try object(try parse(bytes, what: "the conversation list", deadline: deadline), "the conversation list")
         var result: [WireConversation] = []
         for (index, item) in try array(value, "items", "the conversation list").enumerated() {
@@ -116,7 +103,7 @@ public enum WireDecoder {
             let title = try string(item, "title", what)
             var members: [UserID] = []
             for member in try array(item, "members", what) {
-                guard case let .string(text) = member else { throw .badResponse("\(what): members must be strings") }
+                guard case let .string(text) = member else { throw .contract("\(what): members must be strings") }
                 members.append(try user(text, what))
             }
             let last = try integer(item, "lastSequence", what, in: 0...maxSequence)
@@ -125,7 +112,7 @@ public enum WireDecoder {
         return result
     }
 
-    public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> Positions {
+    public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Positions {
         let value = try object(try parse(bytes, what: "the receipts", deadline: deadline), "the receipts")
         var positions = Positions()
         for item in try array(value, "members", "the receipts") {
@@ -138,24 +125,25 @@ public enum WireDecoder {
         return positions
     }
 
-    /// `{"deliveredUpTo": n}` or `{"readUpTo": n}`.
-    public static func position(_ bytes: [UInt8], key: String, deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> Int {
-        try integer(try object(try parse(bytes, what: "the answer", deadline: deadline), "the answer"), key, "the answer", in: 0...maxSequence)
+    /// `{"deliveredUpTo": n}` or `{"readUpTo": n}`, the answer to `POST …/delivered` or `…/read`.
+    public static func position(_ bytes: [UInt8], _ kind: PositionKind, deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Int {
+        try integer(try object(try parse(bytes, what: "the answer", deadline: deadline), "the answer"), kind.keyText, "the answer", in: 0...maxSequence)
     }
 
-    public static func userID(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(SyncError) -> UserID {
+    /// The answer to `GET /v1/me`.
+    public static func userID(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> UserID {
         let value = try object(try parse(bytes, what: "/v1/me", deadline: deadline), "/v1/me")
         return try user(try string(value, "userId", "/v1/me"), "/v1/me")
     }
 
     /// One text frame of `/v1/live`; nil for an event type this client does not know (ignored).
-    public static func liveEvent(_ text: String) throws(SyncError) -> LiveEvent? {
+    public static func liveEvent(_ text: String) throws(WireDecodingError) -> LiveEvent? {
         let value = try object(try parse(Array(text.utf8), what: "a live event"), "a live event")
         let type = try string(value, "type", "a live event")
         let id = try conversation(try string(value, "conversationId", "a live event"), "a live event")
         switch type {
         case "message":
-            guard let body = value["message"] else { throw .badResponse("a message event has no \"message\"") }
+            guard let body = value["message"] else { throw .contract("a message event has no \"message\"") }
             return .message(id, try message(body, what: "a live message"))
         case "receipt":
             let member = try user(try string(value, "userId", "a receipt event"), "a receipt event")

@@ -1,0 +1,56 @@
+import ChatDomain
+
+/// How the client opens a ``ByteStream`` to a server: plain TCP today (``tcp``), TLS next
+/// (issue 11), scripted streams in tests. The HTTP client and the live connection get their
+/// streams only from here.
+struct Connector: Sendable {
+    /// Opens a stream to `server`, giving up at `deadline`.
+    let open: @Sendable (_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream
+
+    init(open: @escaping @Sendable (_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream) {
+        self.open = open
+    }
+
+    /// A plain TCP connection (``TCPConnection``).
+    static let tcp = Connector(open: TCPConnection.open)
+}
+
+extension TCPConnection: ByteStream {
+    /// Connects to `server` by `deadline`: ``Connector/tcp``.
+    static func open(_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream {
+        do {
+            return try connect(host: server.host, port: server.port, timeout: timeout(until: deadline))
+        } catch {
+            throw transport(error)
+        }
+    }
+
+
+    func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(TransportError) {
+        do { try send(bytes, timeout: Self.timeout(until: deadline)) } catch { throw Self.transport(error) }
+    }
+
+    func read(until deadline: ContinuousClock.Instant) throws(TransportError) -> ByteStreamRead {
+        do {
+            switch try receive(timeout: Self.timeout(until: deadline)) {
+            case let .bytes(bytes): return .bytes(bytes)
+            case .timedOut: return .timedOut
+            case .closed: return .closed
+            }
+        } catch {
+            throw Self.transport(error)
+        }
+    }
+
+    /// What is left until `deadline`, at least a millisecond (a poll of 0 would not wait at all).
+    static func timeout(until deadline: ContinuousClock.Instant) -> Duration {
+        max(deadline - .now, .milliseconds(1))
+    }
+
+    /// TCPConnection reports its failures as ``SyncError`` in words (the system error's text);
+    /// here they become the transport failures they are.
+    static func transport(_ error: SyncError) -> TransportError {
+        if case let .transport(failure) = error { return failure }
+        return TransportError(.failed, error.reason)
+    }
+}
