@@ -1,5 +1,4 @@
 import ChatDomain
-
 /// How the client opens a ``ByteStream`` to a server: plain TCP today (``tcp``), TLS next
 /// (issue 11), scripted streams in tests. The HTTP client and the live connection get their
 /// streams only from here.
