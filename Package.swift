@@ -4,6 +4,8 @@ import PackageDescription
 // Layers as modules; arrows point down only:
 //   chatdir → ChatCLI → ChatSync ──→ ChatStore → ChatDomain
 //                    └──→ ChatServer ─┘    └──→ ChatProtocol (both) → ChatWire, ChatDomain
+// ChatSystem (the operating system: syscalls, threads, clocks) is under every module that
+// needs one; it depends on nothing of ours.
 let package = Package(
     name: "chatdir",
     products: [
@@ -12,36 +14,38 @@ let package = Package(
         .library(name: "ChatDomain", targets: ["ChatDomain"]),
     ],
     targets: [
+        .target(name: "ChatSystem"),
         .target(name: "ChatDomain"),
-        .target(name: "ChatStore", dependencies: ["ChatDomain"]),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer"]),
+        .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"]),
+        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer", "ChatSystem"]),
         .target(name: "ChatWire"),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
-        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol"]),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol"]),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem"]),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
-        .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain"]),
+        .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,
         // sync --live SIGKILLed). The crash-loop test runs it short; scripts/soak-crash.sh long.
-        .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain"]),
+        .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
-        .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain"]),
+        .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "ChatSystem"]),
         // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
         // --only server is the server's load figures (POSTs/s, live fan-out latency).
-        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol"]),
+        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem"]),
         // Shared by the test targets only: scratch directories and the built executables.
         .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
+        .testTarget(name: "ChatSystemTests", dependencies: ["ChatTestSupport", "ChatSystem"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "store-torture"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir", "crash-loop"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "chatdir"]),
+        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir", "crash-loop"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir"]),
         .testTarget(
             name: "ChatCLITests",
-            dependencies: ["ChatTestSupport", "ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "chatdir"],
+            dependencies: ["ChatTestSupport", "ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "ChatSystem", "chatdir"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ChatBenchTests", dependencies: ["ChatTestSupport", "chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),

@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 import Dispatch
 
 /// The plumbing shared by `view --follow`, `list --follow` and `watch`.

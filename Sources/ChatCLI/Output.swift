@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ChatSystem
 import Synchronization
 
 /// Where a command writes: results to stdout, diagnostics to stderr, each with `write(2)`
@@ -13,8 +11,8 @@ struct Output: Sendable {
     var useColor: Bool
 
     init(environment: [String: String]) {
-        isTerminal = isatty(1) == 1
-        isTerminalError = isatty(2) == 1
+        isTerminal = TerminalDevice.isTerminal(StandardIO.output)
+        isTerminalError = TerminalDevice.isTerminal(StandardIO.error)
         useColor = isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
@@ -35,18 +33,12 @@ struct Output: Sendable {
     }
 
     static func write(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                // EPIPE: the reader went away (`| head`), nothing more to say. Anything else on
-                // stdout (ENOSPC, EIO) is remembered: the command must not exit 0.
-                if fd == 1, errno != EPIPE { stdoutErrno.store(errno, ordering: .relaxed) }
-                return
-            }
-            offset += written
+        do {
+            try StandardIO.write(fd, text)
+        } catch {
+            // EPIPE: the reader went away (`| head`), nothing more to say. Anything else on
+            // stdout (ENOSPC, EIO) is remembered: the command must not exit 0.
+            if fd == StandardIO.output, error.errno != .brokenPipe { stdoutErrno.store(error.errno.rawValue, ordering: .relaxed) }
         }
     }
 
@@ -56,7 +48,7 @@ struct Output: Sendable {
     static func standardOutputFailure() -> String? {
         let code = stdoutErrno.load(ordering: .relaxed)
         guard code != 0 else { return nil }
-        return String(cString: strerror(code))
+        return Errno(rawValue: code).description
     }
 
     /// `text` in an SGR style when colour is on.
@@ -75,14 +67,7 @@ struct Output: Sendable {
 
     /// Reads all of standard input, or nil when it is a terminal (nothing was piped).
     static func readStandardInput() -> [UInt8]? {
-        if isatty(0) == 1 { return nil }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return result }
-            result.append(contentsOf: buffer[0..<count])
-        }
+        if TerminalDevice.isTerminal(StandardIO.input) { return nil }
+        return StandardIO.readAll(StandardIO.input)
     }
 }

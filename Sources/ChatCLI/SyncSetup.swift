@@ -1,11 +1,8 @@
 import ChatDomain
 import ChatStore
 import ChatSync
+import ChatSystem
 import Dispatch
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What every networked command needs: the store, the server's address and the token.
 /// The token comes from `CHATDIR_TOKEN` or `--token-file` (which must not be readable by
@@ -75,18 +72,9 @@ func runUntilDone<T: Sendable>(interruptible: Bool, _ work: @escaping @Sendable 
         result.value = await work()
         done.signal()
     }
-    var sources: [DispatchSourceSignal] = []
-    if interruptible {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: DispatchQueue(label: "chatdir.signals"))
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            sources.append(source)
-        }
-    }
+    let signals = interruptible ? SignalWatch([.interrupt, .terminate]) { _ in task.cancel() } : nil
     done.wait()
-    for source in sources { source.cancel() }
+    signals?.cancel()
     guard let value = result.value else { preconditionFailure("the task finished without a result") }
     return value
 }

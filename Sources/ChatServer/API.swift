@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatProtocol
 import ChatStore
+import ChatSystem
 import ChatWire
 import Synchronization
 

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import ChatWire
 import Synchronization
 
@@ -27,9 +28,11 @@ public final class ChatServer: Sendable {
         "\(api.data.users.userIDs.count) users, \(api.data.conversations.count) conversations"
     }
 
-    private let listener: Int32
+    /// The listening socket until the accept thread takes it (that thread closes it as it ends);
+    /// ``stop()`` closes it if the accept thread never ran.
+    private let listener: Lock<FileDescriptor?>
     /// Readable once ``stop()`` was called: wakes the accept thread.
-    private let stopEvent: WakeUp
+    private let stopEvent: WakePipe
     private let api: API
     private let hub = LiveHub()
     private let state = Lock<State>(State())
@@ -40,9 +43,10 @@ public final class ChatServer: Sendable {
         var started = false
         var stopping = false
         var acceptRunning = false
-        /// Whether ``stop()`` closed the listening socket (so `deinit` does not close it twice).
-        var listenerClosed = false
-        /// Open client sockets, shut down by ``stop()`` to wake their threads.
+        /// Open client sockets, shut down by ``stop()`` to wake their threads. Numbers, not
+        /// ``FileDescriptor``s: each connection's thread owns its descriptor and closes it only
+        /// after taking the number out of this set (under the lock), so every number here is
+        /// still that connection's socket.
         var connections: Set<Int32> = []
     }
 
@@ -54,14 +58,11 @@ public final class ChatServer: Sendable {
         api = API(data: data, hub: hub, faults: configuration.faults)
         Socket.raiseDescriptorLimit()
         do {
-            (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
+            let socket = try Socket.listen(host: configuration.host, port: configuration.port)
+            port = try Socket.boundPort(socket)
+            stopEvent = try WakePipe()
+            listener = Lock(socket)
         } catch {
-            throw .socket(error)
-        }
-        do {
-            stopEvent = try Socket.makeWakeUp()
-        } catch {
-            Socket.close(listener)
             throw .socket(error)
         }
     }
@@ -94,21 +95,16 @@ public final class ChatServer: Sendable {
             state.stopping = true
             for fd in state.connections { Socket.shutdown(fd) }
         }
-        Socket.signal(stopEvent)
-        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
-        while SystemThread.monotonicMilliseconds() < deadline {
+        stopEvent.signal()
+        let deadline = Clock.monotonicMilliseconds() + timeoutMilliseconds
+        while Clock.monotonicMilliseconds() < deadline {
             let busy = state.withLock { !$0.connections.isEmpty || $0.acceptRunning }
             if !busy { break }
             SystemThread.sleep(milliseconds: 2)
         }
-        // Free the port at once (a restarted `serve` binds it again); only once the accept
-        // thread has let go of it, so the descriptor cannot be reused under that thread.
-        let closeListener = state.withLock { state -> Bool in
-            guard !state.acceptRunning, !state.listenerClosed else { return false }
-            state.listenerClosed = true
-            return true
-        }
-        if closeListener { Socket.close(listener) }
+        // Free the port at once (a restarted `serve` binds it again). The accept thread closed
+        // it already if it ran; if it never did, the listener is still here.
+        listener.withLock { $0.take() }?.close()
         api.data.releaseLock()
     }
 
@@ -117,41 +113,37 @@ public final class ChatServer: Sendable {
         hub.sessionCount(for: user)
     }
 
-    deinit {
-        if !state.withLock({ $0.listenerClosed }) { Socket.close(listener) }
-        Socket.close(stopEvent)
-    }
-
     // MARK: Accepting
 
     private func acceptLoop() {
-        defer {
-            // When ``stop()`` gave up waiting for this thread (a loaded machine), the listener is
-            // closed here, as soon as nothing polls it: the port must not stay taken until the
-            // last connection thread lets go of the server.
-            let closeListener = state.withLock { state -> Bool in
-                state.acceptRunning = false
-                guard state.stopping, !state.listenerClosed else { return false }
-                state.listenerClosed = true
-                return true
-            }
-            if closeListener { Socket.close(listener) }
+        // The listener closes before `acceptRunning` goes false: once ``stop()`` sees the
+        // thread gone, the port is free.
+        if let socket = listener.withLock({ $0.take() }) {
+            acceptConnections(on: socket)
+            socket.close()
         }
+        state.withLock { $0.acceptRunning = false }
+    }
+
+    private func acceptConnections(on listener: borrowing FileDescriptor) {
         while true {
-            guard let ready = try? Socket.poll([listener, stopEvent.readEnd], timeoutMilliseconds: -1) else {
+            guard let ready = try? Poll.wait([listener.rawValue, stopEvent.readEnd], timeoutMilliseconds: -1) else {
                 SystemThread.sleep(milliseconds: 10)
                 continue
             }
             if ready[1].readable || state.withLock({ $0.stopping }) { return }
             guard ready[0].readable else { continue }
-            let fd: Int32
+            let accepted: FileDescriptor?
             do {
-                fd = try Socket.accept(listener, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds)
+                accepted = try Socket.accept(listener, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds)
             } catch {
                 // EMFILE and friends: back off a little instead of spinning on a full table.
                 SystemThread.sleep(milliseconds: 10)
                 continue
             }
+            // Nothing to accept after all (the peer left between poll and accept): poll again.
+            guard let socket = accepted else { continue }
+            let fd = socket.rawValue
             let admitted = state.withLock { state -> Bool in
                 // At the cap, a socket that never sent a byte makes room (see SilentConnections).
                 guard !state.stopping, state.connections.count < configuration.maxConnections || silent.evictOldest() else { return false }
@@ -162,7 +154,7 @@ public final class ChatServer: Sendable {
                 let busy = APIError(status: .serviceUnavailable, message: "the server is at its limit of \(configuration.maxConnections) connections; retry later",
                                     headers: ["Retry-After": "1", "Connection": "close"])
                 try? Socket.sendAll(fd, busy.response.serialized())
-                Socket.close(fd)
+                socket.close()
                 continue
             }
             silent.add(fd)
@@ -171,20 +163,26 @@ public final class ChatServer: Sendable {
                 liveNumber: { [self] in liveCounter.wrappingAdd(1, ordering: .relaxed).oldValue },
                 heard: { [silent] in silent.remove(fd) }
             )
+            // The connection's thread owns the descriptor from here (a closure cannot take a
+            // non-copyable value along, so it passes through a lock).
+            let handoff = Lock<FileDescriptor?>(socket)
             do {
                 try SystemThread.detach { [self] in
+                    guard let socket = handoff.withLock({ $0.take() }) else { return }
                     connection.run()
-                    finish(fd)
+                    finish(socket)
                 }
             } catch {
-                finish(fd)
+                if let socket = handoff.withLock({ $0.take() }) { finish(socket) }
             }
         }
     }
 
-    private func finish(_ fd: Int32) {
-        silent.remove(fd)
-        state.withLock { _ = $0.connections.remove(fd) }
-        Socket.close(fd)
+    /// Forgets the connection, then closes it: out of the set first, so ``stop()`` never shuts
+    /// down a number that already belongs to another file.
+    private func finish(_ socket: consuming FileDescriptor) {
+        silent.remove(socket.rawValue)
+        state.withLock { _ = $0.connections.remove(socket.rawValue) }
+        socket.close()
     }
 }

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 import ChatWire
 
 /// One client connection on its own thread: HTTP/1.1 requests with keep-alive and pipelining
@@ -9,6 +10,7 @@ import ChatWire
 /// socket must be heard from. Sends block at most the send timeout. So a slow or stuck client
 /// holds one thread for a bounded time and nobody else notices.
 struct Connection: Sendable {
+    /// The socket's number; the server's accept loop owns its ``FileDescriptor`` (see ``ChatServer``).
     let fd: Int32
     let configuration: ServerConfiguration
     let api: API
@@ -27,11 +29,11 @@ struct Connection: Sendable {
         var parser = HTTPRequestParser(maxHeadSize: configuration.maxHeadSize, maxBodySize: configuration.maxBodySize)
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         var requestStarted: Int?
-        var lastActivity = SystemThread.monotonicMilliseconds()
+        var lastActivity = Clock.monotonicMilliseconds()
         // Until a first request arrives, the connection gets the request timeout, not the
         // keep-alive idle timeout: a socket that never speaks must not hold a slot for a minute.
         var servedAny = false
-        do throws(SocketError) {
+        do throws(SystemError) {
             while true {
                 // Answer every complete request already buffered (pipelining).
                 while true {
@@ -60,9 +62,9 @@ struct Connection: Sendable {
                         runLive(user: user, firstBytes: parser.takeUnparsedBytes())
                         return
                     }
-                    lastActivity = SystemThread.monotonicMilliseconds()
+                    lastActivity = Clock.monotonicMilliseconds()
                 }
-                let now = SystemThread.monotonicMilliseconds()
+                let now = Clock.monotonicMilliseconds()
                 let waitLimit = servedAny ? configuration.idleTimeoutMilliseconds : configuration.requestTimeoutMilliseconds
                 let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + waitLimit
                 guard now < deadline else {
@@ -73,13 +75,13 @@ struct Connection: Sendable {
                     }
                     return
                 }
-                let ready = try Socket.poll([fd], timeoutMilliseconds: deadline - now)
+                let ready = try Poll.wait([fd], timeoutMilliseconds: deadline - now)
                 guard ready[0].readable || ready[0].hungUp else { continue }
                 let count = try Socket.receive(fd, into: &buffer)
                 guard count > 0 else { return }
                 parser.feed(buffer[0..<count])
                 if !servedAny, requestStarted == nil { heard() }
-                if requestStarted == nil { requestStarted = SystemThread.monotonicMilliseconds() }
+                if requestStarted == nil { requestStarted = Clock.monotonicMilliseconds() }
             }
         } catch {
             // The peer went away or stopped reading: nothing more to say to it.
@@ -94,10 +96,10 @@ struct Connection: Sendable {
         Socket.shutdownWrite(fd)
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         var drained = 0
-        let deadline = SystemThread.monotonicMilliseconds() + configuration.requestTimeoutMilliseconds
+        let deadline = Clock.monotonicMilliseconds() + configuration.requestTimeoutMilliseconds
         while drained < Self.maxDrainBytes {
-            let now = SystemThread.monotonicMilliseconds()
-            guard now < deadline, let ready = try? Socket.poll([fd], timeoutMilliseconds: deadline - now),
+            let now = Clock.monotonicMilliseconds()
+            guard now < deadline, let ready = try? Poll.wait([fd], timeoutMilliseconds: deadline - now),
                   ready[0].readable || ready[0].hungUp,
                   let count = try? Socket.receive(fd, into: &buffer), count > 0
             else { return }
@@ -105,7 +107,7 @@ struct Connection: Sendable {
         }
     }
 
-    private func send(_ response: HTTPResponse) throws(SocketError) {
+    private func send(_ response: HTTPResponse) throws(SystemError) {
         let bytes: [UInt8]
         do { bytes = try response.serialized() } catch {
             // A header of ours with a line break: a bare 500 rather than an injected header.
@@ -119,7 +121,7 @@ struct Connection: Sendable {
     /// Serves `/v1/live` after the 101: queued events out (with the live faults), pings answered,
     /// the client's close echoed, protocol errors closed with their code.
     private func runLive(user: UserID, firstBytes: [UInt8]) {
-        guard let wakeUp = try? Socket.makeWakeUp() else { return }
+        guard let wakeUp = try? WakePipe() else { return }
         let session = LiveSession(user: user, number: liveNumber(), wakeUp: wakeUp)
         defer { session.close() }
         hub.register(session)
@@ -129,12 +131,12 @@ struct Connection: Sendable {
         var socket = WebSocketConnection(role: .server, maxMessageSize: configuration.maxLiveMessageSize)
         socket.feed(firstBytes)
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
-        let opened = SystemThread.monotonicMilliseconds()
+        let opened = Clock.monotonicMilliseconds()
         var lastHeard = opened
         var eventIndex: UInt64 = 0
         var heldBack: String?
 
-        do throws(SocketError) {
+        do throws(SystemError) {
             while true {
                 var events: [WebSocketEvent] = []
                 var failure: WebSocketProtocolError?
@@ -159,7 +161,7 @@ struct Connection: Sendable {
                     return
                 }
 
-                let now = SystemThread.monotonicMilliseconds()
+                let now = Clock.monotonicMilliseconds()
                 var deadline = lastHeard + configuration.liveIdleTimeoutMilliseconds
                 if let every = faults.liveCloseMilliseconds { deadline = min(deadline, opened + every) }
                 guard now < deadline else {
@@ -169,7 +171,7 @@ struct Connection: Sendable {
                     try closeLive(&socket, code: WebSocketCloseCode.goingAway, reason: reason)
                     return
                 }
-                let ready = try Socket.poll([fd, wakeUp.readEnd], timeoutMilliseconds: deadline - now)
+                let ready = try Poll.wait([fd, wakeUp.readEnd], timeoutMilliseconds: deadline - now)
                 if ready[1].readable {
                     let (events, overflowed) = session.takeAll()
                     if overflowed {
@@ -197,7 +199,7 @@ struct Connection: Sendable {
                     let count = try Socket.receive(fd, into: &buffer)
                     guard count > 0 else { return }
                     socket.feed(buffer[0..<count])
-                    lastHeard = SystemThread.monotonicMilliseconds()
+                    lastHeard = Clock.monotonicMilliseconds()
                 }
             }
         } catch {
@@ -206,13 +208,13 @@ struct Connection: Sendable {
     }
 
     /// Sends a close frame and waits up to a second for the peer's (RFC 6455 §7.1.1).
-    private func closeLive(_ socket: inout WebSocketConnection, code: UInt16, reason: String) throws(SocketError) {
+    private func closeLive(_ socket: inout WebSocketConnection, code: UInt16, reason: String) throws(SystemError) {
         try Socket.sendAll(fd, socket.close(code: code, reason: reason))
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = SystemThread.monotonicMilliseconds() + 1000
+        let deadline = Clock.monotonicMilliseconds() + 1000
         while !socket.closeReceived {
-            let now = SystemThread.monotonicMilliseconds()
-            guard now < deadline, try Socket.poll([fd], timeoutMilliseconds: deadline - now)[0].readable else { return }
+            let now = Clock.monotonicMilliseconds()
+            guard now < deadline, try Poll.wait([fd], timeoutMilliseconds: deadline - now)[0].readable else { return }
             let count = try Socket.receive(fd, into: &buffer)
             guard count > 0 else { return }
             socket.feed(buffer[0..<count])

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import Dispatch
 
 /// One conversation's history as the server keeps it: every message in memory, indexed by

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// The server's state on disk, loaded into memory at start: the users file and every
 /// conversation, in the store format (docs/PROTOCOL.md, "Data directory"):

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// Every open `/v1/live` socket, by user, and the fan-out of events to them.
 ///
@@ -48,13 +49,12 @@ final class LiveSession: Sendable {
     /// The order this socket was opened in, for fault decisions.
     let number: UInt64
     /// Readable when events are queued (a pipe the connection thread polls).
-    let wakeUp: WakeUp
-    /// The queue, and whether the pipe is closed: signalling happens under the same lock as
-    /// closing, so a publisher that picked this session just before it ended never writes its
-    /// wake-up byte into a descriptor number the process has since reused for another file.
+    let wakeUp: WakePipe
+    /// The queue, and whether the session ended: a publisher that picked this session just
+    /// before it ended queues nothing more.
     private let queue = Lock<(events: [String], overflowed: Bool, closed: Bool)>(([], false, false))
 
-    init(user: UserID, number: UInt64, wakeUp: WakeUp) {
+    init(user: UserID, number: UInt64, wakeUp: WakePipe) {
         self.user = user
         self.number = number
         self.wakeUp = wakeUp
@@ -68,22 +68,20 @@ final class LiveSession: Sendable {
             } else {
                 queue.events += events
             }
-            Socket.signal(wakeUp)
+            wakeUp.signal()
         }
     }
 
-    /// Closes the wake-up pipe; later `enqueue`s do nothing.
+    /// Ends the session: later `enqueue`s do nothing (the pipe closes with the last reference).
     func close() {
         queue.withLock { queue in
-            guard !queue.closed else { return }
             queue.closed = true
-            Socket.close(wakeUp)
         }
     }
 
     /// Everything queued, oldest first, and whether the queue overflowed.
     func takeAll() -> (events: [String], overflowed: Bool) {
-        Socket.drain(wakeUp)
+        wakeUp.drain()
         return queue.withLock { queue in
             defer { queue.events = [] }
             return (queue.events, queue.overflowed)

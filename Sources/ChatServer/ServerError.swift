@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// Why the server cannot start or go on: one line a person can act on, and a sysexits code.
 public enum ServerError: Error, Sendable, CustomStringConvertible {
@@ -12,7 +13,7 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// A file of the data directory could not be read or written.
     case storage(StoreError)
     /// The listening socket could not be set up.
-    case socket(SocketError)
+    case socket(SystemError)
 
     public var description: String {
         switch self {
@@ -25,14 +26,24 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         case let .storage(error):
             error.description
         case let .socket(error):
-            error.description
+            error.description + Self.hint(error.errno)
+        }
+    }
+
+    /// What to do about a socket that cannot be set up, for the errors `bind` gives.
+    static func hint(_ errno: Errno) -> String {
+        switch errno {
+        case .addressInUse: "; another process listens on that port: pick another with --port, or --port 0 for any free one"
+        case .accessDenied: "; ports below 1024 need privileges: use a higher --port"
+        case .addressNotAvailable: "; that address is not on this machine: use 127.0.0.1"
+        default: ""
         }
     }
 
     /// Whether the listening socket could not be bound because the address is taken (EADDRINUSE):
     /// the one failure a restart on the same port may wait out.
     public var isAddressInUse: Bool {
-        if case let .socket(error) = self { return error.isAddressInUse }
+        if case let .socket(error) = self { return error.errno == .addressInUse }
         return false
     }
 

@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 
 /// The accepted connections that have not sent a byte yet, oldest first.
 ///

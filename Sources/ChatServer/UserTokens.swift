@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// Which user a bearer token stands for: the server's only notion of sign-in.
 ///

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// Reads one conversation's directory: `conversation.json`, `messages/`, `positions.json`, `outbox/`.
 ///

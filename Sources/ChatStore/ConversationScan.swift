@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// Searching a whole conversation's history: the one reader that touches every segment.
 extension Conversation {

@@ -1,3 +1,4 @@
+import ChatSystem
 import Synchronization
 
 /// Watches a directory tree with inotify and calls a handler after every committed change.
@@ -12,8 +13,8 @@ import Synchronization
 /// arrive together in the next batch (that is the coalescing; no timer delays a change). The first
 /// batch is a rescan, delivered as soon as the watches are in place.
 ///
-/// ``stop()`` (or releasing the watcher) wakes the thread through a pipe, waits for it to end and
-/// closes every descriptor it opened.
+/// ``stop()`` (or releasing the watcher) wakes the thread through a pipe and waits for it to end;
+/// the thread closes the inotify descriptor as it ends, the pipe closes with the watcher.
 public final class DirectoryWatcher: Sendable {
     /// The watched directory.
     public let root: String
@@ -68,14 +69,9 @@ public final class DirectoryWatcher: Sendable {
     /// handler (then the thread finishes after the handler returns).
     public func stop() {
         guard core.requestStop() else { return }
-        if thread.isCurrent {
-            // Called from the handler: the thread closes everything when the handler returns.
-            core.closeWriterOnExit.store(true, ordering: .releasing)
-            thread.join()
-        } else {
-            thread.join()
-            core.closeWakeWriter()
-        }
+        // From the handler, `join` detaches: the thread closes the inotify descriptor when the
+        // handler returns. The wake-up pipe closes with the last reference to it.
+        thread.join()
         Self.count(root, -1)
     }
 
@@ -88,22 +84,20 @@ public final class DirectoryWatcher: Sendable {
         stop()
     }
 
-    /// The thread's side: descriptors and the table are touched only by the watcher thread once it
-    /// runs (and by `init` before), so they need no lock; the flags are atomics.
+    /// The thread's side: the inotify descriptor and the table are touched only by the watcher
+    /// thread once it runs (and by `init` before), so they need no lock; the flags are atomics.
     private final class Core: @unchecked Sendable {
         let root: String
-        let inotify: Int32
-        let wakeRead: Int32
-        let wakeWrite: Int32
+        /// The inotify descriptor from `init` until the thread takes it (the thread closes it
+        /// when it ends); still here only if the thread never started.
+        var inotify: FileDescriptor?
+        let wake: WakePipe
         let idleInterval: Int32
         let handler: @Sendable (WatchBatch) -> Void
         var table: WatchTable
         var buffer: [UInt8]
         let stopping = Atomic<Bool>(false)
         let paused: Atomic<Bool>
-        let descriptorsClosed = Atomic<Bool>(false)
-        let writerClosed = Atomic<Bool>(false)
-        let closeWriterOnExit = Atomic<Bool>(false)
 
         init(root: String, depth: Int, idleInterval: Int32, paused: Bool, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
             self.root = root
@@ -112,27 +106,14 @@ public final class DirectoryWatcher: Sendable {
             self.paused = Atomic(paused)
             table = WatchTable(maxDepth: max(0, depth))
             buffer = [UInt8](repeating: 0, count: Inotify.bufferSize)
-            inotify = try Inotify.open()
-            let pipe: (read: Int32, write: Int32)
-            do {
-                pipe = try Sys.wakePipe()
-            } catch {
-                Sys.close(inotify)
-                throw error
-            }
-            wakeRead = pipe.read
-            wakeWrite = pipe.write
-            do {
-                let watch = try Inotify.addWatch(inotify, path: root, mask: .storeWatch)
-                table.register(watch, directory: "")
-            } catch {
-                Sys.close(inotify)
-                Sys.close(wakeRead)
-                Sys.close(wakeWrite)
-                throw error
-            }
+            // A throw below closes what was opened: each descriptor is owned by exactly one value.
+            let inotify = try Inotify.open()
+            wake = try WakePipe()
+            let watch = try Inotify.addWatch(inotify, path: root, mask: .storeWatch)
+            table.register(watch, directory: "")
             var ignored: [WatchedChange] = []
-            addSubdirectories(of: "", report: false, into: &ignored)
+            addSubdirectories(of: "", inotify, report: false, into: &ignored)
+            self.inotify = consume inotify
         }
 
         func absolute(_ directory: String) -> String {
@@ -141,12 +122,12 @@ public final class DirectoryWatcher: Sendable {
 
         /// Watches the subdirectories of `directory` within the depth; with `report`, every file
         /// found is reported as written (it was made before the watch could see it).
-        func addSubdirectories(of directory: String, report: Bool, into changes: inout [WatchedChange]) {
+        func addSubdirectories(of directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]) {
             guard let names = try? Sys.listDirectory(absolute(directory)) else { return }
             for name in names.sorted() where name.utf8.first != UInt8(ascii: ".") {
                 let path = directory.isEmpty ? name : directory + "/" + name
                 if Sys.kind(of: absolute(path)) == .directory {
-                    if table.wantsWatch(below: directory) { watch(path, report: report, into: &changes) }
+                    if table.wantsWatch(below: directory) { watch(path, inotify, report: report, into: &changes) }
                 } else if report {
                     changes.append(WatchedChange(directory: directory, name: name, kind: .written))
                 }
@@ -155,69 +136,56 @@ public final class DirectoryWatcher: Sendable {
 
         /// Adds a watch on `directory` (relative), then scans it: watch first, so nothing made in
         /// between is missed (it may be reported twice, which costs a re-read, not a miss).
-        func watch(_ directory: String, report: Bool, into changes: inout [WatchedChange]) {
+        func watch(_ directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]) {
             guard let watch = try? Inotify.addWatch(inotify, path: absolute(directory), mask: .storeWatch) else { return }
             table.register(watch, directory: directory)
-            addSubdirectories(of: directory, report: report, into: &changes)
+            addSubdirectories(of: directory, inotify, report: report, into: &changes)
         }
 
         func requestStop() -> Bool {
             guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return false }
-            Sys.wake(wakeWrite)
+            wake.signal()
             return true
         }
 
         func resume() {
             paused.store(false, ordering: .releasing)
-            Sys.wake(wakeWrite)
+            wake.signal()
         }
 
+        /// Closes the inotify descriptor of a thread that never started.
         func closeDescriptors() {
-            guard !descriptorsClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            Sys.close(inotify)
-            Sys.close(wakeRead)
-            closeWakeWriter()
-        }
-
-        /// The write end outlives the thread: `stop()` writes to it, and closing it first could
-        /// hand its number to another file that would then get the wake-up byte.
-        func closeWakeWriter() {
-            guard !writerClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            Sys.close(wakeWrite)
+            inotify.take()?.close()
         }
 
         func run() {
-            defer {
-                Sys.close(inotify)
-                Sys.close(wakeRead)
-                descriptorsClosed.store(true, ordering: .releasing)
-                if closeWriterOnExit.load(ordering: .acquiring) { closeWakeWriter() }
-            }
+            guard let inotify = self.inotify.take() else { return }
             handler(WatchBatch(rescan: true))
             var broken = false
             while !stopping.load(ordering: .acquiring) {
                 let reading = !broken && !paused.load(ordering: .acquiring)
-                let readable: [Bool]
+                let readable: [PollResult]
                 do {
-                    readable = try Sys.pollReadable(reading ? [wakeRead, inotify] : [wakeRead], timeout: reading ? idleInterval : -1)
+                    readable = try Poll.wait(reading ? [wake.readEnd, inotify.rawValue] : [wake.readEnd], timeoutMilliseconds: reading ? Int(idleInterval) : -1)
                 } catch {
                     broken = true
                     continue
                 }
                 if stopping.load(ordering: .acquiring) { break }
-                if readable[0] { Sys.drain(wakeRead) }
+                if readable[0].readyToRead { wake.drain() }
                 guard reading else { continue }
-                if readable.count > 1 && readable[1] {
-                    let batch = readEvents(broken: &broken)
+                if readable.count > 1 && readable[1].readyToRead {
+                    let batch = readEvents(inotify, broken: &broken)
                     if !batch.changes.isEmpty || batch.rescan { handler(batch) }
-                } else if !readable[0] {
+                } else if !readable[0].readyToRead {
                     handler(WatchBatch(isIdle: true))
                 }
             }
+            inotify.close()
         }
 
         /// Reads until the queue is empty and turns the events into one batch.
-        func readEvents(broken: inout Bool) -> WatchBatch {
+        func readEvents(_ inotify: borrowing FileDescriptor, broken: inout Bool) -> WatchBatch {
             var changes: [WatchedChange] = []
             var rescan = false
             while true {
@@ -236,7 +204,7 @@ public final class DirectoryWatcher: Sendable {
                     for action in table.handle(event) {
                         switch action {
                         case let .report(change): changes.append(change)
-                        case let .watch(directory): watch(directory, report: true, into: &changes)
+                        case let .watch(directory): watch(directory, inotify, report: true, into: &changes)
                         case let .unwatch(watch): Inotify.removeWatch(inotify, watch)
                         case .rescan: rescan = true
                         }
@@ -246,7 +214,7 @@ public final class DirectoryWatcher: Sendable {
             if rescan {
                 // Directories made while events were lost have no watch yet.
                 var ignored: [WatchedChange] = []
-                addSubdirectories(of: "", report: false, into: &ignored)
+                addSubdirectories(of: "", inotify, report: false, into: &ignored)
             }
             return WatchBatch(changes: Self.merged(changes), rescan: rescan)
         }

@@ -1,3 +1,5 @@
+import ChatSystem
+
 /// Atomic, durable replacement of whole files: the store's only way to write.
 ///
 /// temp file in the target's directory (O_EXCL, mode 0600) → write all → fsync → close →
@@ -8,55 +10,50 @@
 public enum DurableFile {
     /// Replaces `name` in `directory` with `bytes`.
     public static func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SystemError) {
-        let dirfd = try Sys.openDirectory(directory)
-        defer { Sys.close(dirfd) }
+        let dirfd = try FileDescriptor.openDirectory(directory)
         try write(bytes, to: name, inDirectoryFD: dirfd, directory: directory)
-        try Sys.fsync(dirfd, path: directory)
+        try dirfd.fsync(path: directory)
     }
 
     /// Writes several files of one directory, then fsyncs the directory once: one durable commit.
     public static func write(_ files: [(name: String, bytes: [UInt8])], in directory: String) throws(SystemError) {
         guard !files.isEmpty else { return }
-        let dirfd = try Sys.openDirectory(directory)
-        defer { Sys.close(dirfd) }
+        let dirfd = try FileDescriptor.openDirectory(directory)
         for file in files {
             try write(file.bytes, to: file.name, inDirectoryFD: dirfd, directory: directory)
         }
-        try Sys.fsync(dirfd, path: directory)
+        try dirfd.fsync(path: directory)
     }
 
     /// Creates `name` in `directory` only if nothing has that name: the temp file gets its final
     /// name through `link(2)`, which never replaces. Throws EEXIST when the name is taken.
     public static func create(_ bytes: [UInt8], as name: String, in directory: String) throws(SystemError) {
-        let dirfd = try Sys.openDirectory(directory)
-        defer { Sys.close(dirfd) }
+        let dirfd = try FileDescriptor.openDirectory(directory)
         let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
-        defer { Sys.unlinkQuietly(dirfd, temp) }
-        try Sys.linkAt(dirfd, temp, name, path: directory + "/" + name)
+        defer { dirfd.unlinkQuietly(temp) }
+        try dirfd.linkAt(temp, name, path: directory + "/" + name)
         do throws(SystemError) {
-            try Sys.fsync(dirfd, path: directory)
+            try dirfd.fsync(path: directory)
         } catch {
             // The caller is told the file was not made: it must not stay (an outbox file would
             // be delivered although `send` said it failed, and a second send would be a duplicate).
-            Sys.unlinkQuietly(dirfd, name)
+            dirfd.unlinkQuietly(name)
             throw error
         }
     }
 
     /// Removes `name` from `directory` and makes the removal durable.
     public static func remove(_ name: String, in directory: String) throws(SystemError) {
-        let dirfd = try Sys.openDirectory(directory)
-        defer { Sys.close(dirfd) }
-        try Sys.unlinkAt(dirfd, name, path: directory + "/" + name)
-        try Sys.fsync(dirfd, path: directory)
+        let dirfd = try FileDescriptor.openDirectory(directory)
+        try dirfd.unlinkAt(name, path: directory + "/" + name)
+        try dirfd.fsync(path: directory)
     }
 
     /// Renames `from` to `to` within `directory` (replacing `to`) and makes it durable.
     public static func rename(_ from: String, to: String, in directory: String) throws(SystemError) {
-        let dirfd = try Sys.openDirectory(directory)
-        defer { Sys.close(dirfd) }
-        try Sys.renameAt(dirfd, from, to, path: directory + "/" + to)
-        try Sys.fsync(dirfd, path: directory)
+        let dirfd = try FileDescriptor.openDirectory(directory)
+        try dirfd.renameAt(from, to, path: directory + "/" + to)
+        try dirfd.fsync(path: directory)
     }
 
     /// Creates `path` (and missing parents) with mode 0700, fsyncing each new directory into
@@ -96,29 +93,29 @@ public enum DurableFile {
         return String(path[..<slash])
     }
 
-    private static func write(_ bytes: [UInt8], to name: String, inDirectoryFD dirfd: Int32, directory: String) throws(SystemError) {
+    private static func write(_ bytes: [UInt8], to name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String) throws(SystemError) {
         let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
         do throws(SystemError) {
-            try Sys.renameAt(dirfd, temp, name, path: directory + "/" + name)
+            try dirfd.renameAt(temp, name, path: directory + "/" + name)
         } catch {
-            Sys.unlinkQuietly(dirfd, temp)
+            dirfd.unlinkQuietly(temp)
             throw error
         }
     }
 
-    private static func writeTemporary(_ bytes: [UInt8], for name: String, inDirectoryFD dirfd: Int32, directory: String) throws(SystemError) -> String {
+    private static func writeTemporary(_ bytes: [UInt8], for name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String) throws(SystemError) -> String {
         let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let path = directory + "/" + temp
-        let fd = try Sys.createFile(dirfd, temp, path: path)
+        let fd = try dirfd.createFile(temp, path: path)
         do throws(SystemError) {
-            try Sys.writeAll(fd, bytes, path: path)
-            try Sys.fsync(fd, path: path)
+            try fd.writeAll(bytes, path: path)
+            try fd.fsync(path: path)
         } catch {
-            Sys.close(fd)
-            Sys.unlinkQuietly(dirfd, temp)
+            fd.close()
+            dirfd.unlinkQuietly(temp)
             throw error
         }
-        Sys.close(fd)
+        fd.close()
         return temp
     }
 }

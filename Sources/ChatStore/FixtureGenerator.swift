@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// Makes deterministic fixture stores: the same parameters give byte-identical files, so testers
 /// can make 10 or 1,000,000 messages in one command and compare runs with `diff -r`.

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// The outbox of one conversation: what `send`, `retry` and `read` write.
 ///
@@ -108,9 +109,8 @@ public struct Outbox: Sendable {
     /// a second `open` of the directory in this process would wait for the first.
     private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try system { () throws(SystemError) in try DurableFile.makeDirectories(directory) }
-        let fd = try system { () throws(SystemError) in try Sys.openDirectory(directory) }
-        defer { Sys.close(fd) }
-        try system { () throws(SystemError) in try Sys.lockExclusiveWaiting(fd, path: directory) }
+        let fd = try system { () throws(SystemError) in try FileDescriptor.openDirectory(directory) }
+        try system { () throws(SystemError) in try fd.lockExclusiveWaiting(path: directory) }
         return try body()
     }
 

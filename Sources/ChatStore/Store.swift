@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// One account's chats on one device: a directory in format v1 (docs/FORMAT.md).
 ///

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// Validates a whole store or fixture directory without writing anything: every file, every
 /// record, the rules between files. What `chatdir check` prints.

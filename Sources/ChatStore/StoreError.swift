@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// Why a store operation failed. Each case's description is one line a person can act on;
 /// ``exitCode`` is its sysexits code.
@@ -50,11 +51,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What a person can do about a failed system call, for the errors a disk gives.
-    static func remedy(_ errno: Int32) -> String {
+    static func remedy(_ errno: Errno) -> String {
         switch errno {
-        case 28: "; the disk is full: free some space, then run the command again"  // ENOSPC
-        case 122: "; the disk quota is used up: free some space, then run the command again"  // EDQUOT
-        case 5: "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"  // EIO
+        case .noSpace: "; the disk is full: free some space, then run the command again"
+        case .quotaExceeded: "; the disk quota is used up: free some space, then run the command again"
+        case .ioError: "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"
         default: ""
         }
     }
@@ -71,14 +72,14 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .alreadyExists: 73                        // EX_CANTCREAT
         case .locked: 75                               // EX_TEMPFAIL
         case .invalid, .sequenceTooLarge: 65           // EX_DATAERR
-        case let .system(error): error.errno == 13 || error.errno == 1 ? 77 : 74  // EX_NOPERM / EX_IOERR
+        case let .system(error): error.isPermissionDenied ? 77 : 74  // EX_NOPERM / EX_IOERR
         }
     }
 }
 
 /// Runs a file operation, turning its ``SystemError`` into ``StoreError/system(_:)``.
 @inline(__always)
-func system<T>(_ body: () throws(SystemError) -> T) throws(StoreError) -> T {
+func system<T: ~Copyable>(_ body: () throws(SystemError) -> T) throws(StoreError) -> T {
     do {
         return try body()
     } catch {

@@ -1,3 +1,5 @@
+import ChatSystem
+
 /// The store's single-writer lock: `flock(2)` on `.lock` in the store root.
 ///
 /// Held by the one process that writes segments and positions (the sync worker, `seed`).
@@ -5,28 +7,27 @@
 /// the store locked. The file is never unlinked: a process that opened an unlinked lock file
 /// would lock nothing.
 public final class StoreLock: Sendable {
-    private let fd: Int32
+    private let fd: FileDescriptor
     public let path: String
 
     /// Takes the lock or throws ``StoreError/locked(path:holder:)`` at once if another process has it.
     public init(storeRoot: String) throws(StoreError) {
         let path = storeRoot + "/" + StoreLayout.lock
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.openLockFile(path)
+            fd = try FileDescriptor.openLockFile(path)
         } catch {
             throw .system(error)
         }
         do {
-            try Sys.lockExclusive(fd, path: path)
+            try fd.lockExclusive(path: path)
         } catch {
-            Sys.close(fd)
+            fd.close()
             if error.isWouldBlock { throw .locked(path: storeRoot, holder: nil) }
             throw .system(error)
         }
         // Stored only once the lock is held: a class whose every property is set runs its deinit
-        // even when its init throws, and that deinit would close `fd` a second time, closing
-        // whatever another thread had been given that number in between.
+        // even when its init throws, and that deinit would unlock a lock this value never took.
         self.path = path
         self.fd = fd
     }
@@ -46,8 +47,8 @@ public final class StoreLock: Sendable {
         // Unlock before closing: `close` alone frees the lock only once every copy of the
         // descriptor is closed, and a child this process is starting on another thread holds a
         // copy until its exec (the next writer here was refused "held by another process").
-        Sys.unlock(fd)
-        Sys.close(fd)
+        fd.unlock()
+        // `fd` closes itself once, as the last stored property goes.
     }
 }
 

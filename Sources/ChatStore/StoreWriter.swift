@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// The one writer of segments, positions and conversation details: holds the store's lock for
 /// as long as it lives (the sync worker, `seed`). Every write is atomic and durable, and

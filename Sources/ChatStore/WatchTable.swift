@@ -1,3 +1,5 @@
+import ChatSystem
+
 /// The watcher's bookkeeping as a value: which watch descriptor is which directory, and what an
 /// event means. Pure (no syscalls), so overflow, temp files and directories that appear later are
 /// testable with made-up events.

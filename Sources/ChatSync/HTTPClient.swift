@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import ChatWire
 import Dispatch
 

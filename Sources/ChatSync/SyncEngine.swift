@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatProtocol
 import ChatStore
+import ChatSystem
 
 /// The chat client proper: moves messages and positions between the server and the store,
 /// by the rules in DESIGN.md. Everything it learns is written into the store; views read the

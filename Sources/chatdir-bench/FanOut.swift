@@ -2,6 +2,7 @@ import ChatDomain
 import ChatProtocol
 import ChatServer
 import ChatStore
+import ChatSystem
 import ChatWire
 import Foundation
 
@@ -72,14 +73,18 @@ enum FanOut {
 
     /// A `/v1/live` socket whose own thread records when each message event arrives.
     final class LiveReader: Sendable {
+        /// The socket until the reading thread closes it (nil from then on), so ``stop()`` never
+        /// shuts down a number that was reused.
+        private let socket: Lock<FileDescriptor?>
+        /// Its number, for the reads of this reader's own thread (which alone closes it).
         private let fd: Int32
         /// sequence → monotonic nanoseconds of arrival.
         private let arrivals = Lock<[Int: UInt64]>([:])
-        /// Set once the thread has closed the socket, so ``stop()`` never shuts down a reused fd.
-        private let closed = Lock(false)
 
         init(port: Int, token: String) throws {
-            fd = try Socket.connect(host: "127.0.0.1", port: port)
+            let connected = try Socket.connect(host: "127.0.0.1", port: port)
+            fd = connected.rawValue
+            socket = Lock(connected)
             let handshake = WebSocketClientHandshake(host: "127.0.0.1:\(port)", target: HTTPRequestTarget(Endpoint.live.path),
                                                      headers: ["Authorization": "Bearer \(token)"])
             do {
@@ -97,7 +102,7 @@ enum FanOut {
                     }
                 }
             } catch {
-                Socket.close(fd)
+                socket.withLock { $0.take() }?.close()
                 throw error
             }
         }
@@ -106,7 +111,7 @@ enum FanOut {
 
         /// Ends the reading thread (it closes the socket).
         func stop() {
-            closed.withLock { isClosed in if !isClosed { Socket.shutdown(fd) } }
+            socket.withLock { socket in if let number = socket?.rawValue { Socket.shutdown(number) } }
         }
 
         private func read(_ initial: [UInt8]) {
@@ -124,10 +129,7 @@ enum FanOut {
                 guard let count = try? Socket.receive(fd, into: &buffer), count > 0 else { break }
                 connection.feed(buffer[0..<count])
             }
-            closed.withLock { isClosed in
-                isClosed = true
-                Socket.close(fd)
-            }
+            socket.withLock { $0.take() }?.close()
         }
     }
 }

@@ -1,22 +1,22 @@
 import ChatDomain
 import ChatProtocol
 import ChatServer
+import ChatSystem
 import ChatWire
 
 /// One keep-alive HTTP/1.1 connection to the bench's server that POSTs messages, one request
 /// at a time: the load generator of ``PostLoad`` and the poster of ``FanOut``.
 final class KeepAliveClient {
-    private let fd: Int32
+    private let socket: FileDescriptor
+    private var fd: Int32 { socket.rawValue }
     private let token: String
     private var received: [UInt8] = []
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     init(port: Int, token: String) throws {
-        fd = try Socket.connect(host: "127.0.0.1", port: port)
+        socket = try Socket.connect(host: "127.0.0.1", port: port)
         self.token = token
     }
-
-    deinit { Socket.close(fd) }
 
     /// POSTs `text` to `conversation` under a fresh client message ID; the status and the body
     /// once the whole answer is read.

@@ -2,6 +2,7 @@ import ChatDomain
 import ChatServer
 import ChatStore
 import ChatSync
+import ChatSystem
 
 /// Live latency: dave POSTs through APIClient; erin's store is kept by `SyncEngine.runLive`
 /// (what `chatdir sync --live` runs). For each message: from the 201 reaching dave (the server

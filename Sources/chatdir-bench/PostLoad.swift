@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import Foundation
 
 /// Server POSTs/s (`--only server`): 8 keep-alive clients, each on a thread of its own, POST to

@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc

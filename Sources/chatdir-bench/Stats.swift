@@ -1,15 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import ChatSystem
 
 /// The monotonic clock and the summaries every workload reports, computed the way the peer
 /// runner computes them so the two sides are comparable.
 enum Stats {
     /// Nanoseconds on CLOCK_MONOTONIC.
     static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        Clock.monotonicNanoseconds()
     }
 
     /// Runs `body` and returns how long it took, in seconds.

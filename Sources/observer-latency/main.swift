@@ -10,6 +10,7 @@
 import ChatCLI
 import ChatDomain
 import ChatStore
+import ChatSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,7 @@ func option(_ name: String, default value: Int) -> Int {
 
 let messageCount = option("--messages", default: 10_000)
 let samples = option("--samples", default: 500)
-let root = "/tmp/observer-latency-\(getpid())"
+let root = "/tmp/observer-latency-\(Sys.currentProcessID)"
 defer { _ = system("rm -rf '\(root)'") }
 
 let alice = try UserID("alice")
@@ -45,7 +46,7 @@ let follower = Task.detached {
         let view = model.viewState(state, visibleRows: 50)
         let frame = FollowFrame.lines(view, conversation: c1, rows: 50, columns: 120).joined(separator: "\r\n")
         _ = frame.withCString { write(devNull, $0, strlen($0)) }
-        let now = Sys.monotonicNanoseconds()
+        let now = Clock.monotonicNanoseconds()
         seen.withLock { $0 = (state.rows.count, now) }
     }
 }
@@ -54,17 +55,16 @@ func waitForRows(_ count: Int) -> UInt64 {
     while true {
         let current = seen.withLock { $0 }
         if current.rows >= count { return current.at }
-        usleep(20)
+        SystemThread.sleep(microseconds: 20)
     }
 }
 
 /// Writes `bytes` to a temp file in `directory` and fsyncs it: everything but the rename.
 func prepare(_ bytes: [UInt8], in directory: String) throws -> String {
-    let temp = directory + "/.latency.\(getpid()).tmp"
-    let fd = try Sys.open(temp, O_WRONLY | O_CREAT | O_TRUNC)
-    try Sys.writeAll(fd, bytes, path: temp)
-    try Sys.fsync(fd, path: temp)
-    Sys.close(fd)
+    let temp = directory + "/.latency.\(Sys.currentProcessID).tmp"
+    let fd = try FileDescriptor.open(temp, [.writeOnly, .create, .truncate])
+    try fd.writeAll(bytes, path: temp)
+    try fd.fsync(path: temp)
     return temp
 }
 
@@ -82,7 +82,7 @@ for index in 0..<(2 * samples) {
         let ordinal = Clock.nanosecondsSince1970()
         let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: "latency \(index)", createdAt: Clock.iso8601(nanoseconds: ordinal))
         let temp = try prepare(OutboxFile.encode(entry), in: conversation.outboxDirectory)
-        start = Sys.monotonicNanoseconds()
+        start = Clock.monotonicNanoseconds()
         try Sys.rename(temp, conversation.outboxDirectory + "/" + OutboxFile.fileName(ordinal: ordinal, id: id))
     } else {
         let range = SegmentRange(containing: nextSequence, size: store.manifest.segmentSize)
@@ -90,7 +90,7 @@ for index in 0..<(2 * samples) {
         segment.append(Message(sequence: nextSequence, clientMessageID: .random(), senderID: bob, text: "latency \(index)", sentAt: "2026-11-29T10:00:00.000Z"))
         nextSequence += 1
         let temp = try prepare(SegmentFile.encode(segment), in: conversation.messagesDirectory)
-        start = Sys.monotonicNanoseconds()
+        start = Clock.monotonicNanoseconds()
         try Sys.rename(temp, conversation.messagesDirectory + "/" + range.fileName)
     }
     rows += 1

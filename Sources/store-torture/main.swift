@@ -6,6 +6,7 @@
 //   store-torture STORE
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport

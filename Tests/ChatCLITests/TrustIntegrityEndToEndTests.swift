@@ -1,4 +1,5 @@
 import ChatServer
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport

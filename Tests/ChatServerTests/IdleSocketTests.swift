@@ -1,5 +1,6 @@
 import ChatDomain
 @testable import ChatServer
+import ChatSystem
 import Testing
 import ChatTestSupport
 
@@ -8,9 +9,10 @@ import ChatTestSupport
     @Test("more idle sockets than the connection cap do not keep a real request out")
     func idleSocketsDoNotStarveRequests() throws {
         let server = try TestServer { $0.maxConnections = 4 }
-        var idle: [Int32] = []
-        defer { for fd in idle { Socket.close(fd) } }
-        for _ in 0..<12 { idle.append(try Socket.connect(host: "127.0.0.1", port: server.port)) }
+        // Connected and silent: a test client that never sends (each closes with its object).
+        var idle: [TestHTTPClient] = []
+        defer { idle.removeAll() }
+        for _ in 0..<12 { idle.append(try TestHTTPClient(port: server.port)) }
         let client = try server.client()
         let response = try client.request("GET", "/v1/me")
         #expect(response.status == 200, "\(response.status) \(response.text)")

@@ -1,6 +1,7 @@
 import ChatDomain
 @testable import ChatServer
 import ChatStore
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport

@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatStore
 @testable import ChatServer
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport

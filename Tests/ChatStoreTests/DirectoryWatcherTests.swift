@@ -1,4 +1,5 @@
 @testable import ChatStore
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -93,8 +94,7 @@ extension LiveStore {
         let scratch = try ScratchDirectory()
         let count = 10_000
         for index in 0..<count {
-            let fd = try Sys.open(scratch.file(".t\(index).tmp"), O_WRONLY | O_CREAT)
-            Sys.close(fd)
+            try FileDescriptor.open(scratch.file(".t\(index).tmp"), [.writeOnly, .create]).close()
         }
         // A handler that takes a millisecond, like a refresh that reads files: events that arrive
         // meanwhile wait in the kernel's queue and come together in the next batch.
@@ -127,8 +127,7 @@ extension LiveStore {
         defer { watcher.stop() }
         #expect(await batches.wait { !$0.isEmpty })
         for index in 0...(limit + 16) {
-            let fd = try Sys.open(scratch.file("f\(index)"), O_WRONLY | O_CREAT)
-            Sys.close(fd)  // IN_CREATE + IN_CLOSE_WRITE: two events each
+            try FileDescriptor.open(scratch.file("f\(index)"), [.writeOnly, .create]).close()  // IN_CREATE + IN_CLOSE_WRITE: two events each
         }
         watcher.resume()
         #expect(await batches.wait { $0.dropFirst().contains { $0.rescan } })
@@ -234,23 +233,5 @@ final class WatcherBox: Sendable {
         var table = WatchTable(maxDepth: 1)
         table.register(1, directory: "")
         #expect(table.handle(InotifyEvent(watch: 1, mask: .deleteSelf)) == [.rescan])
-    }
-
-    @Test("event records parse from the kernel's byte layout, names NUL-padded")
-    func parse() {
-        var bytes: [UInt8] = []
-        func append(_ wd: Int32, _ mask: UInt32, _ name: String, padTo: Int) {
-            withUnsafeBytes(of: wd.littleEndian) { bytes.append(contentsOf: $0) }
-            withUnsafeBytes(of: mask.littleEndian) { bytes.append(contentsOf: $0) }
-            withUnsafeBytes(of: UInt32(0)) { bytes.append(contentsOf: $0) }
-            withUnsafeBytes(of: UInt32(padTo).littleEndian) { bytes.append(contentsOf: $0) }
-            var nameBytes = Array(name.utf8)
-            nameBytes += [UInt8](repeating: 0, count: padTo - nameBytes.count)
-            bytes += nameBytes
-        }
-        append(3, InotifyMask.movedTo.rawValue, "a.json", padTo: 16)
-        append(-1, InotifyMask.overflow.rawValue, "", padTo: 0)
-        let events = bytes.withUnsafeBytes { InotifyEvent.parse($0) }
-        #expect(events == [InotifyEvent(watch: 3, mask: .movedTo, name: "a.json"), InotifyEvent(watch: -1, mask: .overflow)])
     }
 }

@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 import Foundation
 
 /// A fresh directory under the system temp directory, removed when the value goes away.

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 import Foundation
 import Testing
 @testable import ChatStore

@@ -1,3 +1,4 @@
+import ChatSystem
 import Foundation
 import Testing
 @testable import ChatStore

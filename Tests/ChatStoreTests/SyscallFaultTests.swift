@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 import Foundation
 import Testing
 @testable import ChatStore
@@ -9,7 +10,7 @@ import ChatTestSupport
 /// the file, a change that returned is on disk, a change that failed left nothing behind, every
 /// file still parses, and the same change works once the disk is fine again.
 @Suite(.ownThreads) struct SyscallFaultTests {
-    static let faults: [(errno: Int32, persistent: Bool)] = [(ENOSPC, false), (EIO, false), (ENOSPC, true), (EIO, true)]
+    static let faults: [(errno: Errno, persistent: Bool)] = [(.noSpace, false), (.ioError, false), (.noSpace, true), (.ioError, true)]
 
     /// The outbox as the user would see it: every queued message, its state and text.
     static func outboxState(_ store: Store) throws -> [String] {
@@ -38,13 +39,13 @@ import ChatTestSupport
         #expect(report.warnings.allSatisfy { $0.message.contains("temporary file") }, "\(report.warnings)", sourceLocation: sourceLocation)
     }
 
-    static func expectClearError(_ error: StoreError, errno code: Int32, under directory: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectClearError(_ error: StoreError, errno code: Errno, under directory: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let text = error.description
         #expect(FaultInjection.Operation.allCases.contains { text.hasPrefix($0.rawValue + " " + directory) }, "\(text)", sourceLocation: sourceLocation)
-        #expect(text.contains(String(cString: strerror(code))), "\(text)", sourceLocation: sourceLocation)
+        #expect(text.contains(code.description), "\(text)", sourceLocation: sourceLocation)
         #expect(error.exitCode == 74, sourceLocation: sourceLocation)
         // And what to do about it.
-        #expect(text.contains(code == ENOSPC ? "free some space" : "check the disk"), "\(text)", sourceLocation: sourceLocation)
+        #expect(text.contains(code == .noSpace ? "free some space" : "check the disk"), "\(text)", sourceLocation: sourceLocation)
     }
 
     /// Runs `change` once per call it makes, failing that call (and every later one when
@@ -182,12 +183,12 @@ import ChatTestSupport
     }
 
     @Test("a failed system call's error says what to do about a full disk, a used-up quota and an I/O error; other errors add nothing",
-          arguments: [(ENOSPC, "; the disk is full: free some space, then run the command again"),
-                      (EDQUOT, "; the disk quota is used up: free some space, then run the command again"),
-                      (EIO, "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"),
-                      (EACCES, "")])
-    func remedy(_ code: Int32, _ words: String) {
+          arguments: [(Errno.noSpace, "; the disk is full: free some space, then run the command again"),
+                      (.quotaExceeded, "; the disk quota is used up: free some space, then run the command again"),
+                      (.ioError, "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"),
+                      (.accessDenied, "")])
+    func remedy(_ code: Errno, _ words: String) {
         let error = StoreError.system(SystemError(operation: "fsync", path: "/s/conversations/c1/outbox", errno: code))
-        #expect(error.description == "fsync /s/conversations/c1/outbox: \(String(cString: strerror(code)))" + words)
+        #expect(error.description == "fsync /s/conversations/c1/outbox: \(code.description)" + words)
     }
 }

@@ -2,6 +2,7 @@ import ChatDomain
 import ChatServer
 import ChatStore
 @testable import ChatSync
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -24,14 +25,14 @@ import ChatTestSupport
         defer { task.cancel() }
         try await waitUntil("alice's live worker has caught up") { logs.all.contains("caught up") }
         let messages = alice.conversation(try ConversationID("ab")).messagesDirectory
-        FaultInjection.inject(SyncFaultTests.allOperations, under: messages, failAt: 1, persistent: true, errno: ENOSPC)
+        FaultInjection.inject(SyncFaultTests.allOperations, under: messages, failAt: 1, persistent: true, errno: .noSpace)
         defer { FaultInjection.clear(messages) }
         _ = try await APIClient(server: server.address, token: "bob-token").post(try ConversationID("ab"), clientMessageID: .random(), text: "while the disk is full")
         try await waitUntil("the worker tried to save the message") { (FaultInjection.rule(messages)?.failed ?? 0) > 0 }
         try await waitUntil("the worker logs the failed save") {
-            logs.all.contains { $0.contains(String(cString: strerror(ENOSPC))) }
+            logs.all.contains { $0.contains(Errno.noSpace.description) }
         }
-        SyncFaultTests.expectClearError(logs.all, errno: ENOSPC, under: messages, "idle catch-up")
+        SyncFaultTests.expectClearError(logs.all, errno: .noSpace, under: messages, "idle catch-up")
         FaultInjection.clear(messages)
         try await waitUntil("the message is stored once the disk has room") {
             try storedMessages(alice, "ab").contains { $0.text == "while the disk is full" }

@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatStore
 @testable import ChatSync
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -94,8 +95,8 @@ import ChatTestSupport
         #expect(check.errors.isEmpty, "\(check.errors) (\(context))", sourceLocation: sourceLocation)
     }
 
-    static func expectClearError(_ problems: [String], errno code: Int32, under directory: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let words = String(cString: strerror(code))
+    static func expectClearError(_ problems: [String], errno code: Errno, under directory: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let words = code.description
         #expect(problems.contains { problem in
             problem.contains(words) && FaultInjection.Operation.allCases.contains { problem.contains($0.rawValue + " " + directory) }
         }, "\(problems) (\(context))", sourceLocation: sourceLocation)
@@ -103,7 +104,7 @@ import ChatTestSupport
 
     /// One pass with a fault rule over alice's whole store, from after the engine took the lock
     /// until the pass ended; the engine (and its lock) is gone when this returns.
-    func faultedPass(_ scene: Scene, failAt: Int?, persistent: Bool, errno: Int32) async throws -> (SyncEngine.Report, FaultInjection.Rule?) {
+    func faultedPass(_ scene: Scene, failAt: Int?, persistent: Bool, errno: Errno) async throws -> (SyncEngine.Report, FaultInjection.Rule?) {
         let faulted = try engine(scene.alice, scene.server)
         FaultInjection.inject(Self.allOperations, under: scene.directory.path, failAt: failAt, persistent: persistent, errno: errno)
         let report = await faulted.syncOnce()
@@ -113,12 +114,12 @@ import ChatTestSupport
     @Test("a sync pass failing at any file call says which call and file failed, loses nothing the server accepted, and the next pass recovers")
     func syncPass() async throws {
         let counting = try await scene()
-        let (clean, countingRule) = try await faultedPass(counting, failAt: nil, persistent: false, errno: 0)
+        let (clean, countingRule) = try await faultedPass(counting, failAt: nil, persistent: false, errno: .ioError)
         let count = countingRule?.calls ?? 0
         #expect(clean.outcome == .complete && clean.sent == 4, "\(clean)")
         #expect(count >= 20, "a pass made only \(count) file calls")
         for n in 1...max(count, 1) {
-            for fault: (errno: Int32, persistent: Bool) in [(ENOSPC, false), (EIO, false), (ENOSPC, true)] {
+            for fault: (errno: Errno, persistent: Bool) in [(.noSpace, false), (.ioError, false), (.noSpace, true)] {
                 let context = "call \(n) of \(count), errno \(fault.errno), persistent \(fault.persistent)"
                 let scene = try await scene()
                 let (report, rule) = try await faultedPass(scene, failAt: n, persistent: fault.persistent, errno: fault.errno)
@@ -166,7 +167,7 @@ import ChatTestSupport
         while metFault, n < 40 {
             n += 1
             metFault = false
-            for errno in [ENOSPC, EIO] {
+            for errno in [Errno.noSpace, .ioError] {
                 let context = "call \(n), errno \(errno)"
                 let logs = Log()
                 let (scene, task) = try await liveScene(logs: logs)
@@ -175,14 +176,14 @@ import ChatTestSupport
                 try await post(1, as: "bob", server: scene.server, prefix: "live")
                 // Past the save's last call the live message is stored, unfailed.
                 try await waitUntil("the live worker reports the failed save, or stored it before call \(n) (\(context))") {
-                    if logs.all.contains(where: { $0.contains(String(cString: strerror(errno))) }) { return true }
+                    if logs.all.contains(where: { $0.contains(errno.description) }) { return true }
                     let rule = FaultInjection.rule(messages)
                     return try rule?.failed == 0 && storedMessages(scene.alice, "ab").contains { $0.text == "live1" }
                 }
                 let rule = FaultInjection.clear(messages)
                 if (rule?.failed ?? 0) > 0 {
                     try await waitUntil("the live worker logs the failed save (\(context))") {
-                        logs.all.contains { $0.contains(String(cString: strerror(errno))) }
+                        logs.all.contains { $0.contains(errno.description) }
                     }
                     Self.expectClearError(logs.all, errno: errno, under: messages, context)
                     metFault = true
@@ -204,7 +205,7 @@ import ChatTestSupport
         let (scene, task) = try await liveScene(logs: logs)
         defer { task.cancel() }
         let messages = scene.alice.conversation(ab).messagesDirectory
-        FaultInjection.failFsync(of: messages, errno: EIO)
+        FaultInjection.failFsync(of: messages, errno: .ioError)
         defer { FaultInjection.clear(messages) }
         let hi = try Outbox(scene.alice.conversation(ab)).enqueue("hi")
         // The first accept renames the segment into place and fails on the directory fsync; the
@@ -249,7 +250,7 @@ import ChatTestSupport
             _ = await countingTask.value
             #expect(count >= 2, "delivering made only \(count) calls in \(directoryName)/")
             for n in 1...max(count, 1) {
-                for errno in [ENOSPC, EIO] {
+                for errno in [Errno.noSpace, .ioError] {
                     let context = "\(directoryName)/ call \(n) of \(count), errno \(errno)"
                     let logs = Log()
                     var (scene, task) = try await liveScene(logs: logs)
@@ -267,7 +268,7 @@ import ChatTestSupport
                     try await waitUntil("the live worker let go of the store's lock") { (try? StoreWriter(store: scene.alice)) != nil }
                     if (rule?.failed ?? 0) > 0 {
                         try await waitUntil("the live worker logs the failure (\(context))") {
-                            logs.all.contains { $0.contains(String(cString: strerror(errno))) }
+                            logs.all.contains { $0.contains(errno.description) }
                         }
                         Self.expectClearError(logs.all, errno: errno, under: directory, context)
                     }

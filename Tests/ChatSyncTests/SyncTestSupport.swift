@@ -3,6 +3,7 @@ import ChatProtocol
 import ChatServer
 import ChatStore
 @testable import ChatSync
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport

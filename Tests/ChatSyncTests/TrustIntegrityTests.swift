@@ -2,6 +2,7 @@ import ChatDomain
 import ChatProtocol
 import ChatStore
 @testable import ChatSync
+import ChatSystem
 import Foundation
 import Glibc
 import Testing
@@ -374,7 +375,7 @@ import ChatTestSupport
         try await post(3, as: "bob", to: "group", server: server)
         let alice = try clientStore("alice", in: directory)
         let messages = alice.conversation(ab).messagesDirectory
-        FaultInjection.failFsync(of: messages, after: 1, errno: ENOSPC)  // the first page is stored, the second fails
+        FaultInjection.failFsync(of: messages, after: 1, errno: .noSpace)  // the first page is stored, the second fails
         defer { FaultInjection.clear(messages) }
         var options = fastOptions
         options.pageSize = 100

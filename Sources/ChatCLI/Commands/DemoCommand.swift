@@ -2,6 +2,7 @@ import ChatDomain
 import ChatServer
 import ChatStore
 import ChatSync
+import ChatSystem
 
 /// `chatdir demo`: the whole product on one machine, step by step, with real output.
 enum DemoCommand: Command {
@@ -27,7 +28,7 @@ enum DemoCommand: Command {
         if context.arguments.flag("--keep") {
             context.output.print("\nEverything is in \(demo.root): try `ls -R \(demo.root)/alice-phone` or `cat \(demo.root)/bob/conversations/ab/positions.json`.")
         } else {
-            _ = runProgram(["rm", "-rf", demo.root])
+            _ = ChildProcess.run(["rm", "-rf", demo.root])
         }
         return status
     }
@@ -191,8 +192,8 @@ private final class Demo: Sendable {
         let a = phone.conversation(ab).directory
         let b = laptop.conversation(ab).directory
         output.print(output.styled("   $ diff -r alice-phone/…/ab/messages alice-laptop/…/ab/messages && diff …/positions.json …", .dim))
-        let messagesDiffer = runProgram(["diff", "-r", a + "/messages", b + "/messages"])
-        let positionsDiffer = runProgram(["diff", a + "/positions.json", b + "/positions.json"])
+        let messagesDiffer = ChildProcess.run(["diff", "-r", a + "/messages", b + "/messages"])
+        let positionsDiffer = ChildProcess.run(["diff", a + "/positions.json", b + "/positions.json"])
         say(messagesDiffer == 0 && positionsDiffer == 0 ? "no differences" : "they differ (see above)")
         view(laptop, "alice's laptop")
         return messagesDiffer == 0 && positionsDiffer == 0 ? 0 : 1

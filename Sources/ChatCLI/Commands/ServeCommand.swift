@@ -1,4 +1,5 @@
 import ChatServer
+import ChatSystem
 
 /// `chatdir serve`: runs the reference server of wire v1 until SIGINT or SIGTERM.
 enum ServeCommand: Command {

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatServer
+import ChatSystem
 import ChatWire
 
 struct ConnectionClosed: Error, CustomStringConvertible {
@@ -25,15 +26,12 @@ struct TestResponse {
 /// A raw-socket HTTP/1.1 client over one keep-alive connection: writes exactly the bytes a test
 /// gives it (malformed ones included) and reads responses with ChatWire's head parser.
 final class TestHTTPClient {
-    let fd: Int32
+    private let socket: FileDescriptor
+    var fd: Int32 { socket.rawValue }
     private var received: [UInt8] = []
 
     init(port: Int) throws {
-        fd = try Socket.connect(host: "127.0.0.1", port: port)
-    }
-
-    deinit {
-        Socket.close(fd)
+        socket = try Socket.connect(host: "127.0.0.1", port: port)
     }
 
     func send(_ bytes: [UInt8]) throws {
@@ -74,7 +72,7 @@ final class TestHTTPClient {
     /// Reads one whole response (head and Content-Length body).
     /// - Throws: ``ConnectionClosed`` if the server closes first, ``ResponseTimedOut`` after `timeoutMilliseconds`.
     func readResponse(timeoutMilliseconds: Int = 15_000) throws -> TestResponse {
-        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = Clock.monotonicMilliseconds() + timeoutMilliseconds
         while true {
             var parser = HTTPResponseHeadParser()
             parser.feed(received)
@@ -92,11 +90,11 @@ final class TestHTTPClient {
     /// Whether the server closes the connection (EOF or reset) within `timeoutMilliseconds`,
     /// discarding anything it sends first.
     func closes(withinMilliseconds timeoutMilliseconds: Int = 15_000) -> Bool {
-        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = Clock.monotonicMilliseconds() + timeoutMilliseconds
         do {
             while try readMore(until: deadline) {}
             return true
-        } catch let error as SocketError {
+        } catch let error as SystemError {
             return error.isDisconnect
         } catch {
             return false
@@ -105,15 +103,15 @@ final class TestHTTPClient {
 
     /// Whether no byte has arrived (nor the end of the connection) so far: a look, never a wait.
     func hasReceivedNothing() -> Bool {
-        guard received.isEmpty, let ready = try? Socket.poll([fd], timeoutMilliseconds: 0) else { return false }
+        guard received.isEmpty, let ready = try? Poll.wait([fd], timeoutMilliseconds: 0) else { return false }
         return !ready[0].readable && !ready[0].hungUp
     }
 
     /// Reads what arrives before `deadline`; false at EOF. Throws ``ResponseTimedOut`` at the deadline.
     private func readMore(until deadline: Int) throws -> Bool {
-        let now = SystemThread.monotonicMilliseconds()
+        let now = Clock.monotonicMilliseconds()
         guard now < deadline else { throw ResponseTimedOut() }
-        let ready = try Socket.poll([fd], timeoutMilliseconds: deadline - now)
+        let ready = try Poll.wait([fd], timeoutMilliseconds: deadline - now)
         guard ready[0].readable || ready[0].hungUp else { return try readMore(until: deadline) }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = try Socket.receive(fd, into: &buffer)

@@ -1,6 +1,7 @@
 import ChatDomain
 @testable import ChatServer
 import ChatStore
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -78,8 +79,8 @@ struct WaitTimedOut: Error, CustomStringConvertible {
 
 /// Polls `condition` every few milliseconds until it holds, failing after `timeoutMilliseconds`.
 func waitUntil(_ what: String, timeoutMilliseconds: Int = 10_000, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool) throws {
-    let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
-    while SystemThread.monotonicMilliseconds() < deadline {
+    let deadline = Clock.monotonicMilliseconds() + timeoutMilliseconds
+    while Clock.monotonicMilliseconds() < deadline {
         if try condition() { return }
         SystemThread.sleep(milliseconds: 2)
     }

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatServer
+import ChatSystem
 import ChatWire
 
 /// The server refused the upgrade: its status and body.
@@ -12,28 +13,27 @@ struct UpgradeRefused: Error, CustomStringConvertible {
 /// A WebSocket client over a raw socket, built on ChatWire's client handshake and connection:
 /// what a test uses to watch `/v1/live`, and to send frames a well-behaved client never would.
 final class TestWebSocketClient {
-    let fd: Int32
+    private let socket: FileDescriptor
+    var fd: Int32 { socket.rawValue }
     private var connection = WebSocketConnection(role: .client)
     private var closed = false
 
     /// Connects and completes the opening handshake.
     /// - Throws: ``UpgradeRefused`` when the server answers anything but a valid 101.
     init(port: Int, token: String?, key: String = WebSocketHandshake.makeKey(), maxMessageSize: Int = WebSocketConnection.defaultMaxMessageSize) throws {
-        fd = try Socket.connect(host: "127.0.0.1", port: port)
+        socket = try Socket.connect(host: "127.0.0.1", port: port)
         var headers: HTTPHeaders = [:]
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         let handshake = WebSocketClientHandshake(host: "127.0.0.1:\(port)", target: HTTPRequestTarget("/v1/live"), headers: headers, key: key)
         try Socket.sendAll(fd, handshake.request.serialized())
         var parser = HTTPResponseHeadParser()
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let deadline = SystemThread.monotonicMilliseconds() + 10_000
+        let deadline = Clock.monotonicMilliseconds() + 10_000
         while true {
-            let now = SystemThread.monotonicMilliseconds()
-            // The descriptor is closed by deinit, which runs even when init throws from here on
-            // (every stored property is set): closing it here too would close a number that
-            // another thread may already have been given.
+            let now = Clock.monotonicMilliseconds()
+            // The descriptor closes once, with this object, even when init throws from here on.
             guard now < deadline else { throw ResponseTimedOut() }
-            _ = try Socket.poll([fd], timeoutMilliseconds: deadline - now)
+            _ = try Poll.wait([fd], timeoutMilliseconds: deadline - now)
             let count = try Socket.receive(fd, into: &buffer)
             guard count > 0 else { throw ConnectionClosed() }
             parser.feed(buffer[0..<count])
@@ -52,10 +52,6 @@ final class TestWebSocketClient {
     /// The `Sec-WebSocket-Accept` the server sent.
     private(set) var acceptHeader: String?
 
-    deinit {
-        Socket.close(fd)
-    }
-
     /// Writes raw bytes: a frame built by hand, masked or not.
     func sendRaw(_ bytes: [UInt8]) throws {
         try Socket.sendAll(fd, bytes)
@@ -64,12 +60,12 @@ final class TestWebSocketClient {
     /// Reads exactly `count` raw bytes from the socket (frames as they are on the wire), bypassing
     /// the codec; nil if they do not arrive within `timeoutMilliseconds`.
     func readRaw(_ count: Int, timeoutMilliseconds: Int = 10_000) throws -> [UInt8]? {
-        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = Clock.monotonicMilliseconds() + timeoutMilliseconds
         var bytes: [UInt8] = []
         while bytes.count < count {
-            let now = SystemThread.monotonicMilliseconds()
+            let now = Clock.monotonicMilliseconds()
             guard now < deadline else { return nil }
-            guard try Socket.poll([fd], timeoutMilliseconds: deadline - now)[0].readable else { continue }
+            guard try Poll.wait([fd], timeoutMilliseconds: deadline - now)[0].readable else { continue }
             var chunk = [UInt8](repeating: 0, count: count - bytes.count)
             let received = try Socket.receive(fd, into: &chunk)
             guard received > 0 else { return nil }
@@ -84,14 +80,14 @@ final class TestWebSocketClient {
 
     /// The next event, or nil when nothing arrives within `timeoutMilliseconds` or the socket ended.
     func nextEvent(timeoutMilliseconds: Int = 10_000) throws -> WebSocketEvent? {
-        let deadline = SystemThread.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = Clock.monotonicMilliseconds() + timeoutMilliseconds
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             if let event = try connection.nextEvent() { return event }
             guard !closed else { return nil }
-            let now = SystemThread.monotonicMilliseconds()
+            let now = Clock.monotonicMilliseconds()
             guard now < deadline else { return nil }
-            let ready = try Socket.poll([fd], timeoutMilliseconds: deadline - now)
+            let ready = try Poll.wait([fd], timeoutMilliseconds: deadline - now)
             guard ready[0].readable || ready[0].hungUp else { continue }
             let count: Int
             do { count = try Socket.receive(fd, into: &buffer) } catch { closed = true; return nil }

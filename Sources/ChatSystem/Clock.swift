@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The clocks: the wall clock (for outbox ordinals and `createdAt`, never for message order) and
+/// the monotonic clock (for deadlines and latencies, never for timestamps).
+public enum Clock {
+    /// Nanoseconds since 1970 (CLOCK_REALTIME); 0 for a clock set before 1970.
+    public static func nanosecondsSince1970() -> UInt64 {
+        let now = read(CLOCK_REALTIME)
+        return nanosecondsSince1970(seconds: Int64(now.tv_sec), nanoseconds: Int64(now.tv_nsec))
+    }
+
+    /// Whole seconds since 1970 on the wall clock (`time(2)`).
+    public static func secondsSince1970() -> Int {
+        Int(time(nil))
+    }
+
+    /// A `timespec` as nanoseconds since 1970, 0 for any time before 1970 (a clock set back that
+    /// far must not crash a send: the outbox orders by ordinal, not by this value).
+    public static func nanosecondsSince1970(seconds: Int64, nanoseconds: Int64) -> UInt64 {
+        guard seconds >= 0, nanoseconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return UInt64.max / 2 }
+        return whole + UInt64(nanoseconds)
+    }
+
+    /// Nanoseconds on the monotonic clock (CLOCK_MONOTONIC).
+    public static func monotonicNanoseconds() -> UInt64 {
+        let now = read(CLOCK_MONOTONIC)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    /// Milliseconds on the monotonic clock: for deadlines and latencies.
+    public static func monotonicMilliseconds() -> Int {
+        Int(monotonicNanoseconds() / 1_000_000)
+    }
+
+    /// `2026-11-29T10:02:07.123Z` for a time in nanoseconds since 1970.
+    public static func iso8601(nanoseconds: UInt64) -> String {
+        let parts = CalendarTime(utcSecondsSince1970: Int(nanoseconds / 1_000_000_000))
+        let millis = Int(nanoseconds / 1_000_000 % 1000)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))T"
+            + "\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2)).\(pad(millis, 3))Z"
+    }
+
+    private static func read(_ clock: clockid_t) -> timespec {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return now
+    }
+}
+
+/// A moment broken into calendar fields, in UTC (`gmtime_r`) or local time (`localtime_r`,
+/// honouring `TZ`).
+public struct CalendarTime: Hashable, Sendable {
+    /// The year, like 2026.
+    public var year: Int
+    /// 1 to 12.
+    public var month: Int
+    /// 1 to 31.
+    public var day: Int
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+    /// 0 to 365: which day of the year (for "is it today").
+    public var dayOfYear: Int
+
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        dayOfYear = 0
+    }
+
+    /// `seconds` since 1970 in UTC.
+    public init(utcSecondsSince1970 seconds: Int) {
+        var value = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&value, &parts)
+        self.init(parts)
+    }
+
+    /// `seconds` since 1970 in the local time zone.
+    public init(localSecondsSince1970 seconds: Int) {
+        var value = time_t(seconds)
+        var parts = tm()
+        localtime_r(&value, &parts)
+        self.init(parts)
+    }
+
+    private init(_ parts: tm) {
+        self.init(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
+                  hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec))
+        dayOfYear = Int(parts.tm_yday)
+    }
+
+    /// These fields read as UTC, in seconds since 1970 (`timegm(3)`; out-of-range fields roll over).
+    public var utcSecondsSince1970: Int {
+        var parts = tm()
+        parts.tm_year = Int32(clamping: year - 1900)
+        parts.tm_mon = Int32(clamping: month - 1)
+        parts.tm_mday = Int32(clamping: day)
+        parts.tm_hour = Int32(clamping: hour)
+        parts.tm_min = Int32(clamping: minute)
+        parts.tm_sec = Int32(clamping: second)
+        return Int(timegm(&parts))
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `inotify(7)` calls, wrapped once.
+public enum Inotify {
+    /// Bytes per `read(2)`: many events at once, and always more than one event's maximum
+    /// (`16 + NAME_MAX + 1`), which a smaller buffer would fail with EINVAL.
+    public static let bufferSize = 64 * 1024
+
+    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`: a non-blocking descriptor, so a read after
+    /// `poll(2)` drains the queue and stops with EAGAIN instead of waiting.
+    public static func open() throws(SystemError) -> FileDescriptor {
+        let fd = try Syscall.retrying("inotify_init1", "(no path; at most /proc/sys/fs/inotify/max_user_instances per user)") {
+            inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
+        }
+        return FileDescriptor(owning: fd)
+    }
+
+    /// `inotify_add_watch(2)`; returns the watch descriptor (the same one again for a path
+    /// already watched).
+    public static func addWatch(_ fd: borrowing FileDescriptor, path: String, mask: InotifyMask) throws(SystemError) -> Int32 {
+        try Syscall.retrying("inotify_add_watch", path) { inotify_add_watch(fd.rawValue, path, mask.rawValue) }
+    }
+
+    /// `inotify_rm_watch(2)`; a watch the kernel already dropped (EINVAL) is not an error.
+    public static func removeWatch(_ fd: borrowing FileDescriptor, _ watch: Int32) {
+        _ = inotify_rm_watch(fd.rawValue, watch)
+    }
+
+    /// Reads queued events into `buffer`; returns the bytes read, 0 when the queue is empty.
+    public static func read(_ fd: borrowing FileDescriptor, into buffer: inout [UInt8]) throws(SystemError) -> Int {
+        do {
+            return try fd.read(into: &buffer, path: "(inotify descriptor)")
+        } catch where error.isWouldBlock {
+            return 0
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Standard input, output and error, through `read(2)` and `write(2)` (C's `stdout` is not
+/// concurrency-safe).
+///
+/// Raw numbers 0, 1 and 2, not ``FileDescriptor``s: the process does not own them and must
+/// never close them.
+public enum StandardIO {
+    public static let input: Int32 = 0
+    public static let output: Int32 = 1
+    public static let error: Int32 = 2
+
+    /// Writes every byte of `text` to `fd` (looping over partial writes and EINTR).
+    public static func write(_ fd: Int32, _ text: String) throws(SystemError) {
+        try Syscall.writeAll(fd, Array(text.utf8), path: fd == output ? "(standard output)" : "(standard error)")
+    }
+
+    /// Reads `fd` to its end; a read error ends it too, with what was read before.
+    public static func readAll(_ fd: Int32 = input) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            guard let count = try? Syscall.read(fd, into: &buffer, path: "(standard input)"), count > 0 else { return result }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// File system calls by path, each wrapped once (through ``Syscall``: EINTR retried, errno turned
+/// into a ``SystemError``). Calls on an open descriptor are methods of ``FileDescriptor``.
+public enum Sys {
+    /// Opens `path`, fsyncs it and closes it (for directories after a rename or mkdir).
+    public static func fsyncPath(_ path: String) throws(SystemError) {
+        let fd = try FileDescriptor.openDirectory(path)
+        try fd.fsync(path: path)
+    }
+
+    public static func rename(_ from: String, _ to: String) throws(SystemError) {
+        try FaultInjection.check(.rename, to)
+        _ = try Syscall.retrying("rename", to) { Glibc.rename(from, to) }
+    }
+
+    public static func unlink(_ path: String) throws(SystemError) {
+        try FaultInjection.check(.unlink, path)
+        _ = try Syscall.retrying("unlink", path) { Glibc.unlink(path) }
+    }
+
+    public static func removeDirectory(_ path: String) throws(SystemError) {
+        _ = try Syscall.retrying("rmdir", path) { Glibc.rmdir(path) }
+    }
+
+    public static func mkdir(_ path: String, mode: mode_t = FileDescriptor.directoryMode) throws(SystemError) {
+        _ = try Syscall.retrying("mkdir", path) { Glibc.mkdir(path, mode) }
+    }
+
+    /// Reads a whole file. Throws ``SystemError`` with ENOENT for a missing file.
+    public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        // One read of size + 1 bytes usually returns the whole file and proves the end (a short
+        // read of a regular file is its end); loop only if the file grew meanwhile.
+        var result = [UInt8](repeating: 0, count: try fd.size(path: path) + 1)
+        var filled = 0
+        while true {
+            if filled == result.count { result.append(contentsOf: [UInt8](repeating: 0, count: max(4096, result.count))) }
+            let count = try fd.read(into: &result, from: filled, path: path)
+            filled += count
+            if count == 0 || filled < result.count {
+                result.removeLast(result.count - filled)
+                return result
+            }
+        }
+    }
+
+    /// What kind of thing is at a path, without following a final symlink; nil when nothing is.
+    public enum FileKind: Sendable { case file, directory, symlink, other }
+
+    public static func kind(of path: String) -> FileKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    /// The permission bits of `path` (following symlinks); nil when it does not exist.
+    public static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    /// Device numbers and inode of a file, in the form `/proc/locks` prints them
+    /// (`MAJOR:MINOR:INODE`, the device numbers in hex); nil when it does not exist.
+    public static func lockIdentity(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        // glibc's major()/minor() macros, which do not import.
+        let device = UInt64(info.st_dev)
+        let major = String(((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff), radix: 16)
+        let minor = String((device & 0xff) | ((device >> 12) & ~0xff), radix: 16)
+        func pad(_ text: String) -> String { text.count < 2 ? "0" + text : text }
+        return pad(major) + ":" + pad(minor) + ":" + String(info.st_ino)
+    }
+
+    /// The names in a directory, without `.` and `..`, in no particular order.
+    public static func listDirectory(_ path: String) throws(SystemError) -> [String] {
+        guard let directory = opendir(path) else {
+            throw SystemError(operation: "opendir", path: path, errno: .current)
+        }
+        defer { closedir(directory) }
+        // `d_name` is declared as 256 bytes, but glibc packs the records of a directory stream
+        // into one buffer and a record ends right after its name's NUL: copying the whole field
+        // (`entry.pointee.d_name`) reads past the last record of the buffer (AddressSanitizer:
+        // heap-buffer-overflow). Read the name in place, up to its NUL, with `strlen`.
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else {
+            throw SystemError(operation: "readdir", path: path, errno: .invalidArgument)
+        }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The names in a directory, or none when the directory does not exist.
+    public static func listDirectoryIfPresent(_ path: String) throws(SystemError) -> [String] {
+        do {
+            return try listDirectory(path)
+        } catch {
+            if error.isNotFound { return [] }
+            throw error
+        }
+    }
+
+    /// Creates a fresh private directory under `$TMPDIR` (or /tmp) with `mkdtemp(3)`.
+    public static func makeTemporaryDirectory(prefix: String) throws(SystemError) -> String {
+        let base = environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/" + prefix + "XXXXXX").utf8CString)
+        let result = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        guard result != nil else { throw SystemError(operation: "mkdtemp", path: base, errno: .current) }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The value of environment variable `name`, or nil when it is not set.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Whether process `pid` exists (for telling a live writer's temp file from a stale one).
+    public static func processExists(_ pid: Int32) -> Bool {
+        Glibc.kill(pid, 0) == 0 || Errno.current == .notPermitted
+    }
+
+    public static var currentProcessID: Int32 { getpid() }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The terminal calls: whether a descriptor is a terminal, its size (`ioctl TIOCGWINSZ`), and a
+/// quiet input mode (`termios` without echo or line editing; signals stay on, so Ctrl-C still arrives).
+public enum TerminalDevice {
+    /// `isatty(3)`.
+    public static func isTerminal(_ fd: Int32) -> Bool {
+        isatty(fd) == 1
+    }
+
+    /// Rows and columns of the terminal on `fd`; nil when it is not a terminal.
+    public static func size(of fd: Int32) -> (rows: Int, columns: Int)? {
+        var window = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &window) == 0, window.ws_row > 0, window.ws_col > 0 else { return nil }
+        return (Int(window.ws_row), Int(window.ws_col))
+    }
+
+    /// The input settings of a terminal as they were, to put back with ``restore()``.
+    public struct Settings: Sendable {
+        fileprivate let fd: Int32
+        fileprivate let saved: termios
+
+        /// Puts the settings back (`tcsetattr`, at once).
+        public func restore() {
+            var saved = saved
+            _ = tcsetattr(fd, TCSANOW, &saved)
+        }
+    }
+
+    /// Turns echo and line editing off on `fd` (standard input); returns the settings before,
+    /// or nil when `fd` is not a terminal.
+    public static func enterQuietMode(_ fd: Int32) -> Settings? {
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO | ICANON)
+        _ = tcsetattr(fd, TCSANOW, &quiet)
+        return Settings(fd: fd, saved: saved)
+    }
+}
