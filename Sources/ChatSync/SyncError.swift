@@ -15,16 +15,6 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server answered something that breaks wire contract v1; nothing from it was stored.
     case contract(String)
 
-    /// Nothing answers at the server's address (a ``transport(_:)`` failure of kind unreachable).
-    static func unreachable(_ detail: String) -> SyncError {
-        .transport(TransportError(.unreachable, detail))
-    }
-
-    /// A ``contract(_:)`` violation, under the name the wire decoders throw it by.
-    static func badResponse(_ reason: String) -> SyncError {
-        .contract(reason)
-    }
-
     public var description: String {
         switch self {
         case let .temporary(reason, retryAfter):

@@ -4,6 +4,12 @@ import ChatSync
 
 /// `chatdir history`: fetches older messages, so `view --before` can show them offline.
 enum HistoryCommand: Command {
+    /// Why a history fetch stopped: the server's side, or the store's (which says what to do).
+    enum HistoryFailure: Error {
+        case server(SyncError)
+        case store(StoreError)
+    }
+
     static let spec = CommandSpec(
         name: "history",
         summary: "Fetch older messages of a conversation from the server.",
@@ -25,20 +31,27 @@ enum HistoryCommand: Command {
         let pages = try arguments.integer("--pages", in: 1...1_000_000)
         let setup = try SyncSetup(context)
         let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token)
-        let result = runUntilDone(interruptible: true) { () async -> Result<Int, SyncError> in
+        let result = runUntilDone(interruptible: true) { () async -> Result<Int, HistoryFailure> in
             do {
                 return .success(try await engine.history(id, pages: pages))
             } catch let error as SyncError {
-                return .failure(error)
+                return .failure(.server(error))
+            } catch let error as StoreError {
+                return .failure(.store(error))
             } catch {
-                return .failure(.contract("\(error)"))
+                return .failure(.server(.contract("\(error)")))
             }
         }
         switch result {
         case let .success(count):
             context.output.print("fetched \(count) older message\(count == 1 ? "" : "s") of \(id)")
             return 0
-        case let .failure(error):
+        case let .failure(.server(error)):
+            context.output.error("chatdir history: \(error)")
+            return error.exitCode
+        case let .failure(.store(error)):
+            // The store's own failure (a full disk): its words name the file and the remedy, and
+            // its status is every command's for a failed write (74), not the server's fault (76).
             context.output.error("chatdir history: \(error)")
             return error.exitCode
         }

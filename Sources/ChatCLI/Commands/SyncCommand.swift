@@ -15,7 +15,8 @@ enum SyncCommand: Command {
         One pass: discover conversations, catch up on new messages, fetch receipts, deliver the
         outbox oldest first, post read positions, and print a summary line.
         Exit status: 0 everything pending was accepted; 65 a message was rejected (it is now
-        failed: see `chatdir view`, then `chatdir retry`); 75 some messages are still pending
+        failed: see `chatdir view`, then `chatdir retry`); 74 the store could not be written (a full
+        disk: free some space, then sync again); 75 some messages are still pending
         (the server could not be reached or kept failing: run sync again later); 76 the server
         broke the wire contract; 77 the token was refused; 78 no token or server configured.
 
