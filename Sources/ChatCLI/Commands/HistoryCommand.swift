@@ -8,6 +8,8 @@ enum HistoryCommand: Command {
     enum HistoryFailure: Error {
         case server(SyncError)
         case store(StoreError)
+        /// SIGINT or SIGTERM while a request or its retry wait was under way.
+        case interrupted
     }
 
     static let spec = CommandSpec(
@@ -20,7 +22,8 @@ enum HistoryCommand: Command {
         discussion: """
         Pages backwards from the oldest stored message (`?before=`) until the server has no more.
         Needs the store's lock, like `chatdir sync`. Afterwards `chatdir view CONV --before SEQ`
-        scrolls back through them without the network.
+        scrolls back through them without the network. Ctrl-C or SIGTERM stops it with exit 130;
+        the pages saved before then stay.
         """
     )
 
@@ -34,6 +37,9 @@ enum HistoryCommand: Command {
         let result = runUntilDone(interruptible: true) { () async -> Result<Int, HistoryFailure> in
             do {
                 return .success(try await engine.history(id, pages: pages))
+            } catch where Task.isCancelled {
+                // Stopped by the user: whatever the interrupted request or wait threw.
+                return .failure(.interrupted)
             } catch let error as SyncError {
                 return .failure(.server(error))
             } catch let error as StoreError {
@@ -49,6 +55,10 @@ enum HistoryCommand: Command {
         case let .failure(.server(error)):
             context.output.error("chatdir history: \(error)")
             return error.exitCode
+        case .failure(.interrupted):
+            // Every page saved before the signal stays saved; nothing is half-written.
+            context.output.error("chatdir history: interrupted; the pages fetched before it are stored")
+            return 130
         case let .failure(.store(error)):
             // The store's own failure (a full disk): its words name the file and the remedy, and
             // its status is every command's for a failed write (74), not the server's fault (76).
