@@ -21,7 +21,8 @@ enum SyncCommand: Command {
         broke the wire contract; 77 the token was refused; 78 no token or server configured.
 
         --live holds the store's lock (a second worker on the same store exits with 75) and runs
-        until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr.
+        until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
+        after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
 
         The token comes from $CHATDIR_TOKEN or --token-file; it is never written into the store.
 
@@ -37,7 +38,8 @@ enum SyncCommand: Command {
         let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token)
         let output = context.output
         if context.arguments.flag("--live") {
-            let log: @Sendable (String) -> Void = { line in output.error("chatdir sync: " + line) }
+            let stamped = !output.isTerminalError
+            let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
             return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
         }
         let showProgress = output.isTerminalError
