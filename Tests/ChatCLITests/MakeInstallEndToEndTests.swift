@@ -100,4 +100,17 @@ import ChatTestSupport
         #expect(flagged.stderr.contains("Unknown key 'RestartSecs'"), "\(flagged.stderr)")
         #expect(flagged.stderr.contains("nothing"), "\(flagged.stderr)")
     }
+
+    @Test("README's Install section shows make install PREFIX=~/.local, every installed file and the unit")
+    func readme() throws {
+        let readme = try Self.text(packageRoot.appendingPathComponent("README.md").path)
+        let section = try #require(readme.components(separatedBy: "\n## Install\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        #expect(section.contains("make install PREFIX=~/.local"))
+        #expect(section.contains("make uninstall PREFIX=~/.local"))
+        for file in Self.installed {
+            let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
+            #expect(section.contains(name), "README's Install section does not name \(file.path)")
+        }
+        #expect(section.contains("systemctl --user enable --now \"chatdir-sync@"))
+    }
 }
