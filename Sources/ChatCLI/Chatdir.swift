@@ -29,8 +29,8 @@ public enum Chatdir {
 
         Every command takes --store DIR (or $CHATDIR_STORE) and --help.
         Exit codes (sysexits): 0 ok, 64 usage, 65 bad data, 66 no such store or conversation,
-        73 cannot create, 74 I/O error, 75 try again later, 76 the server broke the contract,
-        77 permission denied, 78 not configured (no server or token).
+        69 unavailable (serve: the port is in use), 73 cannot create, 74 I/O error,
+        75 try again later, 76 the server broke the contract, 77 permission denied, 78 not configured (no server or token).
         """
         return text
     }

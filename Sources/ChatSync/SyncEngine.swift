@@ -192,10 +192,18 @@ public actor SyncEngine {
 
     /// ``discover()`` with what the list says of each conversation (its last sequence).
     func discoverConversations() async throws -> [WireConversation] {
-        let me = try await retrying { api in try await api.me() }
+        let me: UserID
+        do {
+            me = try await retrying { api in try await api.me() }
+        } catch let SyncError.rejected(status, message) {
+            // GET /v1/me is the one request every chatdir server answers: a 403 refuses the token
+            // itself; any other 4xx (a 404 from a web server) means this is not a chatdir server.
+            if status == 403 { throw SyncError.unauthorized("403: \(message)") }
+            throw SyncError.contract("GET /v1/me answered \(status) (\(message)); \(server) does not look like a chatdir server: check --server or the store's server")
+        }
         let mine = await store.me
         guard me == mine else {
-            throw SyncError.rejected(status: 403, message: "the token belongs to \(me) but this store is \(mine)'s; use \(mine)'s token")
+            throw SyncError.unauthorized("it is \(me)'s token but this store is \(mine)'s; use \(mine)'s token")
         }
         let conversations = try await retrying { api in try await api.conversations() }
         for conversation in conversations {
