@@ -5,6 +5,8 @@ struct RowText {
     var output: Output
     var conversation: ConversationID
     var time = TimeText()
+    /// How the retry hint of a failed row names the store.
+    var hint = PasteHint.defaultStore
 
     /// The tick words after my messages. Plain text carries words, so a pipe tells read from delivered.
     func status(_ status: TimelineRow.Status, id: ClientMessageID) -> String? {
@@ -15,7 +17,7 @@ struct RowText {
             return output.styled("◷ pending", .yellow)
         case let .failed(reason):
             let why = reason.map { ": " + output.safe($0) } ?? ""
-            return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: chatdir retry \(conversation) \(id))", .dim)
+            return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: \(hint.command("retry", "\(conversation) \(id)")))", .dim)
         case .outgoing(.unknown):
             return output.styled("✓ receipts unknown", .dim)
         case .outgoing(.sent):

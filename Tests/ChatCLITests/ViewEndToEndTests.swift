@@ -28,7 +28,7 @@ import ChatTestSupport
         #expect(lines[1].hasSuffix("Maybe, what time?  ✓ receipts unknown"))
         #expect(lines[3].hasSuffix("See you at 7 then  ◷ pending"))
         #expect(lines[4].contains("✗ failed: rejected by the server"))
-        #expect(lines[4].contains("(retry: chatdir retry carol "))
+        #expect(lines[4].contains("(retry: chatdir retry --store \(sample.path) carol "))
         #expect(lines[5].hasSuffix("Bringing the spare harness  ◷ pending"))
     }
 
