@@ -98,12 +98,25 @@ import Testing
     func help(_ name: String) throws {
         let command = try #require(Chatdir.commands.first { $0.spec.name == name })
         for flag in ["--help", "-h"] {
-            let parsed = try ParsedArguments(["c1", flag, "--store", "/x"], spec: command.spec)
+            let store = Self.storeless.contains(name) ? [] : ["--store", "/x"]
+            let parsed = try ParsedArguments(["c1", flag] + store, spec: command.spec)
             #expect(parsed.wantsHelp)
         }
         #expect(command.spec.help.contains("Usage:\n  chatdir \(name) "))
-        #expect(command.spec.help.contains("\n  --store DIR  "))
+        #expect(command.spec.help.contains("\n  --store DIR  ") == !Self.storeless.contains(name))
         #expect(command.spec.help.contains("\n  --help  "))
+    }
+
+    /// The commands that never open a store: `seed DIR`, `demo`, `serve --data DIR`.
+    static let storeless: Set<String> = ["seed", "demo", "serve"]
+
+    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve"])
+    func noStoreOption(_ name: String) throws {
+        let command = try #require(Chatdir.commands.first { $0.spec.name == name })
+        #expect(!command.spec.help.contains("--store"), "\(command.spec.help)")
+        #expect(!command.spec.help.contains("$CHATDIR_STORE"))
+        let refused = #expect(throws: UsageError.self) { try ParsedArguments(["--store", "/tmp/x"], spec: command.spec) }
+        #expect(refused?.message == "unknown option --store for `chatdir \(name)`; if it is not meant as an option, put -- before it")
     }
 
     @Test("options take --name value and --name=value, the last one wins, -- ends options, - is a positional")
