@@ -23,9 +23,10 @@ struct ConversationScreen {
         let body = max(0, height - header.count - footer.count)
         let text = RowText(output: output, conversation: conversation, hint: hint)
         let senderWidth = view.rows.map(\.senderID.rawValue.count).max() ?? 0
+        let timeWidth = view.rows.map { TerminalSafe.visible($0.time).count }.max() ?? 0
         var lines: [String] = []
         for row in view.rows.reversed() where lines.count < body {
-            let rowLines = text.line(row, senderWidth: senderWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let rowLines = text.line(row, senderWidth: senderWidth, timeWidth: timeWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             lines.insert(contentsOf: rowLines, at: 0)
         }
         if lines.count > body { lines.removeFirst(lines.count - body) }

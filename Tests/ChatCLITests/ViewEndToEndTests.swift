@@ -50,3 +50,19 @@ import ChatTestSupport
         #expect(sequences == [1, 2])
     }
 }
+
+/// `view --limit N` shows N rows in all, outbox rows counted among them.
+@Suite(.ownThreads) struct ViewLimitEndToEndTests {
+    let sample = packageRoot.appendingPathComponent("SampleData/alice")
+
+    @Test("--limit N counts pending and failed rows among the N: the newest N rows, as text and as JSON", arguments: [1, 3, 4, 6])
+    func limitCountsOutbox(_ limit: Int) throws {
+        let all = try ChatdirProcess.run(["view", "--store", sample.path, "carol"])
+        #expect(all.lines.count == 6, "SampleData's carol has 3 messages and 3 outbox rows: \(all.stdout)")
+        let limited = try ChatdirProcess.run(["view", "--store", sample.path, "carol", "--limit", String(limit)])
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(limited.lines == Array(all.lines.suffix(limit)))
+        let json = try ChatdirProcess.run(["view", "--store", sample.path, "carol", "--json", "--limit", String(limit)])
+        #expect(json.lines.count == limit)
+    }
+}

@@ -48,7 +48,13 @@ enum ViewCommand: Command {
             return try follow(context, store: store, id: id, limit: limit)
         }
         let snapshot = try store.existingConversation(id).snapshot(limit: limit, before: before)
-        let rows = snapshot.rows(me: store.userID)
+        // The newest `limit` rows in all: pending and failed ones count among them.
+        let timeline = snapshot.rows(me: store.userID)
+        let rows = Array(timeline.suffix(limit))
+        let hasOlder = snapshot.hasOlder || rows.count < timeline.count
+        // `--before` shows what is older than the oldest message on screen (or than every
+        // message, when only outbox rows fit).
+        let olderBefore = rows.first { $0.sequence != nil }?.sequence ?? snapshot.messages.last.map { $0.sequence + 1 }
         let output = context.output
         if arguments.flag("--mark-read"), let newest = snapshot.messages.last?.sequence {
             try Outbox(try store.existingConversation(id)).wantRead(upTo: newest)
@@ -62,7 +68,7 @@ enum ViewCommand: Command {
             let title = snapshot.info?.title ?? id.rawValue
             let members = snapshot.members(me: store.userID).map(\.rawValue).joined(separator: ", ")
             output.print(output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
-            if snapshot.hasOlder, let first = rows.first?.sequence {
+            if hasOlder, let first = olderBefore {
                 output.print(output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
             }
         }
