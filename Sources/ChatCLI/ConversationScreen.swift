@@ -26,7 +26,7 @@ struct ConversationScreen {
         let timeWidth = view.rows.map { TerminalSafe.visible($0.time).count }.max() ?? 0
         var lines: [String] = []
         for row in view.rows.reversed() where lines.count < body {
-            let rowLines = text.line(row, senderWidth: senderWidth, timeWidth: timeWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let rowLines = text.screenLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: width)
             lines.insert(contentsOf: rowLines, at: 0)
         }
         if lines.count > body { lines.removeFirst(lines.count - body) }

@@ -50,6 +50,28 @@ struct RowText {
         return prefix + text
     }
 
+    /// The lines of `row` on a screen `width` columns wide: a line too wide is cut and ends
+    /// with `…`; the last line keeps its tick whole, cutting the text before it instead (unless
+    /// the tick alone is too wide to leave room).
+    func screenLines(_ row: RowState, senderWidth: Int, timeWidth: Int = 0, width: Int) -> [String] {
+        var untickedRow = row
+        untickedRow.status = .incoming
+        var lines = line(untickedRow, senderWidth: senderWidth, timeWidth: timeWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let tick = status(row.status, id: row.clientMessageID).map { "  " + $0 } ?? ""
+        for index in lines.indices {
+            let suffix = index == lines.count - 1 ? tick : ""
+            let suffixWidth = Terminal.visibleWidth(suffix)
+            if Terminal.visibleWidth(lines[index]) + suffixWidth <= width {
+                lines[index] += suffix
+            } else if width - suffixWidth - 1 >= min(width / 2, 8) {
+                lines[index] = Terminal.fit(lines[index], width: width - suffixWidth - 1) + "…" + suffix
+            } else {
+                lines[index] = Terminal.fit(lines[index] + suffix, width: max(0, width - 1)) + "…"
+            }
+        }
+        return lines
+    }
+
     func lines(_ rows: [TimelineRow]) -> [String] {
         let width = rows.map(\.senderID.rawValue.count).max() ?? 0
         let times = rows.map { time.format($0.time) }
