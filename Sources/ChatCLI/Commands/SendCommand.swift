@@ -50,7 +50,11 @@ enum SendCommand: Command {
             guard case .system = error else { throw error }
             throw CommandFailure(message: "nothing was queued: \(error)", exitCode: error.exitCode)
         }
-        context.output.print(entry.clientMessageID.rawValue)
+        if context.output.isTerminal {
+            context.output.print("queued \(entry.clientMessageID) in \(id); it goes out with the next sync")
+        } else {
+            context.output.print(entry.clientMessageID.rawValue)
+        }
         return 0
     }
 }
