@@ -15,7 +15,8 @@ struct ParsedArguments {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+            // A dash then a digit (`-1 from me`) is text or a number: no option starts with a digit.
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" || argument.dropFirst().first?.isNumber == true {
                 positionals.append(argument)
                 continue
             }
@@ -34,7 +35,7 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = spec.allOptions.first(where: { $0.name == name }) else {
-                throw UsageError(message: "unknown option \(name) for `chatdir \(spec.name)`", command: spec.name)
+                throw UsageError(message: "unknown option \(name) for `chatdir \(spec.name)`; if it is not meant as an option, put -- before it", command: spec.name)
             }
             if let placeholder = option.value {
                 if let inlineValue {

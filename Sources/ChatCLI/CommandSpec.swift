@@ -14,14 +14,19 @@ struct CommandSpec: Sendable {
     var options: [Option]
     /// Paragraphs after the options: details and examples.
     var discussion: String = ""
+    /// Whether the command opens a store (and so takes `--store`); `seed`, `demo` and `serve`
+    /// do not, and refuse `--store` rather than list it and ignore it.
+    var takesStore = true
 
-    /// Options every command takes.
-    static let common: [Option] = [
-        Option(name: "--store", value: "DIR", help: "the store directory (default: $CHATDIR_STORE, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)"),
-        Option(name: "--help", value: nil, help: "show this help"),
-    ]
+    /// `--store DIR`, which every command that opens a store takes.
+    static let store = Option(name: "--store", value: "DIR", help: "the store directory (default: $CHATDIR_STORE, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)")
+    /// `--help`, which every command takes.
+    static let helpOption = Option(name: "--help", value: nil, help: "show this help")
 
-    var allOptions: [Option] { options + Self.common }
+    /// Options every command takes: `--store` (when it opens a store) and `--help`.
+    var common: [Option] { (takesStore ? [Self.store] : []) + [Self.helpOption] }
+
+    var allOptions: [Option] { options + common }
 
     var help: String {
         var text = "\(summary)\n\nUsage:\n"

@@ -11,8 +11,19 @@ struct Context {
     var storePath: String {
         if let path = arguments.value("--store"), !path.isEmpty { return path }
         if let path = environment["CHATDIR_STORE"], !path.isEmpty { return path }
+        return defaultStorePath
+    }
+
+    /// `$XDG_DATA_HOME/chatdir`, else `~/.local/share/chatdir`: the store used without `--store`.
+    var defaultStorePath: String {
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/chatdir" }
         return (environment["HOME"] ?? ".") + "/.local/share/chatdir"
+    }
+
+    /// How printed commands name this store: with `--store DIR` unless it is the default one
+    /// (`$CHATDIR_STORE` counts as not default: a hint pasted into another shell must still work).
+    var hint: PasteHint {
+        storePath == defaultStorePath ? .defaultStore : PasteHint(store: storePath)
     }
 
     func openStore() throws(StoreError) -> Store {

@@ -6,24 +6,27 @@ import ChatDomain
 struct ConversationScreen {
     var output: Output
     var conversation: ConversationID
+    /// How the hints on screen name the store.
+    var hint = PasteHint.defaultStore
 
     func frame(_ view: ConversationViewState, rows height: Int, columns width: Int) -> [String] {
         var header = [output.styled(output.safe(view.title), .bold) + output.styled("  " + output.safe(view.subtitle), .dim)]
         switch view.history {
         case let .olderStored(before):
-            header.append(output.styled("  older messages: chatdir view \(conversation)" + (before.map { " --before \($0)" } ?? ""), .dim))
+            header.append(output.styled("  older messages: " + hint.command("view", "\(conversation)" + (before.map { " --before \($0)" } ?? "")), .dim))
         case .complete:
             header.append(output.styled("  start of the conversation", .dim))
         }
         for problem in view.problems.prefix(3) { header.append(output.styled("  " + output.safe(problem), .red)) }
         var footer = [output.styled("  " + output.safe(view.status), .dim)]
-        if view.rows.isEmpty { footer.insert(output.styled("  no messages yet: chatdir send \(conversation) TEXT", .dim), at: 0) }
+        if view.rows.isEmpty { footer.insert(output.styled("  no messages yet: " + hint.command("send", "\(conversation) TEXT"), .dim), at: 0) }
         let body = max(0, height - header.count - footer.count)
-        let text = RowText(output: output, conversation: conversation)
+        let text = RowText(output: output, conversation: conversation, hint: hint)
         let senderWidth = view.rows.map(\.senderID.rawValue.count).max() ?? 0
+        let timeWidth = view.rows.map { TerminalSafe.visible($0.time).count }.max() ?? 0
         var lines: [String] = []
         for row in view.rows.reversed() where lines.count < body {
-            let rowLines = text.line(row, senderWidth: senderWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let rowLines = text.screenLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: width)
             lines.insert(contentsOf: rowLines, at: 0)
         }
         if lines.count > body { lines.removeFirst(lines.count - body) }

@@ -6,6 +6,8 @@ import ChatStore
 public struct ConversationViewModel: Sendable {
     public let me: UserID
     let time: TimeText
+    /// How the status line's retry hint names the store.
+    var hint = PasteHint.defaultStore
 
     public init(me: UserID) {
         self.init(me: me, time: TimeText())
@@ -43,7 +45,7 @@ public struct ConversationViewModel: Sendable {
         var parts: [String] = []
         if !state.exists { parts.append("the conversation's directory is gone") }
         if state.pending > 0 { parts.append("\(state.pending) pending") }
-        if state.failed > 0 { parts.append("\(state.failed) failed (chatdir retry \(state.id) --all)") }
+        if state.failed > 0 { parts.append("\(state.failed) failed (\(hint.command("retry", "\(state.id) --all")))") }
         if !state.positionsLoaded { parts.append("receipts not loaded yet") }
         if let pid = state.syncWorker {
             parts.append("sync worker running (pid \(pid))")

@@ -8,10 +8,13 @@ struct RowPrinter {
     var conversation: ConversationID
     var me: UserID
     var json: Bool
+    /// How the retry hint of a failed row names the store.
+    var hint: PasteHint
     private var printed: [ClientMessageID: TimelineRow] = [:]
 
-    init(output: Output, conversation: ConversationID, me: UserID, json: Bool) {
+    init(output: Output, conversation: ConversationID, me: UserID, json: Bool, hint: PasteHint = .defaultStore) {
         self.output = output
+        self.hint = hint
         self.conversation = conversation
         self.me = me
         self.json = json
@@ -19,7 +22,7 @@ struct RowPrinter {
 
     /// The lines for what changed since the last state, and remembers them as printed.
     mutating func lines(for state: ConversationState) -> [String] {
-        let text = RowText(output: output, conversation: conversation)
+        let text = RowText(output: output, conversation: conversation, hint: hint)
         let senderWidth = state.members.map(\.rawValue.count).max() ?? 0
         var lines: [String] = []
         for row in state.rows where printed[row.clientMessageID] != row {

@@ -5,6 +5,8 @@ struct RowText {
     var output: Output
     var conversation: ConversationID
     var time = TimeText()
+    /// How the retry hint of a failed row names the store.
+    var hint = PasteHint.defaultStore
 
     /// The tick words after my messages. Plain text carries words, so a pipe tells read from delivered.
     func status(_ status: TimelineRow.Status, id: ClientMessageID) -> String? {
@@ -15,7 +17,7 @@ struct RowText {
             return output.styled("◷ pending", .yellow)
         case let .failed(reason):
             let why = reason.map { ": " + output.safe($0) } ?? ""
-            return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: chatdir retry \(conversation) \(id))", .dim)
+            return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: \(hint.command("retry", "\(conversation) \(id)")))", .dim)
         case .outgoing(.unknown):
             return output.styled("✓ receipts unknown", .dim)
         case .outgoing(.sent):
@@ -29,25 +31,55 @@ struct RowText {
 
     /// `time  sender  text  tick`, senders padded to `senderWidth`; lines of a multi-line text
     /// after the first are indented under the text.
-    func line(_ row: TimelineRow, senderWidth: Int) -> String {
+    func line(_ row: TimelineRow, senderWidth: Int, timeWidth: Int = 0) -> String {
         line(RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
-                      senderID: row.senderID, text: row.text, status: row.status), senderWidth: senderWidth)
+                      senderID: row.senderID, text: row.text, status: row.status), senderWidth: senderWidth, timeWidth: timeWidth)
     }
 
     /// As ``line(_:senderWidth:)-(TimelineRow,_)``, for a row whose time the view model already formatted.
-    func line(_ row: RowState, senderWidth: Int) -> String {
-        let when = TerminalSafe.visible(row.time)
+    /// `timeWidth` pads a shorter time on the left (today's `12:20` under `2026-11-28 09:00`),
+    /// so the senders and texts of mixed rows start in one column.
+    func line(_ row: RowState, senderWidth: Int, timeWidth: Int = 0) -> String {
+        let padding = String(repeating: " ", count: max(0, timeWidth - TerminalSafe.visible(row.time).count))
+        let when = padding + TerminalSafe.visible(row.time)
         let sender = TerminalSafe.visible(row.senderID.rawValue)
-        let prefix = output.safe(row.time) + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
+        let prefix = padding + output.safe(row.time) + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
         let indent = String(repeating: " ", count: when.count + 2 + senderWidth + 2)
         var text = output.safe(row.text).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
         if let tick = status(row.status, id: row.clientMessageID) { text += "  " + tick }
         return prefix + text
     }
 
+    /// The lines of `row` on a screen `width` columns wide: a line too wide is cut and ends
+    /// with `…`; the last line keeps its tick whole, cutting the text before it instead (unless
+    /// the tick alone is too wide to leave room).
+    func screenLines(_ row: RowState, senderWidth: Int, timeWidth: Int = 0, width: Int) -> [String] {
+        var untickedRow = row
+        untickedRow.status = .incoming
+        var lines = line(untickedRow, senderWidth: senderWidth, timeWidth: timeWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let tick = status(row.status, id: row.clientMessageID).map { "  " + $0 } ?? ""
+        for index in lines.indices {
+            let suffix = index == lines.count - 1 ? tick : ""
+            let suffixWidth = Terminal.visibleWidth(suffix)
+            if Terminal.visibleWidth(lines[index]) + suffixWidth <= width {
+                lines[index] += suffix
+            } else if width - suffixWidth - 1 >= min(width / 2, 8) {
+                lines[index] = Terminal.fit(lines[index], width: width - suffixWidth - 1) + "…" + suffix
+            } else {
+                lines[index] = Terminal.fit(lines[index] + suffix, width: max(0, width - 1)) + "…"
+            }
+        }
+        return lines
+    }
+
     func lines(_ rows: [TimelineRow]) -> [String] {
         let width = rows.map(\.senderID.rawValue.count).max() ?? 0
-        return rows.map { line($0, senderWidth: width) }
+        let times = rows.map { time.format($0.time) }
+        let timeWidth = times.map { TerminalSafe.visible($0).count }.max() ?? 0
+        return zip(rows, times).map { row, formatted in
+            line(RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: formatted, senderID: row.senderID, text: row.text, status: row.status),
+                 senderWidth: width, timeWidth: timeWidth)
+        }
     }
 
     /// One JSON object per row, for `--json` (JSON Lines: one per line, `jq` reads the stream).

@@ -19,7 +19,8 @@ struct SyncSetup {
     init(_ context: Context) throws {
         store = try context.openStore()
         guard let server = try context.arguments.value("--server").map({ text throws(UsageError) in try Self.serverAddress(text, context) }) ?? store.manifest.server else {
-            throw context.usage("no server: pass --server URL, or create the store with `chatdir init --server URL`")
+            // Not a usage error: the command line is fine, the store lacks a setting (EX_CONFIG).
+            throw CommandFailure(message: "no server: pass --server URL, or create the store with `chatdir init --server URL`", exitCode: 78)
         }
         guard server.scheme == .http else { throw context.usage(Self.needsTLS(server)) }
         self.server = server

@@ -54,6 +54,22 @@ final class Terminal: @unchecked Sendable {
         return stream
     }
 
+    /// How many columns `line` takes, not counting SGR escape sequences (one per character).
+    static func visibleWidth(_ line: String) -> Int {
+        var count = 0
+        var inEscape = false
+        for character in line {
+            if inEscape {
+                if character.isLetter { inEscape = false }
+            } else if character == "\u{1B}" {
+                inEscape = true
+            } else {
+                count += 1
+            }
+        }
+        return count
+    }
+
     /// `line` cut to `width` visible columns, keeping SGR escape sequences (and closing them when cut).
     static func fit(_ line: String, width: Int) -> String {
         var result = ""

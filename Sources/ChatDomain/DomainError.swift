@@ -19,7 +19,7 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidClientMessageID(value):
             "invalid client message ID \(quoted(value)): expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"
         case .emptyText:
-            "the message text is empty; write something to send"
+            "the message text is empty or only white space; write something to send"
         case let .textTooLong(characters):
             "the message text is \(characters) characters long; at most \(Self.maxTextCharacters) are allowed"
         case let .invalidSequence(value):

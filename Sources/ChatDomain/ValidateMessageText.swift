@@ -4,3 +4,12 @@ public func validateMessageText(_ text: String) throws(DomainError) {
     let count = text.count
     if count > DomainError.maxTextCharacters { throw .textTooLong(characters: count) }
 }
+
+/// Checks a text someone is about to send (`chatdir send`, the reference server's `POST
+/// …/messages`): the wire limits, and not only white space (spaces, tabs, line breaks, no-break
+/// spaces), which would show as an empty bubble. One rule for the client and the server; texts
+/// already stored or received are read with ``validateMessageText(_:)``, so an old store stays valid.
+public func validateNewMessageText(_ text: String) throws(DomainError) {
+    try validateMessageText(text)
+    if text.allSatisfy(\.isWhitespace) { throw .emptyText }
+}

@@ -12,7 +12,7 @@ public enum WireRequestDecoder {
         let text = try body.string("text")
         let clientMessageID: ClientMessageID
         do { clientMessageID = try ClientMessageID(idText) } catch { throw WireRequestError(error.description) }
-        do { try validateMessageText(text) } catch { throw WireRequestError(error.description) }
+        do { try validateNewMessageText(text) } catch { throw WireRequestError(error.description) }
         return PostedMessage(clientMessageID: clientMessageID, text: text)
     }
 

@@ -33,7 +33,7 @@ public struct Outbox: Sendable {
     /// the outbox when the clock is behind that (it was stepped back).
     @discardableResult
     public func enqueue(_ text: String, id: ClientMessageID = .random()) throws(StoreError) -> OutboxEntry {
-        do { try validateMessageText(text) } catch { throw .invalid(error) }
+        do { try validateNewMessageText(text) } catch { throw .invalid(error) }
         return try locked { () throws(StoreError) in
             let now = self.now()
             let ordinal = max(now, try newestOrdinal().map(Self.next) ?? 0)

@@ -138,7 +138,7 @@ public struct APIClient: Sendable {
         case .success:
             return Answer(status: response.status, body: bytes, deadline: deadline)
         case .unauthorized:
-            throw .unauthorized(WireDecoder.errorMessage(bytes))
+            throw .unauthorized("401: " + WireDecoder.errorMessage(bytes))
         case let .temporary(retryAfter):
             throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
         case .rejected:

@@ -109,7 +109,11 @@ public struct LiveConnection: Sendable {
             let (head, remainder) = try ResponseHeadReader.read(from: tcp, until: .now + configuration.connectTimeout, for: .upgrade)
             switch ResponseVerdict(status: Int(head.status.code), headers: head.headers, success: 101...101) {
             case .unauthorized:
-                throw .unauthorized("the live connection was refused")
+                throw .unauthorized("401: the live connection was refused")
+            case .rejected where head.status.code == 403:
+                // Forbidden to this token: as permanent as a 401, so the worker stops (exit 77)
+                // instead of reconnecting for ever.
+                throw .unauthorized("403: the live connection was forbidden")
             case let .temporary(retryAfter):
                 throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: retryAfter)
             case .success, .rejected, .unexpected:

@@ -192,10 +192,18 @@ public actor SyncEngine {
 
     /// ``discover()`` with what the list says of each conversation (its last sequence).
     func discoverConversations() async throws -> [WireConversation] {
-        let me = try await retrying { api in try await api.me() }
+        let me: UserID
+        do {
+            me = try await retrying { api in try await api.me() }
+        } catch let SyncError.rejected(status, message) {
+            // GET /v1/me is the one request every chatdir server answers: a 403 refuses the token
+            // itself; any other 4xx (a 404 from a web server) means this is not a chatdir server.
+            if status == 403 { throw SyncError.unauthorized("403: \(message)") }
+            throw SyncError.contract("GET /v1/me answered \(status) (\(message)); \(server) does not look like a chatdir server: check --server or the store's server")
+        }
         let mine = await store.me
         guard me == mine else {
-            throw SyncError.rejected(status: 403, message: "the token belongs to \(me) but this store is \(mine)'s; use \(mine)'s token")
+            throw SyncError.unauthorized("it is \(me)'s token but this store is \(mine)'s; use \(mine)'s token")
         }
         let conversations = try await retrying { api in try await api.conversations() }
         for conversation in conversations {
@@ -360,17 +368,23 @@ public actor SyncEngine {
         try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
     }
 
-    /// Posts the read position the user asked for (`outbox/read.json`) when the server is behind.
-    /// An answer lower than wanted settles the wish (the server has no messages that far):
-    /// posted again it would never get further, and kept it would mark later messages read.
+    /// Posts the read position the user asked for (`outbox/read.json`) when the server is behind,
+    /// then removes the wish (docs/FORMAT.md: it is the position not yet accepted). An answer
+    /// lower than wanted settles it too (the server has no messages that far): posted again it
+    /// would never get further, and kept it would mark later messages read. A wish the server
+    /// already has (at or below its position) is removed without posting.
     func postRead(_ id: ConversationID) async throws {
         guard let wanted = try await store.wantedReadPosition(id) else { return }
         let me = await store.me
         let current = try await store.positions(id)?[me].readUpTo ?? 0
-        guard wanted > current else { return }
+        guard wanted > current else {
+            try await store.settleRead(id, posted: current)
+            return
+        }
         let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
         try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
-        if confirmed < wanted { try await store.settleRead(id, posted: wanted) }
+        // Removed unless a newer `read` raised the wish meanwhile (settleRead checks under the lock).
+        try await store.settleRead(id, posted: wanted)
     }
 
     // MARK: - Outbox

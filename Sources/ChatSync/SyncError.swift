@@ -10,7 +10,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case transport(TransportError)
     /// A 4xx other than 401: this request will never succeed; the message turns failed.
     case rejected(status: Int, message: String)
-    /// 401: the token is wrong or expired; stop and say so, never loop.
+    /// 401 (or a 403 on the token itself, or another user's token): the token is wrong, expired
+    /// or not this store's user's; stop and say so, never loop. The words start with the status.
     case unauthorized(String)
     /// The server answered something that breaks wire contract v1; nothing from it was stored.
     case contract(String)
@@ -26,7 +27,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .rejected(status, message):
             "rejected by the server (\(status)): \(message)"
         case let .unauthorized(message):
-            "the server refused the token (401: \(message)); check CHATDIR_TOKEN or --token-file"
+            "the server refused the token (\(message)); check CHATDIR_TOKEN or --token-file"
         case let .contract(reason):
             "the server broke the wire contract: \(reason); nothing from that answer was stored"
         }

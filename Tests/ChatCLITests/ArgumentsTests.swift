@@ -37,10 +37,12 @@ import Testing
         UsageCase(["view", "c1", "--limit", "0"], "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "c1", "--limit=0"], "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "c1", "--limit"], "chatdir view: --limit needs a value (--limit N)\nRun `chatdir view --help` for usage."),
-        UsageCase(["view", "c1", "--colour"], "chatdir view: unknown option --colour for `chatdir view`\nRun `chatdir view --help` for usage."),
+        UsageCase(["view", "c1", "--colour"], "chatdir view: unknown option --colour for `chatdir view`; if it is not meant as an option, put -- before it\nRun `chatdir view --help` for usage."),
         UsageCase(["view", "c1", "--json=yes"], "chatdir view: --json takes no value\nRun `chatdir view --help` for usage."),
         UsageCase(["send"], "chatdir send: missing CONV (the conversation to send to)\nRun `chatdir send --help` for usage."),
-        UsageCase(["send", "c1", ""], "chatdir send: the message text is empty; write something to send\nRun `chatdir send --help` for usage."),
+        UsageCase(["send", "c1", ""], "chatdir send: the message text is empty or only white space; write something to send\nRun `chatdir send --help` for usage."),
+        UsageCase(["send", "c1", " ", "\t"], "chatdir send: the message text is empty or only white space; write something to send\nRun `chatdir send --help` for usage."),
+        UsageCase(["send", "c1", "-x", "marks", "the", "spot"], "chatdir send: unknown option -x for `chatdir send`; if it is not meant as an option, put -- before it\nRun `chatdir send --help` for usage."),
         UsageCase(["send", "c1", String(repeating: "a", count: 4097)], "chatdir send: the message text is 4097 characters long; at most 4096 are allowed\nRun `chatdir send --help` for usage."),
         UsageCase(["send", String(repeating: "c", count: 65), "hi"], "chatdir send: invalid conversation ID \"\(String(repeating: "c", count: 65))\": it is 65 bytes long; at most 64 are allowed (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir send --help` for usage."),
         UsageCase(["retry"], "chatdir retry: missing CONV (or --all)\nRun `chatdir retry --help` for usage."),
@@ -96,12 +98,25 @@ import Testing
     func help(_ name: String) throws {
         let command = try #require(Chatdir.commands.first { $0.spec.name == name })
         for flag in ["--help", "-h"] {
-            let parsed = try ParsedArguments(["c1", flag, "--store", "/x"], spec: command.spec)
+            let store = Self.storeless.contains(name) ? [] : ["--store", "/x"]
+            let parsed = try ParsedArguments(["c1", flag] + store, spec: command.spec)
             #expect(parsed.wantsHelp)
         }
         #expect(command.spec.help.contains("Usage:\n  chatdir \(name) "))
-        #expect(command.spec.help.contains("\n  --store DIR  "))
+        #expect(command.spec.help.contains("\n  --store DIR  ") == !Self.storeless.contains(name))
         #expect(command.spec.help.contains("\n  --help  "))
+    }
+
+    /// The commands that never open a store: `seed DIR`, `demo`, `serve --data DIR`.
+    static let storeless: Set<String> = ["seed", "demo", "serve"]
+
+    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve"])
+    func noStoreOption(_ name: String) throws {
+        let command = try #require(Chatdir.commands.first { $0.spec.name == name })
+        #expect(!command.spec.help.contains("--store"), "\(command.spec.help)")
+        #expect(!command.spec.help.contains("$CHATDIR_STORE"))
+        let refused = #expect(throws: UsageError.self) { try ParsedArguments(["--store", "/tmp/x"], spec: command.spec) }
+        #expect(refused?.message == "unknown option --store for `chatdir \(name)`; if it is not meant as an option, put -- before it")
     }
 
     @Test("options take --name value and --name=value, the last one wins, -- ends options, - is a positional")
@@ -118,6 +133,22 @@ import Testing
         #expect(!parsed.wantsHelp)
         #expect(try parsed.positional(0, "CONV") == "c1")
         #expect(throws: Never.self) { try parsed.expectAtMost(4) }
+    }
+
+    @Test("send takes text that starts with a dash: after --, or a negative number as it is; its help shows --")
+    func dashText() throws {
+        #expect(try ParsedArguments(["c1", "-1", "from", "me"], spec: SendCommand.spec).positionals == ["c1", "-1", "from", "me"])
+        #expect(try ParsedArguments(["c1", "--", "-x", "--store", "y"], spec: SendCommand.spec).positionals == ["c1", "-x", "--store", "y"])
+        #expect(SendCommand.spec.help.contains("chatdir send c1 -- -x marks the spot"))
+        let directory = try TemporaryDirectory()
+        let store = try Self.seededStore(directory)
+        let output = Output(environment: [:])
+        for (arguments, text) in [(["c1", "-1", "from", "me"], "-1 from me"), (["c1", "--", "-x", "marks"], "-x marks")] {
+            let parsed = try ParsedArguments(["--store", store] + arguments, spec: SendCommand.spec)
+            #expect(try SendCommand.run(Context(output: output, environment: [:], arguments: parsed)) == 0)
+            let conversation = try Store.open(at: store).existingConversation(try ConversationID("c1"))
+            #expect(try conversation.snapshot(limit: 10).outbox.contains { $0.text == text }, "\(text) was not queued")
+        }
     }
 
     @Test("a value may itself start with a dash or be empty")

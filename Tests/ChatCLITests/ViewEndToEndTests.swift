@@ -28,7 +28,7 @@ import ChatTestSupport
         #expect(lines[1].hasSuffix("Maybe, what time?  ✓ receipts unknown"))
         #expect(lines[3].hasSuffix("See you at 7 then  ◷ pending"))
         #expect(lines[4].contains("✗ failed: rejected by the server"))
-        #expect(lines[4].contains("(retry: chatdir retry carol "))
+        #expect(lines[4].contains("(retry: chatdir retry --store \(sample.path) carol "))
         #expect(lines[5].hasSuffix("Bringing the spare harness  ◷ pending"))
     }
 
@@ -48,5 +48,21 @@ import ChatTestSupport
         let result = try ChatdirProcess.run(["view", "--store", sample.path, "dinner", "--before", "3", "--json"])
         let sequences = try result.lines.map { (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["sequence"] as? Int }
         #expect(sequences == [1, 2])
+    }
+}
+
+/// `view --limit N` shows N rows in all, outbox rows counted among them.
+@Suite(.ownThreads) struct ViewLimitEndToEndTests {
+    let sample = packageRoot.appendingPathComponent("SampleData/alice")
+
+    @Test("--limit N counts pending and failed rows among the N: the newest N rows, as text and as JSON", arguments: [1, 3, 4, 6])
+    func limitCountsOutbox(_ limit: Int) throws {
+        let all = try ChatdirProcess.run(["view", "--store", sample.path, "carol"])
+        #expect(all.lines.count == 6, "SampleData's carol has 3 messages and 3 outbox rows: \(all.stdout)")
+        let limited = try ChatdirProcess.run(["view", "--store", sample.path, "carol", "--limit", String(limit)])
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(limited.lines == Array(all.lines.suffix(limit)))
+        let json = try ChatdirProcess.run(["view", "--store", sample.path, "carol", "--json", "--limit", String(limit)])
+        #expect(json.lines.count == limit)
     }
 }

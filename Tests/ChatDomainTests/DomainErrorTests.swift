@@ -4,7 +4,7 @@ import ChatTestSupport
 
 @Suite(.ownThreads) struct DomainErrorTests {
     @Test("domain errors read as one actionable line", arguments: [
-        (DomainError.emptyText, "the message text is empty; write something to send"),
+        (DomainError.emptyText, "the message text is empty or only white space; write something to send"),
         (.textTooLong(characters: 5000), "the message text is 5000 characters long; at most 4096 are allowed"),
         (.invalidSequence(0), "invalid sequence 0: sequences start at 1"),
         (.invalidConversationID("../x", reason: "must start with a letter or digit"),
@@ -18,6 +18,9 @@ import ChatTestSupport
     @Test("text limits follow the wire contract: 1 to 4096 characters")
     func textLimits() throws {
         #expect(throws: DomainError.emptyText) { try validateMessageText("") }
+        #expect(throws: DomainError.emptyText) { try validateNewMessageText(" \t\n\u{a0}\u{3000}") }
+        try validateMessageText(" ")
+        try validateNewMessageText(" x ")
         try validateMessageText(String(repeating: "é", count: 4096))
         #expect(throws: DomainError.textTooLong(characters: 4097)) { try validateMessageText(String(repeating: "a", count: 4097)) }
     }

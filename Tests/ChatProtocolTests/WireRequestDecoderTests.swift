@@ -17,7 +17,8 @@ import Testing
         (#"{"text":"x"}"#, #"the field "clientMessageId" is missing"#),
         (#"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":5}"#, #""text" must be a string, found an integer"#),
         (#"{"clientMessageId":"nope","text":"x"}"#, #"invalid client message ID "nope": expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"#),
-        (#"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":""}"#, "the message text is empty; write something to send"),
+        (#"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":""}"#, "the message text is empty or only white space; write something to send"),
+        (#"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":" \n\t\u00a0"}"#, "the message text is empty or only white space; write something to send"),
     ]
 
     @Test("a message body that breaks the contract is refused with one line saying what to send", arguments: postRefusals)

@@ -45,7 +45,7 @@ import Testing
     @Test("401 to the upgrade ends the connection as unauthorized")
     func unauthorized() async {
         let stream = ScriptedStream([.bytes(Array(String.answer(401, #"{"error":"unknown token"}"#).utf8))])
-        #expect(await Self.events(stream, count: 1) == [.disconnected(.unauthorized("the live connection was refused"))])
+        #expect(await Self.events(stream, count: 1) == [.disconnected(.unauthorized("401: the live connection was refused"))])
     }
 
     @Test("503 to the upgrade is temporary, with its Retry-After clamped like any answer's")

@@ -42,6 +42,25 @@ import ChatTestSupport
         #expect(alice.conversation(ab).summary(me: alice.userID).unread == 1, "bob's new message is not read")
     }
 
+    @Test("a wish the server accepted is removed by that pass (docs/FORMAT.md: read.json is the position not yet accepted); an accepted one left over is removed too")
+    func acceptedWishRemoved() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try LocalServer()
+        for index in 1...3 { try await post("m\(index)", as: "bob", server: server) }
+        let alice = try clientStore("alice", in: directory)
+        _ = try await pass(alice, server)
+        _ = try Outbox(alice.conversation(ab)).wantRead(upTo: 2)
+        #expect(FileManager.default.fileExists(atPath: readFile(alice)))
+        _ = try await pass(alice, server)
+        #expect(try alice.conversation(ab).positions()?[alice.userID].readUpTo == 2)
+        #expect(!FileManager.default.fileExists(atPath: readFile(alice)), "accepted, so no longer wanted")
+        // A wish at or below the accepted position (left by an older chatdir) goes at the next pass.
+        try Data("{\"readUpTo\":1}\n".utf8).write(to: URL(fileURLWithPath: readFile(alice)))
+        _ = try await pass(alice, server)
+        #expect(!FileManager.default.fileExists(atPath: readFile(alice)))
+        #expect(try alice.conversation(ab).positions()?[alice.userID].readUpTo == 2)
+    }
+
     @Test("the live worker settles a wish past the server's newest message instead of posting it again and again")
     func liveSettles() async throws {
         let directory = try TemporaryDirectory()

@@ -25,7 +25,7 @@ import ChatTestSupport
         Case(error: .transport(TransportError(.unreachable, "cannot resolve nowhere: Name or service not known", context: "http://nowhere:80")),
              words: "server unreachable: http://nowhere:80: cannot resolve nowhere: Name or service not known", temporary: true, retryable: false),
         Case(error: .rejected(status: 400, message: "text too long"), words: "rejected by the server (400): text too long", temporary: false, retryable: false),
-        Case(error: .unauthorized("unknown token"), words: "the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file", temporary: false, retryable: false),
+        Case(error: .unauthorized("401: unknown token"), words: "the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file", temporary: false, retryable: false),
         Case(error: .contract("chunked answers are not part of the contract"),
              words: "the server broke the wire contract: chunked answers are not part of the contract; nothing from that answer was stored", temporary: false, retryable: false),
     ]

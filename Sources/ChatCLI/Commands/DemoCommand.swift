@@ -18,7 +18,8 @@ enum DemoCommand: Command {
         and bob, alice on two devices (phone and laptop) and bob on one. Each step prints the real
         `chatdir view` of a device. Nothing outside the temporary directory is touched; it is
         removed at the end unless --keep is given. Takes a few seconds.
-        """
+        """,
+        takesStore: false
     )
 
     static func run(_ context: Context) throws -> Int32 {

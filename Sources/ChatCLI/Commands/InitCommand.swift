@@ -31,7 +31,14 @@ enum InitCommand: Command {
         let size = try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
         let path = arguments.positionals.first ?? context.storePath
         let store = try Store.create(at: path, manifest: Manifest(userID: user, server: server, segmentSize: size))
-        context.output.print(store.root)
+        guard context.output.isTerminal else {
+            context.output.print(store.root)
+            return 0
+        }
+        // On a terminal: what happened and the command that comes next, ready to paste.
+        let hint = store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: store.root)
+        let next = hint.command("sync", server == nil ? "--server URL" : "")
+        context.output.print(context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
         return 0
     }
 }

@@ -32,7 +32,8 @@ enum ReadCommand: Command {
             context.output.error("chatdir read: \(id) has no messages yet; nothing to mark")
             return 0
         }
-        context.output.print(String(try Outbox(conversation).wantRead(upTo: sequence)))
+        let marked = try Outbox(conversation).wantRead(upTo: sequence)
+        context.output.print(context.output.isTerminal ? "marked \(id) read up to \(marked); the next sync tells the others" : String(marked))
         return 0
     }
 

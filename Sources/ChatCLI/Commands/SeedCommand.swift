@@ -24,7 +24,8 @@ enum SeedCommand: Command {
         Examples:
           chatdir seed /tmp/fixture --conversations 2 --members 5 --pending 1 --failed 1
           chatdir seed /tmp/big --conversations 1 --messages 1000000
-        """
+        """,
+        takesStore: false
     )
 
     static func run(_ context: Context) throws -> Int32 {

@@ -6,15 +6,18 @@ enum SendCommand: Command {
     static let spec = CommandSpec(
         name: "send",
         summary: "Queue a message (works offline; the sync worker delivers it).",
-        usage: ["CONV TEXT...", "CONV < file"],
+        usage: ["CONV TEXT...", "CONV -- TEXT...", "CONV < file"],
         options: [],
         discussion: """
         The words of TEXT are joined with spaces; without TEXT the message is read from standard
-        input (one trailing newline removed). Prints the message's client message ID, which stays
+        input (one trailing newline removed). Text made only of white space is refused, as the
+        server refuses it. Text that starts with a dash goes after --, which ends the options
+        (a dash then a digit, like -1, is text already). Prints the message's client message ID, which stays
         the same on every delivery attempt. Never waits for the network or the sync worker's lock.
 
         Examples:
           chatdir send c1 on my way
+          chatdir send c1 -- -x marks the spot
           fortune | chatdir send c1
         """
     )
@@ -35,7 +38,7 @@ enum SendCommand: Command {
             text = decoded
             if text.hasSuffix("\n") { text.removeLast() }
         }
-        do { try validateMessageText(text) } catch { throw context.usage(error.description) }
+        do { try validateNewMessageText(text) } catch { throw context.usage(error.description) }
         let store = try context.openStore()
         let outbox = Outbox(try store.existingConversation(id))
         let entry: OutboxEntry
@@ -47,7 +50,11 @@ enum SendCommand: Command {
             guard case .system = error else { throw error }
             throw CommandFailure(message: "nothing was queued: \(error)", exitCode: error.exitCode)
         }
-        context.output.print(entry.clientMessageID.rawValue)
+        if context.output.isTerminal {
+            context.output.print("queued \(entry.clientMessageID) in \(id); it goes out with the next sync")
+        } else {
+            context.output.print(entry.clientMessageID.rawValue)
+        }
         return 0
     }
 }

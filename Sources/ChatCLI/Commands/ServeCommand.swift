@@ -37,7 +37,8 @@ enum ServeCommand: Command {
           chatdir serve --data /tmp/chat-server --port 8080
           chatdir serve --data /tmp/chat-server --faults drop-reply=0.2,rate-limit=0.1:2,seed=7
           curl -H 'Authorization: Bearer alice-token' http://127.0.0.1:8080/v1/conversations
-        """
+        """,
+        takesStore: false
     )
 
     static func run(_ context: Context) throws -> Int32 {

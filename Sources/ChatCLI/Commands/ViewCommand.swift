@@ -48,7 +48,13 @@ enum ViewCommand: Command {
             return try follow(context, store: store, id: id, limit: limit)
         }
         let snapshot = try store.existingConversation(id).snapshot(limit: limit, before: before)
-        let rows = snapshot.rows(me: store.userID)
+        // The newest `limit` rows in all: pending and failed ones count among them.
+        let timeline = snapshot.rows(me: store.userID)
+        let rows = Array(timeline.suffix(limit))
+        let hasOlder = snapshot.hasOlder || rows.count < timeline.count
+        // `--before` shows what is older than the oldest message on screen (or than every
+        // message, when only outbox rows fit).
+        let olderBefore = rows.first { $0.sequence != nil }?.sequence ?? snapshot.messages.last.map { $0.sequence + 1 }
         let output = context.output
         if arguments.flag("--mark-read"), let newest = snapshot.messages.last?.sequence {
             try Outbox(try store.existingConversation(id)).wantRead(upTo: newest)
@@ -57,23 +63,23 @@ enum ViewCommand: Command {
             for row in rows { output.print(RowText.json(row, conversation: id, me: store.userID)) }
             return 0
         }
-        let text = RowText(output: output, conversation: id)
+        let text = RowText(output: output, conversation: id, hint: context.hint)
         if output.isTerminal {
             let title = snapshot.info?.title ?? id.rawValue
             let members = snapshot.members(me: store.userID).map(\.rawValue).joined(separator: ", ")
             output.print(output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
-            if snapshot.hasOlder, let first = rows.first?.sequence {
-                output.print(output.styled("  older messages: chatdir view \(id) --before \(first)", .dim))
+            if hasOlder, let first = olderBefore {
+                output.print(output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
             }
         }
         for line in text.lines(rows) { output.print(line) }
         if output.isTerminal {
-            if rows.isEmpty { output.print(output.styled("  no messages yet: chatdir send \(id) TEXT", .dim)) }
+            if rows.isEmpty { output.print(output.styled("  no messages yet: " + context.hint.command("send", "\(id) TEXT"), .dim)) }
             let pending = snapshot.outbox.filter { $0.state == .pending }.count
             let failed = snapshot.outbox.count - pending
             var status: [String] = []
             if pending > 0 { status.append("\(pending) pending") }
-            if failed > 0 { status.append("\(failed) failed (chatdir retry \(id) --all)") }
+            if failed > 0 { status.append("\(failed) failed (\(context.hint.command("retry", "\(id) --all")))") }
             if snapshot.positions == nil { status.append("receipts not loaded yet") }
             if !status.isEmpty { output.print(output.styled("  " + status.joined(separator: " · "), .dim)) }
         }
@@ -89,10 +95,11 @@ enum ViewCommand: Command {
         let me = store.userID
         return try Follow.block {
             let events = Follow.merge(states, Terminal.signals(resize: redraw))
-            let model = ConversationViewModel(me: me)
+            var model = ConversationViewModel(me: me)
+            model.hint = context.hint
             if redraw {
                 let terminal = Terminal()
-                let screen = ConversationScreen(output: output, conversation: id)
+                let screen = ConversationScreen(output: output, conversation: id, hint: context.hint)
                 terminal.enter()
                 defer { terminal.restore() }
                 var last: ConversationState?
@@ -111,7 +118,7 @@ enum ViewCommand: Command {
                 }
                 return 0
             }
-            var printer = RowPrinter(output: output, conversation: id, me: me, json: json)
+            var printer = RowPrinter(output: output, conversation: id, me: me, json: json, hint: context.hint)
             for await event in events {
                 switch event {
                 case let .value(state): printer.print(state)
