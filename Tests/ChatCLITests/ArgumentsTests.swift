@@ -107,10 +107,11 @@ import Testing
         #expect(command.spec.help.contains("\n  --help  "))
     }
 
-    /// The commands that never open a store: `seed DIR`, `demo`, `serve --data DIR`.
-    static let storeless: Set<String> = ["seed", "demo", "serve"]
+    /// The commands that never open a store: `seed DIR`, `demo`, `serve --data DIR`, and the two
+    /// that only print (`completion`, `manual`).
+    static let storeless: Set<String> = ["seed", "demo", "serve", "completion", "manual"]
 
-    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve"])
+    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve", "completion", "manual"])
     func noStoreOption(_ name: String) throws {
         let command = try #require(Chatdir.commands.first { $0.spec.name == name })
         #expect(!command.spec.help.contains("--store"), "\(command.spec.help)")

@@ -14,7 +14,8 @@ enum CompletionCommand: Command {
           chatdir completion bash > ~/.local/share/bash-completion/completions/chatdir
           chatdir completion zsh > ~/.local/share/zsh/site-functions/_chatdir
           chatdir completion fish > ~/.local/share/fish/vendor_completions.d/chatdir.fish
-        """
+        """,
+        takesStore: false
     )
 
     static func run(_ context: Context) throws -> Int32 {

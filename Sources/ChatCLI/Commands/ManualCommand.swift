@@ -11,7 +11,8 @@ enum ManualCommand: Command {
           chatdir manual | man -l -
           chatdir manual store | man -l -
         make install puts them in PREFIX/share/man/man1/chatdir.1 and man5/chatdir-store.5.
-        """
+        """,
+        takesStore: false
     )
 
     static func run(_ context: Context) throws -> Int32 {

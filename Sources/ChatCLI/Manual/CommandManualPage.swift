@@ -35,8 +35,10 @@ enum CommandManualPage {
             }
             if !command.discussion.isEmpty { page += Roff.paragraphs(command.discussion) }
         }
-        page += ".SH OPTIONS\nEvery command also takes:\n"
-        for option in CommandSpec.common {
+        let storeless = commands.filter { !$0.takesStore }.map { $0.name }
+        page += ".SH OPTIONS\nEvery command also takes \\fB--help\\fR, and every command but "
+            + storeless.joined(separator: ", ") + " takes \\fB--store\\fR:\n"
+        for option in [CommandSpec.store, CommandSpec.helpOption] {
             page += ".TP\n\\fB\(Roff.escape(option.name))\\fR" + (option.value.map { " \\fI\(Roff.escape($0))\\fR" } ?? "") + "\n"
             page += Roff.text(option.help) + "\n"
         }

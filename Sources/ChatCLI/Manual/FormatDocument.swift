@@ -184,6 +184,13 @@ messages the server no longer has), the wish is settled: the worker merges the a
 `positions.json` and removes `read.json` (unless a newer `read` raised it meanwhile), instead of
 posting it again every second.
 
+**An accepted read wish is removed.** Once the server accepted the position (its answer merged
+into `positions.json`), the worker removes `read.json` in the same pass, unless a newer `read`
+raised it meanwhile; a `read.json` at or below the accepted position (left by an older chatdir)
+is removed at the next pass without a post. So `outbox/` is empty when nothing waits for the
+server: `ls conversations/dinner/outbox` after a `chatdir read dinner` and a `chatdir sync`
+shows nothing.
+
 ## .caught-up
 
 The sync worker's marker, one number and a newline: every sequence from the start of the stored
