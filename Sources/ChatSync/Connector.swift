@@ -12,6 +12,17 @@ struct Connector: Sendable {
 
     /// A plain TCP connection (``TCPConnection``).
     static let tcp = Connector(open: TCPConnection.open)
+
+    /// What the server's scheme asks for: TLS for `https://` (``TLSConnection``, trusting the
+    /// system store plus `caFile`), plain TCP for `http://`.
+    static func network(caFile: String?) -> Connector {
+        Connector { server, deadline throws(TransportError) in
+            switch server.scheme {
+            case .https: try TLSConnection.open(server, caFile: caFile, until: deadline)
+            case .http: try TCPConnection.open(server, deadline)
+            }
+        }
+    }
 }
 
 extension TCPConnection: ByteStream {

@@ -40,8 +40,14 @@ public actor SyncEngine {
         public var idleCatchUp: Duration = .seconds(30)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
-        /// Where every connection to the server comes from (TCP unless a test scripts the stream).
-        var connector: Connector = .tcp
+        /// Where every connection to the server comes from (TCP or TLS by the server's scheme,
+        /// unless a test scripts the stream).
+        var connector: Connector = .network(caFile: nil)
+        /// A PEM file of CA certificates trusted for `https://` servers besides the system store
+        /// (`--ca-file`, `CHATDIR_CA_FILE`).
+        public var caFile: String? {
+            didSet { connector = .network(caFile: caFile) }
+        }
 
         public init() {}
     }
@@ -60,11 +66,15 @@ public actor SyncEngine {
         public var unauthorized = false
         /// Whether one of the problems was the server breaking the wire contract (``SyncError/contract(_:)``).
         public var brokeContract = false
+        /// Whether the server's TLS certificate or handshake was refused (``SyncError/untrusted(_:)``).
+        public var untrusted = false
 
         /// How a pass ended, the first that applies: the token was refused, a message was
         /// rejected, the server broke the contract, something is left to do, or all done.
         public enum Outcome: Sendable, Equatable {
             case tokenRefused
+            /// The server's TLS certificate or handshake was refused: nothing was sent to it.
+            case serverUntrusted
             case messageRejected
             case contractBroken
             /// Some messages are still pending, or a problem stopped part of the pass: run it again later.
@@ -75,6 +85,7 @@ public actor SyncEngine {
         /// Decided from the kinds of errors met (never from their words).
         public var outcome: Outcome {
             if unauthorized { return .tokenRefused }
+            if untrusted { return .serverUntrusted }
             if !failed.isEmpty { return .messageRejected }
             if brokeContract { return .contractBroken }
             if stillPending > 0 || !problems.isEmpty { return .incomplete }
@@ -88,6 +99,7 @@ public actor SyncEngine {
             switch error as? SyncError {
             case .unauthorized?: unauthorized = true
             case .contract?: brokeContract = true
+            case .untrusted?: untrusted = true
             default: break
             }
         }
@@ -161,6 +173,7 @@ public actor SyncEngine {
                     // One conversation's broken answer or failed write (a full disk) ends that
                     // conversation's work, not the pass; what was stored before stays counted.
                     if case SyncError.unauthorized = error { throw error }
+                    if case SyncError.untrusted = error { throw error }
                     report.record(error, in: id)
                     report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
                 }
@@ -417,7 +430,7 @@ public actor SyncEngine {
                         return outcome
                     }
                     try await Task.sleep(for: delay)
-                case .unauthorized, .contract:
+                case .unauthorized, .contract, .untrusted:
                     try await flush(&accepted, into: &outcome, in: id)
                     throw error
                 }

@@ -12,6 +12,10 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case closed
         /// A system call on the connection failed (poll, send, recv: a reset, for one).
         case failed
+        /// The server's TLS was refused: its certificate (unknown authority, expired, another
+        /// host) or its handshake (plain HTTP, too old a TLS). The one kind not worth another
+        /// attempt: openers turn it into ``SyncError/untrusted(_:)``.
+        case tls
     }
 
     public var kind: Kind
