@@ -44,4 +44,38 @@ static inline int chatdir_X509_time_text(X509 *certificate, int after, char *buf
     return strftime(buffer, size, "%Y-%m-%d %H:%M:%S UTC", &parts) > 0;
 }
 
+// What the first failed check of a peer's chain saw: OpenSSL keeps no peer certificate after
+// a refused handshake, so the refusal's words (whose CA, which name, what date) come from here.
+typedef struct {
+    char issuer[256];
+    char subject[256];
+    char notAfter[64];
+    char notBefore[64];
+    int recorded;
+} chatdir_verify_record;
+
+static inline void chatdir_copy_common_name(X509_NAME *name, char *buffer, int size) {
+    if (name == NULL || X509_NAME_get_text_by_NID(name, NID_commonName, buffer, size) < 0) buffer[0] = 0;
+}
+
+static inline int chatdir_verify_callback(int ok, X509_STORE_CTX *store) {
+    if (ok) return ok;
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+    chatdir_verify_record *record = ssl ? (chatdir_verify_record *)SSL_get_app_data(ssl) : NULL;
+    X509 *certificate = X509_STORE_CTX_get_current_cert(store);
+    if (record == NULL || certificate == NULL || record->recorded) return ok;
+    record->recorded = 1;
+    chatdir_copy_common_name(X509_get_issuer_name(certificate), record->issuer, sizeof record->issuer);
+    chatdir_copy_common_name(X509_get_subject_name(certificate), record->subject, sizeof record->subject);
+    chatdir_X509_time_text(certificate, 1, record->notAfter, sizeof record->notAfter);
+    chatdir_X509_time_text(certificate, 0, record->notBefore, sizeof record->notBefore);
+    return ok;
+}
+
+// Verifies the peer (refusing on the first failure) and records that failure in `record`.
+static inline void chatdir_SSL_verify_recording(SSL *ssl, chatdir_verify_record *record) {
+    SSL_set_app_data(ssl, record);
+    SSL_set_verify(ssl, SSL_VERIFY_PEER, chatdir_verify_callback);
+}
+
 #endif

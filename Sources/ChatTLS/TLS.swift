@@ -121,6 +121,8 @@ public enum TLS {
         /// The name or address the certificate must match (clients only).
         private let host: String?
         private let context: Context
+        /// What the first failed certificate check saw (clients only), for the refusal's words.
+        private let record: UnsafeMutablePointer<chatdir_verify_record>
 
         /// A client session to `host` (checked against the certificate: a DNS name by
         /// `X509_VERIFY_PARAM_set1_host` and sent as SNI, an IP address by `set1_ip_asc`), or a
@@ -134,6 +136,8 @@ public enum TLS {
             self.peer = peer
             self.context = context
             self.host = host
+            record = .allocate(capacity: 1)
+            record.initialize(to: chatdir_verify_record())
             guard SSL_set_fd(ssl, fd) == 1 else { throw Context.openSSLFailure(.failed, "cannot attach TLS to the socket") }
             if let host, context.isClient {
                 let parameters = SSL_get0_param(ssl)
@@ -144,13 +148,17 @@ public enum TLS {
                         throw Context.openSSLFailure(.handshake, "\(host): not a host name TLS can check")
                     }
                 }
+                chatdir_SSL_verify_recording(ssl, record)
                 SSL_set_connect_state(ssl)
             } else {
                 SSL_set_accept_state(ssl)
             }
         }
 
-        deinit { SSL_free(ssl) }
+        deinit {
+            SSL_free(ssl)
+            record.deallocate()
+        }
 
         /// Runs the handshake to its end by `deadline`; for a client, that includes verifying
         /// the peer's certificate.
@@ -277,19 +285,18 @@ public enum TLS {
 
         private func certificateFailure(_ verify: Int32) -> Failure {
             let name = host ?? peer
-            let certificate = SSL_get1_peer_certificate(ssl)
-            defer { if let certificate { X509_free(certificate) } }
-            let issuer = certificate.flatMap { TLS.commonName(X509_get_issuer_name($0)) }.map { " (CN=\($0))" } ?? ""
-            let subject = certificate.flatMap { TLS.commonName(X509_get_subject_name($0)) }.map { " (CN=\($0))" } ?? ""
+            let seen = record.pointee
+            let issuer = TLS.text(seen.issuer).map { " (CN=\($0))" } ?? ""
+            let subject = TLS.text(seen.subject).map { " (CN=\($0))" } ?? ""
             switch verify {
             case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT,
                  X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
                 return Failure(.untrusted, "certificate for \(name) is signed by an unknown authority\(issuer); pass --ca-file with that authority's certificate")
             case X509_V_ERR_CERT_HAS_EXPIRED:
-                let when = certificate.flatMap { TLS.dateText($0, after: true) }.map { " on \($0)" } ?? ""
+                let when = TLS.text(seen.notAfter).map { " on \($0)" } ?? ""
                 return Failure(.untrusted, "certificate for \(name) expired\(when)\(subject); the server needs a renewed certificate")
             case X509_V_ERR_CERT_NOT_YET_VALID:
-                let when = certificate.flatMap { TLS.dateText($0, after: false) }.map { " before \($0)" } ?? ""
+                let when = TLS.text(seen.notBefore).map { " before \($0)" } ?? ""
                 return Failure(.untrusted, "certificate for \(name) is not valid\(when)\(subject); check this machine's clock")
             case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
                 return Failure(.untrusted, "certificate of \(peer) is not for \(name)\(subject); connect by a name or address the certificate lists")
@@ -306,27 +313,22 @@ public enum TLS {
         while true {
             let code = ERR_get_error()
             if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            reasons.append(text.split(separator: ":").dropFirst(5).first.map(String.init) ?? text)
+            if let reason = ERR_reason_error_string(code) {
+                reasons.append(String(cString: reason))
+            } else {
+                var buffer = [CChar](repeating: 0, count: 256)
+                ERR_error_string_n(code, &buffer, buffer.count)
+                reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
         }
         return reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")
     }
 
-    /// The common name in an X.509 name, if it has one.
-    fileprivate static func commonName(_ name: OpaquePointer?) -> String? {
-        guard let name else { return nil }
-        var buffer = [CChar](repeating: 0, count: 256)
-        let length = X509_NAME_get_text_by_NID(name, NID_commonName, &buffer, Int32(buffer.count))
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// A certificate's notAfter (or notBefore) as `2026-01-31 12:00:00 UTC`.
-    fileprivate static func dateText(_ certificate: OpaquePointer, after: Bool) -> String? {
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard chatdir_X509_time_text(certificate, after ? 1 : 0, &buffer, buffer.count) == 1 else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// A C string in a fixed-size field (a tuple of CChar), nil when empty.
+    fileprivate static func text<Field>(_ field: Field) -> String? {
+        withUnsafeBytes(of: field) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        }
     }
 }
