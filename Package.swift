@@ -27,7 +27,7 @@ let package = Package(
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
         .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"]),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem"]),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),

@@ -226,6 +226,9 @@ public enum TLS {
             }
         }
 
+        /// Whether OpenSSL holds decrypted bytes not yet read: `poll` on the socket cannot see them.
+        public var hasPendingBytes: Bool { SSL_pending(ssl) > 0 }
+
         /// Sends close_notify if the socket takes it at once (never waits): a polite end before
         /// the caller closes the socket.
         public func close() {
