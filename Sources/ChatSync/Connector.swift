@@ -1,6 +1,6 @@
 import ChatDomain
-/// How the client opens a ``ByteStream`` to a server: plain TCP today (``tcp``), TLS next
-/// (issue 11), scripted streams in tests. The HTTP client and the live connection get their
+/// How the client opens a ``ByteStream`` to a server: by the server's scheme
+/// (``network(caFile:)``: TLS for https, ``tcp`` for http), scripted streams in tests. The HTTP client and the live connection get their
 /// streams only from here.
 struct Connector: Sendable {
     /// Opens a stream to `server`, giving up at `deadline`.

@@ -38,6 +38,9 @@ public actor SyncEngine {
         /// How long the live worker waits without events before catching up anyway (a dropped
         /// last event leaves a hole that no later event reveals).
         public var idleCatchUp: Duration = .seconds(30)
+        /// The live worker's shortest wait after the server's TLS was refused (``SyncError/untrusted(_:)``):
+        /// only a new certificate or `--ca-file` fixes that, so a tight reconnect loop would only be noise.
+        public var untrustedReconnectWait: Duration = .seconds(60)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
         /// Where every connection to the server comes from (TCP or TLS by the server's scheme,

@@ -136,3 +136,45 @@ struct TLSEndToEndTests {
         #expect(synced.stderr.contains("nowhere.pem: no such CA file; pass --ca-file with the PEM certificate"), "\(synced.stderr)")
     }
 }
+
+/// The live worker against a server whose certificate it refuses: it says why and waits long
+/// between attempts instead of reconnecting in a tight loop.
+@Suite(.ownThreads, .enabled(if: TestCertificates.available, "needs the openssl command line (CI installs it)"))
+struct TLSLiveRefusalEndToEndTests {
+    @Test("sync --live against an unknown authority: the reason on stderr, then a wait of a minute, not a tight loop")
+    func liveBacksOff() throws {
+        let directory = try TemporaryDirectory()
+        let certificates = try TestCertificates(in: directory)
+        let peer = try TLSPeer.openSSLServer(certificate: certificates.server, key: certificates.serverKey)
+        let store = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", "https://127.0.0.1:\(peer.port)", store]).status == 0)
+        let worker = Process()
+        worker.executableURL = ChatdirProcess.executable
+        worker.arguments = ["sync", "--live", "--store", store]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        worker.environment = environment
+        let errors = Pipe()
+        worker.standardError = errors
+        worker.standardOutput = FileHandle.nullDevice
+        try worker.run()
+        var lines: [String] = []
+        var pending = Data()
+        let handle = errors.fileHandleForReading
+        // The first attempt and its wait: two lines.
+        while lines.count < 2 {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            pending.append(data)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+        kill(worker.processIdentifier, SIGKILL)
+        worker.waitUntilExit()
+        #expect(lines.first?.contains("certificate for 127.0.0.1 is signed by an unknown authority (CN=chatdir test root); pass --ca-file") == true, "\(lines)")
+        #expect(lines.dropFirst().first.map { $0.hasPrefix("chatdir sync: reconnecting in 6") } == true, "\(lines)")
+        _ = peer
+    }
+}
