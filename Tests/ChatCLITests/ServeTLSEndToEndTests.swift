@@ -161,4 +161,68 @@ struct ServeTLSEndToEndTests {
         #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         #expect(waitFor { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("live from bob")) == true })
     }
+
+    @Test("over https with dropped replies and 503s, repeated passes deliver every message once")
+    func faultsOverHTTPS() throws {
+        let server = try TLSServer { $0.faults = (try? Faults(parsing: "drop-reply=0.4,error5xx=0.3,seed=11")) ?? .none }
+        let alice = server.directory.file("alice")
+        let trust = ["CHATDIR_TOKEN": "alice-token", "CHATDIR_CA_FILE": server.certificates.rootCA]
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, alice]).status == 0)
+        var passes = 0
+        while try ChatdirProcess.run(["sync", "--store", alice], environment: trust).status != 0, passes < 20 { passes += 1 }
+        let texts = (1...5).map { "through the faults \($0)" }
+        for text in texts { #expect(try ChatdirProcess.run(["send", "--store", alice, "dinner", text]).status == 0) }
+        var last = try ChatdirProcess.run(["sync", "--store", alice], environment: trust)
+        passes = 0
+        while last.status != 0 || last.stdout.contains("still pending"), passes < 30 {
+            #expect(last.status == 75 || last.status == 0, "\(last.stderr)")
+            last = try ChatdirProcess.run(["sync", "--store", alice], environment: trust)
+            passes += 1
+        }
+        #expect(last.status == 0, "\(last.stderr)")
+        let files = try snapshotFiles(server.directory.file("server")).values.map { String(decoding: $0, as: UTF8.self) }.joined()
+        for text in texts { #expect(files.components(separatedBy: text).count - 1 == 1, "\(text) once on the server") }
+    }
+
+    @Test("sync --live over wss with the server closing every live socket: the worker reconnects and still gets bob's message")
+    func liveReconnectsOverWSS() throws {
+        let server = try TLSServer { $0.faults = (try? Faults(parsing: "live-close=400ms")) ?? .none }
+        let alice = server.directory.file("alice")
+        let bob = server.directory.file("bob")
+        let ca = server.certificates.rootCA
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, alice]).status == 0)
+        #expect(try ChatdirProcess.run(["init", "--user", "bob", "--server", server.url, bob]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        let worker = Process()
+        worker.executableURL = ChatdirProcess.executable
+        worker.arguments = ["sync", "--live", "--store", alice, "--ca-file", ca]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        worker.environment = environment
+        let errors = Pipe()
+        worker.standardError = errors
+        worker.standardOutput = FileHandle.nullDevice
+        try worker.run()
+        let log = Lock<String>("")
+        let handle = errors.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                log.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }
+        func connections() -> Int { log.withLock { $0.components(separatedBy: "connected to https://127.0.0.1:").count - 1 } }
+        defer {
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+        }
+        // Caught up once, then a socket the fault closed.
+        #expect(waitFor { FileManager.default.fileExists(atPath: alice + "/conversations/alice-bob/messages/0000000001-0000000100.json") })
+        #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "after the drops"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(waitFor { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("after the drops")) == true })
+        // The fault closes every live socket after 400 ms: the worker connects again over wss.
+        #expect(waitFor { connections() >= 2 }, "\(log.withLock { $0 })")
+    }
 }
