@@ -9,7 +9,8 @@ final class TLSPeer: @unchecked Sendable {
     /// The port it listens on, from its first line that names one.
     let port: Int
 
-    static var pythonAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") }
+    /// Whether `python3` is on PATH (the proxy needs only its standard library).
+    static let pythonAvailable: Bool = (try? ChatdirProcess.run(["python3", "-c", "import ssl, asyncio"], executable: URL(fileURLWithPath: "/usr/bin/env")))?.status == 0
 
     /// `openssl s_server -www` with `certificate` (extra arguments such as `-tls1` appended).
     static func openSSLServer(certificate: String, key: String, extra: [String] = []) throws -> TLSPeer {
@@ -22,7 +23,7 @@ final class TLSPeer: @unchecked Sendable {
     static func pythonTLSProxy(certificate: String, key: String, backendPort: Int, in directory: TemporaryDirectory) throws -> TLSPeer {
         let script = directory.file("tls_proxy.py")
         try Data(proxyScript.utf8).write(to: URL(fileURLWithPath: script))
-        return try TLSPeer(URL(fileURLWithPath: "/usr/bin/python3"), ["-u", script, certificate, key, String(backendPort)], port: { Int($0) })
+        return try TLSPeer(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-u", script, certificate, key, String(backendPort)], port: { Int($0) })
     }
 
     private init(_ executable: URL, _ arguments: [String], port parse: @escaping @Sendable (String) -> Int?) throws {
