@@ -8,6 +8,7 @@ public enum Chatdir {
         InitCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self,
         WatchCommand.self, SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self,
+        CompletionCommand.self, ManualCommand.self,
     ]
 
     public static let version = "0.1.0"

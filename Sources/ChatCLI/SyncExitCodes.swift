@@ -4,12 +4,13 @@ import ChatSync
 // (the case of the outcome or error), never from its words: the one place they are decided.
 
 extension SyncEngine.Report.Outcome {
-    /// 0 all done; 65 a message was rejected; 75 try again later; 76 the server broke the
-    /// contract; 77 the token, or the server's TLS certificate, was refused.
+    /// 0 all done; 65 a message was rejected; 74 the store could not be written; 75 try again
+    /// later; 76 the server broke the contract; 77 the token, or the server's TLS certificate, was refused.
     var exitCode: Int32 {
         switch self {
         case .complete: 0
         case .messageRejected: 65  // EX_DATAERR
+        case .storeFailed: 74  // EX_IOERR, as for every command's failed write
         case .incomplete: 75  // EX_TEMPFAIL
         case .contractBroken: 76  // EX_PROTOCOL
         case .tokenRefused: 77  // EX_NOPERM

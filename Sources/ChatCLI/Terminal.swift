@@ -1,13 +1,5 @@
 import ChatSystem
 
-/// What the terminal or the system tells a following screen.
-enum TerminalSignal: Sendable {
-    /// SIGWINCH: the window changed size; redraw.
-    case resize
-    /// SIGINT (Ctrl-C), SIGTERM or SIGHUP: restore the terminal and exit 0.
-    case stop
-}
-
 /// A following screen on the terminal: its size, a quiet mode (no echo or line editing, so
 /// keystrokes do not scribble over the screen; signals stay on so Ctrl-C still arrives), the
 /// alternate screen, and signals delivered as a stream. The calls are ChatSystem's ``TerminalDevice``.

@@ -62,7 +62,7 @@ public struct APIClient: Sendable {
             switch page {
             case let .after(sequence) where message.sequence <= sequence,
                  let .before(sequence) where message.sequence >= sequence:
-                throw .badResponse("the page for \(page) holds sequence \(message.sequence)")
+                throw .contract("the page for \(page) holds sequence \(message.sequence)")
             default: break
             }
         }
@@ -76,7 +76,7 @@ public struct APIClient: Sendable {
         let answer = try await send(.postMessage(id), body: body)
         let message = try answer.decode(WireDecoder.acceptedMessage)
         guard message.clientMessageID == clientMessageID, message.text == text else {
-            throw .badResponse("the server answered a POST with another message (\(message.clientMessageID))")
+            throw .contract("the server answered a POST with another message (\(message.clientMessageID))")
         }
         return (message, answer.status == 201)
     }

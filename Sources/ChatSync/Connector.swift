@@ -28,39 +28,23 @@ struct Connector: Sendable {
 extension TCPConnection: ByteStream {
     /// Connects to `server` by `deadline`: ``Connector/tcp``.
     static func open(_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream {
-        do {
-            return try connect(host: server.host, port: server.port, timeout: timeout(until: deadline))
-        } catch {
-            throw transport(error)
-        }
+        try connect(host: server.host, port: server.port, timeout: timeout(until: deadline))
     }
 
-
     func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(TransportError) {
-        do { try send(bytes, timeout: Self.timeout(until: deadline)) } catch { throw Self.transport(error) }
+        try send(bytes, timeout: Self.timeout(until: deadline))
     }
 
     func read(until deadline: ContinuousClock.Instant) throws(TransportError) -> ByteStreamRead {
-        do {
-            switch try receive(timeout: Self.timeout(until: deadline)) {
-            case let .bytes(bytes): return .bytes(bytes)
-            case .timedOut: return .timedOut
-            case .closed: return .closed
-            }
-        } catch {
-            throw Self.transport(error)
+        switch try receive(timeout: Self.timeout(until: deadline)) {
+        case let .bytes(bytes): return .bytes(bytes)
+        case .timedOut: return .timedOut
+        case .closed: return .closed
         }
     }
 
     /// What is left until `deadline`, at least a millisecond (a poll of 0 would not wait at all).
     static func timeout(until deadline: ContinuousClock.Instant) -> Duration {
         max(deadline - .now, .milliseconds(1))
-    }
-
-    /// TCPConnection reports its failures as ``SyncError`` in words (the system error's text);
-    /// here they become the transport failures they are.
-    static func transport(_ error: SyncError) -> TransportError {
-        if case let .transport(failure) = error { return failure }
-        return TransportError(.failed, error.reason)
     }
 }

@@ -129,13 +129,26 @@ extension SyncEngine {
         })
     }
 
+    /// A failure is reported like an idle or gap catch-up's (`<id>: deferred catch-up failed: …`),
+    /// not dropped: it may be a full disk, and the events that asked for it are gone.
     private func runDeferredDiscovery() async {
         liveState.discoveryScheduled = false
         guard !Task.isCancelled else { return }
         liveState.lastDiscovery = .now
-        guard let listed = try? await discover() else { return }
+        let listed: [ConversationID]
+        do {
+            listed = try await discover()
+        } catch {
+            if !Task.isCancelled { liveState.log?("deferred discovery failed: \(error)") }
+            return
+        }
         for id in listed where liveState.conversations[id]?.isFollowed != true {
-            try? await catchUpLive(id)
+            do {
+                try await catchUpLive(id)
+            } catch {
+                if Task.isCancelled { return }
+                liveState.log?("\(id): deferred catch-up failed: \(error)")
+            }
         }
     }
 

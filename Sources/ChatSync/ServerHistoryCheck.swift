@@ -13,18 +13,18 @@ enum ServerHistoryCheck {
         var previous: Int?
         for message in items {
             if let after, message.sequence <= after {
-                throw .badResponse("\(what): sequence \(message.sequence) was sent for a page of messages after \(after)")
+                throw .contract("\(what): sequence \(message.sequence) was sent for a page of messages after \(after)")
             }
             if let before, message.sequence >= before {
-                throw .badResponse("\(what): sequence \(message.sequence) was sent for a page of messages before \(before)")
+                throw .contract("\(what): sequence \(message.sequence) was sent for a page of messages before \(before)")
             }
             if let previous, message.sequence <= previous {
-                throw .badResponse(message.sequence == previous
+                throw .contract(message.sequence == previous
                     ? "\(what): sequence \(message.sequence) appears twice"
                     : "\(what): sequence \(message.sequence) comes after \(previous); a page must be in ascending order")
             }
             if let other = ids.updateValue(message.sequence, forKey: message.clientMessageID) {
-                throw .badResponse("\(what): client message ID \(message.clientMessageID) appears at sequences \(other) and \(message.sequence)")
+                throw .contract("\(what): client message ID \(message.clientMessageID) appears at sequences \(other) and \(message.sequence)")
             }
             previous = message.sequence
         }
@@ -54,6 +54,6 @@ enum ServerHistoryCheck {
 extension SyncError {
     /// What to do is the same whichever way the histories differ: the store is kept as it is.
     static func historyDiffers(at sequence: Int, _ detail: String) -> SyncError {
-        .badResponse("the server's history differs from the store's at sequence \(sequence): \(detail) (was the server restored from an older copy of its data?); this conversation's outbox keeps its messages; ask the server's operator to restore its data, or move this store aside and sync a new one")
+        .contract("the server's history differs from the store's at sequence \(sequence): \(detail) (was the server restored from an older copy of its data?); this conversation's outbox keeps its messages; ask the server's operator to restore its data, or move this store aside and sync a new one")
     }
 }

@@ -71,15 +71,21 @@ public actor SyncEngine {
         public var brokeContract = false
         /// Whether the server's TLS certificate or handshake was refused (``SyncError/untrusted(_:)``).
         public var untrusted = false
+        /// Whether one of the problems was a system call on the store failing (``StoreError/system(_:)``:
+        /// a full disk, an I/O error): the user's to fix, not the server's.
+        public var storeFailed = false
 
         /// How a pass ended, the first that applies: the token was refused, a message was
-        /// rejected, the server broke the contract, something is left to do, or all done.
+        /// rejected, the server broke the contract, the store could not be written, something is
+        /// left to do, or all done.
         public enum Outcome: Sendable, Equatable {
             case tokenRefused
             /// The server's TLS certificate or handshake was refused: nothing was sent to it.
             case serverUntrusted
             case messageRejected
             case contractBroken
+            /// A write (or read) of the store failed: free space or check the disk, then sync again.
+            case storeFailed
             /// Some messages are still pending, or a problem stopped part of the pass: run it again later.
             case incomplete
             case complete
@@ -91,6 +97,7 @@ public actor SyncEngine {
             if untrusted { return .serverUntrusted }
             if !failed.isEmpty { return .messageRejected }
             if brokeContract { return .contractBroken }
+            if storeFailed { return .storeFailed }
             if stillPending > 0 || !problems.isEmpty { return .incomplete }
             return .complete
         }
@@ -105,6 +112,7 @@ public actor SyncEngine {
             case .untrusted?: untrusted = true
             default: break
             }
+            if case .system? = error as? StoreError { storeFailed = true }
         }
 
         public var summary: String {

@@ -18,20 +18,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// server until its certificate or the client's trust (`--ca-file`) changes; never retried in a pass.
     case untrusted(String)
 
-    /// Nothing answers at the server's address (a ``transport(_:)`` failure of kind unreachable).
-    static func unreachable(_ detail: String) -> SyncError {
-        .transport(TransportError(.unreachable, detail))
-    }
-
     /// A failure to open a stream to the server: a refused TLS certificate or handshake is
     /// ``untrusted(_:)``, anything else ``transport(_:)``.
     static func opening(_ failure: TransportError) -> SyncError {
         failure.kind == .tls ? .untrusted(failure.detail) : .transport(failure)
-    }
-
-    /// A ``contract(_:)`` violation, under the name the wire decoders throw it by.
-    static func badResponse(_ reason: String) -> SyncError {
-        .contract(reason)
     }
 
     public var description: String {

@@ -13,11 +13,12 @@ final class TCPConnection: @unchecked Sendable {
     }
 
     /// Connects to `host:port`, giving up after `timeout`.
-    static func connect(host: String, port: UInt16, timeout: Duration) throws(SyncError) -> TCPConnection {
+    /// - Throws: ``TransportError`` carrying the ``Socket/ConnectError``, its kind read from it.
+    static func connect(host: String, port: UInt16, timeout: Duration) throws(TransportError) -> TCPConnection {
         do {
             return TCPConnection(socket: try Socket.connect(host: host, port: port, timeoutMilliseconds: Self.milliseconds(timeout)))
         } catch {
-            throw .unreachable(error.description)
+            throw TransportError(error)
         }
     }
 
@@ -26,14 +27,14 @@ final class TCPConnection: @unchecked Sendable {
     }
 
     /// Sends every byte (MSG_NOSIGNAL: a closed peer is an error, not a SIGPIPE).
-    func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws(SyncError) {
+    func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) throws(TransportError) {
         let sent: Bool
         do {
             sent = try Socket.send(socket.rawValue, bytes, timeoutMilliseconds: Self.milliseconds(timeout))
         } catch {
-            throw .temporary(error.description, retryAfter: nil)
+            throw TransportError(error)
         }
-        guard sent else { throw .temporary("send timed out", retryAfter: nil) }
+        guard sent else { throw TransportError(.timedOut, "send timed out") }
     }
 
     /// What `receive` found.
@@ -44,7 +45,7 @@ final class TCPConnection: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` for bytes from the peer.
-    func receive(timeout: Duration) throws(SyncError) -> Received {
+    func receive(timeout: Duration) throws(TransportError) -> Received {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count: Int
         do {
@@ -53,7 +54,7 @@ final class TCPConnection: @unchecked Sendable {
         } catch where error.isWouldBlock {
             return .timedOut
         } catch {
-            throw .temporary(error.description, retryAfter: nil)
+            throw TransportError(error)
         }
         if count == 0 { return .closed }
         return .bytes(Array(buffer[0..<count]))

@@ -28,7 +28,7 @@ final class TLSConnection: ByteStream, @unchecked Sendable {
         do {
             fd = try Socket.connect(host: server.host, port: server.port, timeoutMilliseconds: milliseconds(until: deadline))
         } catch {
-            throw TransportError(.unreachable, error.description)
+            throw TransportError(error)
         }
         let raw = fd.rawValue
         let session: TLS.Session

@@ -2,11 +2,11 @@ import ChatProtocol
 
 extension SyncError {
     /// The sync's reading of a ``WireDecoder`` refusal: an answer that breaks the contract is a
-    /// bad response (nothing from it is stored); one whose decoding outlasted the request's
+    /// contract violation (nothing from it is stored); one whose decoding outlasted the request's
     /// deadline is a slow answer, temporary like any other.
     init(_ error: WireDecodingError) {
         switch error {
-        case let .contract(reason): self = .badResponse(reason)
+        case let .contract(reason): self = .contract(reason)
         case .deadlinePassed: self = .temporary(error.description, retryAfter: nil)
         }
     }

@@ -42,5 +42,7 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let notConnected = Errno(rawValue: ENOTCONN)
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+    public static let hostUnreachable = Errno(rawValue: EHOSTUNREACH)
+    public static let networkUnreachable = Errno(rawValue: ENETUNREACH)
     public static let inProgress = Errno(rawValue: EINPROGRESS)
 }

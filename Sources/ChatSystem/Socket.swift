@@ -99,13 +99,31 @@ public enum Socket {
     public enum ConnectError: Error, Sendable, Equatable, CustomStringConvertible {
         /// `getaddrinfo` failed; `reason` is its `gai_strerror` text.
         case unresolved(host: String, reason: String)
-        /// Every address refused, timed out or failed; `reason` says how the last one did.
-        case unreachable(host: String, port: UInt16, reason: String)
+        /// Every address refused, timed out or failed; `failure` says how the last one did.
+        case unreachable(host: String, port: UInt16, failure: Failure)
+
+        /// How the last address tried failed: typed, so callers sort it by errno, not by words.
+        public enum Failure: Sendable, Equatable, CustomStringConvertible {
+            /// `socket`, `connect`, `poll` or the connection's `SO_ERROR` gave this errno.
+            case system(Errno)
+            /// No answer before the deadline.
+            case timedOut
+            /// `getaddrinfo` gave no address to try.
+            case noAddress
+
+            public var description: String {
+                switch self {
+                case let .system(errno): errno.description
+                case .timedOut: "timed out"
+                case .noAddress: "no address"
+                }
+            }
+        }
 
         public var description: String {
             switch self {
             case let .unresolved(host, reason): "cannot resolve \(host): \(reason)"
-            case let .unreachable(host, port, reason): "cannot connect to \(host):\(port): \(reason)"
+            case let .unreachable(host, port, failure): "cannot connect to \(host):\(port): \(failure)"
             }
         }
     }
@@ -122,34 +140,34 @@ public enum Socket {
             throw .unresolved(host: host, reason: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(list) }
-        var lastError = "no address"
+        var lastFailure = ConnectError.Failure.noAddress
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
             entry = address.pointee.ai_next
             let fd: FileDescriptor
             do { fd = try tcpSocket(family: address.pointee.ai_family, nonBlocking: true) } catch {
-                lastError = error.errno.description
+                lastFailure = .system(error.errno)
                 continue
             }
             if Glibc.connect(fd.rawValue, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 {
                 let code = Errno.current
-                guard code == .inProgress else { lastError = code.description; continue }
+                guard code == .inProgress else { lastFailure = .system(code); continue }
                 do {
                     let ready = try Poll.wait([fd.rawValue], writable: true, timeoutMilliseconds: timeoutMilliseconds)[0]
-                    guard ready.writable || ready.hungUp else { lastError = "timed out"; continue }
+                    guard ready.writable || ready.hungUp else { lastFailure = .timedOut; continue }
                 } catch {
-                    lastError = error.errno.description
+                    lastFailure = .system(error.errno)
                     continue
                 }
                 var failure: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &failure, &length)
-                guard failure == 0 else { lastError = Errno(rawValue: failure).description; continue }
+                guard failure == 0 else { lastFailure = .system(Errno(rawValue: failure)); continue }
             }
             try? setOption(fd.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
             return fd
         }
-        throw .unreachable(host: host, port: port, reason: lastError)
+        throw .unreachable(host: host, port: port, failure: lastFailure)
     }
 
     private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {

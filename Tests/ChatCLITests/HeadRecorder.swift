@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// A listener on 127.0.0.1 that records the head of every request it gets, byte for byte, and
-/// answers each with 401: what a server would see of a request, header injection included.
+/// answers each with the same response (401 unless told): what a server would see of a
+/// request, header injection included.
 final class HeadRecorder: @unchecked Sendable {
     let port: UInt16
     private let listener: Int32
@@ -15,8 +16,13 @@ final class HeadRecorder: @unchecked Sendable {
     var receivedHeads: [String] { lock.withLock { heads } }
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    private let answer: [UInt8]
+
+    /// `status` and `headers` make the one answer every request gets.
+    init(status: String = "401 Unauthorized", headers: [String] = [], body: String = #"{"error":"unknown token"}"#) throws {
+        answer = Array((["HTTP/1.1 \(status)", "Content-Length: \(body.utf8.count)", "Connection: close"] + headers).joined(separator: "\r\n").utf8)
+            + Array("\r\n\r\n\(body)".utf8)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -56,8 +62,6 @@ final class HeadRecorder: @unchecked Sendable {
         let text = String(decoding: received, as: UTF8.self)
         let head = text.components(separatedBy: "\r\n\r\n")[0] + "\r\n"
         lock.withLock { heads.append(head) }
-        let body = #"{"error":"unknown token"}"#
-        let answer = Array("HTTP/1.1 401 Unauthorized\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
         _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 }

@@ -5,18 +5,20 @@ import Testing
 /// The sysexits statuses of `chatdir sync` and `chatdir history`, decided here from cases only.
 @Suite struct SyncExitCodesTests {
     @Test("a pass's outcome and its exit status", arguments: [
-        (SyncEngine.Report.Outcome.complete, Int32(0)), (.messageRejected, 65), (.incomplete, 75), (.contractBroken, 76), (.tokenRefused, 77), (.serverUntrusted, 77),
+        (SyncEngine.Report.Outcome.complete, Int32(0)), (.messageRejected, 65), (.storeFailed, 74), (.incomplete, 75), (.contractBroken, 76), (.tokenRefused, 77), (.serverUntrusted, 77),
     ])
     func pass(_ outcome: SyncEngine.Report.Outcome, _ code: Int32) {
         #expect(outcome.exitCode == code)
     }
 
-    @Test("the outcome of a pass: the token first, then rejected messages, then a broken contract, then anything left")
+    @Test("the outcome of a pass: the token first, then rejected messages, then a broken contract, then a failed store write, then anything left")
     func precedence() {
         var report = SyncEngine.Report()
         #expect(report.exitCode == 0)
         report.problems = ["c1: stopped catching up after 25 pages at sequence 25; more remain, run `chatdir sync` again"]
         #expect(report.exitCode == 75)
+        report.storeFailed = true
+        #expect(report.exitCode == 74)
         report.brokeContract = true
         #expect(report.exitCode == 76)
         report.failed = ["c1 X: rejected by the server (400): no"]

@@ -50,7 +50,7 @@ import ChatTestSupport
     func resetMidAnswer() async throws {
         let half = Array(Self.me.utf8).prefix(Self.me.utf8.count - 6)
         let scripted = ScriptedConnector([ScriptedStream([.bytes(Array(half)), .reset])])
-        let expected = SyncError.transport(TransportError(.failed, "recv: Connection reset by peer", context: "GET /v1/me"))
+        let expected = SyncError.transport(ScriptedStream.resetError.within("GET /v1/me"))
         await #expect(throws: expected) { _ = try await Self.client(scripted).me() }
         #expect(expected.description == "server unavailable: GET /v1/me: recv: Connection reset by peer")
     }

@@ -57,7 +57,7 @@ import Testing
     @Test("a stream reset during the upgrade is a transport failure")
     func resetDuringUpgrade() async {
         let stream = ScriptedStream([.bytes(Array("HTTP/1.1 101 Swi".utf8)), .reset])
-        #expect(await Self.events(stream, count: 1) == [.disconnected(.transport(TransportError(.failed, "recv: Connection reset by peer")))])
+        #expect(await Self.events(stream, count: 1) == [.disconnected(.transport(ScriptedStream.resetError))])
     }
 
     @Test("a stream that closes during the upgrade says so in the words it had before the seam")

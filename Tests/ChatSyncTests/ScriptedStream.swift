@@ -1,10 +1,14 @@
 import ChatDomain
+import ChatSystem
 import Foundation
 @testable import ChatSync
 
 /// A ``ByteStream`` whose peer is a script, in process (no socket): what the "server" answers,
 /// and how, one read at a time: a trickle, a stall until the reader's deadline, a reset.
 final class ScriptedStream: ByteStream, @unchecked Sendable {
+    /// What ``Step/reset`` throws: the failure TCPConnection reports for a recv that met ECONNRESET.
+    static let resetError = TransportError(SystemError(operation: "recv", path: "", errno: .connectionReset))
+
     enum Step {
         /// These bytes, as one read.
         case bytes([UInt8])
@@ -59,7 +63,7 @@ final class ScriptedStream: ByteStream, @unchecked Sendable {
             while !isShut, condition.wait(until: until) {}
             return isShut ? .closed : .timedOut
         case .reset:
-            throw TransportError(.failed, "recv: Connection reset by peer")
+            throw ScriptedStream.resetError
         }
     }
 

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import Testing
 @testable import ChatSync
 import ChatTestSupport
@@ -18,8 +19,9 @@ import ChatTestSupport
     static let cases: [Case] = [
         Case(error: .temporary("GET /v1/me: 503 busy", retryAfter: .seconds(2)), words: "server unavailable: GET /v1/me: 503 busy (asked to wait 2.0s)", temporary: true, retryable: true),
         Case(error: .transport(TransportError(.timedOut, "no answer in time", context: "GET /v1/me")), words: "server unavailable: GET /v1/me: no answer in time", temporary: true, retryable: true),
-        Case(error: .transport(TransportError(.failed, "recv: Connection reset by peer")), words: "server unavailable: recv: Connection reset by peer", temporary: true, retryable: true),
-        Case(error: .unreachable("cannot connect to 127.0.0.1:9: Connection refused"), words: "server unreachable: cannot connect to 127.0.0.1:9: Connection refused", temporary: true, retryable: false),
+        Case(error: .transport(TransportError(SystemError(operation: "recv", path: "", errno: .connectionReset))), words: "server unavailable: recv: Connection reset by peer", temporary: true, retryable: true),
+        Case(error: .transport(TransportError(SystemError(operation: "poll", path: "", errno: .tooManyOpenFiles))), words: "server unavailable: poll: Too many open files", temporary: true, retryable: true),
+        Case(error: .transport(TransportError(.unreachable, "cannot connect to 127.0.0.1:9: Connection refused")), words: "server unreachable: cannot connect to 127.0.0.1:9: Connection refused", temporary: true, retryable: false),
         Case(error: .transport(TransportError(.unreachable, "cannot resolve nowhere: Name or service not known", context: "http://nowhere:80")),
              words: "server unreachable: http://nowhere:80: cannot resolve nowhere: Name or service not known", temporary: true, retryable: false),
         Case(error: .rejected(status: 400, message: "text too long"), words: "rejected by the server (400): text too long", temporary: false, retryable: false),
@@ -60,5 +62,14 @@ import ChatTestSupport
         report.record(error, in: try? ConversationID("ab"))
         #expect(report.outcome == .contractBroken)
         #expect(report.problems == ["ab: \(error)"])
+    }
+
+    @Test("a failed system call on the store ends the pass as a store failure (exit 74), with the store's words")
+    func storeFailureOutcome() {
+        let error = StoreError.system(SystemError(operation: "fsync", path: "/s/conversations/ab/messages", errno: .noSpace))
+        var report = SyncEngine.Report()
+        report.record(error, in: try? ConversationID("ab"))
+        #expect(report.outcome == .storeFailed)
+        #expect(report.problems == ["ab: fsync /s/conversations/ab/messages: No space left on device; the disk is full: free some space, then run the command again"])
     }
 }

@@ -124,7 +124,7 @@ import ChatTestSupport
                 let scene = try await scene()
                 let (report, rule) = try await faultedPass(scene, failAt: n, persistent: fault.persistent, errno: fault.errno)
                 if (rule?.failed ?? 0) > 0 {
-                    #expect(report.outcome != .complete, "a write failed, yet the pass exited 0 (\(context))")
+                    #expect(report.outcome == .storeFailed, "a write failed, yet the pass ended \(report.outcome), not storeFailed (exit 74) (\(context))")
                     Self.expectClearError(report.problems, errno: fault.errno, under: scene.directory.path, context)
                 }
                 try await expectNothingLost(scene, context)

@@ -358,7 +358,7 @@ import ChatTestSupport
         #expect(try alice.conversation(ab).outbox().map(\.clientMessageID) == [hi.clientMessageID])
         // The segment file was renamed into place, but its rename is not known to be durable:
         // the next pass must not take the record as stored until the directory fsync succeeds.
-        #expect(try await pass(alice, server).outcome == .incomplete)
+        #expect(try await pass(alice, server).outcome == .storeFailed)  // exit 74: the disk, not the server
         #expect(try alice.conversation(ab).outbox().map(\.clientMessageID) == [hi.clientMessageID])
         // Once the disk is fine again the message is recorded and only then leaves the outbox.
         FaultInjection.clear(messages)
@@ -381,7 +381,7 @@ import ChatTestSupport
         options.pageSize = 100
         let report = try await pass(alice, server, options: options)
         #expect(report.newMessages == 103, "\(report)")
-        #expect(report.outcome == .incomplete)
+        #expect(report.outcome == .storeFailed)  // exit 74: the disk, not the server
         #expect(report.problems.contains { $0.hasPrefix("ab: ") && $0.contains("No space left on device") }, "\(report.problems)")
         // The failed page's file may be in place (renamed, its directory fsync failed); the
         // first page is durably there either way.

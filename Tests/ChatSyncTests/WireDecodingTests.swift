@@ -5,10 +5,10 @@ import Testing
 /// The sync's reading of ChatProtocol's refusals: the words and the retry rule users saw before
 /// the decoder moved below ChatSync.
 @Suite struct WireDecodingTests {
-    @Test("an answer that breaks the contract is a bad response: nothing stored, not retried")
+    @Test("an answer that breaks the contract is a contract violation: nothing stored, not retried")
     func contract() {
         let error = SyncError(WireDecodingError.contract(#"the messages page: "hasMore" must be true or false"#))
-        #expect(error == .badResponse(#"the messages page: "hasMore" must be true or false"#))
+        #expect(error == .contract(#"the messages page: "hasMore" must be true or false"#))
         #expect(error.description == #"the server broke the wire contract: the messages page: "hasMore" must be true or false; nothing from that answer was stored"#)
         #expect(!error.isTemporary)
     }
@@ -22,7 +22,7 @@ import Testing
 
     @Test("a live frame is decoded through the same mapping")
     func liveFrame() {
-        #expect(throws: SyncError.badResponse(#"a message event has no "message""#)) {
+        #expect(throws: SyncError.contract(#"a message event has no "message""#)) {
             try SyncError.decoding(WireDecoder.liveEvent, #"{"type":"message","conversationId":"c1"}"#)
         }
     }

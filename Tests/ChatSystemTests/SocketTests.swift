@@ -70,7 +70,7 @@ import Testing
         do {
             _ = try Socket.connect(host: "127.0.0.1", port: UInt16(port), timeoutMilliseconds: 10_000)
         } catch {
-            #expect(error == .unreachable(host: "127.0.0.1", port: UInt16(port), reason: Errno.connectionRefused.description))
+            #expect(error == .unreachable(host: "127.0.0.1", port: UInt16(port), failure: .system(.connectionRefused)))
             #expect(error.description == "cannot connect to 127.0.0.1:\(port): Connection refused")
         }
     }

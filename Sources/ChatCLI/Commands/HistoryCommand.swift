@@ -4,6 +4,14 @@ import ChatSync
 
 /// `chatdir history`: fetches older messages, so `view --before` can show them offline.
 enum HistoryCommand: Command {
+    /// Why a history fetch stopped: the server's side, or the store's (which says what to do).
+    enum HistoryFailure: Error {
+        case server(SyncError)
+        case store(StoreError)
+        /// SIGINT or SIGTERM while a request or its retry wait was under way.
+        case interrupted
+    }
+
     static let spec = CommandSpec(
         name: "history",
         summary: "Fetch older messages of a conversation from the server.",
@@ -14,7 +22,8 @@ enum HistoryCommand: Command {
         discussion: """
         Pages backwards from the oldest stored message (`?before=`) until the server has no more.
         Needs the store's lock, like `chatdir sync`. Afterwards `chatdir view CONV --before SEQ`
-        scrolls back through them without the network.
+        scrolls back through them without the network. Ctrl-C or SIGTERM stops it with exit 130;
+        the pages saved before then stay.
         """
     )
 
@@ -25,20 +34,34 @@ enum HistoryCommand: Command {
         let pages = try arguments.integer("--pages", in: 1...1_000_000)
         let setup = try SyncSetup(context)
         let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
-        let result = runUntilDone(interruptible: true) { () async -> Result<Int, SyncError> in
+        let result = runUntilDone(interruptible: true) { () async -> Result<Int, HistoryFailure> in
             do {
                 return .success(try await engine.history(id, pages: pages))
+            } catch where Task.isCancelled {
+                // Stopped by the user: whatever the interrupted request or wait threw.
+                return .failure(.interrupted)
             } catch let error as SyncError {
-                return .failure(error)
+                return .failure(.server(error))
+            } catch let error as StoreError {
+                return .failure(.store(error))
             } catch {
-                return .failure(.contract("\(error)"))
+                return .failure(.server(.contract("\(error)")))
             }
         }
         switch result {
         case let .success(count):
             context.output.print("fetched \(count) older message\(count == 1 ? "" : "s") of \(id)")
             return 0
-        case let .failure(error):
+        case let .failure(.server(error)):
+            context.output.error("chatdir history: \(error)")
+            return error.exitCode
+        case .failure(.interrupted):
+            // Every page saved before the signal stays saved; nothing is half-written.
+            context.output.error("chatdir history: interrupted; the pages fetched before it are stored")
+            return 130
+        case let .failure(.store(error)):
+            // The store's own failure (a full disk): its words name the file and the remedy, and
+            // its status is every command's for a failed write (74), not the server's fault (76).
             context.output.error("chatdir history: \(error)")
             return error.exitCode
         }

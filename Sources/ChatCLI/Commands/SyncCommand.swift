@@ -15,12 +15,14 @@ enum SyncCommand: Command {
         One pass: discover conversations, catch up on new messages, fetch receipts, deliver the
         outbox oldest first, post read positions, and print a summary line.
         Exit status: 0 everything pending was accepted; 65 a message was rejected (it is now
-        failed: see `chatdir view`, then `chatdir retry`); 75 some messages are still pending
+        failed: see `chatdir view`, then `chatdir retry`); 74 the store could not be written (a full
+        disk: free some space, then sync again); 75 some messages are still pending
         (the server could not be reached or kept failing: run sync again later); 76 the server
         broke the wire contract; 77 the token was refused; 78 no token or server configured.
 
         --live holds the store's lock (a second worker on the same store exits with 75) and runs
-        until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr.
+        until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
+        after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
 
         The token comes from $CHATDIR_TOKEN or --token-file; it is never written into the store.
 
@@ -36,7 +38,8 @@ enum SyncCommand: Command {
         let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
         let output = context.output
         if context.arguments.flag("--live") {
-            let log: @Sendable (String) -> Void = { line in output.error("chatdir sync: " + line) }
+            let stamped = !output.isTerminalError
+            let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
             return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
         }
         let showProgress = output.isTerminalError

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import ChatTestSupport
+
+/// `chatdir history` as a user runs it, where the other tests do not reach: stopped by the user.
+@Suite(.ownThreads) struct HistoryCommandEndToEndTests {
+    @Test("Ctrl-C while history waits out a server's Retry-After: exit 130 and \"interrupted\", not a broken wire contract")
+    func interruptedWhileWaiting() throws {
+        // Every request is answered 429 with Retry-After: 30, so history is waiting when the
+        // signal comes (it has sent a request and got its answer).
+        let recorder = try HeadRecorder(status: "429 Too Many Requests", headers: ["Retry-After: 30"], body: #"{"error":"slow down"}"#)
+        defer { recorder.stop() }
+        let directory = try TemporaryDirectory()
+        let store = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", recorder.url, store]).status == 0)
+        let process = Process()
+        process.executableURL = ChatdirProcess.executable
+        process.arguments = ["history", "--store", store, "dinner"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while recorder.receivedHeads.isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!recorder.receivedHeads.isEmpty, "history sent no request")
+        process.interrupt()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("chatdir history: interrupted"), "\(stderr)")
+        #expect(!stderr.contains("wire contract"), "\(stderr)")
+    }
+}

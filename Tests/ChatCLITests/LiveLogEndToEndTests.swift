@@ -1,0 +1,63 @@
+import ChatDomain
+@testable import ChatCLI
+import Foundation
+import Testing
+import ChatTestSupport
+
+/// The live worker's log on stderr as journalctl or a log file gets it (stderr not a terminal).
+@Suite(.ownThreads) struct LiveLogEndToEndTests {
+    @Test("sync --live with stderr in a pipe starts every log line with an ISO 8601 UTC time stamp")
+    func stampedInAPipe() throws {
+        let server = try SyncEndToEndTests.Server()
+        let directory = try TemporaryDirectory()
+        let store = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, store]).status == 0)
+        let worker = Process()
+        worker.executableURL = ChatdirProcess.executable
+        worker.arguments = ["sync", "--live", "--store", store]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        worker.environment = environment
+        let stderr = Pipe()
+        worker.standardError = stderr
+        worker.standardOutput = FileHandle.nullDevice
+        worker.standardInput = FileHandle.nullDevice
+        let before = Date()
+        try worker.run()
+        let alice = try UserID("alice")
+        #expect(waitFor { server.server.liveSocketCount(for: alice) == 1 })
+        worker.interrupt()
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        worker.waitUntilExit()
+        #expect(worker.terminationStatus == 0)
+        let lines = log.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("chatdir sync: connected to \(server.url)") }, "log: \(log)")
+        let stamp = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z chatdir sync: /#
+        for line in lines {
+            #expect(line.firstMatch(of: stamp) != nil, "no time stamp: \(line)")
+            guard line.count > 24 else { continue }
+            let text = String(line[line.startIndex..<line.index(line.startIndex, offsetBy: 24)])
+            let parsed = try #require(ISO8601DateFormatter.withFractionalSeconds.date(from: text), "not ISO 8601: \(text)")
+            // UTC and now: the stamp is the wall clock of the line, not local time.
+            #expect(abs(parsed.timeIntervalSince(before)) < 120, "\(text) is not about now (\(before))")
+        }
+    }
+}
+
+extension ISO8601DateFormatter {
+    static var withFractionalSeconds: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}
+
+@Suite struct LogLineTests {
+    @Test("a log line is stamped with the UTC time to the millisecond off a terminal, and left alone on one")
+    func format() {
+        // 2026-12-01T18:10:00.123Z
+        let nanoseconds: UInt64 = 1_796_148_600_123_000_000
+        #expect(LogLine.format("chatdir sync: caught up", stamped: true, nanoseconds: nanoseconds) == "2026-12-01T18:10:00.123Z chatdir sync: caught up")
+        #expect(LogLine.format("chatdir sync: caught up", stamped: false, nanoseconds: nanoseconds) == "chatdir sync: caught up")
+    }
+}
