@@ -5,7 +5,8 @@ import PackageDescription
 //   chatdir → ChatCLI → ChatSync ──→ ChatStore → ChatDomain
 //                    └──→ ChatServer ─┘    └──→ ChatProtocol (both) → ChatWire, ChatDomain
 // ChatSystem (the operating system: syscalls, threads, clocks) is under every module that
-// needs one; it depends on nothing of ours.
+// needs one; it depends on nothing of ours. ChatTLS (over ChatSystem and the system OpenSSL)
+// is under ChatSync and ChatServer.
 let package = Package(
     name: "chatdir",
     products: [
@@ -15,14 +16,18 @@ let package = Package(
     ],
     targets: [
         .target(name: "ChatSystem"),
+        // The system OpenSSL (libssl-dev): a system library, not a package dependency (issue 11).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // TLS for the client's streams and the server's connections; the only module that sees OpenSSL.
+        .target(name: "ChatTLS", dependencies: ["COpenSSL", "ChatSystem"]),
         .target(name: "ChatDomain"),
         .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"]),
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer", "ChatSystem"]),
         .target(name: "ChatWire"),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
-        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem"]),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem"]),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"]),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"]),
         .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),

@@ -5,7 +5,7 @@ import ChatSync
 
 extension SyncEngine.Report.Outcome {
     /// 0 all done; 65 a message was rejected; 74 the store could not be written; 75 try again
-    /// later; 76 the server broke the contract; 77 the token was refused.
+    /// later; 76 the server broke the contract; 77 the token, or the server's TLS certificate, was refused.
     var exitCode: Int32 {
         switch self {
         case .complete: 0
@@ -14,6 +14,7 @@ extension SyncEngine.Report.Outcome {
         case .incomplete: 75  // EX_TEMPFAIL
         case .contractBroken: 76  // EX_PROTOCOL
         case .tokenRefused: 77  // EX_NOPERM
+        case .serverUntrusted: 77  // EX_NOPERM: the server's certificate or TLS was refused
         }
     }
 }
@@ -29,7 +30,7 @@ extension SyncError {
     /// refused the request (it will not succeed unchanged).
     var exitCode: Int32 {
         switch self {
-        case .unauthorized: 77
+        case .unauthorized, .untrusted: 77
         case .temporary, .transport: 75
         case .contract, .rejected: 76
         }

@@ -10,11 +10,14 @@ struct SyncSetup {
     static let options: [CommandSpec.Option] = [
         .init(name: "--server", value: "URL", help: "the server, like http://127.0.0.1:8080 (default: the store's, from `chatdir init --server`)"),
         .init(name: "--token-file", value: "FILE", help: "read the token from FILE (mode 0600); default: $CHATDIR_TOKEN"),
+        .init(name: "--ca-file", value: "FILE", help: "also trust the PEM CA certificates in FILE for an https:// server; default: $CHATDIR_CA_FILE"),
     ]
 
     var store: Store
     var server: ServerAddress
     var token: String
+    /// CA certificates trusted besides the system store for an `https://` server (`--ca-file`, `CHATDIR_CA_FILE`).
+    var caFile: String?
 
     init(_ context: Context) throws {
         store = try context.openStore()
@@ -22,9 +25,27 @@ struct SyncSetup {
             // Not a usage error: the command line is fine, the store lacks a setting (EX_CONFIG).
             throw CommandFailure(message: "no server: pass --server URL, or create the store with `chatdir init --server URL`", exitCode: 78)
         }
-        guard server.scheme == .http else { throw context.usage(Self.needsTLS(server)) }
         self.server = server
+        caFile = try Self.caFile(context)
         token = try Self.token(context)
+    }
+
+    /// The engine's options for this server: the CA file trusted for TLS.
+    var engineOptions: SyncEngine.Options {
+        var options = SyncEngine.Options()
+        options.caFile = caFile
+        return options
+    }
+
+    /// `--ca-file FILE` or `CHATDIR_CA_FILE`: it must exist (66 otherwise); whether it holds
+    /// certificates is for the TLS connection to say.
+    static func caFile(_ context: Context) throws -> String? {
+        let given = context.arguments.value("--ca-file") ?? context.environment["CHATDIR_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let file = given else { return nil }
+        guard let kind = Sys.kind(of: file), kind != .directory else {
+            throw CommandFailure(message: "\(file): no such CA file; pass --ca-file with the PEM certificate of the authority that signed the server's certificate", exitCode: 66)
+        }
+        return file
     }
 
     /// Parses a `--server` value: one parser for `init` and every networked command.
@@ -34,12 +55,6 @@ struct SyncSetup {
         } catch {
             throw context.usage("--server: \(error)")
         }
-    }
-
-    /// Why a valid https address is refused before connecting (exit 64, as before it was valid):
-    /// the client has no TLS yet, and sending the token in clear text to an https server is not an option.
-    static func needsTLS(_ server: ServerAddress) -> String {
-        "\(server): https needs TLS, which this build does not have yet (issue 11); use an http:// server"
     }
 
     static func token(_ context: Context) throws -> String {

@@ -3,8 +3,7 @@
 ///
 /// Parsed once, where a URL comes in (`chatdir init --server`, `chatdir sync --server`, the
 /// manifest's `server`), so every command agrees on what a server URL is. An `https` address is
-/// valid; whether a build can reach it is the transport's business (this one has no TLS yet,
-/// issue 11, and the CLI says so before connecting).
+/// spoken to over TLS, the live socket as wss (ChatSync's `Connector.network`, issue 11).
 public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
     /// How the server is reached: the URL's scheme.
     public enum Scheme: String, Sendable, Hashable {

@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatStore
 import ChatSystem
+import ChatTLS
 import ChatWire
 import Synchronization
 
@@ -22,7 +23,7 @@ public final class ChatServer: Sendable {
     /// The port actually bound (the one asked for, or a free one for port 0).
     public let port: Int
     /// `http://127.0.0.1:<port>`: what clients are given.
-    public var url: String { "http://\(configuration.host):\(port)" }
+    public var url: String { "\(tls == nil ? "http" : "https")://\(configuration.host):\(port)" }
     /// The data as loaded: how many users and conversations, for the ready line.
     public var summary: String {
         "\(api.data.users.userIDs.count) users, \(api.data.conversations.count) conversations"
@@ -38,6 +39,8 @@ public final class ChatServer: Sendable {
     private let state = Lock<State>(State())
     private let liveCounter = Atomic<UInt64>(0)
     private let silent = SilentConnections()
+    /// The certificate and key when serving TLS.
+    private let tls: TLS.Context?
 
     private struct State {
         var started = false
@@ -54,6 +57,7 @@ public final class ChatServer: Sendable {
     /// - Throws: ``ServerError`` saying what is wrong with the data, the users file or the address.
     public init(configuration: ServerConfiguration) throws(ServerError) {
         self.configuration = configuration
+        tls = try Self.tlsContext(configuration)
         let data = try DataDirectory(path: configuration.dataDirectory, usersFile: configuration.usersFile)
         api = API(data: data, hub: hub, faults: configuration.faults)
         Socket.raiseDescriptorLimit()
@@ -65,6 +69,16 @@ public final class ChatServer: Sendable {
         } catch {
             throw .socket(error)
         }
+    }
+
+    /// The TLS context for `--tls-cert`/`--tls-key`, refusing a key file others can read.
+    private static func tlsContext(_ configuration: ServerConfiguration) throws(ServerError) -> TLS.Context? {
+        guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
+        guard let mode = Sys.mode(of: key) else { throw .tls("\(key): no such key file") }
+        guard mode & 0o077 == 0 else {
+            throw .tls("\(key) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(key)` first")
+        }
+        do { return try TLS.Context.server(certificateFile: certificate, keyFile: key) } catch { throw .tls(error.detail) }
     }
 
     /// Starts accepting connections on a thread of its own.
@@ -161,7 +175,8 @@ public final class ChatServer: Sendable {
             let connection = Connection(
                 fd: fd, configuration: configuration, api: api, hub: hub,
                 liveNumber: { [self] in liveCounter.wrappingAdd(1, ordering: .relaxed).oldValue },
-                heard: { [silent] in silent.remove(fd) }
+                heard: { [silent] in silent.remove(fd) },
+                tls: tls
             )
             // The connection's thread owns the descriptor from here (a closure cannot take a
             // non-copyable value along, so it passes through a lock).

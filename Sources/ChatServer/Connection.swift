@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatSystem
+import ChatTLS
 import ChatWire
 
 /// One client connection on its own thread: HTTP/1.1 requests with keep-alive and pipelining
@@ -20,12 +21,38 @@ struct Connection: Sendable {
     /// Called once, when the first bytes arrive: from then on the server will not drop this
     /// connection to make room for another (see ``SilentConnections``).
     var heard: @Sendable () -> Void = {}
+    /// The server's certificate and key when it serves HTTPS and WSS (`serve --tls-cert`).
+    var tls: TLS.Context?
     /// The most bytes read and thrown away after refusing a request, before closing anyway.
     static let maxDrainBytes = 64 << 20
 
     private static let readSize = 64 * 1024
 
     func run() {
+        guard let io = openIO() else { return }
+        serve(io)
+        io.tls?.close()
+    }
+
+    /// The plain socket, or TLS after a handshake finished within the request timeout on this
+    /// connection's own thread (a client that never sends a ClientHello holds only this thread,
+    /// and only that long). Nil when the handshake failed: the connection just closes.
+    private func openIO() -> ConnectionIO? {
+        let recordTimeout = configuration.requestTimeoutMilliseconds
+        guard let tls else {
+            return ConnectionIO(fd: fd, tls: nil, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds, recordTimeoutMilliseconds: recordTimeout)
+        }
+        do {
+            try Socket.setNonBlocking(fd)
+            let session = try TLS.Session(context: tls, fd: fd, host: nil, peer: "client")
+            try session.handshake(until: .now + .milliseconds(configuration.requestTimeoutMilliseconds))
+            return ConnectionIO(fd: fd, tls: session, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds, recordTimeoutMilliseconds: recordTimeout)
+        } catch {
+            return nil
+        }
+    }
+
+    private func serve(_ io: ConnectionIO) {
         var parser = HTTPRequestParser(maxHeadSize: configuration.maxHeadSize, maxBodySize: configuration.maxBodySize)
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         var requestStarted: Int?
@@ -42,8 +69,8 @@ struct Connection: Sendable {
                         guard let next = try parser.nextRequest() else { break }
                         request = next
                     } catch {
-                        try send(APIError(status: error.status, message: error.message, headers: ["Connection": "close"]).response)
-                        drainBeforeClosing()
+                        try send(APIError(status: error.status, message: error.message, headers: ["Connection": "close"]).response, on: io)
+                        drainBeforeClosing(io)
                         return
                     }
                     requestStarted = nil
@@ -53,13 +80,13 @@ struct Connection: Sendable {
                         var response = response
                         let closing = close || !request.keepAlive
                         if closing { response.headers.add(name: "Connection", value: "close") }
-                        try send(response)
+                        try send(response, on: io)
                         if closing { return }
                     case .drop:
                         return
                     case let .upgrade(response, user):
-                        try send(response)
-                        runLive(user: user, firstBytes: parser.takeUnparsedBytes())
+                        try send(response, on: io)
+                        runLive(user: user, firstBytes: parser.takeUnparsedBytes(), io: io)
                         return
                     }
                     lastActivity = Clock.monotonicMilliseconds()
@@ -71,13 +98,13 @@ struct Connection: Sendable {
                     if requestStarted != nil {
                         try send(APIError(status: HTTPStatus(code: 408, reasonPhrase: "Request Timeout"),
                                           message: "the request did not arrive whole within \(configuration.requestTimeoutMilliseconds) ms; send it at once",
-                                          headers: ["Connection": "close"]).response)
+                                          headers: ["Connection": "close"]).response, on: io)
                     }
                     return
                 }
-                let ready = try Poll.wait([fd], timeoutMilliseconds: deadline - now)
+                let ready = try io.wait(timeoutMilliseconds: deadline - now)
                 guard ready[0].readable || ready[0].hungUp else { continue }
-                let count = try Socket.receive(fd, into: &buffer)
+                let count = try io.receive(into: &buffer)
                 guard count > 0 else { return }
                 parser.feed(buffer[0..<count])
                 if !servedAny, requestStarted == nil { heard() }
@@ -92,7 +119,9 @@ struct Connection: Sendable {
     /// read and discard what the client still sends, until it closes, the request timeout
     /// passes or ``maxDrainBytes`` were read. Closing with unread bytes would send a reset, and
     /// a client that is still writing its body would see that instead of the answer, and retry.
-    private func drainBeforeClosing() {
+    private func drainBeforeClosing(_ io: ConnectionIO) {
+        // Over TLS the refusal is whole once sent; half-closing under a TLS session is not a thing.
+        if io.isTLS { return }
         Socket.shutdownWrite(fd)
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         var drained = 0
@@ -107,20 +136,20 @@ struct Connection: Sendable {
         }
     }
 
-    private func send(_ response: HTTPResponse) throws(SystemError) {
+    private func send(_ response: HTTPResponse, on io: ConnectionIO) throws(SystemError) {
         let bytes: [UInt8]
         do { bytes = try response.serialized() } catch {
             // A header of ours with a line break: a bare 500 rather than an injected header.
             bytes = Array("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
         }
-        try Socket.sendAll(fd, bytes)
+        try io.sendAll(bytes)
     }
 
     // MARK: Live
 
     /// Serves `/v1/live` after the 101: queued events out (with the live faults), pings answered,
     /// the client's close echoed, protocol errors closed with their code.
-    private func runLive(user: UserID, firstBytes: [UInt8]) {
+    private func runLive(user: UserID, firstBytes: [UInt8], io: ConnectionIO) {
         guard let wakeUp = try? WakePipe() else { return }
         let session = LiveSession(user: user, number: liveNumber(), wakeUp: wakeUp)
         defer { session.close() }
@@ -148,16 +177,16 @@ struct Connection: Sendable {
                 for event in events {
                     switch event {
                     case let .ping(payload):
-                        try Socket.sendAll(fd, socket.pong(payload))
+                        try io.sendAll(socket.pong(payload))
                     case let .close(_, _, reply):
-                        if let reply { try Socket.sendAll(fd, reply) }
+                        if let reply { try io.sendAll(reply) }
                         return
                     case .text, .binary, .pong:
                         break  // wire v1 gives the client nothing to say here
                     }
                 }
                 if let failure {
-                    try closeLive(&socket, code: failure.closeCode, reason: failure.message)
+                    try closeLive(&socket, io, code: failure.closeCode, reason: failure.message)
                     return
                 }
 
@@ -168,14 +197,14 @@ struct Connection: Sendable {
                     let reason = faults.liveCloseMilliseconds.map { opened + $0 <= now } == true
                         ? "closed by the live-close fault; reconnect and catch up"
                         : "nothing heard for \(configuration.liveIdleTimeoutMilliseconds) ms; ping every 30 s"
-                    try closeLive(&socket, code: WebSocketCloseCode.goingAway, reason: reason)
+                    try closeLive(&socket, io, code: WebSocketCloseCode.goingAway, reason: reason)
                     return
                 }
-                let ready = try Poll.wait([fd, wakeUp.readEnd], timeoutMilliseconds: deadline - now)
+                let ready = try io.wait([wakeUp.readEnd], timeoutMilliseconds: deadline - now)
                 if ready[1].readable {
                     let (events, overflowed) = session.takeAll()
                     if overflowed {
-                        try closeLive(&socket, code: WebSocketCloseCode.policyViolation, reason: "too many events waiting; read faster, then reconnect and catch up")
+                        try closeLive(&socket, io, code: WebSocketCloseCode.policyViolation, reason: "too many events waiting; read faster, then reconnect and catch up")
                         return
                     }
                     for event in events {
@@ -192,11 +221,11 @@ struct Connection: Sendable {
                             frames += socket.text(held)
                             heldBack = nil
                         }
-                        try Socket.sendAll(fd, frames)
+                        try io.sendAll(frames)
                     }
                 }
                 if ready[0].readable || ready[0].hungUp {
-                    let count = try Socket.receive(fd, into: &buffer)
+                    let count = try io.receive(into: &buffer)
                     guard count > 0 else { return }
                     socket.feed(buffer[0..<count])
                     lastHeard = Clock.monotonicMilliseconds()
@@ -208,14 +237,14 @@ struct Connection: Sendable {
     }
 
     /// Sends a close frame and waits up to a second for the peer's (RFC 6455 §7.1.1).
-    private func closeLive(_ socket: inout WebSocketConnection, code: UInt16, reason: String) throws(SystemError) {
-        try Socket.sendAll(fd, socket.close(code: code, reason: reason))
+    private func closeLive(_ socket: inout WebSocketConnection, _ io: ConnectionIO, code: UInt16, reason: String) throws(SystemError) {
+        try io.sendAll(socket.close(code: code, reason: reason))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = Clock.monotonicMilliseconds() + 1000
         while !socket.closeReceived {
             let now = Clock.monotonicMilliseconds()
-            guard now < deadline, try Poll.wait([fd], timeoutMilliseconds: deadline - now)[0].readable else { return }
-            let count = try Socket.receive(fd, into: &buffer)
+            guard now < deadline, try io.wait(timeoutMilliseconds: deadline - now)[0].readable else { return }
+            let count = try io.receive(into: &buffer)
             guard count > 0 else { return }
             socket.feed(buffer[0..<count])
             while (try? socket.nextEvent()) != nil {}

@@ -28,6 +28,10 @@ public struct ServerConfiguration: Sendable {
     public var maxLiveMessageSize = 64 * 1024
     /// Connections served at once (one thread each); past it, 503 and close.
     public var maxConnections = 1024
+    /// HTTPS and WSS on the same port (`serve --tls-cert FILE --tls-key FILE`): the PEM
+    /// certificate chain (the server's own first) and its PEM key, which must be mode 0600.
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
 
     public init(dataDirectory: String, usersFile: String? = nil, port: Int = 8080, faults: Faults = .none) {
         self.dataDirectory = dataDirectory

@@ -14,6 +14,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     case storage(StoreError)
     /// The listening socket could not be set up.
     case socket(SystemError)
+    /// The TLS certificate or key (`serve --tls-cert/--tls-key`) is unusable or too open.
+    case tls(String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
             error.description
         case let .socket(error):
             error.description + Self.hint(error.errno)
+        case let .tls(reason):
+            reason
         }
     }
 
@@ -54,6 +58,7 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         case .dataDirectoryInUse: 75               // EX_TEMPFAIL
         case let .storage(error): error.exitCode
         case .socket: 69                           // EX_UNAVAILABLE
+        case .tls: 77                              // EX_NOPERM: a key others can read, or unusable files
         }
     }
 }

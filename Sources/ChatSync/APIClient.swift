@@ -19,8 +19,9 @@ public struct APIClient: Sendable {
     /// Answers larger than this are refused (a hostile server cannot exhaust memory).
     public static let maxBodySize = 8 << 20
 
-    public init(server: ServerAddress, token: String, timeout: Duration = .seconds(10)) {
-        self.init(server: server, token: token, timeout: timeout, connector: .tcp)
+    /// A client for `server`, over TLS for `https://` (trusting the system store plus `caFile`).
+    public init(server: ServerAddress, token: String, timeout: Duration = .seconds(10), caFile: String? = nil) {
+        self.init(server: server, token: token, timeout: timeout, connector: .network(caFile: caFile))
     }
 
     /// A client whose connections come from `connector` (tests script the stream).

@@ -1,6 +1,6 @@
 /// A connected, ordered stream of bytes to a server: what the HTTP client and the live
-/// connection speak HTTP and WebSocket over. ``TCPConnection`` is one; a TLS stream (issue 11)
-/// will be another, and tests script one that stalls, resets or trickles.
+/// connection speak HTTP and WebSocket over. ``TCPConnection`` is one, ``TLSConnection`` (https,
+/// wss) another, and tests script one that stalls, resets or trickles.
 ///
 /// Calls block the calling thread (each user gives a stream a thread or serial queue of its own);
 /// ``shutdown()`` may come from any thread and wakes a blocked ``read(until:)``.

@@ -1,6 +1,6 @@
 import ChatDomain
-/// How the client opens a ``ByteStream`` to a server: plain TCP today (``tcp``), TLS next
-/// (issue 11), scripted streams in tests. The HTTP client and the live connection get their
+/// How the client opens a ``ByteStream`` to a server: by the server's scheme
+/// (``network(caFile:)``: TLS for https, ``tcp`` for http), scripted streams in tests. The HTTP client and the live connection get their
 /// streams only from here.
 struct Connector: Sendable {
     /// Opens a stream to `server`, giving up at `deadline`.
@@ -12,6 +12,17 @@ struct Connector: Sendable {
 
     /// A plain TCP connection (``TCPConnection``).
     static let tcp = Connector(open: TCPConnection.open)
+
+    /// What the server's scheme asks for: TLS for `https://` (``TLSConnection``, trusting the
+    /// system store plus `caFile`), plain TCP for `http://`.
+    static func network(caFile: String?) -> Connector {
+        Connector { server, deadline throws(TransportError) in
+            switch server.scheme {
+            case .https: try TLSConnection.open(server, caFile: caFile, until: deadline)
+            case .http: try TCPConnection.open(server, deadline)
+            }
+        }
+    }
 }
 
 extension TCPConnection: ByteStream {

@@ -101,7 +101,7 @@ private final class PooledConnection: Sendable {
             if let stream {
                 connection = stream
             } else {
-                do { connection = try connector.open(address, deadline) } catch { throw .transport(error) }
+                do { connection = try connector.open(address, deadline) } catch { throw .opening(error) }
                 stream = connection
             }
             do { try connection.write(request, until: deadline) } catch { throw .transport(error) }

@@ -30,7 +30,7 @@ public struct LiveConnection: Sendable {
     public var pongTimeout: Duration
     public var connectTimeout: Duration
     /// Where the stream comes from (TCP unless a test scripts one).
-    var connector: Connector = .tcp
+    var connector: Connector = .network(caFile: nil)
 
     public init(server: ServerAddress, token: String, pingInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(10)) {
         self.server = server
@@ -89,7 +89,7 @@ public struct LiveConnection: Sendable {
             let server = configuration.server
             let deadline = ContinuousClock.now + configuration.connectTimeout
             let tcp: any ByteStream
-            do { tcp = try configuration.connector.open(server, deadline) } catch { throw .transport(error) }
+            do { tcp = try configuration.connector.open(server, deadline) } catch { throw .opening(error) }
             let stoppedEarly = state.withLock { state in
                 state.connection = tcp
                 return state.stopped

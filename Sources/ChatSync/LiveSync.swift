@@ -76,7 +76,9 @@ extension SyncEngine {
             }
             if Task.isCancelled { break }
             // Accepted then closed soon after counts as a failure: the delay keeps growing.
-            let delay = pacer.disconnected(at: .now, retryAfter: lastError?.retryAfter)
+            var wait = lastError?.retryAfter
+            if case .untrusted? = lastError { wait = options.untrustedReconnectWait }
+            let delay = pacer.disconnected(at: .now, retryAfter: wait)
             log("reconnecting in \(delay.shortDescription)")
             do { try await Task.sleep(for: delay) } catch { break }
         }

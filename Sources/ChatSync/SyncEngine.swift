@@ -38,10 +38,19 @@ public actor SyncEngine {
         /// How long the live worker waits without events before catching up anyway (a dropped
         /// last event leaves a hole that no later event reveals).
         public var idleCatchUp: Duration = .seconds(30)
+        /// The live worker's shortest wait after the server's TLS was refused (``SyncError/untrusted(_:)``):
+        /// only a new certificate or `--ca-file` fixes that, so a tight reconnect loop would only be noise.
+        public var untrustedReconnectWait: Duration = .seconds(60)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
-        /// Where every connection to the server comes from (TCP unless a test scripts the stream).
-        var connector: Connector = .tcp
+        /// Where every connection to the server comes from (TCP or TLS by the server's scheme,
+        /// unless a test scripts the stream).
+        var connector: Connector = .network(caFile: nil)
+        /// A PEM file of CA certificates trusted for `https://` servers besides the system store
+        /// (`--ca-file`, `CHATDIR_CA_FILE`).
+        public var caFile: String? {
+            didSet { connector = .network(caFile: caFile) }
+        }
 
         public init() {}
     }
@@ -60,6 +69,8 @@ public actor SyncEngine {
         public var unauthorized = false
         /// Whether one of the problems was the server breaking the wire contract (``SyncError/contract(_:)``).
         public var brokeContract = false
+        /// Whether the server's TLS certificate or handshake was refused (``SyncError/untrusted(_:)``).
+        public var untrusted = false
         /// Whether one of the problems was a system call on the store failing (``StoreError/system(_:)``:
         /// a full disk, an I/O error): the user's to fix, not the server's.
         public var storeFailed = false
@@ -69,6 +80,8 @@ public actor SyncEngine {
         /// left to do, or all done.
         public enum Outcome: Sendable, Equatable {
             case tokenRefused
+            /// The server's TLS certificate or handshake was refused: nothing was sent to it.
+            case serverUntrusted
             case messageRejected
             case contractBroken
             /// A write (or read) of the store failed: free space or check the disk, then sync again.
@@ -81,6 +94,7 @@ public actor SyncEngine {
         /// Decided from the kinds of errors met (never from their words).
         public var outcome: Outcome {
             if unauthorized { return .tokenRefused }
+            if untrusted { return .serverUntrusted }
             if !failed.isEmpty { return .messageRejected }
             if brokeContract { return .contractBroken }
             if storeFailed { return .storeFailed }
@@ -95,6 +109,7 @@ public actor SyncEngine {
             switch error as? SyncError {
             case .unauthorized?: unauthorized = true
             case .contract?: brokeContract = true
+            case .untrusted?: untrusted = true
             default: break
             }
             if case .system? = error as? StoreError { storeFailed = true }
@@ -169,6 +184,7 @@ public actor SyncEngine {
                     // One conversation's broken answer or failed write (a full disk) ends that
                     // conversation's work, not the pass; what was stored before stays counted.
                     if case SyncError.unauthorized = error { throw error }
+                    if case SyncError.untrusted = error { throw error }
                     report.record(error, in: id)
                     report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
                 }
@@ -439,7 +455,7 @@ public actor SyncEngine {
                         return outcome
                     }
                     try await Task.sleep(for: delay)
-                case .unauthorized, .contract:
+                case .unauthorized, .contract, .untrusted:
                     try await flush(&accepted, into: &outcome, in: id)
                     throw error
                 }

@@ -15,6 +15,15 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case unauthorized(String)
     /// The server answered something that breaks wire contract v1; nothing from it was stored.
     case contract(String)
+    /// The server's TLS certificate or handshake was refused (issue 11): permanent for that
+    /// server until its certificate or the client's trust (`--ca-file`) changes; never retried in a pass.
+    case untrusted(String)
+
+    /// A failure to open a stream to the server: a refused TLS certificate or handshake is
+    /// ``untrusted(_:)``, anything else ``transport(_:)``.
+    static func opening(_ failure: TransportError) -> SyncError {
+        failure.kind == .tls ? .untrusted(failure.detail) : .transport(failure)
+    }
 
     public var description: String {
         switch self {
@@ -30,6 +39,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             "the server refused the token (\(message)); check CHATDIR_TOKEN or --token-file"
         case let .contract(reason):
             "the server broke the wire contract: \(reason); nothing from that answer was stored"
+        case let .untrusted(reason):
+            reason
         }
     }
 

@@ -14,6 +14,10 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case closed
         /// A system call on the connection failed another way (EMFILE, EIO, …).
         case failed
+        /// The server's TLS was refused: its certificate (unknown authority, expired, another
+        /// host) or its handshake (plain HTTP, too old a TLS). The one kind not worth another
+        /// attempt: openers turn it into ``SyncError/untrusted(_:)``.
+        case tls
     }
 
     /// The system's own account of the failure, when a system call on the connection made it:

@@ -213,6 +213,13 @@ public enum Socket {
         return true
     }
 
+    /// Makes a socket non-blocking (`O_NONBLOCK`): a TLS connection waits in `poll` with its
+    /// own deadlines instead of blocking in `recv` under a record that never completes.
+    public static func setNonBlocking(_ fd: Int32) throws(SystemError) {
+        let flags = try Syscall.retrying("fcntl", "") { fcntl(fd, F_GETFL) }
+        _ = try Syscall.retrying("fcntl", "") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+
     /// Stops both directions: a thread blocked in `recv`, `accept` or `poll` on `fd` wakes up.
     /// The descriptor stays open until its owner closes it, so it cannot be reused under that thread.
     public static func shutdown(_ fd: Int32) {

@@ -116,6 +116,31 @@ struct Bench {
         figures["live_from_send_p99_ms"] = (live.fromSendP99 * 100).rounded() / 100
         log("live \(live.count): p50 \(Report.number(live.p50)) ms, p99 \(Report.number(live.p99)) ms (from the 201)")
         for client in ["bob", "carol", "erin"] { Subprocess.removeTree(work + "/client-" + client) }
+        try await tlsWorkloads(into: &figures)
+    }
+
+    /// The same server over TLS (issue 11): connect + first request, catch-up over https, live over wss.
+    private func tlsWorkloads(into figures: inout [String: Double]) async throws {
+        let fixture = try ServerFixture(directory: work + "/server-tls", history: options.catchUpMessages, tls: true)
+        defer {
+            fixture.stop()
+            Subprocess.removeTree(work + "/server-tls")
+            Subprocess.removeTree(work + "/server-tls-tls")
+        }
+        let plain = try ServerFixture(directory: work + "/server-plain", history: 1)
+        let plainConnect = try await SyncWorkloads.connect(plain, count: 50)
+        plain.stop()
+        Subprocess.removeTree(work + "/server-plain")
+        let connect = try await SyncWorkloads.connect(fixture, count: 50)
+        figures["tls_connect_p50_ms"] = (connect.p50 * 100).rounded() / 100
+        figures["tcp_connect_p50_ms"] = (plainConnect.p50 * 100).rounded() / 100
+        let catchUp = try await SyncWorkloads.catchUp(fixture, clientPath: work + "/client-bob-tls", expected: options.catchUpMessages)
+        figures["catchup_tls_msgs_per_s"] = catchUp.perSecond.rounded()
+        let live = try await LiveLatency.measure(fixture, clientPath: work + "/client-erin-tls", count: options.liveCount)
+        figures["live_wss_p50_ms"] = (live.p50 * 100).rounded() / 100
+        figures["live_wss_p99_ms"] = (live.p99 * 100).rounded() / 100
+        log("TLS: connect + GET p50 \(Report.number(connect.p50)) ms (TCP \(Report.number(plainConnect.p50)) ms), catch-up \(Report.number(catchUp.perSecond)) msg/s, live over wss p50 \(Report.number(live.p50)) ms")
+        for client in ["bob-tls", "erin-tls"] { Subprocess.removeTree(work + "/client-" + client) }
     }
 
     /// The reference server alone on loopback: POSTs/s, then live fan-out to 50 members.

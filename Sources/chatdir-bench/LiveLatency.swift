@@ -22,7 +22,7 @@ enum LiveLatency {
     static func measure(_ fixture: ServerFixture, clientPath: String, count: Int, warmUp: Int = 20) async throws -> Figures {
         let live = ServerFixture.id("live")
         let erin = try fixture.clientStore(at: clientPath, user: "erin")
-        let engine = try SyncEngine(store: erin, server: fixture.address, token: "erin-token")
+        let engine = try SyncEngine(store: erin, server: fixture.address, token: "erin-token", options: fixture.clientOptions)
         let worker = Task { await engine.runLive(log: { _ in }) }
         defer { worker.cancel() }
         let messagesDirectory = erin.conversation(live).messagesDirectory
@@ -33,7 +33,7 @@ enum LiveLatency {
         }
         let watcher = try SegmentWatcher(directory: messagesDirectory)
         defer { watcher.stop() }
-        let api = APIClient(server: fixture.address, token: "dave-token")
+        let api = APIClient(server: fixture.address, token: "dave-token", caFile: fixture.caFile)
         var fromAccept: [Double] = []
         var fromSend: [Double] = []
         for index in 0..<(warmUp + count) {

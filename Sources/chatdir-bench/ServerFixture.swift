@@ -17,7 +17,15 @@ import Foundation
 final class ServerFixture {
     let directory: String
     let server: ChatServer
-    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(server.port)) }
+    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(server.port), scheme: caFile == nil ? .http : .https) }
+    /// The throwaway CA that signed the server's certificate, when the fixture serves TLS.
+    let caFile: String?
+    /// The engine options every workload's client uses: the CA file over TLS.
+    var clientOptions: SyncEngine.Options {
+        var options = SyncEngine.Options()
+        options.caFile = caFile
+        return options
+    }
 
     static func id(_ text: String) -> ConversationID {
         guard let id = try? ConversationID(text) else { preconditionFailure("\(text) is a valid conversation ID") }
@@ -32,9 +40,12 @@ final class ServerFixture {
     static let posters = (0..<8).map { user("p\($0)") }
     static let fanOutMembers = (0..<50).map { user($0 < 10 ? "f0\($0)" : "f\($0)") }
 
-    init(directory: String, history: Int) throws {
+    /// A server of `history` messages in c1; over TLS (https, wss) with `tls`, its certificate
+    /// for 127.0.0.1 made beside `directory` by the openssl command line.
+    init(directory: String, history: Int, tls: Bool = false) throws {
         self.directory = directory
         Subprocess.removeTree(directory)
+        caFile = tls ? try Self.makeCertificates(in: directory + "-tls") : nil
         var generator = FixtureGenerator(userID: Self.user("bob"))
         generator.conversations = 1
         generator.messagesPerConversation = history
@@ -50,8 +61,33 @@ final class ServerFixture {
             Self.id("posts"): ConversationInfo(title: "Posts", members: Self.posters),
             Self.id("fanout"): ConversationInfo(title: "Fan-out", members: Self.fanOutMembers),
         ])
-        server = try ChatServer(configuration: ServerConfiguration(dataDirectory: directory, port: 0))
+        var configuration = ServerConfiguration(dataDirectory: directory, port: 0)
+        if tls {
+            configuration.tlsCertificateFile = directory + "-tls/server.pem"
+            configuration.tlsKeyFile = directory + "-tls/server.key"
+        }
+        server = try ChatServer(configuration: configuration)
         try server.start()
+    }
+
+    /// A CA and a server certificate it signs for 127.0.0.1 (ECDSA P-256), in `path`; the CA's file.
+    static func makeCertificates(in path: String) throws -> String {
+        let newKey = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+        let script = """
+        set -e; rm -rf '\(path)'; mkdir -p '\(path)'; cd '\(path)'
+        openssl req -x509 \(newKey) -keyout ca.key -out ca.pem -days 1 -subj '/CN=chatdir-bench CA'
+        openssl req \(newKey) -keyout server.key -out server.csr -subj '/CN=chatdir-bench server'
+        printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
+        chmod 600 server.key
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "(" + script + ") >/dev/null 2>&1"]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Subprocess.Failure(description: "the TLS rows need the openssl command line to make a certificate") }
+        return path + "/ca.pem"
     }
 
     /// A new, empty client store for `user` under `path`, pointing at this server.

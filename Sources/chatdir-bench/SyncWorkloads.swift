@@ -10,7 +10,7 @@ enum SyncWorkloads {
     static func catchUp(_ fixture: ServerFixture, clientPath: String, expected: Int) async throws -> (perSecond: Double, seconds: Double) {
         let store = try fixture.clientStore(at: clientPath, user: "bob")
         // A throughput figure, not a trust check: the 30 s pass budget must not cut a long history.
-        var options = SyncEngine.Options()
+        var options = fixture.clientOptions
         options.passBudget = .seconds(3600)
         let engine = try SyncEngine(store: store, server: fixture.address, token: "bob-token", options: options)
         let start = Stats.now()
@@ -26,7 +26,7 @@ enum SyncWorkloads {
     /// them (one POST each, accepted ones committed 64 at a time); messages per second.
     static func drain(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (perSecond: Double, seconds: Double) {
         let store = try fixture.clientStore(at: clientPath, user: "carol")
-        let engine = try SyncEngine(store: store, server: fixture.address, token: "carol-token")
+        let engine = try SyncEngine(store: store, server: fixture.address, token: "carol-token", options: fixture.clientOptions)
         let first = await engine.syncOnce()  // learns the conversation, as `send` needs
         guard first.problems.isEmpty else { throw Subprocess.Failure(description: "drain: first sync failed: \(first.problems)") }
         let outbox = Outbox(store.conversation(ServerFixture.id("drain")))
@@ -38,5 +38,20 @@ enum SyncWorkloads {
             throw Subprocess.Failure(description: "drain sent \(report.sent) of \(count): \(report.problems)")
         }
         return (Double(count) / seconds, seconds)
+    }
+
+    /// `count` fresh clients each open a connection (over TLS: a full handshake, verified) and
+    /// ask `GET /v1/me`; milliseconds per connect + request, p50 and p99.
+    static func connect(_ fixture: ServerFixture, count: Int) async throws -> (p50: Double, p99: Double) {
+        var samples: [Double] = []
+        for _ in 0..<count {
+            let client = APIClient(server: fixture.address, token: "bob-token", caFile: fixture.caFile)
+            let start = Stats.now()
+            _ = try await client.me()
+            samples.append(Double(Stats.now() - start) / 1e6)
+        }
+        samples.sort()
+        func at(_ fraction: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count - 1) * fraction))] }
+        return (at(0.5), at(0.99))
     }
 }

@@ -55,6 +55,21 @@ import ChatTestSupport
         #expect(live.count == 5 && live.fromSendP50 > 0)
     }
 
+    @Test("the TLS workloads run against an in-process server over https and wss: connect, catch-up, live latency",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl command line (CI installs it)"))
+    func tlsWorkloads() async throws {
+        let scratch = Scratch()
+        let fixture = try ServerFixture(directory: scratch.path + "/server", history: 300, tls: true)
+        defer { fixture.stop() }
+        #expect(fixture.address.scheme == .https)
+        let connect = try await SyncWorkloads.connect(fixture, count: 3)
+        #expect(connect.p50 > 0)
+        let catchUp = try await SyncWorkloads.catchUp(fixture, clientPath: scratch.path + "/bob", expected: 300)
+        #expect(catchUp.perSecond > 0)
+        let live = try await LiveLatency.measure(fixture, clientPath: scratch.path + "/erin", count: 5, warmUp: 1)
+        #expect(live.count == 5 && live.fromSendP50 > 0)
+    }
+
     @Test("the server workloads (--only server) run: POSTs/s from 8 clients, fan-out to 50 live members")
     func serverWorkloads() throws {
         let scratch = Scratch()

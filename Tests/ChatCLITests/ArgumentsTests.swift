@@ -52,7 +52,6 @@ import Testing
         UsageCase(["init", "--user", "bad user"], "chatdir init: --user: invalid user ID \"bad user\": it may contain only letters, digits, '.', '_' and '-' (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir init --help` for usage."),
         UsageCase(["init", "--user", "alice", "--server", "ftp://x"], "chatdir init: --server: \"ftp://x\" is not a server URL; expected http://host:port or https://host:port\nRun `chatdir init --help` for usage."),
         UsageCase(["sync", "--server", "ftp://x"], "chatdir sync: --server: \"ftp://x\" is not a server URL; expected http://host:port or https://host:port\nRun `chatdir sync --help` for usage."),
-        UsageCase(["sync", "--server", "https://chat.example:8443"], "chatdir sync: https://chat.example:8443: https needs TLS, which this build does not have yet (issue 11); use an http:// server\nRun `chatdir sync --help` for usage."),
         UsageCase(["seed", "DIR", "--messages", "many"], "chatdir seed: --messages must be a whole number from 0 to 100000000, not \"many\"\nRun `chatdir seed --help` for usage."),
         UsageCase(["list", "extra"], "chatdir list: unexpected argument \"extra\"\nRun `chatdir list --help` for usage."),
         UsageCase(["list", "--", "--json"], "chatdir list: unexpected argument \"--json\"\nRun `chatdir list --help` for usage."),

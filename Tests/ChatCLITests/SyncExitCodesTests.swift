@@ -5,7 +5,7 @@ import Testing
 /// The sysexits statuses of `chatdir sync` and `chatdir history`, decided here from cases only.
 @Suite struct SyncExitCodesTests {
     @Test("a pass's outcome and its exit status", arguments: [
-        (SyncEngine.Report.Outcome.complete, Int32(0)), (.messageRejected, 65), (.storeFailed, 74), (.incomplete, 75), (.contractBroken, 76), (.tokenRefused, 77),
+        (SyncEngine.Report.Outcome.complete, Int32(0)), (.messageRejected, 65), (.storeFailed, 74), (.incomplete, 75), (.contractBroken, 76), (.tokenRefused, 77), (.serverUntrusted, 77),
     ])
     func pass(_ outcome: SyncEngine.Report.Outcome, _ code: Int32) {
         #expect(outcome.exitCode == code)
@@ -29,6 +29,7 @@ import Testing
 
     @Test("a one-request command's error and its exit status", arguments: [
         (SyncError.unauthorized("unknown token"), Int32(77)),
+        (SyncError.untrusted("certificate for 127.0.0.1 expired on 2026-11-30 17:39:35 UTC"), Int32(77)),
         (.temporary("GET /v1/me: 503 busy", retryAfter: nil), 75),
         (.transport(TransportError(.closed, "the server closed the connection mid-answer")), 75),
         (.transport(TransportError(.unreachable, "cannot connect to 127.0.0.1:9: Connection refused")), 75),

@@ -9,9 +9,10 @@ enum DemoCommand: Command {
     static let spec = CommandSpec(
         name: "demo",
         summary: "Show chatdir end to end: offline send, sync, live delivery, read ticks, faults survived.",
-        usage: ["[--keep]"],
+        usage: ["[--keep] [--tls]"],
         options: [
             .init(name: "--keep", value: nil, help: "keep the demo directory (stores and server data) to explore afterwards"),
+            .init(name: "--tls", value: nil, help: "the same story over https and wss, with a throwaway CA made by the openssl command line"),
         ],
         discussion: """
         Runs in a new temporary directory: the reference server in this process with users alice
@@ -24,7 +25,7 @@ enum DemoCommand: Command {
 
     static func run(_ context: Context) throws -> Int32 {
         try context.arguments.expectAtMost(0)
-        let demo = try Demo(context: context)
+        let demo = try Demo(context: context, tls: context.arguments.flag("--tls"))
         let status = runUntilDone(interruptible: true) { await demo.run() }
         if context.arguments.flag("--keep") {
             context.output.print("\nEverything is in \(demo.root): try `ls -R \(demo.root)/alice-phone` or `cat \(demo.root)/bob/conversations/ab/positions.json`.")
@@ -47,8 +48,10 @@ private final class Demo: Sendable {
     let laptop: Store
     let bobStore: Store
     let port: Int
+    /// The throwaway CA's certificate when the demo runs over TLS (`--tls`).
+    let caFile: String?
 
-    init(context: Context) throws {
+    init(context: Context, tls: Bool) throws {
         output = context.output
         environment = context.environment
         root = try Sys.makeTemporaryDirectory(prefix: "chatdir-demo-")
@@ -62,16 +65,41 @@ private final class Demo: Sendable {
         try probe.start()
         port = probe.port
         probe.stop()
-        let server = ServerAddress(host: "127.0.0.1", port: UInt16(port))
+        caFile = tls ? try Self.makeCertificates(in: root) : nil
+        let server = ServerAddress(host: "127.0.0.1", port: UInt16(port), scheme: tls ? .https : .http)
         phone = try Store.create(at: root + "/alice-phone", manifest: Manifest(userID: alice, server: server))
         laptop = try Store.create(at: root + "/alice-laptop", manifest: Manifest(userID: alice, server: server))
         bobStore = try Store.create(at: root + "/bob", manifest: Manifest(userID: bob, server: server))
     }
 
-    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(port)) }
+    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(port), scheme: caFile == nil ? .http : .https) }
+
+    /// A throwaway CA and a server certificate it signs for 127.0.0.1, in `root/tls`, by the
+    /// openssl command line (its chatter to /dev/null); returns the CA's certificate.
+    static func makeCertificates(in root: String) throws -> String {
+        let tls = root + "/tls"
+        let newKey = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+        let script = """
+        set -e; mkdir -p '\(tls)'; cd '\(tls)'
+        openssl req -x509 \(newKey) -keyout ca.key -out ca.pem -days 1 -subj '/CN=chatdir demo CA'
+        openssl req \(newKey) -keyout server.key -out server.csr -subj '/CN=chatdir demo server'
+        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
+        chmod 600 server.key
+        """
+        guard ChildProcess.run(["sh", "-c", "(" + script + ") >/dev/null 2>&1"]) == 0 else {
+            throw CommandFailure(message: "demo --tls needs the openssl command line to make its certificates (apt-get install openssl); or run `chatdir demo` without --tls", exitCode: 69)
+        }
+        return tls + "/ca.pem"
+    }
 
     func startServer(faults: String = "") throws -> ChatServer {
-        let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: root + "/server", port: port, faults: try Faults(parsing: faults)))
+        var configuration = ServerConfiguration(dataDirectory: root + "/server", port: port, faults: try Faults(parsing: faults))
+        if caFile != nil {
+            configuration.tlsCertificateFile = root + "/tls/server.pem"
+            configuration.tlsKeyFile = root + "/tls/server.key"
+        }
+        let server = try ChatServer(configuration: configuration)
         try server.start()
         return server
     }
@@ -81,6 +109,7 @@ private final class Demo: Sendable {
         options.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(400))
         options.attemptsPerPass = 20
         options.outboxPollInterval = .milliseconds(20)
+        options.caFile = caFile
         return try SyncEngine(store: store, server: address, token: "\(store.userID)-token", options: options)
     }
 
@@ -123,7 +152,8 @@ private final class Demo: Sendable {
 
     private func script() async throws -> Int32 {
         output.print(output.styled("chatdir demo", .bold) + " in \(root)")
-        say("server: 127.0.0.1:\(port) (users alice and bob); stores: alice-phone, alice-laptop, bob")
+        say("server: \(address) (users alice and bob); stores: alice-phone, alice-laptop, bob")
+        if caFile != nil { say("over TLS: https and wss, the server's certificate signed by a throwaway CA (tls/ca.pem) that every device trusts") }
 
         step(1, "Every device syncs once and learns the conversation")
         var server = try startServer()
@@ -174,7 +204,7 @@ private final class Demo: Sendable {
         say("chatdir sync → exit \(faulty.exitCode): \(faulty.summary) (retried with the same client message IDs)")
         server.stop()
         server = try startServer()
-        let history = try await APIClient(server: address, token: "alice-token").messages(ab, .newest, limit: 50).items
+        let history = try await APIClient(server: address, token: "alice-token", caFile: caFile).messages(ab, .newest, limit: 50).items
         say("the server holds \(history.count) messages, \(Set(history.map(\.clientMessageID)).count) distinct client IDs: each send exactly once")
         view(phone, "alice's phone")
 

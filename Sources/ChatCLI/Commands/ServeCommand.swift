@@ -6,13 +6,15 @@ enum ServeCommand: Command {
     static let spec = CommandSpec(
         name: "serve",
         summary: "Run the reference server (wire v1 over HTTP/1.1 and WebSocket) on a data directory.",
-        usage: ["--data DIR [--port P] [--users FILE] [--faults LIST]"],
+        usage: ["--data DIR [--port P] [--users FILE] [--faults LIST] [--tls-cert FILE --tls-key FILE]"],
         options: [
             .init(name: "--data", value: "DIR", help: "the data directory; the server WRITES into it (copy SampleData/server first)"),
             .init(name: "--port", value: "P", help: "TCP port on 127.0.0.1 (default 8080; 0 picks a free one)"),
             .init(name: "--host", value: "ADDR", help: "IPv4 address to bind (default 127.0.0.1, loopback only)"),
             .init(name: "--users", value: "FILE", help: "the users file mapping tokens to user IDs (default DIR/users.json)"),
             .init(name: "--faults", value: "LIST", help: "faults to inject, comma-separated key=value (see below)"),
+            .init(name: "--tls-cert", value: "FILE", help: "serve HTTPS and WSS with this PEM certificate chain (the server's own first)"),
+            .init(name: "--tls-key", value: "FILE", help: "the PEM private key of --tls-cert; must be mode 0600"),
         ],
         discussion: """
         Prints the server's URL, then a line starting with "ready" once it accepts connections.
@@ -50,6 +52,13 @@ enum ServeCommand: Command {
         var configuration = ServerConfiguration(dataDirectory: data, usersFile: arguments.value("--users"))
         configuration.port = try arguments.integer("--port", in: 0...65535) ?? 8080
         if let host = arguments.value("--host") { configuration.host = host }
+        switch (arguments.value("--tls-cert"), arguments.value("--tls-key")) {
+        case let (certificate?, key?):
+            configuration.tlsCertificateFile = certificate
+            configuration.tlsKeyFile = key
+        case (nil, nil): break
+        default: throw context.usage("--tls-cert and --tls-key go together: pass both, or neither for plain HTTP")
+        }
         if let faults = arguments.value("--faults") {
             do { configuration.faults = try Faults(parsing: faults) } catch { throw context.usage(error.description) }
         }

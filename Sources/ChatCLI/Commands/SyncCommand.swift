@@ -35,7 +35,7 @@ enum SyncCommand: Command {
     static func run(_ context: Context) throws -> Int32 {
         try context.arguments.expectAtMost(0)
         let setup = try SyncSetup(context)
-        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token)
+        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
         let output = context.output
         if context.arguments.flag("--live") {
             let stamped = !output.isTerminalError

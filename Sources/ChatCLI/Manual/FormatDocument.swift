@@ -73,9 +73,9 @@ or query (`[::1]:8080` for IPv6), read by the one parser `chatdir init --server`
 refuses anything else with the parser's words (exit 64, no store made) and writes the canonical
 form: no trailing slash, the port only when it is not the scheme's default (`http://127.0.0.1:8080`
 stays byte for byte). A manifest whose `server` does not parse is damaged (exit 65, naming the
-key; fix the URL or remove the line). An `https` server is valid here, but this build has no TLS
-(issue 11): `sync` refuses it before connecting, exit 64, "https needs TLS, which this build
-does not have yet (issue 11); use an http:// server", rather than send the token in clear text.
+key; fix the URL or remove the line). An `https` server is reached over TLS (issue 11; see
+docs/PROTOCOL.md, "Transport"); the CA file a self-hosted server needs is not stored here but
+given to each command (`--ca-file`, `CHATDIR_CA_FILE`).
 
 ## conversation.json
 
