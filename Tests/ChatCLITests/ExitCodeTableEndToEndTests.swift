@@ -1,4 +1,5 @@
 import ChatServer
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -87,16 +88,19 @@ import ChatTestSupport
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
         try process.run()
-        var status: Int32?
-        if ended.wait(timeout: .now() + 60) == .success {
-            status = process.terminationStatus
-        } else {
-            kill(process.processIdentifier, SIGKILL)
-            ended.wait()
+        // A watchdog, not a terminationHandler: under LeakSanitizer a Process given a
+        // terminationHandler was reported leaked with everything it held (CI, ASan run).
+        let killed = Lock(false)
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem {
+            killed.withLock { $0 = true }
+            kill(pid, SIGKILL)
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        process.waitUntilExit()
+        watchdog.cancel()
+        let status: Int32? = killed.withLock { $0 } ? nil : process.terminationStatus
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (status, stdout, stderr)
