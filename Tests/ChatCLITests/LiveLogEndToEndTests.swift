@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 @testable import ChatCLI
 import Foundation
 import Testing
@@ -24,11 +25,24 @@ import ChatTestSupport
         worker.standardInput = FileHandle.nullDevice
         let before = Date()
         try worker.run()
-        let alice = try UserID("alice")
-        #expect(waitFor { server.server.liveSocketCount(for: alice) == 1 })
+        // Read as it comes, and stop the worker only once it has said it is connected: the
+        // server seeing the socket comes before the worker's line (a TSan run met the signal first).
+        let received = Lock("")
+        let ended = Lock(false)
+        let handle = stderr.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                received.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+            ended.withLock { $0 = true }
+        }
+        #expect(waitFor { received.withLock { $0 }.contains("chatdir sync: connected to \(server.url)") })
         worker.interrupt()
-        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         worker.waitUntilExit()
+        #expect(waitFor { ended.withLock { $0 } })
+        let log = received.withLock { $0 }
         #expect(worker.terminationStatus == 0)
         let lines = log.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("chatdir sync: connected to \(server.url)") }, "log: \(log)")
