@@ -14,6 +14,23 @@ struct ChatdirProcess {
     /// The `chatdir` executable SwiftPM built for this test run.
     static let executable = builtProduct("chatdir")
 
+    /// Starts `chatdir sync --live --store store` with `CHATDIR_TOKEN=token`, stdout and stdin
+    /// on /dev/null and stderr in the returned pipe: the live worker as a user leaves it running.
+    static func startLiveWorker(store: String, token: String = "alice-token") throws -> (process: Process, stderr: Pipe) {
+        let worker = Process()
+        worker.executableURL = executable
+        worker.arguments = ["sync", "--live", "--store", store]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = token
+        worker.environment = environment
+        let errors = Pipe()
+        worker.standardError = errors
+        worker.standardOutput = FileHandle.nullDevice
+        worker.standardInput = FileHandle.nullDevice
+        try worker.run()
+        return (worker, errors)
+    }
+
     /// Runs `chatdir arguments…` to completion with `input` on stdin; TZ=UTC and no colour for
     /// stable output; `environment` adds to or overrides the inherited environment. `executable`
     /// runs another program instead (`strace` with `chatdir` among its arguments).

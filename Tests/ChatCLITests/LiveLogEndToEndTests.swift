@@ -13,18 +13,8 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = directory.file("alice")
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, store]).status == 0)
-        let worker = Process()
-        worker.executableURL = ChatdirProcess.executable
-        worker.arguments = ["sync", "--live", "--store", store]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        worker.environment = environment
-        let stderr = Pipe()
-        worker.standardError = stderr
-        worker.standardOutput = FileHandle.nullDevice
-        worker.standardInput = FileHandle.nullDevice
         let before = Date()
-        try worker.run()
+        let (worker, stderr) = try ChatdirProcess.startLiveWorker(store: store)
         // Read as it comes, and stop the worker only once it has said it is connected: the
         // server seeing the socket comes before the worker's line (a TSan run met the signal first).
         let received = Lock("")

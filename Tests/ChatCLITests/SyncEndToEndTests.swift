@@ -115,16 +115,7 @@ import ChatTestSupport
         let server = try Server()
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
-        let worker = Process()
-        worker.executableURL = ChatdirProcess.executable
-        worker.arguments = ["sync", "--live", "--store", store]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        worker.environment = environment
-        let errors = Pipe()
-        worker.standardError = errors
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
+        let (worker, errors) = try ChatdirProcess.startLiveWorker(store: store)
         // Wait for the first catch-up to land in the store.
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: store + "/conversations/dinner/messages/0000000001-0000000100.json"), Date() < deadline {

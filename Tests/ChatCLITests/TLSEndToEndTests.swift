@@ -148,16 +148,7 @@ struct TLSLiveRefusalEndToEndTests {
         let peer = try TLSPeer.openSSLServer(certificate: certificates.server, key: certificates.serverKey)
         let store = directory.file("alice")
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", "https://127.0.0.1:\(peer.port)", store]).status == 0)
-        let worker = Process()
-        worker.executableURL = ChatdirProcess.executable
-        worker.arguments = ["sync", "--live", "--store", store]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        worker.environment = environment
-        let errors = Pipe()
-        worker.standardError = errors
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
+        let (worker, errors) = try ChatdirProcess.startLiveWorker(store: store)
         var lines: [String] = []
         var pending = Data()
         let handle = errors.fileHandleForReading
