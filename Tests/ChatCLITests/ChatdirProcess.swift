@@ -2,6 +2,24 @@ import Foundation
 import Testing
 import ChatTestSupport
 
+/// Reads `handle` on a thread of its own until its end, handing over each complete line (without
+/// its newline) as it arrives, then calls `ended`: for children that keep running.
+func readLines(of handle: FileHandle, _ line: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable () -> Void = {}) {
+    Thread.detachNewThread {
+        var pending = Data()
+        while true {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            pending.append(data)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                line(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+        ended()
+    }
+}
+
 /// Runs the built `chatdir` binary as a child process, the way a user or a script would.
 struct ChatdirProcess {
     struct Result {

@@ -40,21 +40,8 @@ final class RunningChatdir: Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let handle = stdout.fileHandleForReading
         let lines = self.lines
-        Thread.detachNewThread {
-            var pending = Data()
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    lines.append(line)
-                }
-            }
-        }
+        readLines(of: stdout.fileHandleForReading) { lines.append($0) }
     }
 
     var output: [String] { lines.all }

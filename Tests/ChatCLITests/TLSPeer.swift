@@ -36,21 +36,9 @@ final class TLSPeer: @unchecked Sendable {
         try process.run()
         // Read lines on a thread of their own until one names the port (30 s at most).
         let found = PortBox()
-        let handle = output.fileHandleForReading
-        Thread.detachNewThread {
-            var pending = Data()
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    if let port = parse(line) { found.set(port) }
-                }
-            }
-            found.set(nil)
-        }
+        readLines(of: output.fileHandleForReading, { line in
+            if let port = parse(line.trimmingCharacters(in: .whitespaces)) { found.set(port) }
+        }, ended: { found.set(nil) })
         guard let port = found.wait(seconds: 30) else {
             Self.kill(process)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(executable.path) \(arguments.joined(separator: " ")) named no port"])
