@@ -35,6 +35,13 @@ final class CannedServer: @unchecked Sendable {
     private let respond: @Sendable (_ method: String, _ path: String) -> Reply
     private let lock = NSLock()
     private var requests: [String] = []
+    /// The sockets being served, so `stop` can end their threads; guarded by `lock`.
+    private var clients: Set<Int32> = []
+    private var stopped = false
+    /// Entered by the accept loop and by every serving thread; `stop` waits for all of them, so
+    /// no thread of this server outlives its test (one still holding its buffers when the
+    /// process exits is what LeakSanitizer reports as a leak).
+    private let threads = DispatchGroup()
 
     var seenRequests: [String] { lock.withLock { requests } }
 
@@ -54,29 +61,53 @@ final class CannedServer: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
         port = UInt16(bigEndian: address.sin_port)
         self.listener = listener
+        threads.enter()
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Wakes the accept loop, which closes the listener itself: closing it here could hand its
-    /// number to another test's socket while the loop is about to call accept on it.
+    /// Wakes the accept loop and every serving thread (each closes its own socket: closing one
+    /// here could hand its number to another test's socket while a thread is about to use it),
+    /// then waits until all of them have returned. Calling it again does nothing more.
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
+        lock.withLock {
+            stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+            for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
+        }
+        _ = threads.wait(timeout: .now() + 30)
     }
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer {
+            close(listener)
+            threads.leave()
+        }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 { return }
+            let admitted = lock.withLock {
+                if stopped { return false }
+                clients.insert(client)
+                return true
+            }
+            guard admitted else {
+                close(client)
+                return
+            }
+            threads.enter()
             Thread { [self] in serve(client) }.start()
         }
     }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
+        defer {
+            lock.withLock { _ = clients.remove(client) }
+            close(client)
+            threads.leave()
+        }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -124,7 +155,7 @@ final class CannedServer: @unchecked Sendable {
             let bytes = Array(text.utf8) + reply.body
             if let pause = reply.trickle {
                 for byte in bytes {
-                    guard sendAll(client, [byte]) else { return }
+                    guard !lock.withLock({ stopped }), sendAll(client, [byte]) else { return }
                     Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
                 }
             } else if !sendAll(client, bytes) {

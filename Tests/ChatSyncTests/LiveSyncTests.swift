@@ -67,6 +67,7 @@ import ChatTestSupport
             guard path.contains("/messages?after=0"), pages.withLock({ count in count += 1; return count == 1 }) else { return .json(503, #"{"error":"busy"}"#) }
             return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}")
         }
+        defer { server.stop() }
         let directory = try TemporaryDirectory()
         var options = fastOptions
         options.attemptsPerPass = 1  // each catch-up fails at its first 503, not after fifty
