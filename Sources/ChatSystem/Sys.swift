@@ -134,4 +134,13 @@ public enum Sys {
     }
 
     public static var currentProcessID: Int32 { getpid() }
+
+    public static var currentUserID: UInt32 { getuid() }
+
+    /// The user ID owning `path` (not following a final symlink); nil when nothing is there.
+    public static func owner(of path: String) -> UInt32? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_uid
+    }
 }

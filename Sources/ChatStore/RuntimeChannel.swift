@@ -1,0 +1,217 @@
+import ChatDomain
+import ChatSystem
+
+/// The files a chat screen and the sync worker of one store pass each other that must not be
+/// part of the store: who is typing, and a screen's wish for older pages. They are ephemeral by
+/// nature, so they live on tmpfs outside the store (never in git, never fsynced), in
+/// `$XDG_RUNTIME_DIR/chatdir/<store key>/` (or `/tmp/chatdir-<uid>/<store key>/` when that is
+/// not set), one directory per conversation:
+///
+///     <conversation>/typing-me           I am typing: the wall-clock milliseconds of my last signal (screen → worker)
+///     <conversation>/typing/<user>       that member is typing: milliseconds when the worker heard it (worker → screen)
+///     <conversation>/older-wanted        `before=<sequence>`: the screen wants the page older than that (screen → worker)
+///     <conversation>/older-answer        what became of that wish, one line (worker → screen; see ``OlderAnswer``)
+///
+/// Every file is replaced whole by rename, so a reader sees an old or a new value, never a mix.
+/// Everything read here was written by another process and is checked like any untrusted input:
+/// a file that does not parse reads as absent.
+public struct RuntimeChannel: Sendable {
+    /// The store's directory under the runtime root.
+    public let root: String
+
+    /// The channel of the store at `storeRoot` (an absolute path): the same directory for every
+    /// process that opens that store, whatever its working directory.
+    public init(storeRoot: String, runtimeDirectory: String? = Sys.environment("XDG_RUNTIME_DIR")) {
+        let base: String
+        if let runtime = runtimeDirectory, runtime.hasPrefix("/") {
+            base = runtime + "/chatdir"
+        } else {
+            base = "/tmp/chatdir-\(Sys.currentUserID)"
+        }
+        root = base + "/" + Self.key(storeRoot)
+    }
+
+    /// A channel rooted at `root` exactly (tests).
+    public init(root: String) {
+        self.root = root
+    }
+
+    /// `<last path component>-<16 hex digits of FNV-1a of the whole path>`: readable, and
+    /// distinct for two stores of the same name.
+    static func key(_ storeRoot: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in storeRoot.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let name = storeRoot.split(separator: "/").last.map(String.init) ?? "root"
+        let safe = String(name.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }.prefix(40))
+        let hex = String(hash, radix: 16)
+        return (safe.isEmpty ? "store" : safe) + "-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    public func directory(of id: ConversationID) -> String { root + "/" + id.rawValue }
+    public func typingDirectory(of id: ConversationID) -> String { directory(of: id) + "/typing" }
+
+    // MARK: typing, screen → worker
+
+    /// Says I am typing in `id` now (`milliseconds` since the epoch).
+    public func signalMyTyping(_ id: ConversationID, atMilliseconds milliseconds: Int64) throws(SystemError) {
+        try write(Array("\(milliseconds)\n".utf8), to: "typing-me", in: directory(of: id))
+    }
+
+    /// When I last signalled typing in `id`; nil when never (or unreadable).
+    public func myTyping(_ id: ConversationID) -> Int64? {
+        read("typing-me", in: directory(of: id)).flatMap(Self.milliseconds)
+    }
+
+    // MARK: typing, worker → screen
+
+    /// Notes that `user` was heard typing in `id` at `milliseconds`.
+    public func noteTyping(_ id: ConversationID, user: UserID, atMilliseconds milliseconds: Int64) throws(SystemError) {
+        try write(Array("\(milliseconds)\n".utf8), to: user.rawValue, in: typingDirectory(of: id))
+    }
+
+    /// Forgets that `user` was typing in `id` (their message arrived); quiet when nothing was noted.
+    public func clearTyping(_ id: ConversationID, user: UserID) {
+        try? Sys.unlink(typingDirectory(of: id) + "/" + user.rawValue)
+    }
+
+    /// Every member noted typing in `id`, with when, sorted by user ID. Names that are not
+    /// valid user IDs and files that do not parse are left out.
+    public func typing(_ id: ConversationID) -> [(user: UserID, milliseconds: Int64)] {
+        let directory = typingDirectory(of: id)
+        let names = (try? Sys.listDirectoryIfPresent(directory)) ?? []
+        return names.compactMap { name -> (user: UserID, milliseconds: Int64)? in
+            guard !name.hasPrefix("."), let user = try? UserID(name), let time = read(name, in: directory).flatMap(Self.milliseconds) else { return nil }
+            return (user, time)
+        }.sorted { $0.user.rawValue < $1.user.rawValue }
+    }
+
+    // MARK: older pages
+
+    /// What the worker made of a screen's wish for older pages.
+    public enum OlderAnswer: Hashable, Sendable {
+        /// Working on the page before this sequence.
+        case loading(before: Int)
+        /// The page before this sequence is stored (the screen reads it from the store).
+        case stored(before: Int)
+        /// The server has nothing older than this sequence: the beginning of the conversation.
+        case beginning(before: Int)
+        /// The fetch failed; the words say why (already safe to show once neutralised).
+        case failed(before: Int, reason: String)
+
+        public var before: Int {
+            switch self {
+            case let .loading(before), let .stored(before), let .beginning(before), let .failed(before, _): before
+            }
+        }
+
+        var line: String {
+            switch self {
+            case let .loading(before): "loading before=\(before)"
+            case let .stored(before): "stored before=\(before)"
+            case let .beginning(before): "beginning before=\(before)"
+            case let .failed(before, reason): "failed before=\(before) " + reason.filter { $0 != "\n" && $0 != "\r" }
+            }
+        }
+
+        init?(line: String) {
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count >= 2, parts[1].hasPrefix("before="), let before = Int(parts[1].dropFirst("before=".count)), before > 0 else { return nil }
+            switch (parts[0], parts.count) {
+            case ("loading", 2): self = .loading(before: before)
+            case ("stored", 2): self = .stored(before: before)
+            case ("beginning", 2): self = .beginning(before: before)
+            case ("failed", 3): self = .failed(before: before, reason: String(parts[2]))
+            default: return nil
+            }
+        }
+    }
+
+    /// Asks the worker for the page of `id` older than `sequence`.
+    public func wantOlder(_ id: ConversationID, before sequence: Int) throws(SystemError) {
+        try write(Array("before=\(sequence)\n".utf8), to: "older-wanted", in: directory(of: id))
+    }
+
+    /// The sequence a screen wants older pages before; nil when it wants none.
+    public func olderWanted(_ id: ConversationID) -> Int? {
+        guard let text = read("older-wanted", in: directory(of: id)), text.hasPrefix("before="),
+              let before = Int(text.dropFirst("before=".count)), before > 0 else { return nil }
+        return before
+    }
+
+    /// The worker's answer to the wish (it leaves the wish in place; a new wish replaces it).
+    public func answerOlder(_ id: ConversationID, _ answer: OlderAnswer) throws(SystemError) {
+        try write(Array((answer.line + "\n").utf8), to: "older-answer", in: directory(of: id))
+    }
+
+    public func olderAnswer(_ id: ConversationID) -> OlderAnswer? {
+        read("older-answer", in: directory(of: id)).flatMap(OlderAnswer.init(line:))
+    }
+
+    /// Every conversation with a channel directory (for a worker's first look).
+    public func conversations() -> [ConversationID] {
+        ((try? Sys.listDirectoryIfPresent(root)) ?? []).compactMap { try? ConversationID($0) }.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    // MARK: files
+
+    /// Replaces `name` in `directory` by rename (no fsync: tmpfs, and nothing here must survive
+    /// a crash), making the directory and its parents (mode 0700) first.
+    private func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SystemError) {
+        try Self.makePrivateDirectories(directory)
+        let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let dirfd = try FileDescriptor.openDirectory(directory)
+        let fd = try dirfd.createFile(temp, path: directory + "/" + temp)
+        do throws(SystemError) {
+            try fd.writeAll(bytes, path: directory + "/" + temp)
+        } catch {
+            fd.close()
+            dirfd.unlinkQuietly(temp)
+            throw error
+        }
+        fd.close()
+        do throws(SystemError) {
+            try dirfd.renameAt(temp, name, path: directory + "/" + name)
+        } catch {
+            dirfd.unlinkQuietly(temp)
+            throw error
+        }
+    }
+
+    /// At most one line of text (4 KiB), without its newline; nil when absent or unreadable.
+    private func read(_ name: String, in directory: String) -> String? {
+        guard let bytes = try? Sys.readFile(directory + "/" + name), bytes.count <= 4096 else { return nil }
+        let line = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        return String(validating: line, as: UTF8.self)
+    }
+
+    private static func milliseconds(_ text: String) -> Int64? {
+        guard let value = Int64(text), value >= 0 else { return nil }
+        return value
+    }
+
+    /// Makes `path` and its missing parents with mode 0700. A directory under a shared /tmp that
+    /// is not ours, or is a symlink, is refused: another user could read or plant files there.
+    static func makePrivateDirectories(_ path: String) throws(SystemError) {
+        switch Sys.kind(of: path) {
+        case .directory:
+            return
+        case .symlink, .file, .other:
+            throw SystemError(operation: "mkdir", path: path, errno: .fileExists)
+        case nil:
+            break
+        }
+        let parent = DurableFile.parentPath(of: path)
+        if parent != path { try makePrivateDirectories(parent) }
+        do throws(SystemError) {
+            try Sys.mkdir(path)
+        } catch {
+            if !error.isAlreadyExists { throw error }
+        }
+        if path.hasPrefix("/tmp/chatdir-"), path.split(separator: "/").count == 2, Sys.owner(of: path) != Sys.currentUserID {
+            throw SystemError(operation: "mkdir", path: path, errno: .notPermitted)
+        }
+    }
+}
