@@ -19,9 +19,10 @@ public struct RuntimeChannel: Sendable {
     /// The store's directory under the runtime root.
     public let root: String
 
-    /// The channel of the store at `storeRoot` (an absolute path): the same directory for every
-    /// process that opens that store, whatever its working directory.
+    /// The channel of the store at `storeRoot`: the same directory for every process that opens
+    /// that store, whatever its working directory or the path it was given (symlinks resolved).
     public init(storeRoot: String, runtimeDirectory: String? = Sys.environment("XDG_RUNTIME_DIR")) {
+        let storeRoot = Sys.realPath(storeRoot) ?? storeRoot
         let base: String
         if let runtime = runtimeDirectory, runtime.hasPrefix("/") {
             base = runtime + "/chatdir"
@@ -194,7 +195,7 @@ public struct RuntimeChannel: Sendable {
 
     /// Makes `path` and its missing parents with mode 0700. A directory under a shared /tmp that
     /// is not ours, or is a symlink, is refused: another user could read or plant files there.
-    static func makePrivateDirectories(_ path: String) throws(SystemError) {
+    public static func makePrivateDirectories(_ path: String) throws(SystemError) {
         switch Sys.kind(of: path) {
         case .directory:
             return

@@ -19,6 +19,11 @@ public enum StandardIO {
         try Syscall.writeAll(fd, Array(text.utf8), path: fd == output ? "(standard output)" : "(standard error)")
     }
 
+    /// One `read(2)` of what `fd` has now (at most `buffer.count` bytes): 0 at its end.
+    public static func readSome(_ fd: Int32 = input, into buffer: inout [UInt8]) throws(SystemError) -> Int {
+        try Syscall.read(fd, into: &buffer, path: "(standard input)")
+    }
+
     /// Reads `fd` to its end; a read error ends it too, with what was read before.
     public static func readAll(_ fd: Int32 = input) -> [UInt8] {
         var result: [UInt8] = []

@@ -137,6 +137,14 @@ public enum Sys {
 
     public static var currentUserID: UInt32 { getuid() }
 
+    /// The absolute path of `path` with every symlink, `.` and `..` resolved (`realpath(3)`);
+    /// nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The user ID owning `path` (not following a final symlink); nil when nothing is there.
     public static func owner(of path: String) -> UInt32? {
         var info = stat()

@@ -41,4 +41,25 @@ public enum TerminalDevice {
         _ = tcsetattr(fd, TCSANOW, &quiet)
         return Settings(fd: fd, saved: saved)
     }
+
+    /// The chat screen's input mode on `fd`: every key arrives as typed, at once (no echo, no
+    /// line editing, VMIN 1), Enter arrives as CR and Ctrl-J as LF (no ICRNL, so the two differ),
+    /// Ctrl-S, Ctrl-Q, Ctrl-V and Ctrl-O arrive as keys (no IXON, no IEXTEN). Ctrl-C still raises
+    /// SIGINT, so the screen ends (and restores the terminal) even while it is busy; Ctrl-Z is
+    /// turned off (VSUSP disabled), since a stopped screen would leave the shell in raw mode.
+    /// Returns the settings before, or nil when `fd` is not a terminal.
+    public static func enterChatMode(_ fd: Int32) -> Settings? {
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(ICRNL | INLCR | IGNCR | IXON)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+            cc[Int(VSUSP)] = 0
+        }
+        _ = tcsetattr(fd, TCSANOW, &raw)
+        return Settings(fd: fd, saved: saved)
+    }
 }

@@ -34,12 +34,13 @@ struct ChatdirProcess {
 
     /// Starts `chatdir sync --live --store store` with `CHATDIR_TOKEN=token`, stdout and stdin
     /// on /dev/null and stderr in the returned pipe: the live worker as a user leaves it running.
-    static func startLiveWorker(store: String, token: String = "alice-token") throws -> (process: Process, stderr: Pipe) {
+    static func startLiveWorker(store: String, token: String = "alice-token", environment extra: [String: String] = [:]) throws -> (process: Process, stderr: Pipe) {
         let worker = Process()
         worker.executableURL = executable
         worker.arguments = ["sync", "--live", "--store", store]
         var environment = ProcessInfo.processInfo.environment
         environment["CHATDIR_TOKEN"] = token
+        for (key, value) in extra { environment[key] = value }
         worker.environment = environment
         let errors = Pipe()
         worker.standardError = errors

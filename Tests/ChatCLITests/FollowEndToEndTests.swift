@@ -84,8 +84,14 @@ struct Tmux {
         return capture ? ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "") : ""
     }
 
-    func pane() throws -> [String] {
-        try run(["capture-pane", "-p", "-t", "follow"], capture: true).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    /// The visible rows of session `target`'s pane, as text.
+    func pane(_ target: String = "follow") throws -> [String] {
+        try run(["capture-pane", "-p", "-t", target], capture: true).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// A tmux format evaluated for session `target` (`#{alternate_on}`, `#{cursor_flag}`…).
+    func format(_ format: String, _ target: String) throws -> String {
+        try run(["display-message", "-p", "-t", target, format], capture: true).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static var isAvailable: Bool {
