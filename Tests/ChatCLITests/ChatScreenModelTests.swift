@@ -2,10 +2,11 @@
 import ChatDomain
 @testable import ChatStore
 import Testing
+import ChatTestSupport
 
 /// The chat screen's rules on small ConversationState values built here: no terminal, no store,
 /// the clock given. Screens are 12 rows (title, history line, 8 body lines, status, input) unless said.
-@Suite struct ChatScreenModelTests {
+@Suite(.ownThreads) struct ChatScreenModelTests {
     let alice = try! UserID("alice")
     let bob = try! UserID("bob")
     let carol = try! UserID("carol")
@@ -365,6 +366,16 @@ import Testing
         screen.prepend((21...30).map { row($0) }, hasOlder: true)
         #expect(body(screen) == before)
         #expect(screen.timeline.first?.sequence == 21)
+    }
+
+    @Test("when the row the view stands on goes away, the view stays near its sequence instead of jumping to the bottom")
+    func anchorRowGone() {
+        var screen = scrolled()
+        for _ in 0..<3 { _ = screen.handle(.pageUp, now: 0) }
+        let top = screen.anchor?.sequence ?? 0
+        #expect(top > 1 && top < 30)
+        screen.update(state((1...40).filter { $0 != top }.map { row($0) }, worker: 1))
+        #expect(screen.anchor?.sequence == top + 1)
     }
 
     // MARK: Older history

@@ -1,7 +1,8 @@
 @testable import ChatCLI
 import Testing
+import ChatTestSupport
 
-@Suite struct LineEditorTests {
+@Suite(.ownThreads) struct LineEditorTests {
     /// An editor holding `text` with the cursor at `cursor` (the end when nil).
     func editor(_ text: String, cursor: Int? = nil) -> LineEditor {
         var editor = LineEditor(text)

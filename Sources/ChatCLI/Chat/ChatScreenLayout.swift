@@ -197,10 +197,22 @@ extension ChatScreenModel {
             let shown = textLines[lineIndex].map(Self.display)
             var start = 0
             if lineIndex == cursorLine {
-                while start < cursorOffset, Self.cells(shown[start..<cursorOffset].joined()) >= available { start += 1 }
-                cursorColumn = Self.cells(prompt) + Self.cells(shown[start..<cursorOffset].joined())
+                // Linear, not quadratic: a long paste on one line must not stall a key press.
+                var before = shown[..<cursorOffset].reduce(0) { $0 + Self.cells($1) }
+                while start < cursorOffset, before >= available {
+                    before -= Self.cells(shown[start])
+                    start += 1
+                }
+                cursorColumn = Self.cells(prompt) + before
             }
-            lines.append(output.styled(prompt, .bold) + Terminal.fit(shown[start...].joined(), width: available))
+            var visible = ""
+            var width = 0
+            for piece in shown[start...] {
+                width += Self.cells(piece)
+                if width > available { break }
+                visible += piece
+            }
+            lines.append(output.styled(prompt, .bold) + visible)
         }
         return (lines, cursorLine - first, cursorColumn)
     }

@@ -19,7 +19,7 @@ import ChatStore
 ///   without a return value (a mark-read once the newest row shows, a wish for older pages) wait
 ///   in a queue: ``takeEffects()`` hands them over at once, and ``handle(_:now:)`` and
 ///   ``tick(now:)`` return them with their own.
-struct ChatScreenModel {
+struct ChatScreenModel: Sendable {
     let me: UserID
     let conversation: ConversationID
     let hint: PasteHint
@@ -52,6 +52,8 @@ struct ChatScreenModel {
         var row: ClientMessageID
         /// Lines of that row above the view (the unread marker counts as its first line).
         var line: Int
+        /// The row's sequence: should the row go away, the view stays near where it stood.
+        var sequence: Int?
     }
     private(set) var anchor: Anchor?
 
@@ -416,7 +418,7 @@ struct ChatScreenModel {
             }
             line = min(line, lineCount(index) - 1)
         }
-        anchor = Anchor(row: timeline[index].clientMessageID, line: line)
+        anchor = Anchor(row: timeline[index].clientMessageID, line: line, sequence: timeline[index].sequence)
         normalise()
     }
 
@@ -435,7 +437,7 @@ struct ChatScreenModel {
         let shown = view.lines.filter { $0.row == index }.count
         if shown == count || (shown == height && count > height) { return }
         if let first = view.lines.first?.row, index <= first {
-            anchor = Anchor(row: timeline[index].clientMessageID, line: 0)
+            anchor = anchorAt(index)
         } else {
             var total = count
             var row = index
@@ -443,20 +445,28 @@ struct ChatScreenModel {
                 row -= 1
                 total += lineCount(row)
             }
-            anchor = count > height
-                ? Anchor(row: timeline[index].clientMessageID, line: 0)
-                : Anchor(row: timeline[row].clientMessageID, line: max(0, total - height))
+            anchor = count > height ? anchorAt(index) : anchorAt(row, line: max(0, total - height))
         }
         normalise()
     }
 
-    /// Back to the bottom when everything from the anchor down fits (or its row is gone).
+    private func anchorAt(_ index: Int, line: Int = 0) -> Anchor {
+        Anchor(row: timeline[index].clientMessageID, line: line, sequence: timeline[index].sequence)
+    }
+
+    /// Back to the bottom when everything from the anchor down fits; when the anchor's row is
+    /// gone, on the first row from its sequence on (or the bottom).
     private mutating func normalise() {
-        guard let current = anchor else { return }
-        guard let index = indexByID[current.row] else {
-            anchor = nil
-            return
+        guard var current = anchor else { return }
+        if indexByID[current.row] == nil {
+            guard let sequence = current.sequence, let index = timeline.firstIndex(where: { ($0.sequence ?? .max) >= sequence }) else {
+                anchor = nil
+                return
+            }
+            current = anchorAt(index)
+            anchor = current
         }
+        guard let index = indexByID[current.row] else { return }
         let clamped = min(current.line, lineCount(index) - 1)
         if clamped != current.line { anchor?.line = clamped }
         let height = bodyHeight

@@ -8,7 +8,7 @@ enum ReceiptsCommand: Command {
         summary: "Who has one of my messages and who has read it (from the stored positions).",
         usage: ["CONV SEQ [--json]"],
         options: [
-            .init(name: "--json", value: nil, help: #"one JSON object: {"conversationId","sequence","members":[{"userId","delivered","read"}]}"#),
+            .init(name: "--json", value: nil, help: "one JSON object: conversationId, sequence, and members, each with userId, delivered and read"),
         ],
         discussion: """
         Each other member, with whether their devices have the message (delivered) and whether
