@@ -21,6 +21,11 @@ extension SyncEngine {
         var lastActivity = ContinuousClock.now
         /// Where the state machines' reports go (the log of ``SyncEngine/runLive(log:)``).
         var log: (@Sendable (String) -> Void)?
+        /// Which of my typing signals go to the server, and whether it has the endpoint at all.
+        var typing = TypingThrottle()
+        /// Conversations whose older-page wish is being fetched, and the last wish answered in each.
+        var olderBusy: Set<ConversationID> = []
+        var olderAnswered: [ConversationID: Int] = [:]
 
         /// The conversations whose holes are tracked.
         var followed: [ConversationID] { conversations.filter(\.value.isFollowed).map(\.key) }
@@ -33,8 +38,10 @@ extension SyncEngine {
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         liveState.log = log
         let outbox = Task { await self.followOutbox(log: log) }
+        let channel = Task { await self.followRuntimeChannel(log: log) }
         defer {
             outbox.cancel()
+            channel.cancel()
             liveState.background.values.forEach { $0.cancel() }
             liveState.background.removeAll()
             for id in liveState.conversations.keys { _ = liveState.conversations[id]?.handle(.stopped, at: .now) }
@@ -169,7 +176,11 @@ extension SyncEngine {
                 let point = try await store.catchUpPoint(id)
                 await drive(id, .follow(from: point))
             }
+            runtime.clearTyping(id, user: message.senderID)
             if let error = await drive(id, .liveMessage(message)) { throw error }
+        case let .typing(id, member):
+            guard member != (await store.me), try await store.info(id)?.members.contains(member) == true else { return }
+            noteTyping(id, member)
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
             try await store.mergeServerPositions(Positions([member: position]), in: id)
@@ -193,7 +204,7 @@ extension SyncEngine {
 
     /// Keeps a background task until it ends, so the worker can cancel it when it stops (a task
     /// dropped while still running could write into the store after the worker returned).
-    private func remember(_ task: Task<Void, Never>) {
+    func remember(_ task: Task<Void, Never>) {
         let key = liveState.nextBackgroundKey
         liveState.nextBackgroundKey += 1
         liveState.background[key] = task

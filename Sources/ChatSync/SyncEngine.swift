@@ -142,9 +142,13 @@ public actor SyncEngine {
     private var progress: (@Sendable (String) -> Void)?
     /// The live worker's per-conversation state.
     var liveState = LiveState()
+    /// Where the live worker meets chat screens: typing both ways, wishes for older pages.
+    nonisolated let runtime: RuntimeChannel
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
-    public init(store: Store, server: ServerAddress, token: String, options: Options = Options()) throws(StoreError) {
+    /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
+    public init(store: Store, server: ServerAddress, token: String, options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
+        self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
         self.store = try SyncStore(store: store)
         self.server = server
         self.token = token
@@ -310,6 +314,7 @@ public actor SyncEngine {
             }
             do {
                 inserted += try await store.saveFromServer(page.items, in: id, after: pageAfter, what: what).inserted.count
+                clearTyping(of: page.items, in: id)
             } catch {
                 next?.cancel()
                 throw error
