@@ -37,6 +37,7 @@ extension SyncEngine {
         live.connector = options.connector
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         liveState.log = log
+        liveState.typing.interval = options.typingInterval
         let outbox = Task { await self.followOutbox(log: log) }
         let channel = Task { await self.followRuntimeChannel(log: log) }
         defer {

@@ -43,6 +43,9 @@ public actor SyncEngine {
         public var untrustedReconnectWait: Duration = .seconds(60)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
+        /// The shortest time between two typing POSTs for one conversation (a chat screen
+        /// signals every 3 s while its user types; the worker holds to that whatever the file says).
+        public var typingInterval: Duration = .seconds(3)
         /// Where every connection to the server comes from (TCP or TLS by the server's scheme,
         /// unless a test scripts the stream).
         var connector: Connector = .network(caFile: nil)

@@ -6,8 +6,9 @@ import ChatDomain
 struct TypingThrottle: Sendable {
     /// A signal older than this (milliseconds) is stale: the user stopped typing.
     static let freshness: Int64 = 5_000
-    /// The shortest time between two POSTs for one conversation, whatever the file says.
-    static let interval: Duration = .seconds(3)
+    /// The shortest time between two POSTs for one conversation, whatever the file says
+    /// (``SyncEngine/Options/typingInterval``).
+    var interval: Duration = .seconds(3)
 
     /// The last `typing-me` value seen per conversation: only a change is a signal.
     private var seen: [ConversationID: Int64] = [:]
@@ -22,7 +23,7 @@ struct TypingThrottle: Sendable {
         seen[id] = signalled
         // A time far ahead of the clock is garbage, not a signal that stays fresh for ever.
         guard nowMilliseconds - signalled <= Self.freshness, signalled - nowMilliseconds <= Self.freshness else { return false }
-        if let last = posted[id], now - last < Self.interval { return false }
+        if let last = posted[id], now - last < interval { return false }
         posted[id] = now
         return true
     }
