@@ -51,12 +51,6 @@ public struct RuntimeChannel: Sendable {
         return (safe.isEmpty ? "store" : safe) + "-" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// Makes ``root`` and its parents (mode 0700) if missing, so a worker can watch it before any
-    /// screen wrote there. Throws like the writes do (a `/tmp` directory that is not ours).
-    public func makeRoot() throws(SystemError) {
-        try Self.makePrivateDirectories(root)
-    }
-
     public func directory(of id: ConversationID) -> String { root + "/" + id.rawValue }
     public func typingDirectory(of id: ConversationID) -> String { directory(of: id) + "/typing" }
 

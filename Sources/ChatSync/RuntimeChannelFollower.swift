@@ -16,7 +16,7 @@ extension SyncEngine {
         let channel = runtime
         let madeRoot = Sys.kind(of: channel.root) == nil
         do {
-            try channel.makeRoot()
+            try RuntimeChannel.makePrivateDirectories(channel.root)
         } catch {
             log("runtime channel: \(error); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only")
         }
