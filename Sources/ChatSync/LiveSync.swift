@@ -23,7 +23,8 @@ extension SyncEngine {
         var log: (@Sendable (String) -> Void)?
         /// Which of my typing signals go to the server, and whether it has the endpoint at all.
         var typing = TypingThrottle()
-        /// Conversations whose older-page wish is being fetched, and the last wish answered in each.
+        /// Conversations whose older-page wish is being fetched, and wishes answered where the
+        /// answer could not be written (so they are not fetched again and again).
         var olderBusy: Set<ConversationID> = []
         var olderAnswered: [ConversationID: Int] = [:]
 

@@ -95,8 +95,9 @@ extension SyncEngine {
     // MARK: older pages
 
     /// Starts fetching the page a screen wants for `id` unless one is being fetched already or
-    /// the wish was answered (a finished answer for the same `before`: the screen writes a new
-    /// wish for the next page). A `loading` answer left by a stopped worker is fetched again.
+    /// the wish was answered (a finished answer for the same `before`, failures included: the
+    /// screen writes a new wish for the next page, and asks again after a failure by removing
+    /// `older-answer`). A `loading` answer left by a stopped worker is fetched again.
     private func considerOlder(_ id: ConversationID, log: @escaping @Sendable (String) -> Void) {
         guard !liveState.olderBusy.contains(id), let before = runtime.olderWanted(id), liveState.olderAnswered[id] != before else { return }
         if let answer = runtime.olderAnswer(id), answer.before == before {
@@ -123,16 +124,20 @@ extension SyncEngine {
                     answer = .stored(before: before)
                 }
             } catch {
-                liveState.olderBusy.remove(id)
-                if Task.isCancelled { return }
-                log("\(id): older page before \(before) failed: \(error)")
-                try? runtime.answerOlder(id, .failed(before: before, reason: "\(error)"))
-                liveState.olderAnswered[id] = before
-                return
+                if Task.isCancelled {
+                    liveState.olderBusy.remove(id)
+                    return
+                }
+                log("\(id): the page before sequence \(before) failed: \(error)")
+                answer = .failed(before: before, reason: "\(error)")
             }
         }
-        try? runtime.answerOlder(id, answer)
-        liveState.olderAnswered[id] = before
+        do {
+            try runtime.answerOlder(id, answer)
+        } catch {
+            // The answer file is what stops a second fetch; without it, this worker remembers.
+            liveState.olderAnswered[id] = before
+        }
         liveState.olderBusy.remove(id)
         considerOlder(id, log: log)
     }

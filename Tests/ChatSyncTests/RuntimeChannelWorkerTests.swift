@@ -161,4 +161,40 @@ import ChatTestSupport
         worker.cancel()
         #expect(await worker.value == nil)
     }
+
+    @Test("a failed older page is answered failed, with the server's reason, and the worker goes on")
+    func olderPageFails() async throws {
+        let server = try CannedServer(live: .holdOpen) { _, path in
+            if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
+            if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
+            if path.contains("/messages?before=") { return .json(503, #"{"error":"busy"}"#) }
+            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
+            if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
+            if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
+            if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
+            return .json(404, #"{"error":"no such endpoint"}"#)
+        }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let c1 = try ConversationID("c1")
+        let channel = RuntimeChannel(root: directory.path + "/run")
+        var options = fastOptions
+        options.attemptsPerPass = 1
+        let engine = try SyncEngine(store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: options, runtime: channel)
+        let logs = LogLines()
+        let worker = Task { await engine.runLive { logs.append($0) } }
+        defer { worker.cancel() }
+        try await waitUntil("the worker caught up") { logs.lines.contains("caught up") }
+        try channel.wantOlder(c1, before: 5)
+        try await waitUntil("the wish is answered") {
+            if case .failed? = channel.olderAnswer(c1) { return true }
+            return false
+        }
+        guard case let .failed(before, reason)? = channel.olderAnswer(c1) else { return }
+        #expect(before == 5)
+        #expect(reason.contains("503"), "\(reason)")
+        #expect(server.seenRequests.filter { $0.contains("before=") }.count == 1, "one attempt (attemptsPerPass 1): \(server.seenRequests)")
+        worker.cancel()
+        #expect(await worker.value == nil)
+    }
 }
