@@ -33,17 +33,28 @@ extension SyncEngine {
     }
 
     /// Runs until cancelled (returns nil) or until the server refuses the token (returns that error).
+    /// The runtime channel is followed alongside, and has stopped (its watcher too) when this returns.
     public func runLive(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
+        let channel = Task { await self.followRuntimeChannel(log: log) }
+        let result = await runLiveConnection(log: log)
+        channel.cancel()
+        await channel.value
+        // What the channel started after the connection's end cancelled the rest (an older page).
+        liveState.background.values.forEach { $0.cancel() }
+        liveState.background.removeAll()
+        return result
+    }
+
+    /// The live connection, the outbox and the background work of ``runLive(log:)``.
+    private func runLiveConnection(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
         var live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
         live.connector = options.connector
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         liveState.log = log
         liveState.typing.interval = options.typingInterval
         let outbox = Task { await self.followOutbox(log: log) }
-        let channel = Task { await self.followRuntimeChannel(log: log) }
         defer {
             outbox.cancel()
-            channel.cancel()
             liveState.background.values.forEach { $0.cancel() }
             liveState.background.removeAll()
             for id in liveState.conversations.keys { _ = liveState.conversations[id]?.handle(.stopped, at: .now) }
