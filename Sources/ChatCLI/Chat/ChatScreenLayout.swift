@@ -52,6 +52,7 @@ extension ChatScreenModel {
             footer = []
             if let typing = model.typingLine { footer.append(dim("  " + output.safe(typing))) }
             footer += model.panelLines(output)
+            if let notice = model.notice { footer.append(output.styled("  " + output.safe(notice), .red)) }
             footer.append(dim("  " + output.safe(view?.status ?? "")))
             inputStart = footer.count
             input = model.inputLines(output)

@@ -82,6 +82,8 @@ struct ChatScreenModel: Sendable {
     private(set) var showsReceipts = false
 
     private(set) var queued: [ChatEffect] = []
+    /// What went wrong carrying out an effect (a send the disk refused), shown until the next key.
+    private(set) var notice: String?
 
     /// Typing signals go out at most this often while I edit…
     static let typingInterval: Int64 = 3_000
@@ -164,9 +166,15 @@ struct ChatScreenModel: Sendable {
         return queued
     }
 
+    /// Shows `text` above the status line until the next key: an effect that failed.
+    mutating func notify(_ text: String) {
+        notice = text
+    }
+
     /// One key: what it changes, and what the coordinator should do.
     mutating func handle(_ key: Key, now: Int64) -> [ChatEffect] {
         self.now = now
+        notice = nil
         let effects = apply(key)
         settle()
         return effects + takeEffects()
