@@ -18,13 +18,16 @@ struct ChatEndToEndTests {
         let worker: Process
         private let log = Lock("")
 
-        init(_ name: String, server: String, in directory: TemporaryDirectory) throws {
+        /// `store` is an existing store of `name`'s; without it one is made.
+        init(_ name: String, store existing: String? = nil, server: String, in directory: TemporaryDirectory) throws {
             self.name = name
-            store = directory.file(name)
+            store = existing ?? directory.file(name)
             runtime = directory.file("run-" + name)
             try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let initialized = try ChatdirProcess.run(["init", "--user", name, "--server", server, store])
-            try #require(initialized.status == 0, "\(initialized.stderr)")
+            if existing == nil {
+                let initialized = try ChatdirProcess.run(["init", "--user", name, "--server", server, store])
+                try #require(initialized.status == 0, "\(initialized.stderr)")
+            }
             let (worker, stderr) = try ChatdirProcess.startLiveWorker(store: store, token: "\(name)-token", environment: ["XDG_RUNTIME_DIR": runtime])
             self.worker = worker
             let log = self.log
@@ -117,6 +120,68 @@ struct ChatEndToEndTests {
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("✗ failed") } }, "\(tmux.screen("alice"))")
         // `r` retried: it never reached the input line as a letter.
         #expect(try !tmux.pane("alice").suffix(2).contains { $0.hasSuffix("r") })
+    }
+
+    @Test("PageUp past what is stored asks the worker for older pages: they are saved and shown, then the beginning of the conversation")
+    func scrollBackLoadsFromServer() throws {
+        let server = try SyncEndToEndTests.Server()
+        let directory = try TemporaryDirectory()
+        // Bob fills alice-bob with 120 messages (after the sample's 3); alice's device then keeps
+        // only its newest segment, as a device that was given the recent history only.
+        let bobStore = directory.file("bob")
+        #expect(try ChatdirProcess.run(["init", "--user", "bob", "--server", server.url, bobStore]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bobStore], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        for number in 1...120 {
+            #expect(try ChatdirProcess.run(["send", "--store", bobStore, "alice-bob", "message number \(number)"]).status == 0)
+        }
+        let sent = try ChatdirProcess.run(["sync", "--store", bobStore], environment: ["CHATDIR_TOKEN": "bob-token"])
+        try #require(sent.status == 0, "\(sent.stderr)")
+        let aliceStore = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, aliceStore]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", aliceStore], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        let messages = aliceStore + "/conversations/alice-bob/messages"
+        try FileManager.default.removeItem(atPath: messages + "/0000000001-0000000100.json")
+        let alice = try Member("alice", store: aliceStore, server: server.url, in: directory)
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "16", alice.chat("alice-bob")])
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("message number 120") } }, "\(tmux.screen("alice"))")
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
+        #expect(try !tmux.pane("alice").contains { $0.contains("message number 90 ") || $0.hasSuffix("message number 90") })
+        // Page up until the first stored row (sequence 101, "message number 98") is on screen and
+        // then once more: the worker fetches the page before it, and the rows appear above.
+        #expect(try waitFor(timeout: 60) {
+            try tmux.run(["send-keys", "-t", "alice", "PageUp"])
+            return try tmux.pane("alice").contains { $0.hasSuffix("message number 90") }
+        }, "\(tmux.screen("alice"))\n\(alice.workerLog)")
+        #expect(FileManager.default.fileExists(atPath: messages + "/0000000001-0000000100.json"), "the page was saved in the store")
+        #expect(try waitFor(timeout: 60) {
+            try tmux.run(["send-keys", "-t", "alice", "PageUp"])
+            return try tmux.pane("alice").contains { $0.contains("beginning of the conversation") } && tmux.pane("alice").contains { $0.contains("Coffee at 10?") }
+        }, "\(tmux.screen("alice"))\n\(alice.workerLog)")
+    }
+
+    @Test("a resize redraws to the new width and keeps what is typed on the input line")
+    func resizeKeepsInput() throws {
+        let server = try SyncEndToEndTests.Server()
+        let directory = try TemporaryDirectory()
+        let alice = try Member("alice", server: server.url, in: directory)
+        try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "20", alice.chat("alice-bob")])
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("Coffee at 10?") } }, "\(tmux.screen("alice"))")
+        try tmux.run(["send-keys", "-t", "alice", "-l", "half a thought"])
+        #expect(try waitFor { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought") == true }, "\(tmux.screen("alice"))")
+        try tmux.run(["resize-window", "-t", "alice", "-x", "40", "-y", "12"])
+        #expect(try waitFor {
+            let pane = try tmux.pane("alice")
+            return pane.last { !$0.isEmpty }?.contains("half a thought") == true
+                && pane.contains { $0.contains("Coffee") } && pane.allSatisfy { $0.count <= 40 }
+        }, "\(tmux.screen("alice"))")
+        // The line still edits where it was: a key after the resize lands at its end.
+        try tmux.run(["send-keys", "-t", "alice", "-l", "!"])
+        #expect(try waitFor { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought!") == true }, "\(tmux.screen("alice"))")
     }
 
     @Test("chat in a pipe refuses with exit 64 and points to view --follow")
