@@ -19,6 +19,7 @@ struct ConversationScreen {
         }
         for problem in view.problems.prefix(3) { header.append(output.styled("  " + output.safe(problem), .red)) }
         var footer = [output.styled("  " + output.safe(view.status), .dim)]
+        if let typing = view.typing { footer.insert(output.styled("  " + output.safe(typing), .dim), at: 0) }
         if view.rows.isEmpty { footer.insert(output.styled("  no messages yet: " + hint.command("send", "\(conversation) TEXT"), .dim), at: 0) }
         let body = max(0, height - header.count - footer.count)
         let text = RowText(output: output, conversation: conversation, hint: hint)

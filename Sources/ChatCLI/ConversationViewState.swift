@@ -12,4 +12,6 @@ public struct ConversationViewState: Hashable, Sendable {
     public var status: String
     /// Files that could not be read, each naming the file and what to do.
     public var problems: [String]
+    /// `bob is typing…` while another member types (from the runtime channel); nil otherwise.
+    public var typing: String? = nil
 }

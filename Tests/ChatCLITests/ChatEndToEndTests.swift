@@ -52,7 +52,7 @@ struct ChatEndToEndTests {
         waitFor { FileManager.default.fileExists(atPath: member.store + "/conversations/\(id)/conversation.json") }
     }
 
-    @Test("alice types and sends: bob sees her typing, then the message; alice sees it pending, then sent; Ctrl-C restores the terminal")
+    @Test("alice types and sends: bob sees her typing, then the message; alice sees it sent, then read by bob; Ctrl-C restores the terminal")
     func typeAndSend() throws {
         let server = try SyncEndToEndTests.Server()
         let directory = try TemporaryDirectory()
@@ -75,6 +75,9 @@ struct ChatEndToEndTests {
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("alice  see you at eight") && $0.contains("✓") } }, "\(tmux.screen("alice"))")
         #expect(try waitFor { try tmux.pane("bob").contains { $0.contains("alice  see you at eight") } }, "\(tmux.screen("bob"))")
         #expect(try waitFor { try !tmux.pane("bob").contains { $0.contains("alice is typing") } }, "\(tmux.screen("bob"))")
+        // Bob's screen shows the newest row, so it marks it read; his worker posts it, and the
+        // tick on alice's screen turns to read.
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("alice  see you at eight") && $0.contains("✓✓ read") } }, "\(tmux.screen("alice"))")
         // The input line is empty again once the message is sent.
         #expect(try !tmux.pane("alice").suffix(3).contains { $0.contains("see you at eight") && !$0.contains("alice  ") })
 
@@ -182,6 +185,26 @@ struct ChatEndToEndTests {
         // The line still edits where it was: a key after the resize lands at its end.
         try tmux.run(["send-keys", "-t", "alice", "-l", "!"])
         #expect(try waitFor { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought!") == true }, "\(tmux.screen("alice"))")
+    }
+
+    @Test("view --follow shows who is typing from the runtime channel, and drops them once their signal is 6 s old")
+    func followShowsTyping() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("store")
+        #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
+        let runtime = directory.file("run")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let channel = RuntimeChannel(storeRoot: store, runtimeDirectory: runtime)
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        let command = "env TZ=UTC NO_COLOR=1 XDG_RUNTIME_DIR=\(runtime) \(ChatdirProcess.executable.path) view c1 --follow --store \(store); sleep 600"
+        try tmux.run(["new-session", "-d", "-s", "follow", "-x", "100", "-y", "16", command])
+        #expect(try waitFor { try tmux.pane().contains { $0.contains("no sync worker running") } }, "\(tmux.screen("follow"))")
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try channel.noteTyping(try ConversationID("c1"), user: try UserID("bob"), atMilliseconds: now)
+        #expect(try waitFor { try tmux.pane().contains { $0.contains("bob is typing…") } }, "\(tmux.screen("follow"))")
+        #expect(try waitFor { try !tmux.pane().contains { $0.contains("bob is typing…") } }, "\(tmux.screen("follow"))")
+        #expect(Date().timeIntervalSince1970 * 1000 - Double(now) >= 5_900, "gone only once the signal is 6 s old")
     }
 
     @Test("chat in a pipe refuses with exit 64 and points to view --follow")

@@ -150,23 +150,7 @@ extension ChatScreenModel {
     }
 
     /// `bob is typing…`, `bob and carol are typing…`, `3 people are typing…`; nil when no one is.
-    var typingLine: String? {
-        var seen = Set<UserID>()
-        let names = typing.filter { isRecent($0.milliseconds) }.map(\.user).filter { seen.insert($0).inserted }.sorted()
-        switch names.count {
-        case 0: return nil
-        case 1: return "\(names[0]) is typing…"
-        case 2: return "\(names[0]) and \(names[1]) are typing…"
-        default: return "\(names.count) people are typing…"
-        }
-    }
-
-    /// Whether a typing signal at `milliseconds` is recent enough to show (a time far in the
-    /// future, another clock's garbage, is not shown either).
-    private func isRecent(_ milliseconds: Int64) -> Bool {
-        let age = now.subtractingReportingOverflow(milliseconds)
-        return !age.overflow && age.partialValue <= Self.typingShown && age.partialValue >= -Self.typingShown
-    }
+    var typingLine: String? { TypingLine.text(typing, me: me, now: now) }
 
     /// The receipts panel of the selected row, when `i` opened it.
     func panelLines(_ output: Output) -> [String] {

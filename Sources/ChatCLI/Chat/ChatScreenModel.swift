@@ -90,7 +90,7 @@ struct ChatScreenModel: Sendable {
     /// …and stop this long after my last key.
     static let typingQuiet: Int64 = 5_000
     /// Another member's signal shows this long.
-    static let typingShown: Int64 = 6_000
+    static let typingShown = TypingLine.shown
     /// Lines the mouse wheel scrolls.
     static let wheelLines = 3
     /// Lines of the input shown at most; more scroll with the cursor.

@@ -53,7 +53,7 @@ final class ChatSession: @unchecked Sendable {
         let states = try StoreObserver(store: store).states(in: id, limit: max(100, size.rows * 2))
         terminal.enter()
         defer { terminal.restore() }
-        let events = Self.merge(states: states, keys: try ChatTerminal.keys(), channel: watchChannel(), signals: Terminal.signals(resize: true))
+        let events = Self.merge(states: states, keys: try ChatTerminal.keys(), channel: Self.watch(channel, id), signals: Terminal.signals(resize: true))
         draw()
         for await event in events {
             let now = Int64(Clock.nanosecondsSince1970() / 1_000_000)
@@ -138,19 +138,23 @@ final class ChatSession: @unchecked Sendable {
         return model.takeEffects()
     }
 
-    /// A change in the conversation's runtime directory (made here if missing, so it can be
-    /// watched before the worker writes anything): one event per batch of changes.
-    private func watchChannel() -> AsyncStream<Void> {
+    /// A change in the conversation's runtime directory: one event per batch of changes. With
+    /// `create` the directory is made if missing, so it can be watched before the worker writes
+    /// anything (the chat screen writes there itself); without, a missing directory is not
+    /// watched and the half-second tick alone notices typing (`view --follow` leaves no
+    /// directories behind for a store nobody chats in).
+    static func watch(_ channel: RuntimeChannel, _ id: ConversationID, create: Bool = true) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let directory = channel.directory(of: id)
-        try? RuntimeChannel.makePrivateDirectories(channel.typingDirectory(of: id))
-        let watcher = try? DirectoryWatcher(root: directory, depth: 1) { _ in continuation.yield() }
+        if create { try? RuntimeChannel.makePrivateDirectories(channel.typingDirectory(of: id)) }
+        let watcher = Sys.kind(of: directory) == .directory ? try? DirectoryWatcher(root: directory, depth: 1) { _ in continuation.yield() } : nil
         continuation.onTermination = { _ in if let watcher { StoreObserver.stopLater(watcher) } }
         return stream
     }
 
-    /// Every source in one stream, plus a tick every half second.
-    static func merge(states: AsyncStream<ConversationState>, keys: AsyncStream<Key>, channel: AsyncStream<Void>,
+    /// Every source in one stream, plus a tick every half second. Without `keys` (`view
+    /// --follow` reads none) the stream ends only with the store's or by a signal.
+    static func merge(states: AsyncStream<ConversationState>, keys: AsyncStream<Key>?, channel: AsyncStream<Void>,
                       signals: AsyncStream<TerminalSignal>) -> AsyncStream<ChatEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
         let tasks = [
@@ -159,6 +163,7 @@ final class ChatSession: @unchecked Sendable {
                 continuation.yield(.ended)
             },
             Task {
+                guard let keys else { return }
                 for await key in keys { continuation.yield(.key(key)) }
                 continuation.yield(.ended)
             },

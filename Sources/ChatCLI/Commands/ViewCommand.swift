@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// `chatdir view`: the newest rows of a conversation, from the store only (never the network).
 enum ViewCommand: Command {
@@ -94,30 +95,41 @@ enum ViewCommand: Command {
         let redraw = output.isTerminal && !json
         let me = store.userID
         return try Follow.block {
-            let events = Follow.merge(states, Terminal.signals(resize: redraw))
             var model = ConversationViewModel(me: me)
             model.hint = context.hint
             if redraw {
+                // Who is typing comes from the runtime channel, beside the store's states.
+                let channel = RuntimeChannel(storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"])
+                let events = ChatSession.merge(states: states, keys: nil, channel: ChatSession.watch(channel, id, create: false), signals: Terminal.signals(resize: true))
                 let terminal = Terminal()
                 let screen = ConversationScreen(output: output, conversation: id, hint: context.hint)
                 terminal.enter()
                 defer { terminal.restore() }
                 var last: ConversationState?
+                var typing: String?
                 for await event in events {
                     switch event {
-                    case let .value(state):
+                    case let .state(state):
                         last = state
-                    case .signal(.resize):
+                    case .channel, .tick:
+                        let now = Int64(Clock.nanosecondsSince1970() / 1_000_000)
+                        let line = TypingLine.text(channel.typing(id), me: me, now: now)
+                        if line == typing, case .tick = event { continue }
+                        typing = line
+                    case .resize, .key:
                         break
-                    case .signal(.stop), .ended:
+                    case .stop, .ended:
                         return 0
                     }
                     guard let state = last else { continue }
                     let size = Terminal.size() ?? (rows: 24, columns: 80)
-                    terminal.draw(screen.frame(model.viewState(state, visibleRows: size.rows), rows: size.rows, columns: size.columns))
+                    var view = model.viewState(state, visibleRows: size.rows)
+                    view.typing = typing
+                    terminal.draw(screen.frame(view, rows: size.rows, columns: size.columns))
                 }
                 return 0
             }
+            let events = Follow.merge(states, Terminal.signals(resize: false))
             var printer = RowPrinter(output: output, conversation: id, me: me, json: json, hint: context.hint)
             for await event in events {
                 switch event {
