@@ -20,8 +20,9 @@ enum ChatCommand: Command {
         running sync worker delivers it), Alt-Enter or Ctrl-J starts a new line, ↑ on an empty
         line brings back the last message sent. The line edits as in a shell: ←/→, Home/End,
         Ctrl-A/Ctrl-E, Ctrl-U, Ctrl-W, Ctrl-K, Backspace, Delete.
-        Tab (or Shift-Tab) selects my failed messages; r or Enter retries the selected one with
-        its client message ID; i shows who has it and who read it; Esc clears the selection.
+        Tab (or Shift-Tab) selects my messages, failed ones first; r or Enter retries a selected
+        failed one under its client message ID; i (or Enter on a sent one) shows who has it and
+        who read it; Esc clears the selection.
         PageUp/PageDown and the mouse wheel scroll; at the top, older stored messages are read,
         and then the sync worker is asked for older pages from the server. While the newest
         message is on screen (and the window has focus) the conversation is marked read.

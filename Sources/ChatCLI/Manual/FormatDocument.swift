@@ -245,6 +245,19 @@ holds the old bytes or the new ones, never a mix. Errors name the call and the f
 what to do: `chatdir send: nothing was queued: fsync …/outbox: No space left on device; the
 disk is full: free some space, then run the command again`.
 
+## What is not in the store
+
+Some state is shared between chatdir processes but must not travel with the store: who is
+typing right now, and a chat screen's wish for older pages from the server. Written into the
+store it would be different on every device, fill `git log` with noise and conflict in every
+merge. It lives in `$XDG_RUNTIME_DIR/chatdir/<store key>/<conversation>/` instead (tmpfs, one
+per user; `/tmp/chatdir-<uid>/` when the variable is unset, refused unless that directory is
+the user's own), where `<store key>` is the store directory's last name and a hash of its real
+path. The files are one line each, replaced by rename and never fsynced: `typing-me`,
+`typing/<user>` (milliseconds since 1970), `older-wanted` (`before=<sequence>`), `older-answer`
+(`loading|stored|beginning before=<sequence>` or `failed before=<sequence> <reason>`). Losing
+them loses nothing: a reboot or a logout empties them and nothing needs them back.
+
 ## Departures from shared/spec/store-format-v1.md
 
 - The manifest and conversation details are written one key per line (the shared spec allows
