@@ -76,8 +76,22 @@ struct Tmux {
         let closeAndRun = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec tmux \"$@\""
         let argv: [UnsafeMutablePointer<CChar>?] = (["bash", "-c", closeAndRun, "tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The test runner ignores SIGHUP, SIGINT and SIGTERM while a test watches signals, and
+        // an ignored signal stays ignored across exec: a tmux server started with them ignored
+        // outlives `kill-server` (its SIGHUP does nothing) with its panes' processes. Start it
+        // with every signal at its default and none blocked.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, "bash", &actions, nil, argv, environ)
+        let result = posix_spawnp(&pid, "bash", &actions, &attributes, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
