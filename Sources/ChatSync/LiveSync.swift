@@ -323,12 +323,7 @@ extension SyncEngine {
         let watcher = try? DirectoryWatcher(root: store.store.root + "/" + StoreLayout.conversations, depth: 2) { batch in
             if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) { wake.yield() }
         }
-        let ticker = Task { [interval = options.outboxPollInterval] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                wake.yield()
-            }
-        }
+        let ticker = Self.ticker(every: options.outboxPollInterval, wake)
         defer {
             ticker.cancel()
             watcher?.stop()
@@ -358,6 +353,17 @@ extension SyncEngine {
                     _ = outboxFailed(id, retryAfter: (error as? SyncError)?.retryAfter)
                     log("\(id): \(error)")
                 }
+            }
+        }
+    }
+
+    /// Wakes `wake` every `interval` until cancelled: the floor under an inotify watcher (backoff
+    /// deadlines, idle work, a machine out of inotify watches).
+    static func ticker(every interval: Duration, _ wake: AsyncStream<Void>.Continuation) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                wake.yield()
             }
         }
     }

@@ -26,12 +26,7 @@ extension SyncEngine {
         let watcher = try? DirectoryWatcher(root: channel.root, depth: 1) { batch in
             if batch.rescan || batch.changes.contains(where: { $0.directory.isEmpty || $0.name == "typing-me" || $0.name == "older-wanted" }) { wake.yield() }
         }
-        let ticker = Task { [interval = options.outboxPollInterval] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                wake.yield()
-            }
-        }
+        let ticker = Self.ticker(every: options.outboxPollInterval, wake)
         defer {
             ticker.cancel()
             watcher?.stop()

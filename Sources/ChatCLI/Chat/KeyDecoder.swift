@@ -106,15 +106,10 @@ struct KeyDecoder {
                 break
             case 0x40...0x7E:
                 state = .ground
-                switch byte {
-                case UInt8(ascii: "A"): emit(.up)
-                case UInt8(ascii: "B"): emit(.down)
-                case UInt8(ascii: "C"): emit(.right)
-                case UInt8(ascii: "D"): emit(.left)
-                case UInt8(ascii: "H"): emit(.home)
-                case UInt8(ascii: "F"): emit(.end)
-                case UInt8(ascii: "M"): emit(.enter)
-                default: break
+                if let key = Self.cursorKey(byte) {
+                    emit(key)
+                } else if byte == UInt8(ascii: "M") {
+                    emit(.enter)
                 }
             default:
                 state = .ground
@@ -205,13 +200,11 @@ struct KeyDecoder {
         }
         // Private parameters (`?`, `>`, `=`) come in terminal replies, not keys.
         if let first = parameters.first, first >= 0x3C { return }
+        if let key = Self.cursorKey(final) {
+            emit(key)
+            return
+        }
         switch final {
-        case UInt8(ascii: "A"): emit(.up)
-        case UInt8(ascii: "B"): emit(.down)
-        case UInt8(ascii: "C"): emit(.right)
-        case UInt8(ascii: "D"): emit(.left)
-        case UInt8(ascii: "H"): emit(.home)
-        case UInt8(ascii: "F"): emit(.end)
         case UInt8(ascii: "Z"): emit(.backTab)
         case UInt8(ascii: "I") where parameters.isEmpty: emit(.focusIn)
         case UInt8(ascii: "O") where parameters.isEmpty: emit(.focusOut)
@@ -294,5 +287,21 @@ struct KeyDecoder {
             }
         }
         return String(out)
+    }
+}
+
+extension KeyDecoder {
+    /// The arrows, Home and End: the same final byte after `ESC [` (with or without
+    /// parameters) and after `ESC O` (application cursor mode).
+    static func cursorKey(_ final: UInt8) -> Key? {
+        switch final {
+        case UInt8(ascii: "A"): .up
+        case UInt8(ascii: "B"): .down
+        case UInt8(ascii: "C"): .right
+        case UInt8(ascii: "D"): .left
+        case UInt8(ascii: "H"): .home
+        case UInt8(ascii: "F"): .end
+        default: nil
+        }
     }
 }
