@@ -26,6 +26,8 @@ struct Child: Sendable {
 /// on a pseudo-terminal's slave or on /dev/null and a log file.
 final class Children: @unchecked Sendable {
     private let running = Lock<[Child]>([])
+    /// For children without a log (on a pseudo-terminal): what they last wrote, by pid.
+    private let outputs = Lock<[pid_t: @Sendable () -> String]>([:])
     /// The environment every child gets, before each one's own additions.
     private let baseEnvironment: [String: String]
 
@@ -109,6 +111,11 @@ final class Children: @unchecked Sendable {
         return Child(name: name, pid: pid, log: log)
     }
 
+    /// Where a failure message finds the last output of `pid`, a child without a log file.
+    func describeOutput(of pid: pid_t, _ output: @escaping @Sendable () -> String) {
+        outputs.withLock { $0[pid] = output }
+    }
+
     /// Throws, naming the child and showing the end of its log, when one of them has exited.
     func check(while doing: String) throws(LatencyFailure) {
         let ended: (Child, Int32)? = running.withLock { list in
@@ -122,7 +129,8 @@ final class Children: @unchecked Sendable {
             return nil
         }
         guard let (child, status) = ended else { return }
-        throw LatencyFailure("\(child.name) (pid \(child.pid)) \(Self.describe(status)) while \(doing)" + Self.tail(of: child.log))
+        let output = child.log == nil ? outputs.withLock { $0[child.pid] }.map { "; the last it wrote:\n" + $0() } ?? "" : Self.tail(of: child.log)
+        throw LatencyFailure("\(child.name) (pid \(child.pid)) \(Self.describe(status)) while \(doing)" + output)
     }
 
     /// Runs a child to its end (one that is meant to end: seed, init, cp); throws unless it exits 0.

@@ -24,6 +24,8 @@ final class PseudoTerminal: @unchecked Sendable {
         var recent: [ScreenFrame] = []
         var count = 0
         var ended: String?
+        /// The last bytes read, whole frames or not: what a program that died wrote last.
+        var tail: [UInt8] = []
     }
 
     static let rows: UInt16 = 40
@@ -67,6 +69,9 @@ final class PseudoTerminal: @unchecked Sendable {
         // copy closed, the child's exit ends the master's input (EIO) instead of leaving it open.
         Glibc.close(slave)
         self.master = master
+        children.describeOutput(of: child.pid) { [seen] in
+            Self.printable(seen.withLock { $0.tail })
+        }
         do {
             try reader.start { [self] in readLoop(cursorEnds: cursorEnds) }
         } catch {
@@ -92,6 +97,10 @@ final class PseudoTerminal: @unchecked Sendable {
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else { break }  // EIO: every slave descriptor is closed
             let frames = splitter.feed(buffer[0..<count])
+            seen.withLock { seen in
+                seen.tail += buffer[max(0, count - 2048)..<count]
+                if seen.tail.count > 4096 { seen.tail.removeFirst(seen.tail.count - 2048) }
+            }
             guard !frames.isEmpty else { continue }
             seen.withLock { seen in
                 for frame in frames {
@@ -161,6 +170,12 @@ final class PseudoTerminal: @unchecked Sendable {
         }
     }
 
+    /// Raw terminal output as lines a person can read: escape sequences shown as `⎋`.
+    static func printable(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes, as: UTF8.self).replacingEscapes()
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).map { "  | " + $0 }.joined(separator: "\n")
+    }
+
     private var lastScreen: String {
         guard let frame = lastFrame else { return "; it drew no frame at all" }
         return "; its last frame:\n" + frame.text
@@ -172,5 +187,14 @@ final class PseudoTerminal: @unchecked Sendable {
         stopReading.signal()
         reader.join()
         Glibc.close(master)
+    }
+}
+
+extension String {
+    /// ESC as `⎋` and `\r` dropped, so raw terminal output prints harmlessly.
+    fileprivate func replacingEscapes() -> String {
+        String(String.UnicodeScalarView(unicodeScalars.compactMap { scalar in
+            scalar == "\u{1B}" ? "⎋" : scalar == "\r" ? nil : scalar
+        }))
     }
 }
