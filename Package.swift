@@ -72,6 +72,9 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         ("fuzz-json", ["ChatDomain"]),
         ("fuzz-segment", ["ChatStore", "ChatDomain"]),
         ("fuzz-wire", ["ChatSync", "ChatProtocol", "ChatStore", "ChatDomain"]),
+        // The chat screen's key decoder is internal to ChatCLI: the target imports it @testable
+        // (a debug build, as run.sh makes, is built for testing).
+        ("fuzz-keys", ["ChatCLI"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)"))

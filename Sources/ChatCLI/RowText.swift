@@ -72,6 +72,35 @@ struct RowText {
         return lines
     }
 
+    /// The lines of `row` on a screen `width` cells wide with the text wrapped rather than cut
+    /// (the chat screen): `time  sender  text`, the text wrapped on words by ``TextWrap`` with
+    /// continuation lines indented under its first line, and the tick after the last line, or
+    /// on lines of its own under the text when it does not fit there. Widths are cells
+    /// (``TerminalCells``); senders are padded to `senderWidth` cells and times to `timeWidth`.
+    /// Text from outside goes through ``Output/safe(_:)`` as in ``line(_:senderWidth:timeWidth:)-(RowState,_,_)``.
+    /// No line is wider than `width` (a prefix wider than the screen is cut).
+    func wrappedLines(_ row: RowState, senderWidth: Int, timeWidth: Int, width: Int) -> [String] {
+        let time = TerminalSafe.visible(row.time)
+        let sender = TerminalSafe.visible(row.senderID.rawValue)
+        let prefix = String(repeating: " ", count: max(0, timeWidth - TerminalCells.width(time))) + output.safe(row.time) + "  "
+            + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - TerminalCells.width(sender))) + "  "
+        let indentWidth = Terminal.visibleWidth(prefix)
+        let indent = String(repeating: " ", count: indentWidth)
+        let textWidth = max(1, width - indentWidth)
+        var text = TextWrap.lines(output.safe(row.text), width: textWidth)
+        if let tick = status(row.status, id: row.clientMessageID) {
+            let last = text.count - 1
+            if Terminal.visibleWidth(text[last]) + 2 + Terminal.visibleWidth(tick) <= textWidth {
+                text[last] += "  " + tick
+            } else {
+                text += TextWrap.lines(tick, width: textWidth)
+            }
+        }
+        return text.enumerated().map { index, line in
+            Terminal.fit((index == 0 ? prefix : indent) + line, width: width)
+        }
+    }
+
     func lines(_ rows: [TimelineRow]) -> [String] {
         let width = rows.map(\.senderID.rawValue.count).max() ?? 0
         let times = rows.map { time.format($0.time) }

@@ -54,23 +54,15 @@ final class Terminal: @unchecked Sendable {
         return stream
     }
 
-    /// How many columns `line` takes, not counting SGR escape sequences (one per character).
+    /// How many columns `line` takes, not counting SGR escape sequences: cells, so a wide
+    /// character or an emoji counts two and a combining mark none (``TerminalCells``).
     static func visibleWidth(_ line: String) -> Int {
-        var count = 0
-        var inEscape = false
-        for character in line {
-            if inEscape {
-                if character.isLetter { inEscape = false }
-            } else if character == "\u{1B}" {
-                inEscape = true
-            } else {
-                count += 1
-            }
-        }
-        return count
+        TerminalCells.width(line)
     }
 
-    /// `line` cut to `width` visible columns, keeping SGR escape sequences (and closing them when cut).
+    /// `line` cut to `width` visible columns, keeping SGR escape sequences (and closing them when
+    /// cut). A wide character that would straddle the last column is left out and its place
+    /// padded with a space, so the line takes exactly `width` columns and never half a character.
     static func fit(_ line: String, width: Int) -> String {
         var result = ""
         var visible = 0
@@ -88,12 +80,14 @@ final class Terminal: @unchecked Sendable {
                 result.append(character)
                 continue
             }
-            if visible >= width {
+            let cells = TerminalCells.width(character)
+            if visible + cells > width || (visible >= width && cells == 0) {
+                if visible < width { result += String(repeating: " ", count: width - visible) }
                 if styled { result += "\u{1B}[0m" }
                 return result
             }
             result.append(character)
-            visible += 1
+            visible += cells
         }
         return result
     }

@@ -21,17 +21,19 @@ public enum Endpoint: Sendable, Hashable {
     case delivered(ConversationID)
     /// `POST /v1/conversations/{id}/read`: move the user's read position.
     case read(ConversationID)
+    /// `POST /v1/conversations/{id}/typing`: the user is typing there now (nothing is stored).
+    case typing(ConversationID)
     /// `GET /v1/live`: the WebSocket upgrade for live events (``LiveEvent``).
     case live
 
     /// An endpoint without its parameters: what the route table lists.
     public enum Kind: Sendable, Hashable, CaseIterable {
-        case me, conversations, messages, postMessage, receipts, delivered, read, live
+        case me, conversations, messages, postMessage, receipts, delivered, read, typing, live
 
         public var method: String {
             switch self {
             case .me, .conversations, .messages, .receipts, .live: "GET"
-            case .postMessage, .delivered, .read: "POST"
+            case .postMessage, .delivered, .read, .typing: "POST"
             }
         }
 
@@ -44,6 +46,7 @@ public enum Endpoint: Sendable, Hashable {
             case .receipts: ["v1", "conversations", .conversationID, "receipts"]
             case .delivered: ["v1", "conversations", .conversationID, "delivered"]
             case .read: ["v1", "conversations", .conversationID, "read"]
+            case .typing: ["v1", "conversations", .conversationID, "typing"]
             case .live: ["v1", "live"]
             }
         }
@@ -66,6 +69,7 @@ public enum Endpoint: Sendable, Hashable {
         case .receipts: .receipts
         case .delivered: .delivered
         case .read: .read
+        case .typing: .typing
         case .live: .live
         }
     }
@@ -74,7 +78,7 @@ public enum Endpoint: Sendable, Hashable {
     public var conversation: ConversationID? {
         switch self {
         case .me, .conversations, .live: nil
-        case let .messages(id), let .postMessage(id), let .receipts(id), let .delivered(id), let .read(id): id
+        case let .messages(id), let .postMessage(id), let .receipts(id), let .delivered(id), let .read(id), let .typing(id): id
         }
     }
 
@@ -84,13 +88,14 @@ public enum Endpoint: Sendable, Hashable {
         case .me: self = .me
         case .conversations: self = .conversations
         case .live: self = .live
-        case .messages, .postMessage, .receipts, .delivered, .read:
+        case .messages, .postMessage, .receipts, .delivered, .read, .typing:
             guard let conversation else { return nil }
             self = switch kind {
             case .messages: .messages(conversation)
             case .postMessage: .postMessage(conversation)
             case .receipts: .receipts(conversation)
             case .delivered: .delivered(conversation)
+            case .typing: .typing(conversation)
             default: .read(conversation)
             }
         }

@@ -150,6 +150,8 @@ public enum WireDecoder {
             let delivered = try integer(value, "deliveredUpTo", "a receipt event", in: 0...maxSequence)
             let read = try integer(value, "readUpTo", "a receipt event", in: 0...maxSequence)
             return .receipt(id, member, MemberPosition(deliveredUpTo: delivered, readUpTo: read))
+        case "typing":
+            return .typing(id, try user(try string(value, "userId", "a typing event"), "a typing event"))
         default:
             return nil
         }

@@ -72,7 +72,8 @@ public enum WireEncoder {
 
     /// One text frame of `/v1/live`, keys in the order wire-v1.md shows:
     /// `{"type":"message","conversationId":…,"message":{…}}` or
-    /// `{"type":"receipt","conversationId":…,"userId":…,"deliveredUpTo":…,"readUpTo":…}`.
+    /// `{"type":"receipt","conversationId":…,"userId":…,"deliveredUpTo":…,"readUpTo":…}` or
+    /// `{"type":"typing","conversationId":…,"userId":…}`.
     public static func liveEvent(_ event: LiveEvent) -> String {
         var writer = JSONWriter()
         switch event {
@@ -87,6 +88,11 @@ public enum WireEncoder {
             writer.raw(","); writer.key("userId"); writer.write(user.rawValue)
             writer.raw(","); writer.key("deliveredUpTo"); writer.write(position.deliveredUpTo)
             writer.raw(","); writer.key("readUpTo"); writer.write(position.readUpTo)
+            writer.raw("}")
+        case let .typing(conversation, user):
+            writer.raw("{"); writer.key("type"); writer.write("typing")
+            writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
+            writer.raw(","); writer.key("userId"); writer.write(user.rawValue)
             writer.raw("}")
         }
         return String(decoding: writer.bytes, as: UTF8.self)

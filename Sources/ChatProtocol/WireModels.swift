@@ -30,6 +30,9 @@ public struct MessagesPage: Sendable, Equatable {
 public enum LiveEvent: Sendable, Equatable {
     case message(ConversationID, Message)
     case receipt(ConversationID, UserID, MemberPosition)
+    /// That member was typing in that conversation just now (ephemeral: never stored, never in a
+    /// catch-up; a receiver shows it until 6 s pass without another or the member's message arrives).
+    case typing(ConversationID, UserID)
 }
 
 /// The body of `POST /v1/conversations/{id}/messages`: what the client sends; the server gives

@@ -22,6 +22,12 @@ public enum WireRequestDecoder {
         try body.allowOnly(["upToSequence"])
         return try body.integer("upToSequence")
     }
+
+    /// The body of `POST …/typing`: empty or `{}` (no field is defined yet, so none is allowed).
+    public static func typingRequest(_ bytes: [UInt8]) throws(WireRequestError) {
+        guard !bytes.isEmpty else { return }
+        try RequestBody(bytes).allowOnly([])
+    }
 }
 
 /// A JSON object request body, checked strictly: valid UTF-8 JSON, an object, no unknown fields.
@@ -38,7 +44,8 @@ private struct RequestBody {
 
     func allowOnly(_ keys: [String]) throws(WireRequestError) {
         for member in members where !keys.contains(member.key) {
-            throw WireRequestError("unknown field \(quoted(member.key)); allowed: \(keys.joined(separator: ", "))")
+            let allowed = keys.isEmpty ? "this body takes none, send {} or nothing" : "allowed: " + keys.joined(separator: ", ")
+            throw WireRequestError("unknown field \(quoted(member.key)); \(allowed)")
         }
     }
 

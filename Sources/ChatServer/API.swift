@@ -128,6 +128,10 @@ final class API: Sendable {
             let log = try conversation(id, of: user)
             try rejectQuery(request)
             return try postPosition(request, log: log, user: user, kind: .read, index: index)
+        case let .typing(id):
+            let log = try conversation(id, of: user)
+            try rejectQuery(request)
+            return try postTyping(request, log: log, user: user)
         case .live:
             do {
                 return .upgrade(try WebSocketServerHandshake.accept(request), user: user)
@@ -230,5 +234,13 @@ final class API: Sendable {
         }
         if faults.strikes(.dropReply, probability: faults.dropReply, index: index) { return .drop }
         return ok(WireEncoder.position(isRead ? outcome.position.readUpTo : outcome.position.deliveredUpTo, kind))
+    }
+
+    /// Tells the other members' live sockets that `user` is typing: nothing is stored, the
+    /// sender's own sockets (every device of theirs) hear nothing, and a catch-up never shows it.
+    private func postTyping(_ request: HTTPRequest, log: ConversationLog, user: UserID) throws(APIError) -> Reply {
+        do { try WireRequestDecoder.typingRequest(request.body) } catch { throw .badRequest(error.message) }
+        hub.publish(WireEncoder.liveEvent(.typing(log.id, user)), to: log.members.subtracting([user]))
+        return .response(HTTPResponse(status: .noContent, headers: [:], body: []), close: false)
     }
 }

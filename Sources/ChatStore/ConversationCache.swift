@@ -194,7 +194,8 @@ final class ConversationCache {
         return ConversationState(
             id: conversation.id, info: info, members: members, rows: rows, hasOlder: hasOlder,
             pending: pending, failed: entries.count - pending, positionsLoaded: positions != nil,
-            syncWorker: syncWorker, problems: problems.keys.sorted().compactMap { problems[$0] }, exists: exists
+            syncWorker: syncWorker, problems: problems.keys.sorted().compactMap { problems[$0] }, exists: exists,
+            positions: positions
         )
     }
 

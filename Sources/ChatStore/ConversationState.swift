@@ -20,4 +20,7 @@ public struct ConversationState: Hashable, Sendable {
     public var problems: [String]
     /// False when the conversation's directory is gone.
     public var exists: Bool
+    /// Every member's delivered and read position (`positions.json`); nil while never written.
+    /// The chat screen's receipts panel says per member what the ticks say for all.
+    public var positions: Positions? = nil
 }

@@ -131,7 +131,11 @@ public struct RuntimeChannel: Sendable {
     }
 
     /// Asks the worker for the page of `id` older than `sequence`.
+    /// Asking again after a failure clears the failed answer, so the worker tries again.
     public func wantOlder(_ id: ConversationID, before sequence: Int) throws(SystemError) {
+        if case let .failed(before, _)? = olderAnswer(id), before == sequence {
+            try? Sys.unlink(directory(of: id) + "/older-answer")
+        }
         try write(Array("before=\(sequence)\n".utf8), to: "older-wanted", in: directory(of: id))
     }
 

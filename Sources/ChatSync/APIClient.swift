@@ -96,6 +96,12 @@ public struct APIClient: Sendable {
         return try answer.decode(WireDecoder.position, .read)
     }
 
+    /// Tells the server the user is typing in `id` (answered 204; any 2xx will do). A server
+    /// without the endpoint answers 404 or 405: ``SyncError/rejected(status:message:)``.
+    public func typing(_ id: ConversationID) async throws(SyncError) {
+        _ = try await send(.typing(id), body: Array("{}".utf8))
+    }
+
     // MARK: - Transport
 
     struct Answer {

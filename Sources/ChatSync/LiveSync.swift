@@ -21,17 +21,37 @@ extension SyncEngine {
         var lastActivity = ContinuousClock.now
         /// Where the state machines' reports go (the log of ``SyncEngine/runLive(log:)``).
         var log: (@Sendable (String) -> Void)?
+        /// Which of my typing signals go to the server, and whether it has the endpoint at all.
+        var typing = TypingThrottle()
+        /// Conversations whose older-page wish is being fetched, and wishes answered where the
+        /// answer could not be written (so they are not fetched again and again).
+        var olderBusy: Set<ConversationID> = []
+        var olderAnswered: [ConversationID: Int] = [:]
 
         /// The conversations whose holes are tracked.
         var followed: [ConversationID] { conversations.filter(\.value.isFollowed).map(\.key) }
     }
 
     /// Runs until cancelled (returns nil) or until the server refuses the token (returns that error).
+    /// The runtime channel is followed alongside, and has stopped (its watcher too) when this returns.
     public func runLive(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
+        let channel = Task { await self.followRuntimeChannel(log: log) }
+        let result = await runLiveConnection(log: log)
+        channel.cancel()
+        await channel.value
+        // What the channel started after the connection's end cancelled the rest (an older page).
+        liveState.background.values.forEach { $0.cancel() }
+        liveState.background.removeAll()
+        return result
+    }
+
+    /// The live connection, the outbox and the background work of ``runLive(log:)``.
+    private func runLiveConnection(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
         var live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
         live.connector = options.connector
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         liveState.log = log
+        liveState.typing.interval = options.typingInterval
         let outbox = Task { await self.followOutbox(log: log) }
         defer {
             outbox.cancel()
@@ -169,7 +189,11 @@ extension SyncEngine {
                 let point = try await store.catchUpPoint(id)
                 await drive(id, .follow(from: point))
             }
+            runtime.clearTyping(id, user: message.senderID)
             if let error = await drive(id, .liveMessage(message)) { throw error }
+        case let .typing(id, member):
+            guard member != (await store.me), try await store.info(id)?.members.contains(member) == true else { return }
+            noteTyping(id, member)
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
             try await store.mergeServerPositions(Positions([member: position]), in: id)
@@ -193,7 +217,7 @@ extension SyncEngine {
 
     /// Keeps a background task until it ends, so the worker can cancel it when it stops (a task
     /// dropped while still running could write into the store after the worker returned).
-    private func remember(_ task: Task<Void, Never>) {
+    func remember(_ task: Task<Void, Never>) {
         let key = liveState.nextBackgroundKey
         liveState.nextBackgroundKey += 1
         liveState.background[key] = task

@@ -43,6 +43,9 @@ public actor SyncEngine {
         public var untrustedReconnectWait: Duration = .seconds(60)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
+        /// The shortest time between two typing POSTs for one conversation (a chat screen
+        /// signals every 3 s while its user types; the worker holds to that whatever the file says).
+        public var typingInterval: Duration = .seconds(3)
         /// Where every connection to the server comes from (TCP or TLS by the server's scheme,
         /// unless a test scripts the stream).
         var connector: Connector = .network(caFile: nil)
@@ -142,9 +145,13 @@ public actor SyncEngine {
     private var progress: (@Sendable (String) -> Void)?
     /// The live worker's per-conversation state.
     var liveState = LiveState()
+    /// Where the live worker meets chat screens: typing both ways, wishes for older pages.
+    nonisolated let runtime: RuntimeChannel
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
-    public init(store: Store, server: ServerAddress, token: String, options: Options = Options()) throws(StoreError) {
+    /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
+    public init(store: Store, server: ServerAddress, token: String, options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
+        self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
         self.store = try SyncStore(store: store)
         self.server = server
         self.token = token
@@ -310,6 +317,7 @@ public actor SyncEngine {
             }
             do {
                 inserted += try await store.saveFromServer(page.items, in: id, after: pageAfter, what: what).inserted.count
+                clearTyping(of: page.items, in: id)
             } catch {
                 next?.cancel()
                 throw error

@@ -5,7 +5,7 @@ import Testing
 @Suite struct EndpointTests {
     static func all() throws -> [Endpoint] {
         let c1 = try ConversationID("c1")
-        return [.me, .conversations, .messages(c1), .postMessage(c1), .receipts(c1), .delivered(c1), .read(c1), .live]
+        return [.me, .conversations, .messages(c1), .postMessage(c1), .receipts(c1), .delivered(c1), .read(c1), .typing(c1), .live]
     }
 
     @Test("every endpoint's method and path resolve back to it")
@@ -22,7 +22,8 @@ import Testing
         let lines = try Self.all().map { "\($0.method) \($0.path)" }
         #expect(lines == [
             "GET /v1/me", "GET /v1/conversations", "GET /v1/conversations/c1/messages", "POST /v1/conversations/c1/messages",
-            "GET /v1/conversations/c1/receipts", "POST /v1/conversations/c1/delivered", "POST /v1/conversations/c1/read", "GET /v1/live",
+            "GET /v1/conversations/c1/receipts", "POST /v1/conversations/c1/delivered", "POST /v1/conversations/c1/read",
+            "POST /v1/conversations/c1/typing", "GET /v1/live",
         ])
     }
 
@@ -36,7 +37,7 @@ import Testing
         ("/v2/me", #"no endpoint "/v2/me"; see docs/PROTOCOL.md for the endpoints of wire v1"#),
         ("/v1/me/", #"no endpoint "/v1/me/"; see docs/PROTOCOL.md for the endpoints of wire v1"#),
         ("/v1/conversations/c1", #"no endpoint "/v1/conversations/c1"; see docs/PROTOCOL.md for the endpoints of wire v1"#),
-        ("/v1/conversations/c1/typing", #"no endpoint "/v1/conversations/c1/typing"; a conversation has messages, receipts, delivered and read"#),
+        ("/v1/conversations/c1/members", #"no endpoint "/v1/conversations/c1/members"; a conversation has messages, receipts, delivered, read and typing"#),
         ("", #"no endpoint ""; see docs/PROTOCOL.md for the endpoints of wire v1"#),
     ]
 

@@ -21,7 +21,7 @@ import Testing
             #expect(try WireDecoder.position(WireEncoder.position(9, kind), kind) == 9)
         }
         #expect(try WireDecoder.userID(WireEncoder.me(alice)) == alice)
-        for event in [LiveEvent.message(c1, message), .receipt(c1, bob, position)] {
+        for event in [LiveEvent.message(c1, message), .receipt(c1, bob, position), .typing(c1, alice)] {
             #expect(try WireDecoder.liveEvent(WireEncoder.liveEvent(event)) == event)
         }
         #expect(WireDecoder.errorMessage(WireEncoder.error("no such thing\nsecond line")) == "no such thing")
@@ -29,7 +29,7 @@ import Testing
 
     @Test("a live event of a type this client does not know is ignored, not refused")
     func unknownLiveEvent() throws {
-        #expect(try WireDecoder.liveEvent(#"{"type":"typing","conversationId":"c1","userId":"bob"}"#) == nil)
+        #expect(try WireDecoder.liveEvent(#"{"type":"presence","conversationId":"c1","userId":"bob"}"#) == nil)
     }
 
     @Test("a position past the format's largest sequence is refused at the decoder")

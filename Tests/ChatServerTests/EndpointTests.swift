@@ -104,6 +104,7 @@ import ChatTestSupport
     @Test("a conversation endpoint answers 404 unknown, 403 non-member, 400 invalid ID, 401 without token", arguments: [
         ("GET", "messages", nil as String?), ("POST", "messages", #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"x"}"#),
         ("GET", "receipts", nil), ("POST", "delivered", #"{"upToSequence":1}"#), ("POST", "read", #"{"upToSequence":1}"#),
+        ("POST", "typing", "{}"),
     ])
     func conversationErrors(method: String, endpoint: String, body: String?) throws {
         let server = try TestServer()
