@@ -101,18 +101,28 @@ do {
     fail("no thread for the deadline: \(error)", status: 1)
 }
 
+/// The first three fields of /proc/loadavg: a run disturbed by other work shows in them.
+func loadAverage() -> String {
+    guard let bytes = Scratch.read("/proc/loadavg") else { return "unknown" }
+    return String(decoding: bytes, as: UTF8.self).split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+let loadAtStart = loadAverage()
 let figures: [Figure]
 do {
     figures = try latency.run()
 } catch {
     failed(error)
 }
+let loadAtEnd = loadAverage()
 cleanUp()
 signals.cancel()
 
 let settings: [(String, String)] = [
     ("messages", String(options.messages)),
     ("terminal", "\"\(PseudoTerminal.columns)x\(PseudoTerminal.rows)\""),
+    ("loadavg_start", "\"\(loadAtStart)\""),
+    ("loadavg_end", "\"\(loadAtEnd)\""),
     ("chatdir", "\"" + options.chatdir.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : "\($0)" }.joined() + "\""),
 ]
 let json = Figure.json(figures, settings: settings)
@@ -128,7 +138,8 @@ var report: String
 if options.json == "-" {
     report = json
 } else {
-    report = "chat-latency: chatdir chat on a \(PseudoTerminal.columns)x\(PseudoTerminal.rows) pseudo-terminal, \(options.messages) messages followed for keys and Enter\n\n"
+    report = "chat-latency: chatdir chat on a \(PseudoTerminal.columns)x\(PseudoTerminal.rows) pseudo-terminal, \(options.messages) messages in the conversation of keys and Enter; "
+        + "load average at start \(loadAtStart), at end \(loadAtEnd)\n\n"
         + Figure.table(figures)
 }
 _ = try? StandardIO.write(StandardIO.output, report + "\n")
