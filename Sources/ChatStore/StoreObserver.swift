@@ -13,7 +13,7 @@ public struct StoreObserver: Sendable {
     /// Stops a watcher off the calling thread. `onTermination` can run while the stream holds
     /// its own lock, and the watcher's thread may be inside `yield` waiting for that lock:
     /// joining the thread there would deadlock (seen: a test hung in `messages(in:)`).
-    static func stopLater(_ watcher: DirectoryWatcher) {
+    public static func stopLater(_ watcher: DirectoryWatcher) {
         DispatchQueue(label: "chatdir.observer.stop").async { watcher.stop() }
     }
 

@@ -10,6 +10,8 @@ extension ChatScreenModel {
         var row: Int
         var text: String
         var isLast: Bool
+        /// The row's first line (its unread marker, when it has one, comes before).
+        var isFirst = false
     }
 
     /// The frame to draw with `output`'s colours: every line fits the width, and the cursor
@@ -19,7 +21,7 @@ extension ChatScreenModel {
         let text = RowText(output: output, conversation: conversation, hint: hint)
         let view = window(text: text, height: layout.bodyHeight)
         var body = view.lines.map { line in
-            selected.flatMap { indexByID[$0] } == line.row ? highlighted(line.text, output: output) : line.text
+            selected.flatMap { indexByID[$0] } == line.row ? highlighted(line.text, first: line.isFirst, output: output) : line.text
         }
         body.insert(contentsOf: [String](repeating: "", count: max(0, layout.bodyHeight - body.count)), at: 0)
         var lines = layout.header + body + layout.footer
@@ -80,7 +82,7 @@ extension ChatScreenModel {
             while lines.count < height, index < timeline.count {
                 let rowLines = self.lines(of: index, text: text)
                 for (offset, line) in rowLines.enumerated() where offset >= skip && lines.count < height {
-                    lines.append(BodyLine(row: index, text: line, isLast: offset == rowLines.count - 1))
+                    lines.append(BodyLine(row: index, text: line, isLast: offset == rowLines.count - 1, isFirst: offset == 0))
                 }
                 skip = 0
                 index += 1
@@ -90,7 +92,7 @@ extension ChatScreenModel {
         var index = timeline.count - 1
         while lines.count < height, index >= 0 {
             let rowLines = self.lines(of: index, text: text)
-            lines.insert(contentsOf: rowLines.enumerated().map { BodyLine(row: index, text: $1, isLast: $0 == rowLines.count - 1) }, at: 0)
+            lines.insert(contentsOf: rowLines.enumerated().map { BodyLine(row: index, text: $1, isLast: $0 == rowLines.count - 1, isFirst: $0 == 0) }, at: 0)
             index -= 1
         }
         let dropped = max(0, lines.count - height)
@@ -114,17 +116,18 @@ extension ChatScreenModel {
         return lines
     }
 
-    /// The one place rows become lines: cut to the width for now; word wrap replaces this line.
+    /// The one place rows become lines: wrapped on words to the width, the tick on the last line.
     private func rowLines(_ text: RowText, _ row: RowState) -> [String] {
-        text.screenLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns)
+        text.wrappedLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns)
     }
 
     /// How many terminal cells `text` takes: the one place to count them.
     static func cells(_ text: String) -> Int { Terminal.visibleWidth(text) }
 
-    /// A selected row: reverse video with colour, else marked with `» ` in front.
-    private func highlighted(_ line: String, output: Output) -> String {
-        guard output.useColor else { return "» " + line }
+    /// A selected row: reverse video with colour, else its first line marked with `» ` in
+    /// front and the lines it wraps onto with `│ `.
+    private func highlighted(_ line: String, first: Bool, output: Output) -> String {
+        guard output.useColor else { return (first ? "» " : "│ ") + line }
         return "\u{1B}[7m" + line.replacing("\u{1B}[0m", with: "\u{1B}[0;7m") + "\u{1B}[0m"
     }
 

@@ -1,0 +1,181 @@
+import ChatDomain
+import ChatStore
+import ChatSystem
+
+/// What the chat screen waits for, in arrival order.
+enum ChatEvent: Sendable {
+    case state(ConversationState)
+    case key(Key)
+    /// Something changed in the conversation's runtime channel (typing, an older-page answer).
+    case channel
+    /// Half a second passed: typing expires, the typing signal stops.
+    case tick
+    case resize
+    /// SIGINT, SIGTERM or SIGHUP.
+    case stop
+    /// The store's stream or the keyboard ended.
+    case ended
+}
+
+/// The chat screen's loop: feeds every event to the ``ChatScreenModel``, carries out the
+/// effects it asks for against the store and the runtime channel, and draws a frame after
+/// each. The model decides; this only does what it says.
+final class ChatSession: @unchecked Sendable {
+    // Used from the command's one task only, once `run` starts.
+    private let store: Store
+    private let conversation: Conversation
+    private let channel: RuntimeChannel
+    private let output: Output
+    private let terminal: ChatTerminal
+    private var model: ChatScreenModel
+    private var workerRunning = false
+    /// How many older rows one look into the stored segments reads.
+    static let olderPage = 100
+
+    init(store: Store, conversation: Conversation, channel: RuntimeChannel, output: Output, hint: PasteHint, mouse: Bool) throws(StoreError) {
+        self.store = store
+        self.conversation = conversation
+        self.channel = channel
+        self.output = output
+        terminal = ChatTerminal(mouse: mouse)
+        let opened = try conversation.snapshot(limit: 1)
+        let read = max(opened.positions?[store.userID].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
+        let size = Terminal.size() ?? (rows: 24, columns: 80)
+        model = ChatScreenModel(me: store.userID, conversation: conversation.id, readPosition: read == 0 ? nil : read,
+                                hint: hint, rows: size.rows, columns: size.columns)
+    }
+
+    private var id: ConversationID { conversation.id }
+
+    func run() async throws -> Int32 {
+        let size = Terminal.size() ?? (rows: 24, columns: 80)
+        // Twice a screenful to start with; scrolling up reads older segments on demand.
+        let states = try StoreObserver(store: store).states(in: id, limit: max(100, size.rows * 2))
+        terminal.enter()
+        defer { terminal.restore() }
+        let events = Self.merge(states: states, keys: try ChatTerminal.keys(), channel: watchChannel(), signals: Terminal.signals(resize: true))
+        draw()
+        for await event in events {
+            let now = Int64(Clock.nanosecondsSince1970() / 1_000_000)
+            var effects: [ChatEffect] = []
+            switch event {
+            case let .state(state):
+                workerRunning = state.syncWorker != nil
+                model.update(state)
+                model.update(olderAnswer: channel.olderAnswer(id), workerRunning: workerRunning)
+                effects += model.tick(now: now)
+            case let .key(key):
+                effects += model.handle(key, now: now)
+            case .channel:
+                model.update(typing: channel.typing(id), now: now)
+                model.update(olderAnswer: channel.olderAnswer(id), workerRunning: workerRunning)
+                effects += model.tick(now: now)
+            case .tick:
+                model.update(typing: channel.typing(id), now: now)
+                effects += model.tick(now: now)
+            case .resize:
+                let size = Terminal.size() ?? (rows: 24, columns: 80)
+                model.resize(rows: size.rows, columns: size.columns)
+            case .stop, .ended:
+                return 0
+            }
+            effects += model.takeEffects()
+            // Each effect may ask for the next (older rows after older rows); a bound keeps a
+            // rule that keeps asking from wedging the screen.
+            var performed = 0
+            while !effects.isEmpty, performed < 64 {
+                performed += 1
+                let effect = effects.removeFirst()
+                if effect == .quit { return 0 }
+                effects += perform(effect, now: now)
+            }
+            draw()
+        }
+        return 0
+    }
+
+    private func draw() {
+        let frame = model.frame(output)
+        terminal.draw(frame.lines, cursor: (frame.cursorRow, frame.cursorColumn))
+    }
+
+    /// Carries out one effect; a failure is shown on the screen, never thrown: the screen stays.
+    private func perform(_ effect: ChatEffect, now: Int64) -> [ChatEffect] {
+        do {
+            switch effect {
+            case let .send(text):
+                do { try validateNewMessageText(text) } catch {
+                    model.notify("not sent: \(error.description)")
+                    return []
+                }
+                do {
+                    _ = try Outbox(conversation).enqueue(text)
+                } catch {
+                    model.notify("not sent, nothing was queued: \(error)")
+                }
+            case let .retry(messageID):
+                _ = try Outbox(conversation).requeue(messageID)
+            case let .markRead(upTo):
+                _ = try Outbox(conversation).wantRead(upTo: upTo)
+            case .signalTyping:
+                // Best effort: typing is a courtesy; a full /run must not stop the screen.
+                try? channel.signalMyTyping(id, atMilliseconds: now)
+            case let .loadOlderStored(before):
+                let older = try conversation.snapshot(limit: Self.olderPage, before: before)
+                model.prepend(older.rows(me: store.userID), hasOlder: older.hasOlder)
+            case let .wantOlder(before):
+                do { try channel.wantOlder(id, before: before) } catch {
+                    model.notify("cannot ask the sync worker for older messages: \(error)")
+                }
+            case .quit:
+                break
+            }
+        } catch {
+            model.notify("\(error)")
+        }
+        // What the effect's answer made the model ask for next (older rows that are still not
+        // enough to fill the screen, a mark-read now that the newest row shows).
+        return model.takeEffects()
+    }
+
+    /// A change in the conversation's runtime directory (made here if missing, so it can be
+    /// watched before the worker writes anything): one event per batch of changes.
+    private func watchChannel() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let directory = channel.directory(of: id)
+        try? RuntimeChannel.makePrivateDirectories(channel.typingDirectory(of: id))
+        let watcher = try? DirectoryWatcher(root: directory, depth: 1) { _ in continuation.yield() }
+        continuation.onTermination = { _ in if let watcher { StoreObserver.stopLater(watcher) } }
+        return stream
+    }
+
+    /// Every source in one stream, plus a tick every half second.
+    static func merge(states: AsyncStream<ConversationState>, keys: AsyncStream<Key>, channel: AsyncStream<Void>,
+                      signals: AsyncStream<TerminalSignal>) -> AsyncStream<ChatEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
+        let tasks = [
+            Task {
+                for await state in states { continuation.yield(.state(state)) }
+                continuation.yield(.ended)
+            },
+            Task {
+                for await key in keys { continuation.yield(.key(key)) }
+                continuation.yield(.ended)
+            },
+            Task { for await _ in channel { continuation.yield(.channel) } },
+            Task {
+                for await signal in signals { continuation.yield(signal == .resize ? .resize : .stop) }
+            },
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continuation.yield(.tick)
+                }
+            },
+        ]
+        continuation.onTermination = { _ in
+            for task in tasks { task.cancel() }
+        }
+        return stream
+    }
+}
