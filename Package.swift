@@ -36,6 +36,9 @@ let package = Package(
         .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "ChatSystem"]),
+        // Measures the chat screen through pseudo-terminals: key → input line, Enter → pending row,
+        // typing across two live workers and the server (BENCHMARKS.md, "Chat screen latency").
+        .executableTarget(name: "chat-latency", dependencies: ["ChatSystem"]),
         // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
         // --only server is the server's load figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem"]),
