@@ -1,7 +1,7 @@
 /// How a command that chatdir prints for the user to paste is spelled: `chatdir NAME`, then
 /// `--store DIR` when the store is not the default one, so the pasted line acts on the same
 /// store (`retry: chatdir retry --store /srv/chat carol ID`).
-struct PasteHint: Sendable, Equatable {
+struct PasteHint: Sendable, Hashable {
     /// The store's path as typed for a shell, or nil for the default store (no `--store` needed).
     var store: String?
 

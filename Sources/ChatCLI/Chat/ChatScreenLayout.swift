@@ -118,7 +118,8 @@ extension ChatScreenModel {
 
     /// The one place rows become lines: wrapped on words to the width, the tick on the last line.
     private func rowLines(_ text: RowText, _ row: RowState) -> [String] {
-        text.wrappedLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns)
+        let key = RowLineCache.Key(row: row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns, color: text.output.useColor, hint: text.hint)
+        return lineCache.lines(key) { text.wrappedLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns) }
     }
 
     /// How many terminal cells `text` takes: the one place to count them.

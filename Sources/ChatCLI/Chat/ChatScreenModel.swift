@@ -28,6 +28,8 @@ struct ChatScreenModel: Sendable {
     let viewModel: ConversationViewModel
     /// Line counts do not depend on colour: layout in the mutating code uses a plain output.
     let layoutOutput = Output(environment: ["NO_COLOR": "1"])
+    /// Rows already laid out, shared by the copies of this model.
+    let lineCache = RowLineCache()
 
     // The conversation.
     private(set) var state: ConversationState?
