@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
         .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"]),
         .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"]),
-        .executableTarget(name: "chatdir", dependencies: ["ChatCLI"]),
+        .executableTarget(name: "chatdir", dependencies: ["ChatCLI", "ChatSystem"]),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,

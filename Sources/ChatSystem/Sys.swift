@@ -123,6 +123,21 @@ public enum Sys {
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// This process's whole environment, read straight from `environ` (no Foundation: `chatdir`
+    /// starts in a few milliseconds with it). A string without `=` is left out.
+    public static func processEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return environment
+    }
+
     /// The value of environment variable `name`, or nil when it is not set.
     public static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }

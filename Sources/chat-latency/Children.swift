@@ -32,15 +32,7 @@ final class Children: @unchecked Sendable {
     private let baseEnvironment: [String: String]
 
     init() {
-        var environment: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
+        var environment = Sys.processEnvironment()
         // Nothing of the caller's chatdir settings may leak into the measured processes.
         for key in environment.keys where key.hasPrefix("CHATDIR_") { environment.removeValue(forKey: key) }
         environment["NO_COLOR"] = "1"
@@ -91,19 +83,17 @@ final class Children: @unchecked Sendable {
         }
         var merged = baseEnvironment
         for (key, value) in environment { merged[key] = value }
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
         var pid: pid_t = 0
         // Registered under the lock together with the spawn, so a cleanup racing it (the
         // deadline, a signal) either sees the child or runs before it exists.
-        let spawned: Int32 = running.withLock { list in
-            let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-            if result == 0 { list.append(Child(name: name, pid: pid, log: log)) }
-            return result
+        let spawned: Int32 = ChildProcess.withCStrings(arguments) { argv in
+            ChildProcess.withCStrings(ChildProcess.environmentStrings(merged)) { envp in
+                running.withLock { list in
+                    let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+                    if result == 0 { list.append(Child(name: name, pid: pid, log: log)) }
+                    return result
+                }
+            }
         }
         guard spawned == 0 else {
             throw LatencyFailure("cannot start \(name) (\(arguments[0])): \(String(cString: strerror(spawned)))")

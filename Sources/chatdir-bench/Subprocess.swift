@@ -1,3 +1,4 @@
+import ChatSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,15 +31,13 @@ enum Subprocess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
         var pid: pid_t = 0
         let start = Stats.now()
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        let spawned = ChildProcess.withCStrings(arguments) { argv in
+            ChildProcess.withCStrings(ChildProcess.environmentStrings(merged)) { envp in
+                posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+            }
+        }
         guard spawned == 0 else { throw Failure(description: "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         var usage = rusage()

@@ -151,16 +151,28 @@ struct ChatEndToEndTests {
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("message number 120") } }, "\(tmux.screen("alice"))")
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
         #expect(try !tmux.pane("alice").contains { $0.contains("message number 90 ") || $0.hasSuffix("message number 90") })
-        // Page up until the first stored row (sequence 101, "message number 98") is on screen and
-        // then once more: the worker fetches the page before it, and the rows appear above.
-        #expect(try waitFor(timeout: 60) {
+        // Page up until a row older than the first stored one (sequence 101, "message number
+        // 98") is on screen: the worker fetched the page before it, and the rows appear above.
+        // One PageUp at a time, each waited for, so a slow run does not scroll past the check.
+        func olderRowShown(_ pane: [String]) -> Bool {
+            pane.contains { line in
+                line.contains("Coffee at 10?") || (line.firstMatch(of: /message number (\d+)$/).map { Int($0.1) ?? 999 } ?? 999) <= 97
+            }
+        }
+        #expect(try waitFor(timeout: 90) {
+            let before = try tmux.pane("alice")
+            if olderRowShown(before) { return true }
             try tmux.run(["send-keys", "-t", "alice", "PageUp"])
-            return try tmux.pane("alice").contains { $0.hasSuffix("message number 90") }
+            _ = try waitFor(timeout: 2) { try tmux.pane("alice") != before }
+            return olderRowShown(try tmux.pane("alice"))
         }, "\(tmux.screen("alice"))\n\(alice.workerLog)")
         #expect(FileManager.default.fileExists(atPath: messages + "/0000000001-0000000100.json"), "the page was saved in the store")
-        #expect(try waitFor(timeout: 60) {
+        #expect(try waitFor(timeout: 90) {
+            if try tmux.pane("alice").contains(where: { $0.contains("beginning of the conversation") }) && tmux.pane("alice").contains(where: { $0.contains("Coffee at 10?") }) { return true }
+            let before = try tmux.pane("alice")
             try tmux.run(["send-keys", "-t", "alice", "PageUp"])
-            return try tmux.pane("alice").contains { $0.contains("beginning of the conversation") } && tmux.pane("alice").contains { $0.contains("Coffee at 10?") }
+            _ = try waitFor(timeout: 2) { try tmux.pane("alice") != before }
+            return false
         }, "\(tmux.screen("alice"))\n\(alice.workerLog)")
     }
 
