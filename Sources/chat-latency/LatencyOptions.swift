@@ -60,21 +60,23 @@ struct LatencyOptions {
             guard index < arguments.count else { throw UsageError(description: "\(name) needs a value") }
             return arguments[index]
         }
-        func number(_ name: String) throws(UsageError) -> Int {
+        // Bounded, so a slip of the finger (a sample count of 10 million, a deadline of years)
+        // is refused rather than run.
+        func number(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
             let text = try value(name)
-            guard let number = Int(text.filter { $0 != "_" }), number > 0 else {
-                throw UsageError(description: "\(name): expected a positive whole number, found \(text.debugDescription)")
+            guard let number = Int(text.filter { $0 != "_" }), range.contains(number) else {
+                throw UsageError(description: "\(name): expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(text.debugDescription)")
             }
             return number
         }
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {
-            case "--messages": options.messages = try number(argument)
-            case "--keys": options.keySamples = try number(argument)
-            case "--enters": options.enterSamples = try number(argument)
-            case "--typing": options.typingSamples = try number(argument)
-            case "--deadline": options.deadlineSeconds = try number(argument)
+            case "--messages": options.messages = try number(argument, in: 1...1_000_000)
+            case "--keys": options.keySamples = try number(argument, in: 1...100_000)
+            case "--enters": options.enterSamples = try number(argument, in: 1...10_000)
+            case "--typing": options.typingSamples = try number(argument, in: 1...1_000)
+            case "--deadline": options.deadlineSeconds = try number(argument, in: 1...86_400)
             case "--chatdir": options.chatdir = try value(argument)
             case "--sample-data": options.sampleData = try value(argument)
             case "--keep": options.keep = true
