@@ -46,19 +46,31 @@ public struct StoreObserver: Sendable {
 
     /// Every change to conversation `id`, or to the whole store when `id` is nil, in the order
     /// they were seen. Nothing is sent for what was already there when the stream started.
+    ///
+    /// Returns once the watcher has read what is there (its first, silent read): a change
+    /// written after this returns is reported. Before, a write in the moment between the watch
+    /// and that first read became part of what "was already there", and `chatdir watch` could
+    /// print its "watching" line and then miss it (seen once in a parallel test run).
     public func changes(in id: ConversationID?) throws(StoreError) -> AsyncStream<StoreChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self, bufferingPolicy: .unbounded)
+        let ready = DispatchSemaphore(value: 0)
+        let first = Atomic<Bool>(true)
+        let signalFirst: @Sendable () -> Void = { if first.exchange(false, ordering: .relaxed) { ready.signal() } }
         let watcher: DirectoryWatcher
         if let id {
             watcher = try watchConversation(id, limit: store.manifest.segmentSize) { _, changes, _ in
                 for change in changes { continuation.yield(change) }
+                signalFirst()
             }
         } else {
             watcher = try watchStore { _, changes in
                 for change in changes { continuation.yield(change) }
+                signalFirst()
             }
         }
         continuation.onTermination = { _ in Self.stopLater(watcher) }
+        // Bounded: a watcher thread that cannot read (out of memory) must not hang the caller.
+        _ = ready.wait(timeout: .now() + 30)
         return stream
     }
 

@@ -55,7 +55,7 @@ struct ChatEndToEndTests {
     @Test("alice types and sends: bob sees her typing, then the message; alice sees it sent, then read by bob; Ctrl-C restores the terminal")
     func typeAndSend() throws {
         let server = try SyncEndToEndTests.Server()
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(inMemory: true)
         let alice = try Member("alice", server: server.url, in: directory)
         let bob = try Member("bob", server: server.url, in: directory)
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
@@ -89,7 +89,7 @@ struct ChatEndToEndTests {
 
     @Test("a message the server rejects is shown failed, selected with Tab and retried with r under the same client message ID")
     func rejectAndRetry() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(inMemory: true)
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
         let faults = try Faults(parsing: "reject-text=forbidden")
         let server = try ChatServerHandle(try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0, faults: faults)))
@@ -128,7 +128,7 @@ struct ChatEndToEndTests {
     @Test("PageUp past what is stored asks the worker for older pages: they are saved and shown, then the beginning of the conversation")
     func scrollBackLoadsFromServer() throws {
         let server = try SyncEndToEndTests.Server()
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(inMemory: true)
         // Bob fills alice-bob with 120 messages (after the sample's 3); alice's device then keeps
         // only its newest segment, as a device that was given the recent history only.
         let bobStore = directory.file("bob")
@@ -179,7 +179,7 @@ struct ChatEndToEndTests {
     @Test("a resize redraws to the new width and keeps what is typed on the input line")
     func resizeKeepsInput() throws {
         let server = try SyncEndToEndTests.Server()
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(inMemory: true)
         let alice = try Member("alice", server: server.url, in: directory)
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
         let tmux = Tmux()
@@ -201,7 +201,7 @@ struct ChatEndToEndTests {
 
     @Test("view --follow shows who is typing from the runtime channel, and drops them once their signal is 6 s old")
     func followShowsTyping() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(inMemory: true)
         let store = directory.file("store")
         #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
         let runtime = directory.file("run")
@@ -221,7 +221,7 @@ struct ChatEndToEndTests {
 
     @Test("chat in a pipe refuses with exit 64 and points to view --follow")
     func refusesWithoutTerminal() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(inMemory: true)
         let store = directory.file("store")
         #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
         let result = try ChatdirProcess.run(["chat", "c1", "--store", store])

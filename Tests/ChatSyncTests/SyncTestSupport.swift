@@ -98,7 +98,7 @@ func storedMessages(_ store: Store, _ conversation: String) throws -> [Message] 
 }
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
-func waitUntil(timeout: Duration = .seconds(20), _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool) async throws {
+func waitUntil(timeout: Duration = .seconds(60), _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }
