@@ -15,6 +15,21 @@ import ChatTestSupport
 @Suite(.ownThreads) struct RuntimeChannelWorkerTests {
     static func now() -> Int64 { Int64(Clock.nanosecondsSince1970() / 1_000_000) }
 
+    /// A canned server for alice with c1 and its one message, 404 for anything else (typing
+    /// included); `override` answers first where it returns a reply.
+    static func aliceServer(_ override: @escaping @Sendable (String) -> CannedServer.Reply? = { _ in nil }) throws -> CannedServer {
+        try CannedServer(live: .holdOpen) { _, path in
+            if let reply = override(path) { return reply }
+            if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
+            if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
+            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
+            if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
+            if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
+            if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
+            return .json(404, #"{"error":"no such endpoint"}"#)
+        }
+    }
+
     @Test("alice's typing-me reaches bob's channel as typing/alice; her message clears it")
     func typingAcrossTwoWorkers() async throws {
         let server = try LocalServer()
@@ -58,15 +73,7 @@ import ChatTestSupport
 
     @Test("a server answering 404 to /typing gets exactly one typing POST, however many signals follow")
     func typingStopsAfter404() async throws {
-        let server = try CannedServer(live: .holdOpen) { method, path in
-            if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
-            if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
-            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
-            if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
-            if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
-            if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
-            return .json(404, #"{"error":"no such endpoint"}"#)
-        }
+        let server = try Self.aliceServer()
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let c1 = try ConversationID("c1")
@@ -164,16 +171,7 @@ import ChatTestSupport
 
     @Test("a failed older page is answered failed, with the server's reason, and the worker goes on")
     func olderPageFails() async throws {
-        let server = try CannedServer(live: .holdOpen) { _, path in
-            if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
-            if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
-            if path.contains("/messages?before=") { return .json(503, #"{"error":"busy"}"#) }
-            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
-            if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
-            if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
-            if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
-            return .json(404, #"{"error":"no such endpoint"}"#)
-        }
+        let server = try Self.aliceServer { path in path.contains("/messages?before=") ? .json(503, #"{"error":"busy"}"#) : nil }
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let c1 = try ConversationID("c1")
