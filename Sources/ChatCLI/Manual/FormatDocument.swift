@@ -11,6 +11,7 @@ A store is one account's chats on one device: UTF-8 text files in a directory tr
 ```
 chatdir.json                                   the manifest
 .lock                                          flock(2)ed by the one writer (never deleted)
+.gitignore, .gitattributes                     for keeping the store in git (see the end)
 conversations/<conversation-id>/
     conversation.json                          title and members
     messages/<first>-<last>.json               accepted messages, keyed by sequence range
@@ -257,6 +258,61 @@ path. The files are one line each, replaced by rename and never fsynced: `typing
 `typing/<user>` (milliseconds since 1970), `older-wanted` (`before=<sequence>`), `older-answer`
 (`loading|stored|beginning before=<sequence>` or `failed before=<sequence> <reason>`). Losing
 them loses nothing: a reboot or a logout empties them and nothing needs them back.
+
+## Keeping a store in git
+
+`chatdir init` writes two files for git, and `chatdir git-setup` adds them to an older store
+(a file already there keeps its lines and gains only the rules it lacks):
+
+```
+# .gitignore: what belongs to one device
+.*
+!.gitignore
+!.gitattributes
+outbox/
+
+# .gitattributes: the shared files, merged by chatdir
+conversations/*/conversation.json merge=chatdir
+conversations/*/positions.json merge=chatdir
+conversations/*/messages/*.json merge=chatdir
+```
+
+Every hidden name is per device: `.lock`, `.caught-up`, `messages/.newest` (a hint readers
+check, rebuilt by the writer), temp files, and any hidden state file a later chatdir adds. So is
+`outbox/`: its messages are delivered by the device that queued them. A clone therefore has no
+`.caught-up`; its first sync catches up from the run of stored sequences at the head, asking the
+server only for what comes after.
+
+git runs a merge driver only when its config names it, so `git-setup` also sets, in the
+repository that holds the store, `merge.chatdir.driver` to `<this chatdir's absolute path>
+merge-file %O %A %B %P` (absolute because git runs it with the PATH of whatever runs git; the
+config is per clone, so each clone runs `git-setup` once, which also gives files 0600 and
+directories 0700 back: git keeps neither). The driver merges with the store's own decoders and
+encoders, so a clean result is the bytes a device that saw both sides would hold:
+
+- **Segments**: the union of both sides' records by sequence; a record on both sides once.
+  One sequence with two different records, or one client message ID at two sequences, is a
+  conflict: the driver exits 1 and leaves the file with git's markers around the two versions
+  of each such line (delete the markers and one side to keep it).
+- **positions.json**: the higher of each number per member, `deliveredUpTo` at least `readUpTo`.
+- **conversation.json**: the side whose members include the other's; with the same members and
+  two titles, the title that changed since the common ancestor; otherwise a conflict.
+- `chatdir.json` is not merged by chatdir: it only changes when a store is created (two stores
+  made apart, with different segment sizes, conflict there and must not be merged).
+
+Readers and `check` report a file with conflict markers as one error ("unresolved git merge
+conflict in FILE; run `git mergetool` or re-sync") instead of the JSON errors the markers cause.
+
+Limits, said plainly. Segment files are keyed by sequence range and the segment size is fixed,
+so a message has one possible file on every device: when one side started a new segment file
+and the other did not, git sees a new file on one side (no conflict) and the union holds. The
+driver sees one file at a time: the same client message ID in two *different* segment files is
+not caught by the merge, but `check` reports it. A record deleted on one side comes back from
+the other (segments only grow). A hand-edited record conflicts with the original.
+
+`git diff` after one new message in an existing segment shows two changed lines: the previous
+last record gains its comma, and the new record follows. The first message of a new segment is
+a new file of three lines.
 
 ## Departures from shared/spec/store-format-v1.md
 
