@@ -205,6 +205,54 @@ import ChatTestSupport
         #expect(try world.text(restored + "/" + Self.segment).contains("while the laptop was away"))
     }
 
+    @Test("a store inside a larger repository: the driver goes into that repository's config, the attributes apply below the store")
+    func nestedStore() throws {
+        let world = try World()
+        let repository = world.directory.file("home-repo")
+        try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
+        try world.git(["init", "--quiet", "-b", "main"], in: repository)
+        let store = repository + "/chats"
+        try world.chatdir(["init", "--user", "alice", store])
+        let setup = try world.chatdir(["git-setup", "--store", store])
+        #expect(setup.stdout.contains("merge driver registered in \(repository): "), "\(setup.stdout)")
+        #expect(try world.git(["check-attr", "merge", "--", "chats/conversations/c1/positions.json", "conversations/c1/positions.json"], in: repository).stdout == """
+        chats/conversations/c1/positions.json: merge: chatdir
+        conversations/c1/positions.json: merge: unspecified
+
+        """)
+    }
+
+    @Test("merge-file refuses garbage with the file and side named, and a path it does not merge, leaving our file as it was")
+    func mergeFileBadInput() throws {
+        let world = try World()
+        let (base, ours, theirs) = (world.directory.file("base"), world.directory.file("ours"), world.directory.file("theirs"))
+        try Data().write(to: URL(fileURLWithPath: base))
+        try Data("[\n{\"clientMessageId\":\"nope\"}\n]\n".utf8).write(to: URL(fileURLWithPath: ours))
+        try Data("{\n}\n".utf8).write(to: URL(fileURLWithPath: theirs))
+        let damaged = try world.chatdir(["merge-file", base, ours, theirs, Self.segment], expect: 65)
+        #expect(damaged.stderr.hasPrefix("chatdir merge-file: cannot merge \(Self.segment): ours is damaged: line 2: "), "\(damaged.stderr)")
+        #expect(try world.text(ours) == "[\n{\"clientMessageId\":\"nope\"}\n]\n")
+        let notStore = try world.chatdir(["merge-file", base, ours, theirs, "notes/todo.json"], expect: 64)
+        #expect(notStore.stderr.contains("\"notes/todo.json\" is not a file chatdir merges"), "\(notStore.stderr)")
+        try world.chatdir(["merge-file", base, ours, theirs], expect: 64)
+        let missing = try world.chatdir(["merge-file", base, world.directory.file("absent"), theirs, "conversations/c1/positions.json"], expect: 66)
+        #expect(missing.stderr.contains("absent"), "\(missing.stderr)")
+    }
+
+    @Test("check --fix-modes gives a clone's files 0600 and directories 0700, then checks")
+    func fixModes() throws {
+        let world = try World()
+        let store = try world.store("store")
+        try world.chatdir(["sync", "--store", store], token: "alice-token")
+        let file = store + "/" + Self.segment
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store + "/conversations/dinner")
+        let fixed = try world.chatdir(["check", "--fix-modes", "--store", store])
+        #expect(fixed.stderr.hasPrefix("restored modes 0600 (files) and 0700 (directories) on 2 paths\n"), "\(fixed.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: store + "/conversations/dinner")[.posixPermissions] as? Int == 0o700)
+    }
+
     /// The highest stored sequence of each conversation of `store`.
     func headSequences(_ store: String) throws -> [String: Int] {
         var heads: [String: Int] = [:]

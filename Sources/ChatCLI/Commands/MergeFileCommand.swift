@@ -20,7 +20,8 @@ enum MergeFileCommand: Command {
         different records, two member lists neither of which includes the other): OURS then
         holds the conflict between git's markers, the conflicts are listed on stderr, and
         `chatdir check` names the file until it is resolved. 65 when a side is damaged (named,
-        with its line), 64 for a PATH that is not a store file chatdir merges.
+        with its line), 64 for a PATH that is not a store file chatdir merges, 66 for a
+        missing BASE, OURS or THEIRS.
 
         Example (what git runs):
           chatdir merge-file .merge_file_a1 .merge_file_b2 .merge_file_c3 conversations/dinner/positions.json
@@ -42,7 +43,9 @@ enum MergeFileCommand: Command {
             switch error {
             case .notAStoreFile: throw context.usage(error.description)
             case .damaged: throw CommandFailure(message: error.description, exitCode: 65)
-            case let .system(failure): throw StoreError.system(failure)
+            case let .system(failure):
+                if failure.isNotFound { throw CommandFailure(message: "\(failure); git gives the three files, see `chatdir merge-file --help`", exitCode: 66) }
+                throw StoreError.system(failure)
             }
         }
         guard outcome.isClean else {
