@@ -66,16 +66,16 @@ import ChatTestSupport
         server = http://config.example:3
         token-command = echo from-config
         [store \(fromConfig)]
-        \(config ? "server = http://config.example:3\ntoken-command = echo from-config" : "# nothing")
+        \(config ? "server = http://config.example:3\ntoken-command = echo from-config\nca-file = /config/ca.pem" : "# nothing")
         """)
         var arguments: [String] = []
         var extra: [String: String] = [:]
         if flag {
             let tokenFile = home.directory.file("token")
             try Data("t\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-            arguments += ["--store", fromFlag, "--server", "http://flag.example:1", "--token-file", tokenFile]
+            arguments += ["--store", fromFlag, "--server", "http://flag.example:1", "--token-file", tokenFile, "--ca-file", "/flag/ca.pem"]
         }
-        if environment { extra = ["CHATDIR_STORE": fromEnvironment, "CHATDIR_SERVER": "http://env.example:2", "CHATDIR_TOKEN": "from-env"] }
+        if environment { extra = ["CHATDIR_STORE": fromEnvironment, "CHATDIR_SERVER": "http://env.example:2", "CHATDIR_TOKEN": "from-env", "CHATDIR_CA_FILE": "/env/ca.pem"] }
         let settings = try home.settings(arguments, extra)
         #expect(settings["store"]?["from"] as? String == from)
         let expectedStore = ["flag": fromFlag, "environment": fromEnvironment, "config": fromConfig, "default": home.directory.file("data") + "/chatdir"][from]
@@ -88,6 +88,9 @@ import ChatTestSupport
             #expect(settings["token"]?["where"] as? String == home.configFile + ":10")
         }
         if from == "environment" { #expect(settings["token"]?["value"] as? String == "CHATDIR_TOKEN") }
+        #expect(settings["server"]?["value"] as? String == ["flag": "http://flag.example:1", "environment": "http://env.example:2", "config": "http://config.example:3"][from])
+        #expect(settings["caFile"]?["from"] as? String == (from == "default" ? "none" : from))
+        #expect(settings["caFile"]?["value"] as? String == ["flag": "/flag/ca.pem", "environment": "/env/ca.pem", "config": "/config/ca.pem"][from])
     }
 
     @Test("the token precedence holds for sync itself: CHATDIR_TOKEN beats the config's token-command")
