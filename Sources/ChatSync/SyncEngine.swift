@@ -41,6 +41,9 @@ public actor SyncEngine {
         /// The live worker's shortest wait after the server's TLS was refused (``SyncError/untrusted(_:)``):
         /// only a new certificate or `--ca-file` fixes that, so a tight reconnect loop would only be noise.
         public var untrustedReconnectWait: Duration = .seconds(60)
+        /// The shortest time between two token renewals (``SyncEngine/renewToken(refused:log:)``): a new
+        /// token refused again within it ends the live worker instead of renewing once more.
+        public var tokenRenewalInterval: Duration = .seconds(10)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
         /// The shortest time between two typing POSTs for one conversation (a chat screen
@@ -127,8 +130,9 @@ public actor SyncEngine {
         }
     }
 
-    /// The client without a pass deadline; ``api`` is what requests go through.
-    let client: APIClient
+    /// The client without a pass deadline; ``api`` is what requests go through. Replaced
+    /// when ``renewToken(refused:log:)`` gets a new token.
+    var client: APIClient
     /// Set for the length of ``syncOnce()``: requests and retries stop there.
     private var passDeadline: PassDeadline?
     /// The API client, with the running pass's deadline if there is one.
@@ -140,7 +144,16 @@ public actor SyncEngine {
     let store: SyncStore
     let options: Options
     nonisolated let server: ServerAddress
-    nonisolated let token: String
+    /// The token requests carry now (see ``renewToken(refused:log:)``).
+    var token: String
+    /// Asked for a new token after the server refused one (a token command run again, a token
+    /// file read again); nil when the token cannot change.
+    let tokenProvider: (@Sendable () async throws -> String)?
+    /// When the provider last gave a token, so a server that refuses every token is not met
+    /// with the provider run in a loop.
+    var tokenRenewedAt: ContinuousClock.Instant?
+    /// The renewal under way, which a second 401 meanwhile waits for instead of starting another.
+    var tokenRenewal: Task<Bool, Never>?
     /// Where long catch-ups report how far they got.
     private var progress: (@Sendable (String) -> Void)?
     /// The live worker's per-conversation state.
@@ -150,15 +163,23 @@ public actor SyncEngine {
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
     /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
-    public init(store: Store, server: ServerAddress, token: String, options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
+    /// `tokenProvider`, when given, is asked for a new token after a 401 (see ``renewToken(refused:log:)``).
+    public init(store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
+                options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
         self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
         self.store = try SyncStore(store: store)
         self.server = server
         self.token = token
+        self.tokenProvider = tokenProvider
         self.options = options
+        client = Self.client(server, token, options)
+    }
+
+    /// The API client for `token`, with the options' connector and request timeout.
+    static func client(_ server: ServerAddress, _ token: String, _ options: Options) -> APIClient {
         var api = APIClient(server: server, token: token, connector: options.connector)
         api.timeout = options.requestTimeout
-        client = api
+        return api
     }
 
     public func setProgress(_ handler: (@Sendable (String) -> Void)?) {

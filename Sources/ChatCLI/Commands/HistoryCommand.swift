@@ -33,7 +33,7 @@ enum HistoryCommand: Command {
         let id = try context.conversationID(try arguments.positional(0, "CONV (the conversation to fetch)"))
         let pages = try arguments.integer("--pages", in: 1...1_000_000)
         let setup = try SyncSetup(context)
-        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
+        let engine = try setup.engine()
         let result = runUntilDone(interruptible: true) { () async -> Result<Int, HistoryFailure> in
             do {
                 return .success(try await engine.history(id, pages: pages))

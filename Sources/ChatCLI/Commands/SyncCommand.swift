@@ -24,7 +24,12 @@ enum SyncCommand: Command {
         until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
         after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
 
-        The token comes from $CHATDIR_TOKEN or --token-file; it is never written into the store.
+        Each setting is taken from the first of: the flag, the environment ($CHATDIR_SERVER,
+        $CHATDIR_TOKEN, $CHATDIR_CA_FILE), the store's section of the config file (`server`,
+        `token-file`, `token-command`, `ca-file`; see `chatdir config --help`), and for the server
+        the store's own. The token is never written into the store. A token from a file or a
+        token-command is fetched again when the server refuses it (401): --live then reconnects
+        with the new one, so an expiring token is renewed.
 
         Examples:
           CHATDIR_TOKEN=alice-token chatdir sync --store ~/chats
@@ -35,7 +40,7 @@ enum SyncCommand: Command {
     static func run(_ context: Context) throws -> Int32 {
         try context.arguments.expectAtMost(0)
         let setup = try SyncSetup(context)
-        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
+        let engine = try setup.engine()
         let output = context.output
         if context.arguments.flag("--live") {
             let stamped = !output.isTerminalError
