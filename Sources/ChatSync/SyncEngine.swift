@@ -16,8 +16,8 @@ public actor SyncEngine {
         /// Catch-up pages per conversation in one catch-up at most: a server that always says
         /// `hasMore` ends there (the pass says more remain) instead of keeping the pass for ever.
         public var catchUpPageBudget = 2_000
-        /// A progress line every this many catch-up pages.
-        public var progressEveryPages = 10
+        /// A progress report every this many catch-up pages (the display throttles its drawing).
+        public var progressEveryPages = 1
         public var requestTimeout: Duration = .seconds(10)
         /// Attempts per outbox message in one pass before leaving it pending (temporary failures).
         public var attemptsPerPass = 4
@@ -155,7 +155,7 @@ public actor SyncEngine {
     /// The renewal under way, which a second 401 meanwhile waits for instead of starting another.
     var tokenRenewal: Task<Bool, Never>?
     /// Where long catch-ups report how far they got.
-    private var progress: (@Sendable (String) -> Void)?
+    private var progress: (@Sendable (SyncProgress) -> Void)?
     /// The live worker's per-conversation state.
     var liveState = LiveState()
     /// Where the live worker meets chat screens: typing both ways, wishes for older pages.
@@ -182,7 +182,7 @@ public actor SyncEngine {
         return api
     }
 
-    public func setProgress(_ handler: (@Sendable (String) -> Void)?) {
+    public func setProgress(_ handler: (@Sendable (SyncProgress) -> Void)?) {
         progress = handler
     }
 
@@ -345,7 +345,7 @@ public actor SyncEngine {
             }
             fetched += page.items.count
             if next != nil, pages % options.progressEveryPages == 0 {
-                progress?("\(id): caught up \(fetched) messages in \(pages) pages, at sequence \(after)" + (head.map { " of \($0)" } ?? ""))
+                progress?(SyncProgress(conversation: id, work: .catchUp, fetched: fetched, remaining: head.map { max($0 - after, 0) }))
             }
         }
         try await store.recordCaughtUp(id, through: after)
@@ -396,7 +396,9 @@ public actor SyncEngine {
             fetchedPages += 1
             guard !page.items.isEmpty else { break }
             inserted += try await store.saveFromServer(page.items, in: id, before: oldest, what: "the history page before sequence \(oldest.map(String.init) ?? "the newest")").inserted.count
-            progress?("\(id): \(inserted) older messages so far")
+            let left = page.items.first.map { max($0.sequence - 1, 0) }
+            let pagesLeft = pages.map { max($0 - fetchedPages, 0) * options.pageSize }
+            progress?(SyncProgress(conversation: id, work: .history, fetched: inserted, remaining: [left, pagesLeft].compactMap { $0 }.min()))
             if !page.hasMore { break }
         }
         return inserted

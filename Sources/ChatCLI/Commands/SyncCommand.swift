@@ -10,6 +10,7 @@ enum SyncCommand: Command {
         usage: ["[--live] [--server URL] [--token-file FILE]"],
         options: [
             .init(name: "--live", value: nil, help: "stay connected: deliver as messages are queued, receive live, reconnect and catch up"),
+            .init(name: "--quiet", value: nil, help: "no progress line on a terminal during a long catch-up (there is none in a pipe)"),
         ] + SyncSetup.options,
         discussion: """
         One pass: discover conversations, catch up on new messages, fetch receipts, deliver the
@@ -47,12 +48,12 @@ enum SyncCommand: Command {
             let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
             return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
         }
-        let showProgress = output.isTerminalError
+        let progress = ProgressLine(output: output, quiet: context.arguments.flag("--quiet"))
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
-            if showProgress { await engine.setProgress { line in Output.write(2, "\r\u{1B}[K" + TerminalSafe.visible(line)) } }
+            await engine.setProgress { progress.update(ProgressLine.Reading($0)) }
             return await engine.syncOnce()
         }
-        if showProgress { Output.write(2, "\r\u{1B}[K") }
+        progress.finish()
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
         for problem in report.problems { output.error("chatdir sync: \(problem)") }
         output.print(output.safe(report.summary))
