@@ -55,7 +55,7 @@ struct ProgressEndToEndTests {
         return (result.status, try String(contentsOfFile: transcript, encoding: .utf8))
     }
 
-    @Test("a big seed draws count and total on a terminal, clears the line, and prints its result")
+    @Test("a big seed draws count and total on a terminal, clears the line, and prints its result; check of it counts what it read")
     func seedOnTerminal() throws {
         let directory = try TemporaryDirectory()
         let fixture = directory.file("big")
@@ -70,6 +70,17 @@ struct ProgressEndToEndTests {
         }
         // The line is cleared before the result, so the path starts at the left margin.
         #expect(transcript.contains("\r\u{1B}[K" + fixture), "\(transcript.debugDescription)")
+
+        // `check` of the same store counts the messages it has read; --quiet and a pipe do not.
+        let check = try Self.onTerminal(["check", fixture], in: directory)
+        #expect(check.status == 0, "\(check.transcript)")
+        #expect(check.transcript.contains("\r\u{1B}[Kchecking: "), "\(check.transcript.debugDescription)")
+        #expect(check.transcript.contains("100000 messages, 0 outbox files"), "\(check.transcript.debugDescription)")
+        let quiet = try Self.onTerminal(["check", fixture, "--quiet"], in: directory)
+        #expect(quiet.status == 0)
+        #expect(!quiet.transcript.contains("checking"), "\(quiet.transcript.debugDescription)")
+        let piped = try ChatdirProcess.run(["check", fixture])
+        #expect(!piped.stderr.contains("checking"), "\(piped.stderr.debugDescription)")
     }
 
     @Test("--quiet on a terminal and a pipe for stderr both get no progress")

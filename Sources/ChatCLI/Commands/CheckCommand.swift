@@ -8,7 +8,7 @@ enum CheckCommand: Command {
         summary: "Validate a store or fixture; list every problem with file:line.",
         usage: ["[DIR]"],
         options: [
-            .init(name: "--quiet", value: nil, help: "print only errors, not warnings or the summary"),
+            .init(name: "--quiet", value: nil, help: "print only errors: no warnings, summary or progress line"),
             .init(name: "--fix-modes", value: nil, help: "first give files mode 0600 and directories 0700 again (after a git clone)"),
         ],
         discussion: """
@@ -35,7 +35,11 @@ enum CheckCommand: Command {
                 context.output.error("restored modes 0600 (files) and 0700 (directories) on \(changed.count) path\(plural(changed.count))")
             }
         }
-        let report = StoreChecker.check(root: root)
+        let progress = ProgressLine(output: context.output, quiet: quiet)
+        let report = StoreChecker.check(root: root) { checked in
+            progress.update(.init(label: "checking", done: checked, total: nil, unit: "messages"))
+        }
+        progress.finish()
         for problem in report.problems where !quiet || problem.severity == .error {
             let label = problem.severity == .error ? context.output.styled("error", .red) : context.output.styled("warning", .yellow)
             context.output.print(context.output.safe("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): ") + label + ": " + context.output.safe(problem.message))
