@@ -65,6 +65,7 @@ extension SyncEngine {
                 switch event {
                 case .connected:
                     pacer.connected(at: .now)
+                    metrics?.connected()
                     liveState.connected = true
                     liveState.lastActivity = .now
                     log("connected to \(server); catching up")
@@ -90,6 +91,7 @@ extension SyncEngine {
                 case let .disconnected(error):
                     lastError = error
                     liveState.connected = false
+                    if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
                     if case .unauthorized = error { log(error.description); return error }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
