@@ -1,11 +1,14 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// What a running command has: output, environment, its parsed arguments.
 struct Context {
     var output: Output
     var environment: [String: String]
     var arguments: ParsedArguments
+    /// Monotonic milliseconds when the command started (for `view` and `chat`'s time to open).
+    var started = Clock.monotonicMilliseconds()
 
     /// `--store`, else `$CHATDIR_STORE`, else `$XDG_DATA_HOME/chatdir`, else `~/.local/share/chatdir`.
     var storePath: String {

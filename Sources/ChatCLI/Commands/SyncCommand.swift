@@ -37,13 +37,21 @@ enum SyncCommand: Command {
         let setup = try SyncSetup(context)
         let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
         let output = context.output
-        if context.arguments.flag("--live") {
+        let live = context.arguments.flag("--live")
+        // Made only now that the engine holds the store's lock (see `chatdir status`).
+        let metrics = WorkerMetrics(storeRoot: setup.store.root, mode: live ? .live : .pass)
+        defer { metrics.stopped() }
+        if live {
             let stamped = !output.isTerminalError
             let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
-            return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
+            return liveExitCode(runUntilDone(interruptible: true) {
+                await engine.setMetrics(metrics)
+                return await engine.runLive(log: log)
+            })
         }
         let showProgress = output.isTerminalError
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
+            await engine.setMetrics(metrics)
             if showProgress { await engine.setProgress { line in Output.write(2, "\r\u{1B}[K" + TerminalSafe.visible(line)) } }
             return await engine.syncOnce()
         }
