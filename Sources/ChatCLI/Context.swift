@@ -7,8 +7,10 @@ struct Context {
     var output: Output
     var environment: [String: String]
     var arguments: ParsedArguments
-    /// Monotonic milliseconds when the command started (for `view` and `chat`'s time to open).
-    var started = Clock.monotonicMilliseconds()
+    /// Nanoseconds since 1970 when the command started (for `view` and `chat`'s time to open).
+    /// The wall clock, not the monotonic one: reading that traps where it is faked below zero
+    /// (`faketime` before 1970), and every command reads this.
+    var started = Clock.nanosecondsSince1970()
 
     /// `--store`, else `$CHATDIR_STORE`, else `$XDG_DATA_HOME/chatdir`, else `~/.local/share/chatdir`.
     var storePath: String {
