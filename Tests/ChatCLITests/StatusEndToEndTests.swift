@@ -67,6 +67,23 @@ import ChatTestSupport
         #expect(stopped.lines.first?.contains("the last one (pid \(worker.processIdentifier)) stopped") == true, "\(stopped.stdout)")
     }
 
+    @Test("a worker killed with SIGKILL: its figures are told apart as the last one's, never as running")
+    func killedWorker() throws {
+        let fixture = try ServedStore()
+        let (worker, _) = try ChatdirProcess.startLiveWorker(store: fixture.store, environment: ["XDG_RUNTIME_DIR": fixture.runtime])
+        let connected = try fixture.waitForStatus { _, json in (json["worker"] as? [String: Any])?["connection"] as? String == "connected" }
+        #expect((connected.json["worker"] as? [String: Any])?["running"] as? Bool == true)
+        kill(worker.processIdentifier, SIGKILL)
+        worker.waitUntilExit()
+        #expect(try fixture.run(["send", "dinner", "after the kill"]).status == 0)
+        let after = try fixture.run(["status"])
+        #expect(after.status == 75)
+        #expect(after.lines.first?.contains("the last one (pid \(worker.processIdentifier)) ended without stopping (killed?); last heard of ") == true, "\(after.stdout)")
+        let json = try fixture.status().json["worker"] as? [String: Any]
+        #expect(json?["running"] as? Bool == false)
+        #expect(json?["lastPid"] as? Int == Int(worker.processIdentifier))
+    }
+
     @Test("a damaged status file is reported and status goes on")
     func damagedFile() throws {
         let fixture = try ServedStore()
