@@ -1,11 +1,16 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// What a running command has: output, environment, its parsed arguments.
 struct Context {
     var output: Output
     var environment: [String: String]
     var arguments: ParsedArguments
+    /// Nanoseconds since 1970 when the command started (for `view` and `chat`'s time to open).
+    /// The wall clock, not the monotonic one: reading that traps where it is faked below zero
+    /// (`faketime` before 1970), and every command reads this.
+    var started = Clock.nanosecondsSince1970()
 
     /// The user's config file (empty for commands that open no store, and when there is none).
     var config = ConfigFile()

@@ -12,6 +12,8 @@ public enum StoreLayout {
     public static let outbox = "outbox"
     public static let readPosition = "read.json"
     public static let lock = ".lock"
+    /// In the store root: the sync worker's figures (``SyncStatusFile``), hidden and per device.
+    public static let syncStatus = ".sync-status"
     /// In a conversation's directory: this device's sync marker (``CaughtUpFile``), written only
     /// by ``StoreWriter/recordCaughtUp(through:in:)``.
     public static let caughtUp = ".caught-up"

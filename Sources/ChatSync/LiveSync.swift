@@ -68,6 +68,7 @@ extension SyncEngine {
                 switch event {
                 case .connected:
                     pacer.connected(at: .now)
+                    metrics?.connected()
                     liveState.connected = true
                     liveState.lastActivity = .now
                     log("connected to \(server); catching up")
@@ -99,6 +100,7 @@ extension SyncEngine {
                 case let .disconnected(error):
                     lastError = error
                     liveState.connected = false
+                    if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
                     if case .unauthorized = error {
                         log(error.description)
                         guard await renewToken(refused: connectedWith, log: log) else { return error }

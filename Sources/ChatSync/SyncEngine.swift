@@ -160,6 +160,8 @@ public actor SyncEngine {
     var liveState = LiveState()
     /// Where the live worker meets chat screens: typing both ways, wishes for older pages.
     nonisolated let runtime: RuntimeChannel
+    /// The worker's figures for `chatdir status` (`.sync-status`); nil writes none (tests, `history`).
+    private(set) var metrics: WorkerMetrics?
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
     /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
@@ -184,6 +186,12 @@ public actor SyncEngine {
 
     public func setProgress(_ handler: (@Sendable (SyncProgress) -> Void)?) {
         progress = handler
+    }
+
+    /// Keeps the worker's figures in `metrics` (make it once this engine holds the store's lock,
+    /// so a refused second worker never overwrites the running one's figures).
+    public func setMetrics(_ metrics: WorkerMetrics?) {
+        self.metrics = metrics
     }
 
     // MARK: - One pass
@@ -219,6 +227,7 @@ public actor SyncEngine {
             }
         } catch let error as SyncError {
             report.record(error)
+            metrics?.unreachable(problem: error.description)
             for id in (try? await store.knownConversations()) ?? [] {
                 report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
             }
@@ -349,6 +358,7 @@ public actor SyncEngine {
             }
         }
         try await store.recordCaughtUp(id, through: after)
+        metrics?.caughtUp(id)
         return (after, moreRemain)
     }
 
@@ -451,21 +461,28 @@ public actor SyncEngine {
     /// temporary failure with backoff a few times (one-pass sync); otherwise the caller decides.
     func drainOutbox(_ id: ConversationID, patient: Bool) async throws -> DrainOutcome {
         var outcome = DrainOutcome()
-        var accepted: [Message] = []
+        var accepted = AcceptedBatch()
         var backoff = options.backoff
         let queue = try await store.pendingOutbox(id)
         var index = 0
         var attempts = 0
         while index < queue.count {
             let entry = queue[index]
+            // Held from before the POST until its answer is written down, so `chatdir cancel`
+            // waits for this attempt instead of removing a message the server may be accepting.
+            guard let claim = await store.claim(entry, in: id) else {
+                index += 1
+                continue
+            }
             do {
                 let (message, _) = try await api.post(id, clientMessageID: entry.clientMessageID, text: entry.text)
-                accepted.append(message)
+                accepted.append(message, claim)
                 if accepted.count >= options.acceptBatch { try await flush(&accepted, into: &outcome, in: id) }
                 index += 1
                 attempts = 0
                 backoff.reset()
             } catch let error as SyncError {
+                defer { claim.release() }
                 switch error {
                 case .rejected:
                     try await flush(&accepted, into: &outcome, in: id)
@@ -485,6 +502,8 @@ public actor SyncEngine {
                         outcome.retryAfter = delay
                         return outcome
                     }
+                    // Not held while waiting: a cancel may take the message now.
+                    claim.release()
                     try await Task.sleep(for: delay)
                 case .unauthorized, .contract, .untrusted:
                     try await flush(&accepted, into: &outcome, in: id)
@@ -498,12 +517,27 @@ public actor SyncEngine {
 }
 
 extension SyncEngine {
-    /// Writes accepted messages into their segments and removes their outbox files.
-    private func flush(_ accepted: inout [Message], into outcome: inout DrainOutcome, in id: ConversationID) async throws {
-        guard !accepted.isEmpty else { return }
-        try await store.acceptFromServer(accepted, in: id)
+    /// Messages the server accepted and not yet written down, with their delivery claims.
+    struct AcceptedBatch {
+        var messages: [Message] = []
+        var claims: [OutboxClaim] = []
+        var count: Int { messages.count }
+
+        mutating func append(_ message: Message, _ claim: OutboxClaim) {
+            messages.append(message)
+            claims.append(claim)
+        }
+    }
+
+    /// Writes accepted messages into their segments and removes their outbox files, then lets
+    /// go of their claims (a cancel waiting for one of them finds it stored: already sent).
+    private func flush(_ accepted: inout AcceptedBatch, into outcome: inout DrainOutcome, in id: ConversationID) async throws {
+        guard !accepted.messages.isEmpty else { return }
+        try await store.acceptFromServer(accepted.messages, in: id)
         outcome.sent += accepted.count
-        accepted.removeAll()
+        metrics?.delivered(queuedAt: accepted.claims.map(\.entry.ordinal))
+        accepted.claims.forEach { $0.release() }
+        accepted = AcceptedBatch()
     }
 }
 

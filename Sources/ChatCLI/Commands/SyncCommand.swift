@@ -43,13 +43,21 @@ enum SyncCommand: Command {
         let setup = try SyncSetup(context)
         let engine = try setup.engine()
         let output = context.output
-        if context.arguments.flag("--live") {
+        let live = context.arguments.flag("--live")
+        // Made only now that the engine holds the store's lock (see `chatdir status`).
+        let metrics = WorkerMetrics(storeRoot: setup.store.root, mode: live ? .live : .pass)
+        defer { metrics.stopped() }
+        if live {
             let stamped = !output.isTerminalError
             let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
-            return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
+            return liveExitCode(runUntilDone(interruptible: true) {
+                await engine.setMetrics(metrics)
+                return await engine.runLive(log: log)
+            })
         }
         let progress = ProgressLine(output: output, quiet: context.arguments.flag("--quiet"))
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
+            await engine.setMetrics(metrics)
             await engine.setProgress { progress.update(ProgressLine.Reading($0)) }
             return await engine.syncOnce()
         }

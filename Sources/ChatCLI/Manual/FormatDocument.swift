@@ -12,6 +12,7 @@ A store is one account's chats on one device: UTF-8 text files in a directory tr
 chatdir.json                                   the manifest
 .lock                                          flock(2)ed by the one writer (never deleted)
 .gitignore, .gitattributes                     for keeping the store in git (see the end)
+.sync-status                                   the sync worker's figures for `chatdir status` (hidden, per device)
 conversations/<conversation-id>/
     conversation.json                          title and members
     messages/<first>-<last>.json               accepted messages, keyed by sequence range
@@ -169,6 +170,16 @@ there plus one, see below), so name order is queue order (ties break on the ID).
   accepted yet. It only grows; writers serialize on `flock(2)` of the `outbox/` directory so two
   `chatdir read` processes cannot move it backwards.
 
+**A delivery in flight holds its file.** The sync worker takes `flock(2)` on a message's
+outbox file (opened read-only) before it posts the message, and lets go only once the answer
+is written down: the message stored in its segment and the file removed, the file rewritten
+as failed, or an attempt counted. `chatdir cancel` takes the same lock, waiting, and then the
+outbox lock; it checks that the name still refers to the file it locked (a failed attempt
+rewrites the file by rename, a retry renames it), and that the ID is not stored in a segment,
+before it unlinks the file and fsyncs `outbox/`. So a message the server accepted is never
+reported cancelled, and a cancelled one is never posted: the worker, finding the lock taken
+or the file gone, leaves the message alone. `send` and `retry` never wait for a POST.
+
 **Ordinals never go backwards.** A new ordinal (`send`, and `retry` moving a message to the
 back) is the clock's nanoseconds since 1970, or one more than the highest ordinal among the
 outbox's files when the clock is behind that, so a clock stepped back (NTP, a laptop's battery)
@@ -206,6 +217,26 @@ history went backwards or differs is found there, before anything is saved or se
 It has one writer, `StoreWriter.recordCaughtUp` (the sync worker calls it; the bytes are
 `CaughtUpFile`'s), and one reader, `Conversation.caughtUpMarker()`: a marker that is missing or
 not a number reads as none, and catching up then starts from the run of stored sequences at the head.
+
+## .sync-status
+
+The sync worker's figures, for `chatdir status`: one line of canonical JSON, keys sorted,
+written by the worker (holder of `.lock`) when something changes, at most once a second,
+replaced by rename and **never fsynced** (they are figures, not data: a crash may lose the last
+second of them). Never message text, never the token. Times are milliseconds since 1970 by
+this device's clock.
+
+```
+{"caughtUp":{"dinner":1764630000000},"connection":"connected","mode":"live","pid":4242,"reconnects":[],"sendToSentMs":[180,95],"startedAt":1764629990000,"updatedAt":1764630001000}
+```
+
+`mode` is `live` or `pass`; `connection` is `connecting`, `connected`, `reconnecting` (with
+`problem`, the transport's words), `syncing` (a one-pass sync) or `stopped`; `reconnects` are
+the times the live socket was lost in the last hour; `caughtUp` the last successful catch-up
+of each conversation; `sendToSentMs` the last 100 deliveries, queued → stored as sent. A file
+whose `pid` is not the process holding `.lock` (read from `/proc/locks`) is the last worker's,
+and `status` says so. A file that does not parse is reported by `status` and rewritten by the
+next worker. Ignored by git, never compared between devices.
 
 ## Writes
 
@@ -257,7 +288,9 @@ the user's own), where `<store key>` is the store directory's last name and a ha
 path. The files are one line each, replaced by rename and never fsynced: `typing-me`,
 `typing/<user>` (milliseconds since 1970), `older-wanted` (`before=<sequence>`), `older-answer`
 (`loading|stored|beginning before=<sequence>` or `failed before=<sequence> <reason>`). Losing
-them loses nothing: a reboot or a logout empties them and nothing needs them back.
+them loses nothing: a reboot or a logout empties them and nothing needs them back. Beside the
+conversations, `opens` holds how long the last `view` and `chat` opens took (milliseconds, one
+per line, appended without fsync and cut back to the newest 100), for `chatdir status`.
 
 ## Keeping a store in git
 
@@ -322,6 +355,7 @@ a new file of three lines.
 - `send` uses link(2) rather than rename(2) to publish a new outbox file, so two writers can
   never replace each other's file.
 - Unknown fields are errors rather than ignored (see Canonical JSON).
+- The sync worker's `.sync-status` (figures for `chatdir status`), which the shared spec does not have.
 - Two hidden files the shared spec does not have: `messages/.newest` (so opening a conversation
   of 1,000,000 messages does not list 10,000 files: the benchmark's "flat from 10k to 1M") and
   `.caught-up` (so catch-up after a crash fills old holes without reading all history).
