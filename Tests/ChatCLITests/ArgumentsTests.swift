@@ -112,10 +112,10 @@ import Testing
     }
 
     /// The commands that never open a store: `seed DIR`, `demo`, `serve --data DIR`, and the two
-    /// that only print (`completion`, `manual`).
-    static let storeless: Set<String> = ["seed", "demo", "serve", "completion", "manual"]
+    /// that only print (`completion`, `manual`), and git's merge driver (`merge-file`, given its files).
+    static let storeless: Set<String> = ["seed", "demo", "serve", "completion", "manual", "merge-file"]
 
-    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve", "completion", "manual"])
+    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve", "completion", "manual", "merge-file"])
     func noStoreOption(_ name: String) throws {
         let command = try #require(Chatdir.commands.first { $0.spec.name == name })
         #expect(!command.spec.help.contains("--store"), "\(command.spec.help)")
