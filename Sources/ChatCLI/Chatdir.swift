@@ -6,7 +6,7 @@ import ChatStore
 public enum Chatdir {
     static let commands: [any Command.Type] = [
         InitCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
-        WatchCommand.self, SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self, DemoCommand.self,
+        WatchCommand.self, SearchCommand.self, SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self,
         CompletionCommand.self, ManualCommand.self,
     ]
