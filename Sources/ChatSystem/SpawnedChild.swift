@@ -9,8 +9,9 @@ import Musl
 /// one thread can feed and drain it with ``Poll`` and never wedge on a child that does not read.
 ///
 /// What the child gets: descriptors 0, 1 and 2 only (every descriptor of chatdir is
-/// close-on-exec), an empty signal mask and the default action for SIGPIPE, SIGINT, SIGTERM
-/// and SIGHUP (chatdir blocks or ignores them for itself; a hook is an ordinary program).
+/// close-on-exec, and inherited ones are closed), an empty signal mask and the default action
+/// for SIGPIPE, SIGINT, SIGTERM, SIGHUP and SIGQUIT (chatdir blocks or ignores them for
+/// itself; a hook is an ordinary program).
 public struct SpawnedChild: ~Copyable, Sendable {
     public let pid: Int32
     /// The write end of the child's standard input (-1 once closed); ``closeInput()`` gives it EOF.
@@ -37,6 +38,12 @@ public struct SpawnedChild: ~Copyable, Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
         posix_spawn_file_actions_adddup2(&actions, stdout.write, 2)
+        // chatdir's own descriptors are close-on-exec; these close what its parent left open
+        // without the flag (a shell's, a test runner's), so a hook holds none of them either.
+        let open = (try? Sys.listDirectoryIfPresent("/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -45,7 +52,7 @@ public struct SpawnedChild: ~Copyable, Sendable {
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, signal) }
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))

@@ -1,13 +1,18 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// `chatdir watch`: one JSON line per change to the store, for scripts.
 enum WatchCommand: Command {
     static let spec = CommandSpec(
         name: "watch",
         summary: "Print one JSON line per change to a conversation (or the whole store), for scripts.",
-        usage: ["[CONV]"],
-        options: [],
+        usage: ["[CONV] [--exec CMD [--on message,mine,failed,read] [--hook-timeout SECONDS]]"],
+        options: [
+            .init(name: "--exec", value: "CMD", help: "run CMD with /bin/sh -c once per event (see Hooks below)"),
+            .init(name: "--on", value: "EVENTS", help: "which events run CMD, comma-separated: message, mine, failed, read (default: message)"),
+            .init(name: "--hook-timeout", value: "SECONDS", help: "stop a hook still running after SECONDS (default: 60)"),
+        ],
         discussion: """
         The first line is {"event":"watching",...}: from then on no change is missed. Then one line
         per change, with "event" one of: message (a stored message, with sequence, clientMessageId,
@@ -18,7 +23,8 @@ enum WatchCommand: Command {
 
         Examples:
           chatdir watch c1 | jq -r 'select(.event == "message") | "\\(.senderId): \\(.text)"'
-          chatdir watch | while read -r line; do notify-send chatdir "$line"; done
+          chatdir watch --exec 'notify-send -- "$CHATDIR_TITLE" "$CHATDIR_SENDER: $(head -c 200)"'
+          chatdir watch dinner --on message,mine --exec 'cat >> ~/dinner.log'
         """
     )
 
@@ -26,15 +32,37 @@ enum WatchCommand: Command {
         let arguments = context.arguments
         try arguments.expectAtMost(1)
         let id: ConversationID? = try arguments.positionals.first.map { text throws(UsageError) in try context.conversationID(text) }
+        let hooks = try HookOptions(context)
         let store = try context.openStore()
+        let me = store.userID
+        var filter = hooks.map { hooks in
+            HookFilter(kinds: hooks.kinds, me: me,
+                       readTitle: { (try? store.conversation($0).info()?.title) ?? $0.rawValue },
+                       readPositions: { id in
+                           let members = (try? store.conversation(id).positions()?.members) ?? [:]
+                           return members.mapValues(\.readUpTo)
+                       })
+        }
+        for conversation in (id.map { [$0] } ?? ((try? store.conversationIDs()) ?? [])) { filter?.start(conversation) }
+        let runner = try hooks.map { hooks throws(SystemError) in
+            let output = context.output
+            return try HookRunner(command: hooks.command, environment: context.environment, store: store.root,
+                                  timeoutSeconds: hooks.timeoutSeconds, log: { output.error($0) })
+        }
         let changes = try StoreObserver(store: store).changes(in: id)
         var ready: [(key: String, value: JSONValue)] = [("event", .string("watching"))]
         if let id { ready.append(("conversationId", .string(id.rawValue))) }
         context.output.print(JSONLine.encode(.object(ready)))
+        let filterBox = Lock(filter)
+        defer { runner?.stop() }
         return try Follow.block {
             for await event in Follow.merge(changes, Terminal.signals(resize: false)) {
                 switch event {
-                case let .value(change): Output.write(1, line(change) + "\n")
+                case let .value(change):
+                    Output.write(1, line(change, me: me) + "\n")
+                    if let runner {
+                        for hook in filterBox.withLock({ $0?.events(for: change) ?? [] }) { runner.submit(hook) }
+                    }
                 case .signal(.resize): continue
                 case .signal(.stop), .ended: return 0
                 }
@@ -43,8 +71,38 @@ enum WatchCommand: Command {
         }
     }
 
-    /// One change as one JSON object.
-    static func line(_ change: StoreChange) -> String {
+    /// What `--exec`, `--on` and `--hook-timeout` ask for; nil without `--exec`.
+    struct HookOptions {
+        var command: String
+        var kinds: Set<HookEvent.Kind>
+        var timeoutSeconds: Int
+
+        init?(_ context: Context) throws(UsageError) {
+            let arguments = context.arguments
+            guard let command = arguments.value("--exec") else {
+                if arguments.value("--on") != nil || arguments.value("--hook-timeout") != nil {
+                    throw context.usage("--on and --hook-timeout are for hooks; give the command with --exec CMD")
+                }
+                return nil
+            }
+            guard !command.allSatisfy(\.isWhitespace) else { throw context.usage("--exec needs a command to run") }
+            self.command = command
+            kinds = [.message]
+            if let list = arguments.value("--on") {
+                kinds = []
+                for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let kind = HookEvent.Kind(rawValue: String(name)) else {
+                        throw context.usage("--on: unknown event \(String(name).debugDescription); use some of \(HookEvent.Kind.allCases.map(\.rawValue).joined(separator: ","))")
+                    }
+                    kinds.insert(kind)
+                }
+            }
+            timeoutSeconds = try arguments.integer("--hook-timeout", in: 1...86_400) ?? 60
+        }
+    }
+
+    /// One change as one JSON object; `me` decides a message's "mine".
+    static func line(_ change: StoreChange, me: UserID) -> String {
         var members: [(key: String, value: JSONValue)] = []
         func add(_ key: String, _ value: JSONValue) { members.append((key, value)) }
         func event(_ name: String, _ id: ConversationID?) {
@@ -65,6 +123,7 @@ enum WatchCommand: Command {
             add("clientMessageId", .string(message.clientMessageID.rawValue))
             add("senderId", .string(message.senderID.rawValue))
             add("sentAt", .string(message.sentAt))
+            add("mine", .bool(message.senderID == me))
             add("text", .string(message.text))
         case let .messageRemoved(id, sequence):
             event("message-removed", id)
