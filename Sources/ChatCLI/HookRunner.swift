@@ -7,8 +7,8 @@ import ChatSystem
 /// on stderr saying which. Each run is `/bin/sh -c CMD` in a process group of its own
 /// (``SpawnedChild``), the event's details in its environment and the text on its standard
 /// input, fed without blocking (a hook that never reads cannot wedge the runner; one that
-/// closes its input early just stops getting it). Its output (stdout and stderr) and exit
-/// status are logged on watch's stderr. A hook still running after ``timeoutSeconds`` gets
+/// exits without reading cannot end watch with SIGPIPE: the runner's thread blocks it). Its
+/// output (stdout and stderr) and exit status are logged on watch's stderr. A hook still running after ``timeoutSeconds`` gets
 /// SIGTERM, then SIGKILL two seconds later, sent to its whole group; ``stop()`` does the same
 /// to the one running and drops those waiting.
 final class HookRunner: Sendable {
@@ -75,6 +75,7 @@ final class HookRunner: Sendable {
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
     private func loop() {
+        SpawnedChild.blockBrokenPipeOnThisThread()
         while true {
             let next = state.withLock { state -> HookEvent?? in
                 if state.stopping { return .some(nil) }

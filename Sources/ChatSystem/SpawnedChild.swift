@@ -84,7 +84,8 @@ public struct SpawnedChild: ~Copyable, Sendable {
     public var inputDescriptor: Int32? { input >= 0 ? input : nil }
 
     /// Writes what the pipe takes now of `bytes[from...]`; how many bytes went. 0 when the pipe
-    /// is full. Throws EPIPE when the child closed its input (SIGPIPE is ignored by chatdir).
+    /// is full. Throws EPIPE when the child closed its input: call from a thread that called
+    /// ``blockBrokenPipeOnThisThread()``, or that SIGPIPE ends the process.
     public func writeInput(_ bytes: [UInt8], from offset: Int) throws(SystemError) -> Int {
         guard let fd = inputDescriptor, offset < bytes.count else { return 0 }
         do {
@@ -94,6 +95,17 @@ public struct SpawnedChild: ~Copyable, Sendable {
         } catch where error.isWouldBlock {
             return 0
         }
+    }
+
+    /// Blocks SIGPIPE for the calling thread only: a write there to a pipe whose reader left
+    /// fails with EPIPE instead of killing the process, while the rest of the process keeps the
+    /// default (`chatdir watch | head -1` still ends when head does). A write's SIGPIPE is sent
+    /// to the thread that wrote, so it stays pending there, harmlessly.
+    public static func blockBrokenPipeOnThisThread() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
     /// Closes the child's standard input: it reads EOF.

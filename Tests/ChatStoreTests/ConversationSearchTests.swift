@@ -1,0 +1,113 @@
+import ChatDomain
+import ChatSystem
+import Foundation
+import Testing
+@testable import ChatStore
+import ChatTestSupport
+
+@Suite(.ownThreads) struct ConversationSearchTests {
+    /// 25 messages in 3 segments of 10, the same texts the scan tests use; 12 is alice's.
+    private func fixture(_ directory: TemporaryDirectory) throws -> Conversation {
+        let store = try makeStore(in: directory)
+        let texts: [Int: String] = [3: "pizza tonight", 6: "more pizza?", 9: "pizzas for all", 12: "Pizza with a capital",
+                                    15: "say \"pizza\" twice: pizza", 18: "no pie", 21: "pizza\nnew line", 24: "café pizza ✓ CAFÉ"]
+        let messages = (1...25).map { message($0, $0 == 12 ? alice : bob, text: texts[$0] ?? "message \($0)") }
+        try StoreWriter(store: store).save(messages, in: c1)
+        try Outbox(store.conversation(c1)).enqueue("pizza from the outbox is not searched")
+        return store.conversation(c1)
+    }
+
+    private func hits(_ conversation: Conversation, _ matcher: TextMatcher, where include: (Message) -> Bool = { _ in true }) throws -> [SearchHit] {
+        var found: [SearchHit] = []
+        try conversation.search(matcher, where: include) { found.append($0); return true }
+        return found
+    }
+
+    @Test("a fixed string finds what the library scan counts, oldest first, with every match's bytes",
+          arguments: ["pizza", "Pizza", "\"pizza\"", "a\nn", "café", "✓", "message", "nowhere"])
+    func fixedAgreesWithScan(word: String) throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        let found = try hits(conversation, .fixed(word))
+        #expect(found.count == (try conversation.countMessages(containing: word)))
+        #expect(found.map(\.message.sequence) == found.map(\.message.sequence).sorted())
+        for hit in found {
+            let bytes = Array(hit.message.text.utf8)
+            #expect(!hit.matches.isEmpty)
+            #expect(hit.matches.allSatisfy { Array(bytes[$0]) == Array(word.utf8) })
+        }
+    }
+
+    @Test("two matches in one text are both marked")
+    func everyMatch() throws {
+        let directory = try TemporaryDirectory()
+        let found = try hits(try fixture(directory), .fixed("pizza"))
+        let twice = try #require(found.first { $0.message.sequence == 15 })
+        #expect(twice.matches == [5..<10, 19..<24])
+    }
+
+    @Test("ignoring case folds each letter, ASCII and beyond, and marks the original bytes")
+    func ignoringCase() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        #expect(try hits(conversation, .ignoringCase("PIZZA")).count == 7)
+        let cafe = try hits(conversation, .ignoringCase("café"))
+        #expect(cafe.map(\.message.sequence) == [24])
+        let text = Array(cafe[0].message.text.utf8)
+        #expect(cafe[0].matches.map { String(decoding: text[$0], as: UTF8.self) } == ["café", "CAFÉ"])
+    }
+
+    @Test("a regex matches on bytes, anchors at the text's start, and marks each match")
+    func regex() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        #expect(try hits(conversation, .regex(try ExtendedRegex("^pizza"))).map(\.message.sequence) == [3, 9, 21])
+        #expect(try hits(conversation, .regex(try ExtendedRegex("pizzas?$"))).map(\.message.sequence) == [15])
+        #expect(try hits(conversation, .regex(try ExtendedRegex("PIZ+A", ignoreCase: true))).count == 7)
+    }
+
+    @Test("the filter sees every candidate first: only bob's hits when asked")
+    func filter() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        #expect(try hits(conversation, .ignoringCase("pizza"), where: { $0.senderID == alice }).map(\.message.sequence) == [12])
+    }
+
+    @Test("returning false stops the search at once")
+    func stops() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        var seen: [Int] = []
+        let finished = try conversation.search(.fixed("pizza")) { seen.append($0.message.sequence); return seen.count < 2 }
+        #expect(!finished)
+        #expect(seen == [3, 6])
+    }
+
+    @Test("a record in another key order is read the general way, and no hit comes twice")
+    func otherKeyOrder() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        let path = conversation.messagesDirectory + "/0000000001-0000000010.json"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+        // Line 8 is message 7: its text first, mentioning pizza (after message 3 and 6 matched the fast way).
+        lines[7] = lines[7].replacingOccurrences(of: ",\"text\":\"message 7\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try hits(conversation, .fixed("pizza")).map(\.message.sequence) == [3, 6, 7, 9, 15, 21, 24])
+    }
+
+    @Test("a matching line that does not parse names the file and line")
+    func damaged() throws {
+        let directory = try TemporaryDirectory()
+        let conversation = try fixture(directory)
+        let path = conversation.messagesDirectory + "/0000000011-0000000020.json"
+        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+        lines[5] = "{\"text\":\"pizza\",broken"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            try hits(conversation, .fixed("pizza"))
+        } throws: { error in
+            guard case let .damaged(problem) = error as? StoreError else { return false }
+            return problem.path == "conversations/c1/messages/0000000011-0000000020.json" && problem.line == 6
+        }
+    }
+}
