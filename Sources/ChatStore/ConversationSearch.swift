@@ -48,6 +48,27 @@ extension Conversation {
 
     private func searchRaw(_ bytes: [UInt8], name: String, range: SegmentRange, literal: [UInt8], matcher: TextMatcher,
                            include: (Message) -> Bool, _ visit: (SearchHit) -> Bool) throws(StoreError) -> Bool {
+        var fallback: Int?
+        let finished = try Self.forEachLine(holding: literal, in: bytes) { lineStart, record in
+            // A record in another form (an escape in a string, keys reordered by hand) is rare:
+            // the rest of the file is then read the general way, which also names what is wrong.
+            guard let message = SegmentFile.canonicalRecord(bytes, record) else {
+                fallback = lineStart
+                return false
+            }
+            return visitIfMatching(message, matcher: matcher, include: include, visit)
+        }
+        if let fallback {
+            return try searchDecoded(bytes, name: name, range: range, matcher: matcher, include: include, fromByte: fallback, visit)
+        }
+        return finished
+    }
+
+    /// Calls `body` once for each line of a canonical segment that holds `literal`, in order,
+    /// with where the line starts and its record (without the comma), until `body` returns
+    /// false; returns false when it did. memchr jumps from hit to hit, so lines without the
+    /// bytes cost nothing.
+    static func forEachLine(holding literal: [UInt8], in bytes: [UInt8], _ body: (_ lineStart: Int, _ record: Range<Int>) throws(StoreError) -> Bool) throws(StoreError) -> Bool {
         var position = 2
         let end = bytes.count - 2
         while let hit = Sys.find(literal, in: bytes, from: position), hit < end {
@@ -58,13 +79,7 @@ extension Conversation {
             position = lineEnd + 1
             var content = lineStart..<lineEnd
             if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) ?? false { content = content.lowerBound..<(content.upperBound - 1) }
-            // A record in another form (an escape in a string, keys reordered by hand) is rare:
-            // the file is then read the general way, which also names what is wrong.
-            guard let message = SegmentFile.canonicalRecord(bytes, content) else {
-                let sequenceBefore = lineStart  // the hits before this line were all visited
-                return try searchDecoded(bytes, name: name, range: range, matcher: matcher, include: include, fromByte: sequenceBefore, visit)
-            }
-            if !visitIfMatching(message, matcher: matcher, include: include, visit) { return false }
+            if try !body(lineStart, content) { return false }
         }
         return true
     }
@@ -77,7 +92,7 @@ extension Conversation {
         if let problem = decoded.firstError { throw .damaged(problem) }
         let firstLine = fromByte == 0 ? 0 : bytes[0..<fromByte].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         for (index, message) in decoded.messages.enumerated() {
-            if firstLine > 0, let line = decoded.lines[index], line < firstLine { continue }
+            if firstLine > 0, index < decoded.lines.count, let line = decoded.lines[index], line < firstLine { continue }
             if !visitIfMatching(message, matcher: matcher, include: include, visit) { return false }
         }
         return true

@@ -5,44 +5,7 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-/// `chatdir watch --exec` as a user runs it: stdout and stderr lines as they come, stopped with SIGINT.
-final class RunningWatch: Sendable {
-    let process: Process
-    private let out = RunningChatdir.LineBuffer()
-    private let err = RunningChatdir.LineBuffer()
-
-    init(_ arguments: [String]) throws {
-        process = Process()
-        process.executableURL = ChatdirProcess.executable
-        process.arguments = ["watch"] + arguments
-        var env = ProcessInfo.processInfo.environment
-        env["TZ"] = "UTC"
-        env["NO_COLOR"] = "1"
-        for name in env.keys where name.hasPrefix("CHATDIR_") { env.removeValue(forKey: name) }
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let out = self.out, err = self.err
-        readLines(of: stdout.fileHandleForReading) { out.append($0) }
-        readLines(of: stderr.fileHandleForReading) { err.append($0) }
-    }
-
-    var output: [String] { out.all }
-    var errors: [String] { err.all }
-
-    /// SIGINT, then the exit status; nil when it did not exit within 60 s (then it is killed).
-    func interrupt() -> Int32? {
-        process.interrupt()
-        let exited = waitFor(timeout: 60) { !process.isRunning }
-        if !exited { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return exited ? process.terminationStatus : nil
-    }
-
+extension RunningChatdir {
     /// The JSON object of each stdout line after the "watching" one.
     func events() throws -> [[String: Any]] {
         try output.dropFirst().map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
@@ -66,8 +29,8 @@ final class RunningWatch: Sendable {
         Message(sequence: sequence, clientMessageID: .random(), senderID: sender, text: text, sentAt: "2026-11-29T12:00:00.000Z")
     }
 
-    func started(_ arguments: [String]) throws -> RunningWatch {
-        let watch = try RunningWatch(arguments)
+    func started(_ arguments: [String]) throws -> RunningChatdir {
+        let watch = try RunningChatdir(["watch"] + arguments)
         try #require(waitFor(timeout: 60) { watch.output.first?.contains("\"watching\"") == true }, "\(watch.errors)")
         return watch
     }
@@ -78,7 +41,7 @@ final class RunningWatch: Sendable {
         let (store, writer) = try seeded(directory)
         let out = directory.file("hooks")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let hook = #"{ env | grep '^CHATDIR_' | sort; echo --; cat; } > "$OUT/$CHATDIR_SEQUENCE.tmp" && mv "$OUT/$CHATDIR_SEQUENCE.tmp" "$OUT/$CHATDIR_SEQUENCE""#
+        let hook = #"{ env | grep -E '^CHATDIR_(EVENT|STORE|CONVERSATION|TITLE|SENDER|SEQUENCE)=' | sort; echo --; cat; } > "$OUT/$CHATDIR_SEQUENCE.tmp" && mv "$OUT/$CHATDIR_SEQUENCE.tmp" "$OUT/$CHATDIR_SEQUENCE""#
         var watch = try started(["c1", "--store", store, "--exec", "OUT=\(out); " + hook])
         let text = "dinner at $(touch \(directory.file("expanded"))) `id` 8?"
         try writer.save([message(6, from: alice, "mine, no hook"), message(7, from: bob, text)], in: c1)
@@ -213,7 +176,7 @@ final class RunningWatch: Sendable {
         let seeded = try ChatdirProcess.run(["seed", path, "--conversations", "1", "--messages", "5"])
         try #require(seeded.status == 0, "\(seeded.stderr)")
         let writer = try StoreWriter(store: try Store.open(at: path))
-        let watch = try RunningWatch(["c1", "--store", path, "--exec", "exit 0"])
+        let watch = try RunningChatdir(["watch", "c1", "--store", path, "--exec", "exit 0"])
         try #require(waitFor(timeout: 60) { watch.output.first?.contains("\"watching\"") == true })
         let bob = try UserID("bob")
         let text = String(repeating: "x", count: 4000)

@@ -4,16 +4,21 @@ import Testing
 @testable import ChatStore
 import ChatTestSupport
 
+/// 25 messages in 3 segments of 10: every third mentions pizza, one "Pizza", one quotes (the
+/// scan's and the search's fixture).
+func pizzaConversation(_ directory: TemporaryDirectory) throws -> Conversation {
+    let store = try makeStore(in: directory)
+    let texts: [Int: String] = [3: "pizza tonight", 6: "more pizza?", 9: "pizzas for all", 12: "Pizza with a capital",
+                                15: "say \"pizza\" twice: pizza", 18: "no pie", 21: "pizza\nnew line", 24: "café pizza ✓"]
+    let messages = (1...25).map { message($0, text: texts[$0] ?? "message \($0)") }
+    try StoreWriter(store: store).save(messages, in: c1)
+    try Outbox(store.conversation(c1)).enqueue("pizza from the outbox is not counted")
+    return store.conversation(c1)
+}
+
 @Suite(.ownThreads) struct ConversationScanTests {
-    /// 25 messages in 3 segments of 10: every third mentions pizza, one "Pizza", one quotes.
     private func fixture(_ directory: TemporaryDirectory) throws -> Conversation {
-        let store = try makeStore(in: directory)
-        let texts: [Int: String] = [3: "pizza tonight", 6: "more pizza?", 9: "pizzas for all", 12: "Pizza with a capital",
-                                    15: "say \"pizza\" twice: pizza", 18: "no pie", 21: "pizza\nnew line", 24: "café pizza ✓"]
-        let messages = (1...25).map { message($0, text: texts[$0] ?? "message \($0)") }
-        try StoreWriter(store: store).save(messages, in: c1)
-        try Outbox(store.conversation(c1)).enqueue("pizza from the outbox is not counted")
-        return store.conversation(c1)
+        try pizzaConversation(directory)
     }
 
     @Test("counts the stored messages whose text holds the word, byte for byte and case-sensitive",
