@@ -83,6 +83,23 @@ extension RunningChatdir {
         #expect(!watch.errors.contains { $0.contains("#6") })
     }
 
+    @Test("--on failed,read: a refused message of mine (its text on stdin, the reason in the environment) and another member's read")
+    func failedAndRead() throws {
+        let directory = try TemporaryDirectory()
+        let (store, writer) = try seeded(directory)
+        let hook = #"echo "$CHATDIR_EVENT $CHATDIR_SENDER ${CHATDIR_SEQUENCE:-none} ${CHATDIR_ERROR:-} $(cat)""#
+        let watch = try started(["c1", "--store", store, "--on", "failed,read", "--exec", hook])
+        let queued = try Outbox(try Store.open(at: store).conversation(c1)).enqueue("too rude to send")
+        try writer.markFailed(queued.clientMessageID, reason: "refused", in: c1)
+        try writer.save([message(6, from: alice, "a sixth")], in: c1)
+        _ = try writer.mergePositions(Positions([bob: MemberPosition(deliveredUpTo: 6, readUpTo: 6)]), in: c1)
+        #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for read c1 #6 exited 0") }, "\(watch.errors)")
+        #expect(watch.interrupt() == 0)
+        #expect(watch.errors.contains("chatdir watch: hook for failed c1 \(queued.clientMessageID): failed alice none refused too rude to send"))
+        #expect(watch.errors.contains("chatdir watch: hook for read c1 #6: read bob 6  "))
+        #expect(!watch.errors.contains { $0.contains("hook for mine") || $0.contains("hook for message") })
+    }
+
     @Test("a hook that does not exist or fails is logged with its output and status, and later events still run it")
     func failing() throws {
         let directory = try TemporaryDirectory()

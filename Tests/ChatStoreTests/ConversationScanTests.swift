@@ -16,6 +16,20 @@ func pizzaConversation(_ directory: TemporaryDirectory) throws -> Conversation {
     return store.conversation(c1)
 }
 
+/// Line 6 of the second segment made into a record that mentions pizza and does not parse.
+func breakPizzaLine(_ conversation: Conversation) throws {
+    let path = conversation.messagesDirectory + "/0000000011-0000000020.json"
+    var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+    lines[5] = "{\"text\":\"pizza\",broken"
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+/// Whether `error` names the line ``breakPizzaLine(_:)`` broke.
+func isBrokenPizzaLine(_ error: any Error) -> Bool {
+    guard case let .damaged(problem) = error as? StoreError else { return false }
+    return problem.path == "conversations/c1/messages/0000000011-0000000020.json" && problem.line == 6
+}
+
 @Suite(.ownThreads) struct ConversationScanTests {
     private func fixture(_ directory: TemporaryDirectory) throws -> Conversation {
         try pizzaConversation(directory)
@@ -65,16 +79,10 @@ func pizzaConversation(_ directory: TemporaryDirectory) throws -> Conversation {
     func damaged() throws {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
-        let path = conversation.messagesDirectory + "/0000000011-0000000020.json"
-        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
-        lines[5] = "{\"text\":\"pizza\",broken"
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try breakPizzaLine(conversation)
         #expect {
             try conversation.countMessages(containing: "pizza")
-        } throws: { error in
-            guard case let .damaged(problem) = error as? StoreError else { return false }
-            return problem.path == "conversations/c1/messages/0000000011-0000000020.json" && problem.line == 6
-        }
+        } throws: { isBrokenPizzaLine($0) }
     }
 
     @Test("an empty conversation has no matches")

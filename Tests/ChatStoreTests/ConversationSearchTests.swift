@@ -92,15 +92,9 @@ import ChatTestSupport
     func damaged() throws {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
-        let path = conversation.messagesDirectory + "/0000000011-0000000020.json"
-        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
-        lines[5] = "{\"text\":\"pizza\",broken"
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try breakPizzaLine(conversation)
         #expect {
             try hits(conversation, .fixed("pizza"))
-        } throws: { error in
-            guard case let .damaged(problem) = error as? StoreError else { return false }
-            return problem.path == "conversations/c1/messages/0000000011-0000000020.json" && problem.line == 6
-        }
+        } throws: { isBrokenPizzaLine($0) }
     }
 }

@@ -48,6 +48,8 @@ enum SearchCommand: Command {
         let store = try context.openStore()
         let conversations = try (ids.isEmpty ? store.conversationIDs() : ids).map { id throws(StoreError) in try store.existingConversation(id) }
         var printer = HitPrinter(output: context.output, json: arguments.flag("--json"))
+        // Hits found before a damaged file stops the search are still printed.
+        defer { printer.flush() }
         var found = 0
         for conversation in conversations {
             let goOn = try conversation.search(query.matcher, where: query.includes) { hit in
@@ -57,7 +59,6 @@ enum SearchCommand: Command {
             }
             if !goOn { break }
         }
-        printer.flush()
         return found > 0 ? 0 : 1
     }
 
