@@ -17,7 +17,9 @@ extension Conversation {
     /// A fixed, case-sensitive pattern is found the way ``countMessages(containing:)`` finds a
     /// word: memchr jumps from hit to hit in a segment's raw bytes and only those lines are
     /// read, so the cost stays about one read and one byte search per file. Any other pattern
-    /// (case folded, a regex) decodes every segment. Outbox messages are not searched.
+    /// (case folded, a regex) decodes every segment. A hit's record is checked for its place
+    /// (in the file's range, after the hit before it); a line without the pattern is not read,
+    /// so only `chatdir check` finds every problem. Outbox messages are not searched.
     /// - Throws: ``StoreError/damaged(_:)`` naming the file and line of a record that cannot
     ///   be read.
     @discardableResult
@@ -49,13 +51,16 @@ extension Conversation {
     private func searchRaw(_ bytes: [UInt8], name: String, range: SegmentRange, literal: [UInt8], matcher: TextMatcher,
                            include: (Message) -> Bool, _ visit: (SearchHit) -> Bool) throws(StoreError) -> Bool {
         var fallback: Int?
+        var previous = 0
         let finished = try Self.forEachLine(holding: literal, in: bytes) { lineStart, record in
-            // A record in another form (an escape in a string, keys reordered by hand) is rare:
-            // the rest of the file is then read the general way, which also names what is wrong.
-            guard let message = SegmentFile.canonicalRecord(bytes, record) else {
+            // A record in another form (an escape in a string, keys reordered by hand) is rare,
+            // and so is a sequence out of order or outside the file's range: the rest of the
+            // file is then read the general way, which also names what is wrong.
+            guard let message = SegmentFile.canonicalRecord(bytes, record), range.contains(message.sequence), message.sequence > previous else {
                 fallback = lineStart
                 return false
             }
+            previous = message.sequence
             return visitIfMatching(message, matcher: matcher, include: include, visit)
         }
         if let fallback {

@@ -126,6 +126,21 @@ import ChatTestSupport
         #expect(result.stderr.hasPrefix("chatdir search: " + message), "\(result.stderr)")
     }
 
+    @Test("a damaged segment stops the search with exit 65 and the file and line, fixed or folded", arguments: [
+        ("truncated-segment", "conversations/dinner/messages/0000000011-0000000020.json:3: the file ends before the closing ']'"),
+        ("wrong-type", "conversations/bob/messages/0000000001-0000000010.json:4: \"sequence\" must be a whole number"),
+        ("duplicate-sequence", "conversations/bob/messages/0000000001-0000000010.json:5: sequence 3 appears twice"),
+        ("sequence-in-wrong-file", "conversations/bob/messages/0000000001-0000000010.json:9: sequence 18 does not belong in this file"),
+    ])
+    func damaged(_ fixture: String, _ message: String) throws {
+        let store = packageRoot.appendingPathComponent("Tests/ChatCLITests/Fixtures/\(fixture)").path
+        for flags in [[], ["--ignore-case"]] {
+            let result = try ChatdirProcess.run(["search", "--store", store, "e"] + flags)
+            #expect(result.status == 65, "\(flags)")
+            #expect(result.stderr.hasPrefix("chatdir search: " + message), "\(flags): \(result.stderr)")
+        }
+    }
+
     @Test("a conversation that is not there is exit 66, naming it")
     func unknownConversation() throws {
         let result = try search(["x", "nosuch"])
