@@ -25,9 +25,10 @@ enum SearchCommand: Command {
         are not searched. Each hit prints as CONV:SEQ  TIME  SENDER  TEXT, the match
         highlighted on a terminal (not in a pipe, nor with NO_COLOR set).
 
-        DATE is local time (TZ) in one of the forms \(SearchDate.forms).
-        A date alone is its midnight: --since 2026-11-28 --until 2026-11-29 is the whole of
-        28 November.
+        DATE is local time (TZ) in one of the forms
+          \(SearchDate.forms).
+        A date alone is its midnight, and --until is exclusive: --since 2026-11-28 --until
+        2026-11-29 is the whole of 28 November.
 
         Exit status, as grep: 0 when something was found, 1 when nothing was, 64 for a bad
         command line (an invalid pattern is named with regcomp's reason).

@@ -19,7 +19,22 @@ enum WatchCommand: Command {
         senderId, sentAt, text), message-removed, outbox-added, outbox-changed, outbox-removed
         (delivered or dropped), positions, read-wanted, details, history (an older segment was
         filled in), conversation-added, conversation-removed, resync (events were lost and the
-        files were read again; the differences follow), sync-worker. Runs until interrupted.
+        files were read again; the differences follow), sync-worker. A message line has
+        "mine": true for my own messages. Runs until interrupted.
+
+        Hooks: with --exec, CMD runs once per event: message (another member's new message),
+        mine (one of mine, stored once the server took it), failed (one of my queued messages
+        refused), read (another member read further). The details are in the environment:
+        CHATDIR_EVENT, CHATDIR_STORE, CHATDIR_CONVERSATION, CHATDIR_TITLE, CHATDIR_SENDER (for
+        read: who read), CHATDIR_SEQUENCE (for read: how far), for failed also
+        CHATDIR_CLIENT_MESSAGE_ID and CHATDIR_ERROR. The text comes on standard input, never in
+        the environment or the arguments. Hooks run one at a time, in order; up to 100 wait,
+        and an event that finds the queue full is dropped with a line on stderr. Each hook's
+        output and exit status are logged on stderr; one still running after --hook-timeout is
+        stopped (SIGTERM to its process group, SIGKILL 2 s later), as is the running one when
+        watch stops. Only events seen while watch runs count: nothing already stored when it
+        starts runs CMD (nor, after a restart, what came while it was stopped), and each event
+        runs it once.
 
         Examples:
           chatdir watch c1 | jq -r 'select(.event == "message") | "\\(.senderId): \\(.text)"'
