@@ -60,6 +60,10 @@ struct HookFilter: Sendable {
         case let .detailsChanged(id):
             titles[id] = nil
             return []
+        case let .conversationAdded(id):
+            // A conversation that arrives with history: only reads after this count.
+            start(id)
+            return []
         case let .conversationRemoved(id):
             titles[id] = nil
             return []

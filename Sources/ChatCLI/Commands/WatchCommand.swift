@@ -64,12 +64,14 @@ enum WatchCommand: Command {
             return try HookRunner(command: hooks.command, environment: context.environment, store: store.root,
                                   timeoutSeconds: hooks.timeoutSeconds, log: { output.error($0) })
         }
+        // Every hook is stopped and reaped however watch ends (a conversation that cannot be
+        // watched throws below).
+        defer { runner?.stop() }
         let changes = try StoreObserver(store: store).changes(in: id)
         var ready: [(key: String, value: JSONValue)] = [("event", .string("watching"))]
         if let id { ready.append(("conversationId", .string(id.rawValue))) }
         context.output.print(JSONLine.encode(.object(ready)))
         let filterBox = Lock(filter)
-        defer { runner?.stop() }
         return try Follow.block {
             for await event in Follow.merge(changes, Terminal.signals(resize: false)) {
                 switch event {
