@@ -115,6 +115,7 @@ import ChatTestSupport
     @Test("bad command lines are usage errors naming the argument", arguments: [
         ([], "missing PATTERN (the text to look for)"),
         ([""], "PATTERN is empty; give some text to look for"),
+        (["", "--regex"], "PATTERN is empty; give some text to look for"),
         (["x", "--limit", "0"], "--limit must be a whole number from 1 to 2147483647, not \"0\""),
         (["x", "--since", "yesterday"], "--since: \"yesterday\" is not a date; use one of 2026-11-29, 2026-11-29T12:20, 2026-11-29 12:20, 12:20 (today), or 2026-11-29T12:20:07Z (UTC)"),
         (["x", "--sender", "no body"], "--sender: "),

@@ -73,12 +73,13 @@ enum SearchCommand: Command {
         init(_ context: Context, pattern: String) throws(UsageError) {
             let arguments = context.arguments
             let ignoreCase = arguments.flag("--ignore-case")
+            // An empty pattern would match everything, or (as a regex) nothing worth marking.
+            guard !pattern.isEmpty else { throw context.usage("PATTERN is empty; give some text to look for") }
             if arguments.flag("--regex") {
                 do { matcher = .regex(try ExtendedRegex(pattern, ignoreCase: ignoreCase)) } catch {
                     throw context.usage("PATTERN \(error)")
                 }
             } else {
-                guard !pattern.isEmpty else { throw context.usage("PATTERN is empty; give some text to look for") }
                 matcher = ignoreCase ? .ignoringCase(pattern) : .fixed(pattern)
             }
             if let text = arguments.value("--sender") {
