@@ -6,6 +6,13 @@ import Testing
 import ChatTestSupport
 
 extension RunningChatdir {
+    /// SIGINT, then the exit status once stderr has been read to its end, so ``errors`` is whole.
+    func stop() -> Int32 {
+        let status = interrupt()
+        _ = waitFor(timeout: 60) { errorsComplete }
+        return status
+    }
+
     /// The JSON object of each stdout line after the "watching" one.
     func events() throws -> [[String: Any]] {
         try output.dropFirst().map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
@@ -46,7 +53,7 @@ extension RunningChatdir {
         let text = "dinner at $(touch \(directory.file("expanded"))) `id` 8?"
         try writer.save([message(6, from: alice, "mine, no hook"), message(7, from: bob, text)], in: c1)
         #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("hook for message c1 #7 exited 0") } }, "\(watch.errors)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         let written = try String(contentsOfFile: out + "/7", encoding: .utf8)
         #expect(written == """
             CHATDIR_CONVERSATION=c1
@@ -67,7 +74,7 @@ extension RunningChatdir {
         watch = try started(["c1", "--store", store, "--exec", "OUT=\(out); " + hook])
         try writer.save([message(8, from: bob, "again")], in: c1)
         #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("hook for message c1 #8 exited 0") } }, "\(watch.errors)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         #expect(!watch.errors.contains { $0.contains("#7") })
     }
 
@@ -78,7 +85,7 @@ extension RunningChatdir {
         let watch = try started(["--store", store, "--on", "mine", "--exec", "echo \"$CHATDIR_EVENT $CHATDIR_SENDER\""])
         try writer.save([message(6, from: bob, "theirs"), message(7, from: alice, "mine")], in: c1)
         #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("hook for mine c1 #7 exited 0") } }, "\(watch.errors)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: hook for mine c1 #7: mine alice"))
         #expect(!watch.errors.contains { $0.contains("#6") })
     }
@@ -94,7 +101,7 @@ extension RunningChatdir {
         try writer.save([message(6, from: alice, "a sixth")], in: c1)
         _ = try writer.mergePositions(Positions([bob: MemberPosition(deliveredUpTo: 6, readUpTo: 6)]), in: c1)
         #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for read c1 #6 exited 0") }, "\(watch.errors)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: hook for failed c1 \(queued.clientMessageID): failed alice none refused too rude to send"))
         #expect(watch.errors.contains("chatdir watch: hook for read c1 #6: read bob 6  "))
         #expect(!watch.errors.contains { $0.contains("hook for mine") || $0.contains("hook for message") })
@@ -108,7 +115,7 @@ extension RunningChatdir {
         try writer.save([message(6, from: bob, "one")], in: c1)
         try writer.save([message(7, from: bob, "two")], in: c1)
         #expect(waitFor(timeout: 60) { missing.errors.contains("chatdir watch: hook for message c1 #7 failed with exit status 127") }, "\(missing.errors)")
-        #expect(missing.interrupt() == 0)
+        #expect(missing.stop() == 0)
         #expect(missing.errors.contains("chatdir watch: hook for message c1 #6 failed with exit status 127"))
         #expect(missing.errors.contains { $0.hasPrefix("chatdir watch: hook for message c1 #6: ") && $0.contains("no-such-hook") })
 
@@ -116,7 +123,7 @@ extension RunningChatdir {
         try writer.save([message(8, from: bob, "three")], in: c1)
         try writer.save([message(9, from: bob, "four")], in: c1)
         #expect(waitFor(timeout: 60) { failing.errors.contains("chatdir watch: hook for message c1 #9 failed with exit status 7") }, "\(failing.errors)")
-        #expect(failing.interrupt() == 0)
+        #expect(failing.stop() == 0)
         #expect(failing.errors.contains("chatdir watch: hook for message c1 #8: boom at 8"))
         #expect(failing.errors.contains("chatdir watch: hook for message c1 #9: boom at 9"))
     }
@@ -132,7 +139,7 @@ extension RunningChatdir {
         try writer.save([message(7, from: bob, "later"), message(8, from: bob, "later still")], in: c1)
         #expect(waitFor(timeout: 60) { watch.output.count >= 4 }, "\(watch.output)")
         #expect(try watch.events().map { $0["sequence"] as? Int } == [6, 7, 8])
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: stopping the hook for message c1 #6 (SIGTERM)"))
         #expect(watch.errors.contains("chatdir watch: hook for message c1 #6 killed by signal 15"))
         #expect(watch.errors.contains("chatdir watch: stopping; 2 queued hook runs not started"))
@@ -147,7 +154,7 @@ extension RunningChatdir {
         let watch = try started(["c1", "--store", store, "--hook-timeout", "1", "--exec", "[ \"$CHATDIR_SEQUENCE\" = 6 ] && exec sleep 1000; echo quick"])
         try writer.save([message(6, from: bob, "slow"), message(7, from: bob, "quick")], in: c1)
         #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for message c1 #7 exited 0") }, "\(watch.errors)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: hook for message c1 #6 still running after 1 s; stopping it (SIGTERM)"))
         #expect(watch.errors.contains("chatdir watch: hook for message c1 #7: quick"))
     }
@@ -162,7 +169,7 @@ extension RunningChatdir {
         #expect(waitFor(timeout: 60) { FileManager.default.fileExists(atPath: marker) })
         try writer.save((7...131).map { message($0, from: bob, "n\($0)") }, in: c1)
         #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("dropped message c1 #131") } }, "\(watch.errors)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
         let dropped = watch.errors.filter { $0.hasPrefix("chatdir watch: hook queue full (100 waiting); dropped message c1 #") }
         #expect(dropped.count == 25)  // 6 runs, 7…106 wait, 107…131 find the queue full
         #expect(watch.errors.contains("chatdir watch: stopping; 100 queued hook runs not started"))
@@ -201,6 +208,6 @@ extension RunningChatdir {
             try writer.save([Message(sequence: sequence, clientMessageID: .random(), senderID: bob, text: text, sentAt: "2026-11-29T12:00:00.000Z")], in: try ConversationID("c1"))
         }
         #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for message c1 #45 exited 0") }, "\(watch.errors.suffix(5))")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.stop() == 0)
     }
 }

@@ -16,12 +16,17 @@ func pizzaConversation(_ directory: TemporaryDirectory) throws -> Conversation {
     return store.conversation(c1)
 }
 
+/// Rewrites the lines of one segment file of `conversation` by hand (`edit` gets them 0-based).
+func editSegment(_ conversation: Conversation, _ file: String, _ edit: (inout [String]) -> Void) throws {
+    let path = conversation.messagesDirectory + "/" + file
+    var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+    edit(&lines)
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+}
+
 /// Line 6 of the second segment made into a record that mentions pizza and does not parse.
 func breakPizzaLine(_ conversation: Conversation) throws {
-    let path = conversation.messagesDirectory + "/0000000011-0000000020.json"
-    var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
-    lines[5] = "{\"text\":\"pizza\",broken"
-    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    try editSegment(conversation, "0000000011-0000000020.json") { $0[5] = "{\"text\":\"pizza\",broken" }
 }
 
 /// Whether `error` names the line ``breakPizzaLine(_:)`` broke.
@@ -64,13 +69,12 @@ func isBrokenPizzaLine(_ error: any Error) -> Bool {
     func otherKeyOrder() throws {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
-        let path = conversation.messagesDirectory + "/0000000001-0000000010.json"
-        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
         // Line 2 is message 1: move "text" first and make it mention pizza; the record then
         // ends with "sequence":1}, and line 3's text goes before a later key.
-        lines[1] = lines[1].replacingOccurrences(of: ",\"text\":\"message 1\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
-        lines[2] = lines[2].replacingOccurrences(of: ",\"text\":\"message 2\"}", with: ",\"text\":\"pizza middle\",\"qq\":\"x\"}")
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try editSegment(conversation, "0000000001-0000000010.json") { lines in
+            lines[1] = lines[1].replacingOccurrences(of: ",\"text\":\"message 1\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
+            lines[2] = lines[2].replacingOccurrences(of: ",\"text\":\"message 2\"}", with: ",\"text\":\"pizza middle\",\"qq\":\"x\"}")
+        }
         #expect(try conversation.countMessages(containing: "pizza") == 8)
         #expect(try conversation.countMessages(containing: "qq") == 0)
     }

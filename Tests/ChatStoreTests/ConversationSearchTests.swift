@@ -80,11 +80,10 @@ import ChatTestSupport
     func otherKeyOrder() throws {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
-        let path = conversation.messagesDirectory + "/0000000001-0000000010.json"
-        var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
         // Line 8 is message 7: its text first, mentioning pizza (after message 3 and 6 matched the fast way).
-        lines[7] = lines[7].replacingOccurrences(of: ",\"text\":\"message 7\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try editSegment(conversation, "0000000001-0000000010.json") { lines in
+            lines[7] = lines[7].replacingOccurrences(of: ",\"text\":\"message 7\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
+        }
         #expect(try hits(conversation, .fixed("pizza")).map(\.message.sequence) == [3, 6, 7, 9, 15, 21, 24])
     }
 
