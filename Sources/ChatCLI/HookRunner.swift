@@ -47,15 +47,17 @@ final class HookRunner: Sendable {
 
     /// Queues `event`; never blocks. A full queue drops it and says so.
     func submit(_ event: HookEvent) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.stopping, state.queue.count < Self.capacity else { return false }
+        enum Outcome { case queued, full, stopping }
+        let outcome = state.withLock { state -> Outcome in
+            if state.stopping { return .stopping }
+            guard state.queue.count < Self.capacity else { return .full }
             state.queue.append(event)
-            return true
+            return .queued
         }
-        if accepted {
-            wake.signal()
-        } else {
-            log("chatdir watch: hook queue full (\(Self.capacity) waiting); dropped \(event.label)")
+        switch outcome {
+        case .queued: wake.signal()
+        case .full: log("chatdir watch: hook queue full (\(Self.capacity) waiting); dropped \(event.label)")
+        case .stopping: break  // watch is on its way out: nothing more runs
         }
     }
 
