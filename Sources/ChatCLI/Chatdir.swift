@@ -6,7 +6,7 @@ import ChatStore
 public enum Chatdir {
     static let commands: [any Command.Type] = [
         InitCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
-        WatchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self, CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
+        WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self, CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self, ConfigCommand.self,
         CompletionCommand.self, ManualCommand.self,
     ]
