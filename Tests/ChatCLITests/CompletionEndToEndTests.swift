@@ -5,7 +5,7 @@ import ChatTestSupport
 
 /// `chatdir completion bash` driven as bash drives it: the script is sourced in a child bash
 /// with a temp HOME, `COMP_WORDS`/`COMP_CWORD` set as for a TAB, and `COMPREPLY` read back.
-@Suite struct CompletionEndToEndTests {
+@Suite(.ownThreads) struct CompletionEndToEndTests {
     /// A temp HOME with the printed bash script and a copy of SampleData/alice as the store.
     struct Shell {
         let directory: TemporaryDirectory

@@ -5,7 +5,7 @@ import ChatTestSupport
 /// `make install PREFIX=…` and `make uninstall` against the binary this test run built
 /// (`SWIFT_BUILD=` skips the release build, `BIN=` names the binary), and the systemd user unit
 /// it installs, checked with `systemd-analyze verify`.
-@Suite struct MakeInstallEndToEndTests {
+@Suite(.ownThreads) struct MakeInstallEndToEndTests {
     /// Every file `make install` puts under the prefix, with its mode.
     static let installed: [(path: String, mode: Int)] = [
         ("bin/chatdir", 0o755),

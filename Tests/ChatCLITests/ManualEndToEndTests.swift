@@ -5,7 +5,7 @@ import ChatTestSupport
 
 /// `chatdir manual` and `chatdir manual store`, rendered by groff as man(1) would, with every
 /// warning turned on (`-ww`): any warning fails.
-@Suite struct ManualEndToEndTests {
+@Suite(.ownThreads) struct ManualEndToEndTests {
     /// Renders `roff` with `groff -man -Tutf8 -ww` as plain text (no overstrike); expects no warning.
     static func render(_ roff: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (text: String, warnings: String) {
         let result = try ChatdirProcess.run(["-man", "-Tutf8", "-ww", "-P-cbou"], input: roff, executable: URL(fileURLWithPath: "/usr/bin/groff"))

@@ -44,7 +44,8 @@ struct ProgressLineTests {
     }
 }
 
-@Suite("Progress on a terminal, nothing in a pipe")
+/// Blocks on child processes (a seed of 100,000 takes seconds): off the cooperative pool.
+@Suite("Progress on a terminal, nothing in a pipe", .ownThreads)
 struct ProgressEndToEndTests {
     /// Runs `chatdir arguments…` under `script(1)`, so stdout and stderr are a terminal, and
     /// returns everything the terminal received.
