@@ -38,11 +38,18 @@ public struct SpawnedChild: ~Copyable, Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
         posix_spawn_file_actions_adddup2(&actions, stdout.write, 2)
-        // chatdir's own descriptors are close-on-exec; these close what its parent left open
+        // chatdir's own descriptors are close-on-exec; this closes what its parent left open
         // without the flag (a shell's, a test runner's), so a hook holds none of them either.
-        let open = (try? Sys.listDirectoryIfPresent("/proc/self/fd")) ?? []
-        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
-            posix_spawn_file_actions_addclose(&actions, fd)
+        // In the child, after the dup2s (glibc 2.34's closefrom action): a list of our open
+        // descriptors made beforehand would race with other threads opening and closing theirs
+        // (a descriptor opened after the list leaked, one closed after it failed the spawn).
+        if let closeFrom = Self.addCloseFrom {
+            _ = closeFrom(&actions, 3)
+        } else {
+            let open = (try? Sys.listDirectoryIfPresent("/proc/self/fd")) ?? []
+            for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+                posix_spawn_file_actions_addclose(&actions, fd)
+            }
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -143,6 +150,13 @@ public struct SpawnedChild: ~Copyable, Sendable {
         // WIFEXITED / WEXITSTATUS, which do not import as functions.
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
+
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later), found at run time: the
+    /// Glibc module does not declare it (it is a GNU extension).
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// A pipe whose two ends are close-on-exec (only the spawn's dup2 copies reach the child),
     /// chatdir's end non-blocking: the read end with `nonBlockingRead`, else the write end.
