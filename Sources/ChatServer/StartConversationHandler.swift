@@ -29,6 +29,11 @@ extension API {
     /// (403 otherwise) with users of the users file (400 otherwise); 409 when the ID is taken,
     /// whoever took it. Durable before the 201, then announced on every member's live sockets.
     func startConversation(_ request: HTTPRequest, user: UserID, index: UInt64) throws(APIError) -> Reply {
+        switch faults.noStartStatus {
+        case 404?: throw APIError(status: .notFound, message: Endpoint.notFoundMessage(path: request.target.path, hint: "this server cannot start conversations (fault injection: no-start)"))
+        case 405?: throw APIError(status: .methodNotAllowed, message: Endpoint.Resolution.methodNotAllowedMessage("POST", allowed: ["GET"]), headers: ["Allow": "GET"])
+        default: break
+        }
         let asked: NewConversation
         do { asked = try WireRequestDecoder.newConversation(request.body) } catch { throw .badRequest(error.message) }
         guard asked.members.contains(user) else { throw .notAmongMembers(user) }

@@ -338,6 +338,7 @@ extension SyncEngine {
             await catchUpIfIdle()
             for id in (try? await store.knownConversations()) ?? [] where liveState.conversations[id]?.outboxDue(at: .now) ?? true {
                 do {
+                    guard try await startQueuedConversationLive(id, log: log) else { continue }
                     guard !(try await store.pendingOutbox(id)).isEmpty else {
                         try await postRead(id)
                         continue

@@ -1,0 +1,66 @@
+import ChatDomain
+import ChatProtocol
+import ChatStore
+
+/// `chatdir create`: starts a conversation here, offline; the sync worker creates it on the server.
+enum CreateCommand: Command {
+    static let spec = CommandSpec(
+        name: "create",
+        summary: "Start a conversation (works offline; the sync worker creates it on the server).",
+        usage: ["ID --title TITLE --member USER [--member USER...]"],
+        options: [
+            .init(name: "--title", value: "TITLE", help: "the conversation's title, one line of at most 200 characters (required)"),
+            .init(name: "--member", value: "USER", help: "a member besides you; repeat it for each (at least one)"),
+        ],
+        discussion: """
+        ID is the new conversation's ID: letters, digits, '.', '_' and '-', at most 64. The
+        conversation is there at once, with you among its members, so `send ID` works before
+        the server knows it; its creation waits in outbox/create.json and the next sync posts it
+        before any of its messages. If the server cannot start conversations (it answers 404 or
+        405), or the ID is taken there by another conversation, the creation is marked failed,
+        `sync` exits 65 and the conversation's messages stay pending; nothing else is affected.
+
+        Example:
+          chatdir create dinner --title 'Dinner on Friday' --member bob --member carol
+          chatdir send dinner who brings dessert?
+          chatdir sync
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        let arguments = context.arguments
+        try arguments.expectAtMost(1)
+        let id = try context.conversationID(try arguments.positional(0, "ID (the new conversation's ID)"))
+        guard let title = arguments.value("--title") else { throw context.usage("missing --title TITLE") }
+        if let problem = NewConversation.problem(withTitle: title) { throw context.usage("--title: \(problem)") }
+        let texts = arguments.allValues("--member")
+        guard !texts.isEmpty else { throw context.usage("missing --member USER: name at least one other member") }
+        var members: [UserID] = []
+        for text in texts {
+            do { members.append(try UserID(text)) } catch { throw context.usage("--member: \(error)") }
+        }
+        guard members.count < NewConversation.maxMembers else {
+            throw context.usage("\(members.count) members; a conversation has at most \(NewConversation.maxMembers), you among them")
+        }
+        let store = try context.openStore()
+        let creation: QueuedCreation
+        do {
+            creation = try store.startConversation(id, title: title, members: members)
+        } catch {
+            if case .alreadyExists = error {
+                throw CommandFailure(
+                    message: "conversation \(quoted(id.rawValue)) exists in this store already; pick another ID (`\(context.hint.command("list", ""))` shows the ones there are)",
+                    exitCode: error.exitCode)
+            }
+            guard case .system = error else { throw error }
+            throw CommandFailure(message: "nothing was started: \(error)", exitCode: error.exitCode)
+        }
+        if context.output.isTerminal {
+            let others = creation.members.filter { $0 != store.userID }.map(\.rawValue).joined(separator: ", ")
+            context.output.print(context.output.safe("started \(id) with \(others); the next sync creates it on the server (send to it now: \(context.hint.command("send", "\(id.rawValue) TEXT")))"))
+        } else {
+            context.output.print(id.rawValue)
+        }
+        return 0
+    }
+}
