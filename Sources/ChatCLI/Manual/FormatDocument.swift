@@ -18,6 +18,7 @@ conversations/<conversation-id>/
     positions.json                             every member's deliveredUpTo / readUpTo
     outbox/<ordinal>-<client-message-id>.json  my messages the server has not accepted yet
     outbox/read.json                           my wanted read position, not yet accepted
+    outbox/create.json                         a conversation started here, not yet on the server
     .caught-up                                 this device's sync marker (hidden, per device)
 ```
 
@@ -167,6 +168,21 @@ there plus one, see below), so name order is queue order (ties break on the ID).
 - `read.json` is `{"readUpTo":419}`: the read position the user wants and the server has not
   accepted yet. It only grows; writers serialize on `flock(2)` of the `outbox/` directory so two
   `chatdir read` processes cannot move it backwards.
+
+**A conversation started here waits in `create.json`** (`chatdir create`) until the server
+has it. One line, keys sorted, `error` only when failed; `members` is every member, sorted,
+the creator among them:
+
+```
+{"createdAt":"2026-12-01T23:40:00.000Z","members":["alice","bob"],"state":"pending","title":"Lunch"}
+```
+
+The conversation's directory is built hidden (`conversations/.<id>.<pid>.<random>.tmp/`) with
+`conversation.json`, `messages/` and this file, then renamed into place: a worker never sees
+the conversation without it. While it is there the worker sends none of the conversation's
+messages; once the server has the conversation (201, or 409 for the same members) it is
+removed. Refused (a server without the endpoint, an ID taken by another conversation) it
+turns failed with the reason, and the messages stay pending.
 
 **Ordinals never go backwards.** A new ordinal (`send`, and `retry` moving a message to the
 back) is the clock's nanoseconds since 1970, or one more than the highest ordinal among the
