@@ -21,7 +21,7 @@ extension DataDirectory {
         try table.withLock { table throws(ServerError) -> StartResult in
             if let existing = table[id] { return .exists(existing) }
             let conversations = path + "/" + StoreLayout.conversations
-            let building = conversations + "/." + id.rawValue + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
+            let building = DurableFile.hiddenBuildPath(for: id.rawValue, in: conversations)
             let final = Conversation(storeRoot: path, id: id, segmentSize: Self.segmentSize)
             do throws(SystemError) {
                 try DurableFile.makeDirectories(building + "/" + StoreLayout.messages)
@@ -30,24 +30,12 @@ extension DataDirectory {
                 try Sys.rename(building, final.directory)
                 try Sys.fsyncPath(conversations)
             } catch {
-                Self.removeUnfinishedStart(building)
+                DurableFile.removeHiddenBuild(building)
                 throw .storage(.system(error))
             }
             let log = try ConversationLog(id: id, info: info, conversation: final)
             table[id] = log
             return .started(log)
         }
-    }
-
-    /// Removes what a start that did not finish left in `conversations/` (a hidden `.tmp`
-    /// directory: `conversation.json`, `messages/`, temp files). Best effort; other hidden
-    /// names are left alone.
-    static func removeUnfinishedStart(_ directory: String) {
-        guard directory.hasSuffix(".tmp"), Sys.kind(of: directory) == .directory else { return }
-        let messages = directory + "/" + StoreLayout.messages
-        for name in (try? Sys.listDirectory(messages)) ?? [] { _ = try? Sys.unlink(messages + "/" + name) }
-        _ = try? Sys.removeDirectory(messages)
-        for name in (try? Sys.listDirectory(directory)) ?? [] { _ = try? Sys.unlink(directory + "/" + name) }
-        _ = try? Sys.removeDirectory(directory)
     }
 }

@@ -52,7 +52,7 @@ public final class DataDirectory: Sendable {
         var conversations: [ConversationID: ConversationLog] = [:]
         for name in names.sorted() {
             if name.hasPrefix(".") {
-                Self.removeUnfinishedStart(conversationsPath + "/" + name)
+                DurableFile.removeHiddenBuild(conversationsPath + "/" + name)
                 continue
             }
             let id: ConversationID

@@ -17,7 +17,7 @@ extension Store {
         if Sys.kind(of: conversation.directory) != nil { throw .alreadyExists(path: conversation.relativePath) }
         let creation = QueuedCreation(title: title, members: members + [userID], createdAt: Clock.iso8601(nanoseconds: now))
         let parent = root + "/" + StoreLayout.conversations
-        let building = parent + "/." + id.rawValue + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
+        let building = DurableFile.hiddenBuildPath(for: id.rawValue, in: parent)
         do throws(SystemError) {
             try DurableFile.makeDirectories(building + "/" + StoreLayout.messages)
             try DurableFile.makeDirectories(building + "/" + StoreLayout.outbox)
@@ -25,29 +25,18 @@ extension Store {
             try DurableFile.write(ConversationInfo(title: title, members: creation.members).encode(), to: StoreLayout.conversationInfo, in: building)
             try Sys.fsyncPath(building)
         } catch {
-            Self.removeBuilding(building)
+            DurableFile.removeHiddenBuild(building)
             throw .system(error)
         }
         do throws(SystemError) {
             try Sys.rename(building, conversation.directory)
         } catch {
-            Self.removeBuilding(building)
+            DurableFile.removeHiddenBuild(building)
             if error.errno == .fileExists || error.errno == .directoryNotEmpty { throw .alreadyExists(path: conversation.relativePath) }
             throw .system(error)
         }
         do throws(SystemError) { try Sys.fsyncPath(parent) } catch { throw .system(error) }
         return creation
-    }
-
-    /// Removes a hidden build that did not finish: its files, `messages/`, `outbox/`, itself.
-    private static func removeBuilding(_ directory: String) {
-        for sub in [StoreLayout.messages, StoreLayout.outbox] {
-            let path = directory + "/" + sub
-            for name in (try? Sys.listDirectory(path)) ?? [] { _ = try? Sys.unlink(path + "/" + name) }
-            _ = try? Sys.removeDirectory(path)
-        }
-        for name in (try? Sys.listDirectory(directory)) ?? [] { _ = try? Sys.unlink(directory + "/" + name) }
-        _ = try? Sys.removeDirectory(directory)
     }
 }
 
@@ -74,5 +63,26 @@ extension StoreWriter {
         try system { () throws(SystemError) in
             try DurableFile.write(creation.encode(), to: StoreLayout.creation, in: conversation.outboxDirectory)
         }
+    }
+}
+
+extension DurableFile {
+    /// Where a directory `name` is built before its rename into `parent`:
+    /// `parent/.<name>.<pid>.<random>.tmp` (hidden, so no reader lists it).
+    public static func hiddenBuildPath(for name: String, in parent: String) -> String {
+        parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
+    }
+
+    /// Removes a hidden build of a conversation that did not finish: its files, `messages/`,
+    /// `outbox/`, itself. Best effort; only a directory whose name ends in `.tmp`.
+    public static func removeHiddenBuild(_ directory: String) {
+        guard directory.hasSuffix(".tmp"), Sys.kind(of: directory) == .directory else { return }
+        for sub in [StoreLayout.messages, StoreLayout.outbox] {
+            let path = directory + "/" + sub
+            for name in (try? Sys.listDirectory(path)) ?? [] { _ = try? Sys.unlink(path + "/" + name) }
+            _ = try? Sys.removeDirectory(path)
+        }
+        for name in (try? Sys.listDirectory(directory)) ?? [] { _ = try? Sys.unlink(directory + "/" + name) }
+        _ = try? Sys.removeDirectory(directory)
     }
 }

@@ -48,14 +48,7 @@ public struct QueuedCreation: Sendable, Equatable {
         let title = reader.string("title")
         let stateText = reader.string("state")
         let error = reader.string("error", required: false)
-        var members: [UserID] = []
-        for (index, element) in (reader.array("members") ?? []).enumerated() {
-            guard case let .string(text) = element, let user = try? UserID(text) else {
-                reader.problem("members[\(index)] must be a valid user ID, found \(element.typeDescription == "a string" ? quoted(element.stringValue ?? "") : element.typeDescription)")
-                continue
-            }
-            members.append(user)
-        }
+        let members = reader.userIDs("members")
         reader.rejectUnknownKeys(["createdAt", "error", "members", "state", "title"])
         var state: SendState?
         if let stateText {
