@@ -106,6 +106,8 @@ import ChatTestSupport
 
         let dinner = try ConversationID("dinner")
         try aliceStore.startConversation(dinner, title: "Dinner", members: try Self.users("bob"))
+        // Before any message: bob's worker learns of it from the conversation event alone.
+        try await waitUntil("bob's store has the conversation") { (try? bobStore.conversation(dinner).info()?.title) == "Dinner" }
         try Outbox(try aliceStore.existingConversation(dinner)).enqueue("live hello")
         try await waitUntil("the server has the message") { (try? await server.messages("dinner").map(\.text)) == ["live hello"] }
         try await waitUntil("bob's store has the conversation and the message") {
