@@ -173,8 +173,9 @@ final class API: Sendable {
     // MARK: Reading
 
     private func conversationList(for user: UserID) -> [UInt8] {
-        let items: [WireConversation] = data.conversations.keys.sorted().compactMap { id in
-            guard let log = data.conversations[id], log.members.contains(user) else { return nil }
+        let table = data.conversations
+        let items: [WireConversation] = table.keys.sorted().compactMap { id in
+            guard let log = table[id], log.members.contains(user) else { return nil }
             return log.listed
         }
         return WireEncoder.conversations(items)
