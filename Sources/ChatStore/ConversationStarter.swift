@@ -40,6 +40,20 @@ extension Store {
     }
 }
 
+extension Conversation {
+    /// Queues a failed creation again (`chatdir create ID --retry`): pending, without its error,
+    /// for the next sync. Returns false when it was pending already (nothing changed).
+    /// - Throws: ``StoreError/unknownConversation(_:)`` when the conversation has no queued creation.
+    public func requeueCreation() throws(StoreError) -> Bool {
+        guard var creation = try queuedCreation() else { throw .unknownConversation(id) }
+        guard creation.state == .failed else { return false }
+        creation.state = .pending
+        creation.error = nil
+        try system { () throws(SystemError) in try DurableFile.write(creation.encode(), to: StoreLayout.creation, in: outboxDirectory) }
+        return true
+    }
+}
+
 extension StoreWriter {
     /// Forgets the queued creation once the server has the conversation.
     public func removeCreation(in id: ConversationID) throws(StoreError) {

@@ -84,6 +84,15 @@ import ChatTestSupport
         let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/lunch/outbox").filter { $0 != "create.json" }
         #expect(outbox.count == 1, "the message waits: \(outbox)")
         #expect(!FileManager.default.fileExists(atPath: server.data + "/conversations/lunch"))
+        // Queued again, it goes out with the next pass (and is refused again by this server).
+        let retried = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--retry"])
+        #expect(retried.status == 0 && retried.stdout.contains("queued the creation of lunch again"), "\(retried)")
+        #expect(try String(contentsOfFile: alice + "/conversations/lunch/outbox/create.json", encoding: .utf8).contains("\"state\":\"pending\""))
+        let pending = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--retry"])
+        #expect(pending.status == 0 && pending.stderr.contains("already queued"), "\(pending)")
+        #expect(try Self.sync(alice, "alice").status == 65)
+        let none = try ChatdirProcess.run(["create", "--store", alice, "dinner", "--retry"])
+        #expect(none.status == 66 && none.stderr.contains("dinner has no creation waiting"), "\(none)")
     }
 
     @Test("an ID the store has already, a bad ID, a missing title or member: clear errors, nothing written")

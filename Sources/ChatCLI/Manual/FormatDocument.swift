@@ -182,7 +182,8 @@ The conversation's directory is built hidden (`conversations/.<id>.<pid>.<random
 the conversation without it. While it is there the worker sends none of the conversation's
 messages; once the server has the conversation (201, or 409 for the same members) it is
 removed. Refused (a server without the endpoint, an ID taken by another conversation) it
-turns failed with the reason, and the messages stay pending.
+turns failed with the reason, and the messages stay pending; `chatdir create ID --retry`
+rewrites it as pending.
 
 **Ordinals never go backwards.** A new ordinal (`send`, and `retry` moving a message to the
 back) is the clock's nanoseconds since 1970, or one more than the highest ordinal among the
