@@ -15,11 +15,12 @@ extension DataDirectory {
     /// (`conversations/.<id>.<pid>.<random>.tmp/` with `conversation.json` and `messages/`), each
     /// file synced, then renamed into place and the rename synced, so a crash leaves no
     /// conversation or a whole one, never a directory without `conversation.json` (which the
-    /// next start would refuse). Under the table's lock: two starts of one ID make one.
+    /// next start would refuse). One start at a time (``starting``): two starts of one ID make
+    /// one, and requests meanwhile see the table as it was until the start is durable.
     /// - Throws: ``ServerError/storage(_:)`` when a write failed; nothing was started.
     func startConversation(_ id: ConversationID, info: ConversationInfo) throws(ServerError) -> StartResult {
-        try table.withLock { table throws(ServerError) -> StartResult in
-            if let existing = table[id] { return .exists(existing) }
+        try starting.withLock { _ throws(ServerError) -> StartResult in
+            if let existing = table.withLock({ $0[id] }) { return .exists(existing) }
             let conversations = path + "/" + StoreLayout.conversations
             let building = DurableFile.hiddenBuildPath(for: id.rawValue, in: conversations)
             let final = Conversation(storeRoot: path, id: id, segmentSize: Self.segmentSize)
@@ -34,7 +35,7 @@ extension DataDirectory {
                 throw .storage(.system(error))
             }
             let log = try ConversationLog(id: id, info: info, conversation: final)
-            table[id] = log
+            table.withLock { $0[id] = log }
             return .started(log)
         }
     }

@@ -28,6 +28,9 @@ public final class DataDirectory: Sendable {
     /// Every conversation, by ID: a snapshot of the table (a started conversation joins it).
     var conversations: [ConversationID: ConversationLog] { table.withLock { $0 } }
     let table: Lock<[ConversationID: ConversationLog]>
+    /// Held by one ``startConversation(_:info:)`` at a time, through its writes: the table's
+    /// own lock is taken only to look and to add, so no request waits on a start's fsyncs.
+    let starting = Lock<Void>(())
     /// The flock on `.lock`; nil once released.
     private let lock: Lock<StoreLock?>
 

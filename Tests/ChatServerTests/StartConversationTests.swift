@@ -44,6 +44,16 @@ import ChatTestSupport
         #expect(list.json["items"].array.first?["title"].string == "Alice and Bob")
     }
 
+    @Test("eight starts of one ID at once make one conversation: one 201, seven 409")
+    func racingStarts() throws {
+        let server = try TestServer()
+        let port = server.port
+        let statuses = try concurrently(8) { _ in
+            try TestHTTPClient(port: port).request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner).status
+        }
+        #expect(statuses.sorted() == [201] + Array(repeating: 409, count: 7))
+    }
+
     @Test("a start survives a restart of the server", .timeLimit(.minutes(2)))
     func durable() throws {
         let server = try TestServer()
