@@ -75,6 +75,8 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         // The chat screen's key decoder is internal to ChatCLI: the target imports it @testable
         // (a debug build, as run.sh makes, is built for testing).
         ("fuzz-keys", ["ChatCLI"]),
+        // The config file (internal to ChatCLI, so @testable as well) and `.sync-status`.
+        ("fuzz-files", ["ChatCLI", "ChatStore"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)"))

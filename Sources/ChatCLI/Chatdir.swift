@@ -5,9 +5,9 @@ import ChatStore
 /// every error into a message on stderr and a sysexits code. `main.swift` only calls ``run(_:environment:)``.
 public enum Chatdir {
     static let commands: [any Command.Type] = [
-        InitCommand.self, CreateCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
-        WatchCommand.self, SyncCommand.self, HistoryCommand.self, CheckCommand.self, SeedCommand.self, DemoCommand.self,
-        ServeCommand.self,
+        InitCommand.self, CreateCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
+        WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self, CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
+        ServeCommand.self, ConfigCommand.self,
         CompletionCommand.self, ManualCommand.self,
     ]
 
@@ -65,7 +65,10 @@ public enum Chatdir {
                 output.print(command.spec.help)
                 return 0
             }
-            let context = Context(output: output, environment: environment, arguments: parsed)
+            var context = Context(output: output, environment: environment, arguments: parsed)
+            // Only commands that open a store read the config: a broken one stops them (78)
+            // rather than leave them on a store or token it did not mean.
+            if command.spec.takesStore { context.config = try ConfigFile.load(environment) }
             let status = try command.run(context)
             if let failure = Output.standardOutputFailure() {
                 // A result that never reached the reader (a full disk behind `> file`): saying
@@ -77,6 +80,9 @@ public enum Chatdir {
             return status
         } catch let error as UsageError {
             output.error(error.report)
+            return error.exitCode
+        } catch let error as ConfigFileError {
+            output.error("chatdir \(name): \(output.safe(error.message))")
             return error.exitCode
         } catch let error as CommandFailure {
             output.error("chatdir \(name): \(error.message)")

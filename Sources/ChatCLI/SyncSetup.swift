@@ -4,76 +4,111 @@ import ChatSync
 import ChatSystem
 
 /// What every networked command needs: the store, the server's address and the token.
-/// The token comes from `CHATDIR_TOKEN` or `--token-file` (which must not be readable by
-/// others); it is never written into the store, never printed, never in an error message.
+/// Each setting is taken from the first of: a flag, the environment, the store's section of
+/// the config file, the store's manifest (the server only). The token is never written into
+/// the store, never printed, never in an error message.
 struct SyncSetup {
     static let options: [CommandSpec.Option] = [
-        .init(name: "--server", value: "URL", help: "the server, like http://127.0.0.1:8080 (default: the store's, from `chatdir init --server`)"),
-        .init(name: "--token-file", value: "FILE", help: "read the token from FILE (mode 0600); default: $CHATDIR_TOKEN"),
-        .init(name: "--ca-file", value: "FILE", help: "also trust the PEM CA certificates in FILE for an https:// server; default: $CHATDIR_CA_FILE"),
+        .init(name: "--server", value: "URL", help: "the server, like http://127.0.0.1:8080; else $CHATDIR_SERVER, else the config's `server`, else the store's (`chatdir init --server`)"),
+        .init(name: "--token-file", value: "FILE", help: "read the token from FILE (mode 0600); else $CHATDIR_TOKEN, else the config's `token-file` or `token-command`"),
+        .init(name: "--ca-file", value: "FILE", help: "also trust the PEM CA certificates in FILE for an https:// server; else $CHATDIR_CA_FILE, else the config's `ca-file`"),
     ]
 
     var store: Store
     var server: ServerAddress
     var token: String
-    /// CA certificates trusted besides the system store for an `https://` server (`--ca-file`, `CHATDIR_CA_FILE`).
+    /// Where the token came from; asked again after a 401 when it can give another one.
+    var tokenSource: TokenSource
+    /// CA certificates trusted besides the system store for an `https://` server.
     var caFile: String?
+    private let environment: [String: String]
 
     init(_ context: Context) throws {
         store = try context.openStore()
-        guard let server = try context.arguments.value("--server").map({ text throws(UsageError) in try Self.serverAddress(text, context) }) ?? store.manifest.server else {
+        guard let server = try Self.server(context, manifest: store.manifest) else {
             // Not a usage error: the command line is fine, the store lacks a setting (EX_CONFIG).
-            throw CommandFailure(message: "no server: pass --server URL, or create the store with `chatdir init --server URL`", exitCode: 78)
+            throw CommandFailure(message: "no server: pass --server URL, or create the store with `chatdir init --server URL` (`chatdir config set server URL` for an existing one)", exitCode: 78)
         }
-        self.server = server
+        self.server = server.value
         caFile = try Self.caFile(context)
-        token = try Self.token(context)
+        guard let source = Self.tokenSource(context) else {
+            throw CommandFailure(message: "no token: set CHATDIR_TOKEN or pass --token-file FILE (mode 0600), or give the store `token-file` or `token-command` in \(context.config.path.isEmpty ? ConfigFile.location(context.environment) : context.config.path)", exitCode: 78)
+        }
+        tokenSource = source.value
+        environment = context.environment
+        token = try source.value.fetch(context.environment)
     }
 
-    /// The engine's options for this server: the CA file trusted for TLS.
-    var engineOptions: SyncEngine.Options {
+    /// The engine for this setup: the CA file trusted for TLS, and a token that is fetched
+    /// again after a 401 when its source can give a new one.
+    func engine() throws -> SyncEngine {
         var options = SyncEngine.Options()
         options.caFile = caFile
-        return options
+        let provider: (@Sendable () async throws -> String)?
+        if tokenSource.renews {
+            let source = tokenSource
+            let environment = environment
+            provider = { try await source.fetchOffPool(environment) }
+        } else {
+            provider = nil
+        }
+        return try SyncEngine(store: store, server: server, token: token, tokenProvider: provider, options: options)
     }
 
-    /// `--ca-file FILE` or `CHATDIR_CA_FILE`: it must exist (66 otherwise); whether it holds
-    /// certificates is for the TLS connection to say.
+    /// `--server`, `CHATDIR_SERVER`, the config's `server`, the manifest's; nil when none is set.
+    static func server(_ context: Context, manifest: Manifest?) throws -> Setting<ServerAddress>? {
+        if let text = context.arguments.value("--server") {
+            return Setting(value: try serverAddress(text, context), origin: .flag("--server"))
+        }
+        if let text = context.environment["CHATDIR_SERVER"], !text.isEmpty {
+            do throws(ServerAddress.Invalid) {
+                return Setting(value: try ServerAddress(text), origin: .environment("CHATDIR_SERVER"))
+            } catch {
+                throw CommandFailure(message: "CHATDIR_SERVER: \(error)", exitCode: 78)
+            }
+        }
+        if let entry = context.storeConfig?.entries["server"], let address = try? ServerAddress(entry.value) {
+            return Setting(value: address, origin: .config(context.config.place(entry.line)))
+        }
+        return manifest?.server.map { Setting(value: $0, origin: .manifest) }
+    }
+
+    /// `--token-file`, `CHATDIR_TOKEN`, the config's `token-file` or `token-command`; nil when none.
+    static func tokenSource(_ context: Context) -> Setting<TokenSource>? {
+        if let file = context.arguments.value("--token-file") { return Setting(value: .file(file), origin: .flag("--token-file")) }
+        if let token = context.environment["CHATDIR_TOKEN"], !token.trimmingWhitespace().isEmpty {
+            return Setting(value: .environment, origin: .environment("CHATDIR_TOKEN"))
+        }
+        guard let section = context.storeConfig else { return nil }
+        if let entry = section.entries["token-file"] { return Setting(value: .file(entry.value), origin: .config(context.config.place(entry.line))) }
+        if let entry = section.entries["token-command"] { return Setting(value: .command(entry.value), origin: .config(context.config.place(entry.line))) }
+        return nil
+    }
+
+    /// `--ca-file`, `CHATDIR_CA_FILE`, the config's `ca-file`; nil when none.
+    static func caFileSetting(_ context: Context) -> Setting<String>? {
+        if let file = context.arguments.value("--ca-file") { return Setting(value: file, origin: .flag("--ca-file")) }
+        if let file = context.environment["CHATDIR_CA_FILE"], !file.isEmpty { return Setting(value: file, origin: .environment("CHATDIR_CA_FILE")) }
+        if let entry = context.storeConfig?.entries["ca-file"] { return Setting(value: entry.value, origin: .config(context.config.place(entry.line))) }
+        return nil
+    }
+
+    /// ``caFileSetting(_:)``, which must exist (66 otherwise); whether it holds certificates is
+    /// for the TLS connection to say.
     static func caFile(_ context: Context) throws -> String? {
-        let given = context.arguments.value("--ca-file") ?? context.environment["CHATDIR_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let file = given else { return nil }
+        guard let file = caFileSetting(context)?.value else { return nil }
         guard let kind = Sys.kind(of: file), kind != .directory else {
             throw CommandFailure(message: "\(file): no such CA file; pass --ca-file with the PEM certificate of the authority that signed the server's certificate", exitCode: 66)
         }
         return file
     }
 
-    /// Parses a `--server` value: one parser for `init` and every networked command.
+    /// Parses a `--server` value: one parser for `init`, `config set server` and every networked command.
     static func serverAddress(_ text: String, _ context: Context) throws(UsageError) -> ServerAddress {
         do throws(ServerAddress.Invalid) {
             return try ServerAddress(text)
         } catch {
             throw context.usage("--server: \(error)")
         }
-    }
-
-    static func token(_ context: Context) throws -> String {
-        if let file = context.arguments.value("--token-file") {
-            guard let mode = Sys.mode(of: file) else { throw CommandFailure(message: "\(file): no such token file", exitCode: 66) }
-            guard mode & 0o077 == 0 else {
-                throw CommandFailure(message: "\(file) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(file)` first", exitCode: 77)
-            }
-            let bytes: [UInt8]
-            do { bytes = try Sys.readFile(file) } catch { throw CommandFailure(message: error.description, exitCode: 77) }
-            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
-            guard !text.isEmpty else { throw CommandFailure(message: "\(file) is empty; put the token in it", exitCode: 78) }
-            if let problem = TokenProblem(text) { throw CommandFailure(message: "\(file): the token \(problem); put only the token in the file, on one line", exitCode: 78) }
-            return text
-        }
-        if let token = context.environment["CHATDIR_TOKEN"]?.trimmingWhitespace(), !token.isEmpty {
-            if let problem = TokenProblem(token) { throw CommandFailure(message: "CHATDIR_TOKEN \(problem); set it to the token alone", exitCode: 78) }
-            return token
-        }
-        throw CommandFailure(message: "no token: set CHATDIR_TOKEN or pass --token-file FILE (mode 0600)", exitCode: 78)
     }
 }

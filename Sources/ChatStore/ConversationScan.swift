@@ -27,35 +27,23 @@ extension Conversation {
     private func countInSegment(_ bytes: [UInt8], name: String, range: SegmentRange, needle: [UInt8], prefilter: Bool) throws(StoreError) -> Int {
         // The canonical layout starts with "[\n" and ends with "\n]\n"; anything else (another
         // layout, a damaged file) is decoded the slow way, which also names what is wrong.
-        let canonical = bytes.count >= 4 && bytes[0] == UInt8(ascii: "[") && bytes[1] == 0x0A
-            && bytes[bytes.count - 1] == 0x0A && bytes[bytes.count - 2] == UInt8(ascii: "]") && bytes[bytes.count - 3] == 0x0A
-        guard canonical, prefilter, !needle.isEmpty else {
+        guard Self.isCanonicalSegment(bytes), prefilter, !needle.isEmpty else {
             let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
             if let problem = decoded.firstError { throw .damaged(problem) }
             return decoded.messages.filter { Self.contains(Array($0.text.utf8)[...], needle) }.count
         }
-        // Only lines that hold the word are looked at: memmem jumps from hit to hit, and each
-        // hit's line is judged once.
+        // Only lines that hold the word are looked at, each once.
         var count = 0
-        var position = 2
-        let end = bytes.count - 2
-        while let hit = Sys.find(needle, in: bytes, from: position), hit < end {
-            var lineStart = hit
-            while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
-            var lineEnd = hit
-            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-            position = lineEnd + 1
-            var content = lineStart..<lineEnd
-            if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) ?? false { content = content.lowerBound..<(content.upperBound - 1) }
+        _ = try Self.forEachLine(holding: needle, in: bytes) { lineStart, content throws(StoreError) in
             // Canonical records end with the text ("text" sorts last): when its raw bytes hold no
             // escape, they are the text itself and the line need not be parsed.
             if let raw = Self.rawText(bytes, content) {
                 if Self.contains(bytes[raw], needle) { count += 1 }
-                continue
+                return true
             }
             let line = bytes[0..<lineStart].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             let record: JSONValue
-            do {
+            do throws(JSONParser.Failure) {
                 record = try JSONParser.parse(bytes, in: content)
             } catch {
                 throw .damaged(StoreProblem(path: relative(name), line: line, "not valid JSON: \(error.reason); run chatdir check for the whole story"))
@@ -64,6 +52,7 @@ extension Conversation {
                 throw .damaged(StoreProblem(path: relative(name), line: line, "the record has no \"text\" string; run chatdir check for the whole story"))
             }
             if Self.contains(Array(text.utf8)[...], needle) { count += 1 }
+            return true
         }
         return count
     }

@@ -88,6 +88,93 @@ public struct Outbox: Sendable {
         return retried
     }
 
+    /// What ``cancel(_:waiting:)`` found.
+    public enum CancelOutcome: Sendable, Equatable {
+        /// Removed from the outbox before the server accepted it: it will not be sent.
+        case cancelled(OutboxEntry)
+        /// The server accepted it first: it is stored at this sequence, and stays.
+        case alreadySent(sequence: Int)
+    }
+
+    /// Removes a pending or failed message that the server has not accepted.
+    ///
+    /// Takes the message's delivery lock (``OutboxClaim``: `flock(2)` on its file) and then the
+    /// outbox lock, so neither a delivery attempt nor a `retry` can be halfway through. When the
+    /// sync worker is delivering the message at this moment, `waiting` is called once and the
+    /// cancel waits for the attempt to end: a message the server accepted meanwhile is stored by
+    /// then and reported as ``CancelOutcome/alreadySent(sequence:)``, never as cancelled.
+    /// Throws ``StoreError/unknownOutboxMessage(_:_:)`` for an ID that is neither queued nor
+    /// among the newest stored messages.
+    public func cancel(_ id: ClientMessageID, waiting: () -> Void = {}) throws(StoreError) -> CancelOutcome {
+        var announced = false
+        // Each round ends with an answer unless the file changed under the lock (a retry moved
+        // it, the worker rewrote it after a failed attempt): then the next round looks again.
+        for _ in 0..<100 {
+            guard let entry = try conversation.outbox().first(where: { $0.clientMessageID == id }) else {
+                if let sequence = try storedSequence(of: id) { return .alreadySent(sequence: sequence) }
+                throw .unknownOutboxMessage(conversation.id, id)
+            }
+            if let outcome = try cancelRound(entry, announced: &announced, waiting: waiting) { return outcome }
+        }
+        throw .outboxBusy(conversation.id, id)
+    }
+
+    /// One round of ``cancel(_:waiting:)`` for the file `entry` was read from: its delivery
+    /// lock (waited for), then the outbox lock; nil when the file is no longer the one locked.
+    private func cancelRound(_ entry: OutboxEntry, announced: inout Bool, waiting: () -> Void) throws(StoreError) -> CancelOutcome? {
+        let id = entry.clientMessageID
+        let path = directory + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: id)
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .readOnly)
+        } catch {
+            if error.isNotFound { return nil }
+            throw .system(error)
+        }
+        var busy = false
+        do throws(SystemError) {
+            try fd.lockExclusive(path: path)
+        } catch {
+            guard error.isWouldBlock else { throw .system(error) }
+            busy = true
+        }
+        let held: FileIdentity
+        do throws(SystemError) {
+            if busy {
+                if !announced { waiting() }
+                announced = true
+                try fd.lockExclusiveWaiting(path: path)
+            }
+            held = try fd.identity(path: path)
+        } catch {
+            throw .system(error)
+        }
+        let outcome = try locked { () throws(StoreError) -> CancelOutcome? in
+            guard Sys.identity(of: path) == held else { return nil }
+            // Stored already, its file not removed yet (a worker stopped between the two).
+            if let sequence = try storedSequence(of: id) { return .alreadySent(sequence: sequence) }
+            guard let current = try conversation.outbox().first(where: { $0.clientMessageID == id }) else { return nil }
+            try system { () throws(SystemError) in
+                try Sys.unlink(path)
+                try Sys.fsyncPath(directory)
+            }
+            return .cancelled(current)
+        }
+        fd.unlock()
+        return outcome
+    }
+
+    /// The sequence at which message `id` is stored, looking among the newest stored messages
+    /// (where an accepted outbox message is); nil when it is not there.
+    private func storedSequence(of id: ClientMessageID) throws(StoreError) -> Int? {
+        try conversation.newestMessages(limit: max(conversation.segmentSize * 2, 1_000)).messages.last { $0.clientMessageID == id }?.sequence
+    }
+
+    /// The failed messages, in queue order (what `cancel --all-failed` shows, then cancels).
+    public func failed() throws(StoreError) -> [OutboxEntry] {
+        try conversation.outbox().filter { $0.state == .failed }
+    }
+
     /// The ordinal after `ordinal` (the largest stays: ties break on the ID).
     private static func next(_ ordinal: UInt64) -> UInt64 {
         ordinal < UInt64.max ? ordinal + 1 : ordinal

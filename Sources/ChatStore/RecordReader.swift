@@ -98,6 +98,11 @@ func parseWholeFile(_ bytes: [UInt8], path: String, problems: inout [StoreProble
     do {
         return try JSONParser.parse(bytes)
     } catch {
+        // A file git could not merge is one unresolved conflict, not a JSON error.
+        if let marker = GitConflictMarkers.firstLine(in: bytes) {
+            problems.append(GitConflictMarkers.problem(path: path, line: marker))
+            return nil
+        }
         let line = LineIndex(bytes).line(atOffset: error.offset)
         problems.append(StoreProblem(path: path, line: line, "not valid JSON: \(error.reason)"))
         return nil

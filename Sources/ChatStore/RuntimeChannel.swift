@@ -166,23 +166,7 @@ public struct RuntimeChannel: Sendable {
     /// a crash), making the directory and its parents (mode 0700) first.
     private func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SystemError) {
         try Self.makePrivateDirectories(directory)
-        let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let dirfd = try FileDescriptor.openDirectory(directory)
-        let fd = try dirfd.createFile(temp, path: directory + "/" + temp)
-        do throws(SystemError) {
-            try fd.writeAll(bytes, path: directory + "/" + temp)
-        } catch {
-            fd.close()
-            dirfd.unlinkQuietly(temp)
-            throw error
-        }
-        fd.close()
-        do throws(SystemError) {
-            try dirfd.renameAt(temp, name, path: directory + "/" + name)
-        } catch {
-            dirfd.unlinkQuietly(temp)
-            throw error
-        }
+        try EphemeralFile.replace(bytes, as: name, in: directory)
     }
 
     /// At most one line of text (4 KiB), without its newline; nil when absent or unreadable.

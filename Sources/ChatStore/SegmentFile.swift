@@ -51,7 +51,7 @@ public enum SegmentFile {
             guard let closing = lines.lastIndex(where: { !$0.isEmpty }), bytes[lines[closing]] == [UInt8(ascii: "]")], closing > 0 else {
                 let last = (lines.lastIndex(where: { !$0.isEmpty }) ?? 0) + 1
                 problems.append(StoreProblem(path: path, line: last, "the file ends before the closing ']': it was cut short (a crash of a tool that does not write atomically?); restore it from git or another device"))
-                return Decoded(messages: [], problems: problems)
+                return Decoded(messages: [], problems: GitConflictMarkers.explain(problems, bytes: bytes, path: path))
             }
             for index in 1..<closing {
                 let lineNumber = index + 1
@@ -146,6 +146,8 @@ public enum SegmentFile {
                 }
             }
         }
+        // Markers left by a merge git could not finish explain every error they caused.
+        problems = GitConflictMarkers.explain(problems, bytes: bytes, path: path)
         // Records come in order in a sound file; sort only when they do not.
         if zip(found, found.dropFirst()).contains(where: { $0.message.sequence > $1.message.sequence }) {
             found.sort { $0.message.sequence < $1.message.sequence }

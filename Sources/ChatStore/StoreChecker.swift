@@ -18,17 +18,21 @@ public struct StoreChecker {
 
     public let root: String
     private var report = Report()
+    /// Told the count of messages checked so far after each segment (for a progress display).
+    private let progress: (Int) -> Void
 
-    /// Checks the store at `root`.
-    public static func check(root: String) -> Report {
-        var checker = StoreChecker(root: root)
+    /// Checks the store at `root`; `progress` hears how many messages were checked so far,
+    /// after each segment.
+    public static func check(root: String, progress: @escaping (Int) -> Void = { _ in }) -> Report {
+        var checker = StoreChecker(root: root, progress: progress)
         checker.run()
         checker.report.problems.sort { ($0.path, $0.line ?? 0) < ($1.path, $1.line ?? 0) }
         return checker.report
     }
 
-    private init(root: String) {
+    private init(root: String, progress: @escaping (Int) -> Void) {
         self.root = root
+        self.progress = progress
     }
 
     private mutating func error(_ path: String, line: Int? = nil, _ message: String) {
@@ -143,6 +147,7 @@ public struct StoreChecker {
             let decoded = SegmentFile.decode(bytes, path: file, range: range)
             report.problems += decoded.problems
             report.messages += decoded.messages.count
+            progress(report.messages)
             for (message, line) in zip(decoded.messages, decoded.lines) {
                 if let other = ids[message.clientMessageID] {
                     report.problems.append(.duplicateClientID(message, path: file, line: line, otherPath: other))

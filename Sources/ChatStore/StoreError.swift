@@ -14,6 +14,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unknownConversation(ConversationID)
     /// No outbox file has this client message ID.
     case unknownOutboxMessage(ConversationID, ClientMessageID)
+    /// A cancel found the message changing under it again and again (a sync worker delivering it).
+    case outboxBusy(ConversationID, ClientMessageID)
     /// Something exists where a new store or file should go.
     case alreadyExists(path: String)
     /// Another process holds the store's writer lock.
@@ -37,6 +39,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "no conversation \(quoted(id.rawValue)) in this store; `chatdir list` shows the ones there are (`chatdir sync` fetches new ones)"
         case let .unknownOutboxMessage(conversation, id):
             "no outbox message \(id) in conversation \(conversation); `chatdir view \(conversation)` shows pending and failed messages with their IDs"
+        case let .outboxBusy(conversation, id):
+            "message \(id) in conversation \(conversation) kept changing while it was being cancelled (a sync worker is delivering it); run the command again"
         case let .alreadyExists(path):
             "\(path) already exists; choose another path or remove it first"
         case let .locked(path, holder):
@@ -70,7 +74,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .damaged, .unsupportedFormat: 65          // EX_DATAERR
         case .notAStore, .unknownConversation, .unknownOutboxMessage: 66  // EX_NOINPUT
         case .alreadyExists: 73                        // EX_CANTCREAT
-        case .locked: 75                               // EX_TEMPFAIL
+        case .locked, .outboxBusy: 75                               // EX_TEMPFAIL
         case .invalid, .sequenceTooLarge: 65           // EX_DATAERR
         case let .system(error): error.isPermissionDenied ? 77 : 74  // EX_NOPERM / EX_IOERR
         }

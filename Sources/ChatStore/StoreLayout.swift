@@ -14,6 +14,8 @@ public enum StoreLayout {
     /// `outbox/create.json`: a conversation started here that the server has not accepted yet.
     public static let creation = "create.json"
     public static let lock = ".lock"
+    /// In the store root: the sync worker's figures (``SyncStatusFile``), hidden and per device.
+    public static let syncStatus = ".sync-status"
     /// In a conversation's directory: this device's sync marker (``CaughtUpFile``), written only
     /// by ``StoreWriter/recordCaughtUp(through:in:)``.
     public static let caughtUp = ".caught-up"

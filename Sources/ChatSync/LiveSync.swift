@@ -47,8 +47,6 @@ extension SyncEngine {
 
     /// The live connection, the outbox and the background work of ``runLive(log:)``.
     private func runLiveConnection(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
-        var live = LiveConnection(server: server, token: token, pingInterval: options.pingInterval)
-        live.connector = options.connector
         var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
         liveState.log = log
         liveState.typing.interval = options.typingInterval
@@ -61,10 +59,16 @@ extension SyncEngine {
         }
         while !Task.isCancelled {
             var lastError: SyncError?
-            for await event in live.events() {
+            // Made anew for each connection: it carries the token of the moment (see renewToken).
+            let connectedWith = token
+            var live = LiveConnection(server: server, token: connectedWith, pingInterval: options.pingInterval)
+            live.connector = options.connector
+            var renewed = false
+            events: for await event in live.events() {
                 switch event {
                 case .connected:
                     pacer.connected(at: .now)
+                    metrics?.connected()
                     liveState.connected = true
                     liveState.lastActivity = .now
                     log("connected to \(server); catching up")
@@ -72,7 +76,13 @@ extension SyncEngine {
                         try await catchUpEverything()
                         log("caught up")
                     } catch let error as SyncError {
-                        if case .unauthorized = error { log(error.description); return error }
+                        if case .unauthorized = error {
+                            log(error.description)
+                            guard await renewToken(refused: connectedWith, log: log) else { return error }
+                            renewed = true
+                            liveState.connected = false
+                            break events
+                        }
                         log("catch-up failed: \(error)")
                     } catch {
                         if Task.isCancelled { return nil }
@@ -90,11 +100,19 @@ extension SyncEngine {
                 case let .disconnected(error):
                     lastError = error
                     liveState.connected = false
-                    if case .unauthorized = error { log(error.description); return error }
+                    if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
+                    if case .unauthorized = error {
+                        log(error.description)
+                        guard await renewToken(refused: connectedWith, log: log) else { return error }
+                        renewed = true
+                        break events
+                    }
                     if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
             }
             if Task.isCancelled { break }
+            // A new token: straight back, the refusal was the old token's, not the server's state.
+            if renewed { continue }
             // Accepted then closed soon after counts as a failure: the delay keeps growing.
             var wait = lastError?.retryAfter
             if case .untrusted? = lastError { wait = options.untrustedReconnectWait }
@@ -337,6 +355,7 @@ extension SyncEngine {
             if Task.isCancelled { return }
             await catchUpIfIdle()
             for id in (try? await store.knownConversations()) ?? [] where liveState.conversations[id]?.outboxDue(at: .now) ?? true {
+                let sentWith = token
                 do {
                     guard try await startQueuedConversationLive(id, log: log) else { continue }
                     guard !(try await store.pendingOutbox(id)).isEmpty else {
@@ -355,6 +374,7 @@ extension SyncEngine {
                     }
                 } catch {
                     if Task.isCancelled { return }
+                    if case SyncError.unauthorized = error, await renewToken(refused: sentWith, log: log) { continue }
                     _ = outboxFailed(id, retryAfter: (error as? SyncError)?.retryAfter)
                     log("\(id): \(error)")
                 }

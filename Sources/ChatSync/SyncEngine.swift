@@ -16,8 +16,8 @@ public actor SyncEngine {
         /// Catch-up pages per conversation in one catch-up at most: a server that always says
         /// `hasMore` ends there (the pass says more remain) instead of keeping the pass for ever.
         public var catchUpPageBudget = 2_000
-        /// A progress line every this many catch-up pages.
-        public var progressEveryPages = 10
+        /// A progress report every this many catch-up pages (the display throttles its drawing).
+        public var progressEveryPages = 1
         public var requestTimeout: Duration = .seconds(10)
         /// Attempts per outbox message in one pass before leaving it pending (temporary failures).
         public var attemptsPerPass = 4
@@ -41,6 +41,9 @@ public actor SyncEngine {
         /// The live worker's shortest wait after the server's TLS was refused (``SyncError/untrusted(_:)``):
         /// only a new certificate or `--ca-file` fixes that, so a tight reconnect loop would only be noise.
         public var untrustedReconnectWait: Duration = .seconds(60)
+        /// The shortest time between two token renewals (``SyncEngine/renewToken(refused:log:)``): a new
+        /// token refused again within it ends the live worker instead of renewing once more.
+        public var tokenRenewalInterval: Duration = .seconds(10)
         /// How often the live worker looks at the outbox even without an inotify wake-up.
         public var outboxPollInterval: Duration = .seconds(1)
         /// The shortest time between two typing POSTs for one conversation (a chat screen
@@ -127,8 +130,9 @@ public actor SyncEngine {
         }
     }
 
-    /// The client without a pass deadline; ``api`` is what requests go through.
-    let client: APIClient
+    /// The client without a pass deadline; ``api`` is what requests go through. Replaced
+    /// when ``renewToken(refused:log:)`` gets a new token.
+    var client: APIClient
     /// Set for the length of ``syncOnce()``: requests and retries stop there.
     private var passDeadline: PassDeadline?
     /// The API client, with the running pass's deadline if there is one.
@@ -140,29 +144,54 @@ public actor SyncEngine {
     let store: SyncStore
     let options: Options
     nonisolated let server: ServerAddress
-    nonisolated let token: String
+    /// The token requests carry now (see ``renewToken(refused:log:)``).
+    var token: String
+    /// Asked for a new token after the server refused one (a token command run again, a token
+    /// file read again); nil when the token cannot change.
+    let tokenProvider: (@Sendable () async throws -> String)?
+    /// When the provider last gave a token, so a server that refuses every token is not met
+    /// with the provider run in a loop.
+    var tokenRenewedAt: ContinuousClock.Instant?
+    /// The renewal under way, which a second 401 meanwhile waits for instead of starting another.
+    var tokenRenewal: Task<Bool, Never>?
     /// Where long catch-ups report how far they got.
-    private var progress: (@Sendable (String) -> Void)?
+    private var progress: (@Sendable (SyncProgress) -> Void)?
     /// The live worker's per-conversation state.
     var liveState = LiveState()
     /// Where the live worker meets chat screens: typing both ways, wishes for older pages.
     nonisolated let runtime: RuntimeChannel
+    /// The worker's figures for `chatdir status` (`.sync-status`); nil writes none (tests, `history`).
+    private(set) var metrics: WorkerMetrics?
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
     /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
-    public init(store: Store, server: ServerAddress, token: String, options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
+    /// `tokenProvider`, when given, is asked for a new token after a 401 (see ``renewToken(refused:log:)``).
+    public init(store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
+                options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
         self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
         self.store = try SyncStore(store: store)
         self.server = server
         self.token = token
+        self.tokenProvider = tokenProvider
         self.options = options
-        var api = APIClient(server: server, token: token, connector: options.connector)
-        api.timeout = options.requestTimeout
-        client = api
+        client = Self.client(server, token, options)
     }
 
-    public func setProgress(_ handler: (@Sendable (String) -> Void)?) {
+    /// The API client for `token`, with the options' connector and request timeout.
+    static func client(_ server: ServerAddress, _ token: String, _ options: Options) -> APIClient {
+        var api = APIClient(server: server, token: token, connector: options.connector)
+        api.timeout = options.requestTimeout
+        return api
+    }
+
+    public func setProgress(_ handler: (@Sendable (SyncProgress) -> Void)?) {
         progress = handler
+    }
+
+    /// Keeps the worker's figures in `metrics` (make it once this engine holds the store's lock,
+    /// so a refused second worker never overwrites the running one's figures).
+    public func setMetrics(_ metrics: WorkerMetrics?) {
+        self.metrics = metrics
     }
 
     // MARK: - One pass
@@ -200,6 +229,7 @@ public actor SyncEngine {
             }
         } catch let error as SyncError {
             report.record(error)
+            metrics?.unreachable(problem: error.description)
             for id in (try? await store.knownConversations()) ?? [] {
                 report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
             }
@@ -326,10 +356,11 @@ public actor SyncEngine {
             }
             fetched += page.items.count
             if next != nil, pages % options.progressEveryPages == 0 {
-                progress?("\(id): caught up \(fetched) messages in \(pages) pages, at sequence \(after)" + (head.map { " of \($0)" } ?? ""))
+                progress?(SyncProgress(conversation: id, work: .catchUp, fetched: fetched, remaining: head.map { max($0 - after, 0) }))
             }
         }
         try await store.recordCaughtUp(id, through: after)
+        metrics?.caughtUp(id)
         return (after, moreRemain)
     }
 
@@ -377,7 +408,9 @@ public actor SyncEngine {
             fetchedPages += 1
             guard !page.items.isEmpty else { break }
             inserted += try await store.saveFromServer(page.items, in: id, before: oldest, what: "the history page before sequence \(oldest.map(String.init) ?? "the newest")").inserted.count
-            progress?("\(id): \(inserted) older messages so far")
+            let left = page.items.first.map { max($0.sequence - 1, 0) }
+            let pagesLeft = pages.map { max($0 - fetchedPages, 0) * options.pageSize }
+            progress?(SyncProgress(conversation: id, work: .history, fetched: inserted, remaining: [left, pagesLeft].compactMap { $0 }.min()))
             if !page.hasMore { break }
         }
         return inserted
@@ -430,7 +463,7 @@ public actor SyncEngine {
     /// temporary failure with backoff a few times (one-pass sync); otherwise the caller decides.
     func drainOutbox(_ id: ConversationID, patient: Bool) async throws -> DrainOutcome {
         var outcome = DrainOutcome()
-        var accepted: [Message] = []
+        var accepted = AcceptedBatch()
         var backoff = options.backoff
         let queue = try await store.pendingOutbox(id)
         // Started here and not yet on the server (or refused there): its messages wait for it.
@@ -442,14 +475,21 @@ public actor SyncEngine {
         var attempts = 0
         while index < queue.count {
             let entry = queue[index]
+            // Held from before the POST until its answer is written down, so `chatdir cancel`
+            // waits for this attempt instead of removing a message the server may be accepting.
+            guard let claim = await store.claim(entry, in: id) else {
+                index += 1
+                continue
+            }
             do {
                 let (message, _) = try await api.post(id, clientMessageID: entry.clientMessageID, text: entry.text)
-                accepted.append(message)
+                accepted.append(message, claim)
                 if accepted.count >= options.acceptBatch { try await flush(&accepted, into: &outcome, in: id) }
                 index += 1
                 attempts = 0
                 backoff.reset()
             } catch let error as SyncError {
+                defer { claim.release() }
                 switch error {
                 case .rejected:
                     try await flush(&accepted, into: &outcome, in: id)
@@ -469,6 +509,8 @@ public actor SyncEngine {
                         outcome.retryAfter = delay
                         return outcome
                     }
+                    // Not held while waiting: a cancel may take the message now.
+                    claim.release()
                     try await Task.sleep(for: delay)
                 case .unauthorized, .contract, .untrusted:
                     try await flush(&accepted, into: &outcome, in: id)
@@ -482,12 +524,27 @@ public actor SyncEngine {
 }
 
 extension SyncEngine {
-    /// Writes accepted messages into their segments and removes their outbox files.
-    private func flush(_ accepted: inout [Message], into outcome: inout DrainOutcome, in id: ConversationID) async throws {
-        guard !accepted.isEmpty else { return }
-        try await store.acceptFromServer(accepted, in: id)
+    /// Messages the server accepted and not yet written down, with their delivery claims.
+    struct AcceptedBatch {
+        var messages: [Message] = []
+        var claims: [OutboxClaim] = []
+        var count: Int { messages.count }
+
+        mutating func append(_ message: Message, _ claim: OutboxClaim) {
+            messages.append(message)
+            claims.append(claim)
+        }
+    }
+
+    /// Writes accepted messages into their segments and removes their outbox files, then lets
+    /// go of their claims (a cancel waiting for one of them finds it stored: already sent).
+    private func flush(_ accepted: inout AcceptedBatch, into outcome: inout DrainOutcome, in id: ConversationID) async throws {
+        guard !accepted.messages.isEmpty else { return }
+        try await store.acceptFromServer(accepted.messages, in: id)
         outcome.sent += accepted.count
-        accepted.removeAll()
+        metrics?.delivered(queuedAt: accepted.claims.map(\.entry.ordinal))
+        accepted.claims.forEach { $0.release() }
+        accepted = AcceptedBatch()
     }
 }
 

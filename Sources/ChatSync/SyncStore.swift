@@ -127,6 +127,12 @@ actor SyncStore {
         try writer.recordAttempt(messageID, in: id)
     }
 
+    /// Claims an outbox message for one delivery attempt (``OutboxClaim``); nil when it was
+    /// cancelled or moved meanwhile, or a cancel is deciding about it right now.
+    func claim(_ entry: OutboxEntry, in id: ConversationID) -> OutboxClaim? {
+        OutboxClaim.take(entry, in: store.conversation(id))
+    }
+
     func removeAcceptedOutboxFiles(in id: ConversationID) throws(StoreError) -> [ClientMessageID] {
         try writer.removeAcceptedOutboxFiles(in: id)
     }

@@ -70,6 +70,12 @@ public enum Sys {
         return info.st_mode & 0o7777
     }
 
+    /// Sets the permission bits of `path` (`chmod(2)`, following symlinks: callers check the
+    /// kind first).
+    public static func chmod(_ path: String, _ mode: mode_t) throws(SystemError) {
+        _ = try Syscall.retrying("chmod", path) { Glibc.chmod(path, mode) }
+    }
+
     /// Device numbers and inode of a file, in the form `/proc/locks` prints them
     /// (`MAJOR:MINOR:INODE`, the device numbers in hex); nil when it does not exist.
     public static func lockIdentity(of path: String) -> String? {

@@ -89,6 +89,13 @@ struct Report {
             grep.sqlite = value("sqlite", "scan_ms_\(size)")
             grep.maildir = value("maildir", "scan_ms_\(size)")
             rows.append(grep)
+            // The command, start-up and printing included, against the same LIKE scan.
+            var search = compared("search \"pizza\", N=\(Self.count(size)) (chatdir search --json)", unit: "ms", key: "search_ms_\(size)")
+            search.sqlite = value("sqlite", "scan_ms_\(size)")
+            search.maildir = value("maildir", "scan_ms_\(size)")
+            search.goal = "≤ 1.0× SQLite LIKE"
+            if let chatdir = search.chatdir, let sqlite = search.sqlite { search.met = chatdir <= sqlite }
+            rows.append(search)
         }
         let pagesKey = "git_bytes_after_\(options.gitPages)_pages"
         // The goal is stated for 100 pages; in 20 (--quick) the fixed files of an empty .git weigh more.

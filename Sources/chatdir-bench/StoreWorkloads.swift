@@ -112,6 +112,21 @@ enum StoreWorkloads {
         return (Stats.median(times), count)
     }
 
+    /// search: `chatdir search --store STORE --json word c1` as a user runs it (process wall
+    /// time, hits as JSON Lines to /dev/null), warm; median ms and the hits of one untimed run.
+    static func search(chatdir: String, store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+        let arguments = [chatdir, "search", "--store", store.root, "--json", word, c1.rawValue]
+        let lines = try Subprocess.capture(arguments, allowFailure: true)
+        guard lines.status <= 1 else { throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(lines.status)") }
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
+            guard result.status <= 1 else { throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)") }
+            times.append(result.wallSeconds * 1e3)
+        }
+        return (Stats.median(times), lines.output.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
+    }
+
     /// `grep -rF word` over c1's messages directory, warm; median ms and the matching lines.
     static func grep(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
         let arguments = ["grep", "-rF", word, store.conversation(c1).messagesDirectory]

@@ -42,6 +42,16 @@ import ChatTestSupport
         #expect(try StoreWorkloads.git(at: scratch.path + "/git", pages: 2, pageSize: 100) > 0)
     }
 
+    @Test("the search row runs the built chatdir search and finds what the library scan counts")
+    func searchWorkload() throws {
+        let scratch = Scratch()
+        let store = try seeded(scratch, count: 200)
+        let scan = try StoreWorkloads.scan(store)
+        let search = try StoreWorkloads.search(chatdir: builtProduct("chatdir").path, store: store, runs: 1)
+        #expect(search.count == scan.count)
+        #expect(search.milliseconds > 0)
+    }
+
     @Test("the sync workloads run against an in-process server: catch-up, drain, live latency")
     func syncWorkloads() async throws {
         let scratch = Scratch()

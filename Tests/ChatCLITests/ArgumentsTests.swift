@@ -48,6 +48,11 @@ import Testing
         UsageCase(["retry"], "chatdir retry: missing CONV (or --all)\nRun `chatdir retry --help` for usage."),
         UsageCase(["retry", "c1", "not-a-uuid"], "chatdir retry: invalid client message ID \"not-a-uuid\": expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3\nRun `chatdir retry --help` for usage."),
         UsageCase(["retry", "c1", "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3", "--all"], "chatdir retry: give either ID or --all, not both\nRun `chatdir retry --help` for usage."),
+        UsageCase(["cancel"], "chatdir cancel: missing CONV (or --all-failed)\nRun `chatdir cancel --help` for usage."),
+        UsageCase(["cancel", "c1"], "chatdir cancel: missing ID (the client message ID shown by `chatdir view`), or --all-failed\nRun `chatdir cancel --help` for usage."),
+        UsageCase(["cancel", "c1", "not-a-uuid"], "chatdir cancel: invalid client message ID \"not-a-uuid\": expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3\nRun `chatdir cancel --help` for usage."),
+        UsageCase(["cancel", "c1", "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3", "--all-failed"], "chatdir cancel: give either CONV ID or --all-failed [CONV], not both\nRun `chatdir cancel --help` for usage."),
+        UsageCase(["status", "c1"], "chatdir status: unexpected argument \"c1\"\nRun `chatdir status --help` for usage."),
         UsageCase(["init"], "chatdir init: missing --user NAME\nRun `chatdir init --help` for usage."),
         UsageCase(["init", "--user", "bad user"], "chatdir init: --user: invalid user ID \"bad user\": it may contain only letters, digits, '.', '_' and '-' (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)\nRun `chatdir init --help` for usage."),
         UsageCase(["init", "--user", "alice", "--server", "ftp://x"], "chatdir init: --server: \"ftp://x\" is not a server URL; expected http://host:port or https://host:port\nRun `chatdir init --help` for usage."),
@@ -107,10 +112,10 @@ import Testing
     }
 
     /// The commands that never open a store: `seed DIR`, `demo`, `serve --data DIR`, and the two
-    /// that only print (`completion`, `manual`).
-    static let storeless: Set<String> = ["seed", "demo", "serve", "completion", "manual"]
+    /// that only print (`completion`, `manual`), and git's merge driver (`merge-file`, given its files).
+    static let storeless: Set<String> = ["seed", "demo", "serve", "completion", "manual", "merge-file"]
 
-    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve", "completion", "manual"])
+    @Test("a command that opens no store neither lists --store in its help nor takes it", arguments: ["seed", "demo", "serve", "completion", "manual", "merge-file"])
     func noStoreOption(_ name: String) throws {
         let command = try #require(Chatdir.commands.first { $0.spec.name == name })
         #expect(!command.spec.help.contains("--store"), "\(command.spec.help)")

@@ -106,7 +106,7 @@ import ChatTestSupport
                 #expect(script.contains("'\(option.name)["), "zsh \(command.spec.name) \(option.name)")
             }
         }
-        #expect(script.contains("'--store[the store directory (default, $CHATDIR_STORE, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)]:DIR:_files -/'"))
+        #expect(script.contains("'--store[the store directory (default, $CHATDIR_STORE, else store in the config file, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)]:DIR:_files -/'"))
         #expect(script.contains("'1:conversation:_chatdir_conversations'"))
         // Balanced single quotes on every line: an unbalanced one breaks the whole file in zsh.
         for line in script.split(separator: "\n") {

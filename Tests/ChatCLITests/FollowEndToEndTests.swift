@@ -19,6 +19,8 @@ func waitFor(timeout: Double = 30, _ condition: () throws -> Bool) rethrows -> B
 final class RunningChatdir: Sendable {
     let process: Process
     private let lines = LineBuffer()
+    private let errorLines = LineBuffer()
+    private let errorsEnded = Lock(false)
 
     final class LineBuffer: Sendable {
         private let storage = Lock<[String]>([])
@@ -37,14 +39,20 @@ final class RunningChatdir: Sendable {
         process.environment = env
         let stdout = Pipe()
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
+        let stderr = Pipe()
+        process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let lines = self.lines
+        let lines = self.lines, errorLines = self.errorLines, errorsEnded = self.errorsEnded
         readLines(of: stdout.fileHandleForReading) { lines.append($0) }
+        readLines(of: stderr.fileHandleForReading, { errorLines.append($0) }, ended: { errorsEnded.withLock { $0 = true } })
     }
 
     var output: [String] { lines.all }
+    /// Its stderr lines so far.
+    var errors: [String] { errorLines.all }
+    /// Whether its stderr reached its end (every line is in ``errors``).
+    var errorsComplete: Bool { errorsEnded.withLock { $0 } }
 
     /// Sends SIGINT and waits for the exit status.
     func interrupt() -> Int32 {

@@ -22,17 +22,9 @@ final class HeadRecorder: @unchecked Sendable {
     init(status: String = "401 Unauthorized", headers: [String] = [], body: String = #"{"error":"unknown token"}"#) throws {
         answer = Array((["HTTP/1.1 \(status)", "Content-Length: \(body.utf8.count)", "Connection: close"] + headers).joined(separator: "\r\n").utf8)
             + Array("\r\n\r\n\(body)".utf8)
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(listener, 16) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        port = UInt16(bigEndian: address.sin_port)
-        self.listener = listener
+        let (descriptor, number) = try listenOnLoopback()
+        listener = descriptor
+        port = number
         Thread { [self] in acceptLoop() }.start()
     }
 
@@ -64,4 +56,24 @@ final class HeadRecorder: @unchecked Sendable {
         lock.withLock { heads.append(head) }
         _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
+}
+
+/// A listening TCP socket on 127.0.0.1 at a port the kernel picks: the descriptor and the port.
+func listenOnLoopback() throws -> (Int32, UInt16) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var address = loopbackAddress(port: 0)
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard bound == 0, listen(listener, 16) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+    return (listener, UInt16(bigEndian: address.sin_port))
+}
+
+/// The IPv4 loopback address with `port`.
+func loopbackAddress(port: UInt16) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    return address
 }

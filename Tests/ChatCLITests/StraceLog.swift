@@ -146,6 +146,8 @@ struct StraceLog {
             case "rename", "renameat", "renameat2", "link", "linkat":
                 guard call.paths.count == 2 else { continue }
                 let (from, to) = (call.paths[0], call.paths[1])
+                // The sync worker's figures are replaced without fsync on purpose (docs/FORMAT.md).
+                if Self.baseName(to) == ".sync-status" { continue }
                 published += 1
                 if Self.isTemporary(from) {
                     let created = calls[..<call.index].last { $0.creates && $0.paths.first == from }

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 @testable import ChatSync
 import Foundation
 import Testing
@@ -59,8 +60,13 @@ import ChatTestSupport
         // Start with only the newest page stored, as a device that joined late would.
         let newest = try await APIClient(server: server.address, token: "alice-token").messages(ab, .newest, limit: 100)
         try StoreWriter(store: alice).save(newest.items, in: ab)
-        let fetched = try await (try engine(alice, server)).history(ab, pages: nil)
+        let history = try engine(alice, server)
+        let reports = Lock<[SyncProgress]>([])
+        await history.setProgress { progress in reports.withLock { $0.append(progress) } }
+        let fetched = try await history.history(ab, pages: nil)
         #expect(fetched == 1100)
+        // Each page says how many are stored and how many lie before them (down to sequence 1).
+        #expect(reports.withLock { $0 }.map { [$0.fetched, $0.remaining ?? -1] } == [[500, 600], [1000, 100], [1100, 0]])
         #expect(try storedMessages(alice, "ab").map(\.sequence) == Array(1...1200))
     }
 

@@ -319,14 +319,15 @@ import ChatTestSupport
         let store = try clientStore("alice", in: directory)
         var options = fastOptions
         options.catchUpPageBudget = 25
+        options.progressEveryPages = 10
         let engine = try Self.cannedEngine(store, server, options: options)
         let lines = Lock<[String]>([])
-        await engine.setProgress { line in lines.withLock { $0.append(line) } }
+        await engine.setProgress { progress in lines.withLock { $0.append(progress.description) } }
         let report = await engine.syncOnce()
         #expect(report.newMessages == 25)
         #expect(report.outcome == .incomplete)
         #expect(report.problems.contains { $0.contains("c1: stopped catching up after 25 pages at sequence 25; more remain") }, "\(report.problems)")
-        #expect(lines.withLock { $0 } == ["c1: caught up 10 messages in 10 pages, at sequence 10 of 1000000", "c1: caught up 20 messages in 20 pages, at sequence 20 of 1000000"])
+        #expect(lines.withLock { $0 } == ["c1: 10 messages caught up, 999990 to go", "c1: 20 messages caught up, 999980 to go"])
     }
 
     @Test("a page with hasMore: true and no items ends the catch-up with a contract error")

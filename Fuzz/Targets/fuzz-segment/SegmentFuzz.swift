@@ -1,7 +1,7 @@
 @testable import ChatStore
 import ChatDomain
 
-/// libFuzzer target for `SegmentFile.decode`, which reads a canonical record by a fast path and
+/// libFuzzer target for `SegmentFile.decode` (and `StoreMerge` over two segments), which reads a canonical record by a fast path and
 /// everything else by the JSON parser and `RecordReader`.
 /// - On every line, when the fast path reads a message, the general path reads the same message
 ///   with no problem; when the general path reads a message whose canonical bytes are the line
@@ -35,7 +35,41 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let again = SegmentFile.decode(rewritten, path: "fuzz.json", range: nil)
     check(again.messages == decoded.messages, "decode(encode(messages)) changed them: \(decoded.messages) vs \(again.messages)")
     check(again.problems.isEmpty, "a segment written by encode has problems: \(again.problems)")
+    fuzzMerge(bytes)
     return 0
+}
+
+/// `StoreMerge` (git's merge driver) on the input cut in two at a point its first byte picks:
+/// - a clean merge is a sound segment holding every record of both sides, and the same bytes
+///   either way round;
+/// - a conflicted one names the conflict, and `check` reads it as one unresolved conflict;
+/// - a side that is not a sound segment is refused with a reason, never merged.
+private func fuzzMerge(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let cut = 1 + Int(first) % max(1, bytes.count)
+    let ours = Array(bytes[1..<min(cut, bytes.count)])
+    let theirs = Array(bytes[min(cut, bytes.count)...])
+    let path = "conversations/c/messages/0000000001-0000000100.json"
+    let range = SegmentRange(containing: 1, size: 100)
+    let forward: StoreMerge.Outcome, backward: StoreMerge.Outcome
+    do {
+        forward = try StoreMerge.merge(base: [], ours: ours, theirs: theirs, path: path)
+        backward = try StoreMerge.merge(base: [], ours: theirs, theirs: ours, path: path)
+    } catch {
+        check(!error.description.isEmpty, "a refused merge gave no reason")
+        return
+    }
+    check(forward.isClean == backward.isClean, "merge is clean one way round only")
+    let merged = SegmentFile.decode(forward.bytes, path: path, range: range)
+    if forward.isClean {
+        check(forward.bytes == backward.bytes, "a clean merge depends on which side is ours")
+        check(merged.problems.isEmpty, "a clean merge is not a sound segment: \(merged.problems)")
+        let sides = Set(SegmentFile.decode(ours, path: path, range: range).messages + SegmentFile.decode(theirs, path: path, range: range).messages)
+        check(Set(merged.messages) == sides, "a clean merge lost or invented records")
+    } else {
+        check(!forward.conflicts.isEmpty && !backward.conflicts.isEmpty, "a conflict without a reason")
+        check(merged.problems.count == 1 && merged.problems[0].message.hasPrefix("unresolved git merge conflict"), "a conflicted merge is not read as one: \(merged.problems)")
+    }
 }
 
 /// The message the general path reads from one record, or nil when it finds a problem.

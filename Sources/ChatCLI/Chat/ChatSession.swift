@@ -29,10 +29,14 @@ final class ChatSession: @unchecked Sendable {
     private let terminal: ChatTerminal
     private var model: ChatScreenModel
     private var workerRunning = false
+    /// Called once, after the first frame that shows the conversation (time to open).
+    private var opened: (() -> Void)?
     /// How many older rows one look into the stored segments reads.
     static let olderPage = 100
 
-    init(store: Store, conversation: Conversation, channel: RuntimeChannel, output: Output, hint: PasteHint, mouse: Bool) throws(StoreError) {
+    init(store: Store, conversation: Conversation, channel: RuntimeChannel, output: Output, hint: PasteHint, mouse: Bool,
+         opened: (() -> Void)? = nil) throws(StoreError) {
+        self.opened = opened
         self.store = store
         self.conversation = conversation
         self.channel = channel
@@ -90,6 +94,10 @@ final class ChatSession: @unchecked Sendable {
                 effects += perform(effect, now: now)
             }
             draw()
+            if case .state = event, let report = opened {
+                opened = nil
+                report()
+            }
         }
         return 0
     }

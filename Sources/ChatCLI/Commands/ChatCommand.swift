@@ -50,7 +50,8 @@ enum ChatCommand: Command {
         let session = try ChatSession(
             store: store, conversation: try store.existingConversation(id),
             channel: RuntimeChannel(storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"]),
-            output: context.output, hint: context.hint, mouse: !arguments.flag("--no-mouse"))
+            output: context.output, hint: context.hint, mouse: !arguments.flag("--no-mouse"),
+            opened: { context.recordOpen(store: store) })
         return try Follow.block { try await session.run() }
     }
 }

@@ -1,4 +1,5 @@
 import ChatStore
+import ChatSystem
 
 /// `chatdir check`: validates a store or fixture directory, reading only.
 enum CheckCommand: Command {
@@ -7,12 +8,19 @@ enum CheckCommand: Command {
         summary: "Validate a store or fixture; list every problem with file:line.",
         usage: ["[DIR]"],
         options: [
-            .init(name: "--quiet", value: nil, help: "print only errors, not warnings or the summary"),
+            .init(name: "--quiet", value: nil, help: "print only errors: no warnings, summary or progress line"),
+            .init(name: "--fix-modes", value: nil, help: "first give files mode 0600 and directories 0700 again (after a git clone)"),
         ],
         discussion: """
-        DIR defaults to the --store path. Reads only: nothing is ever rewritten or deleted.
+        DIR defaults to the --store path. Reads only: nothing is ever rewritten or deleted,
+        except the permission bits with --fix-modes (git keeps neither 0600 nor 0700, so a
+        clone's files can be read by others; .git is left alone).
         Each problem is printed as `path:line: what is wrong; what to do`, paths relative to DIR.
+        A file git could not merge is one error, `unresolved git merge conflict in FILE`.
         Exit status 65 when there is any error, 0 when there are only warnings or nothing.
+
+        Example, after cloning a store:
+          chatdir check --fix-modes --store ~/chats
         """
     )
 
@@ -21,7 +29,17 @@ enum CheckCommand: Command {
         try arguments.expectAtMost(1)
         let quiet = arguments.flag("--quiet")
         let root = arguments.positionals.first ?? context.storePath
-        let report = StoreChecker.check(root: root)
+        if arguments.flag("--fix-modes"), Sys.kind(of: root) == .directory {
+            let changed = try StoreGitFiles.restoreModes(in: root)
+            if !quiet, !changed.isEmpty {
+                context.output.error("restored modes 0600 (files) and 0700 (directories) on \(changed.count) path\(plural(changed.count))")
+            }
+        }
+        let progress = ProgressLine(output: context.output, quiet: quiet)
+        let report = StoreChecker.check(root: root) { checked in
+            progress.update(.init(label: "checking", done: checked, total: nil, unit: "messages"))
+        }
+        progress.finish()
         for problem in report.problems where !quiet || problem.severity == .error {
             let label = problem.severity == .error ? context.output.styled("error", .red) : context.output.styled("warning", .yellow)
             context.output.print(context.output.safe("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): ") + label + ": " + context.output.safe(problem.message))

@@ -18,6 +18,7 @@ enum HistoryCommand: Command {
         usage: ["CONV [--pages N] [--server URL] [--token-file FILE]"],
         options: [
             .init(name: "--pages", value: "N", help: "fetch at most N pages of 500 (default: until the beginning)"),
+            .init(name: "--quiet", value: nil, help: "no progress line on a terminal (there is none in a pipe)"),
         ] + SyncSetup.options,
         discussion: """
         Pages backwards from the oldest stored message (`?before=`) until the server has no more.
@@ -33,8 +34,10 @@ enum HistoryCommand: Command {
         let id = try context.conversationID(try arguments.positional(0, "CONV (the conversation to fetch)"))
         let pages = try arguments.integer("--pages", in: 1...1_000_000)
         let setup = try SyncSetup(context)
-        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
+        let engine = try setup.engine()
+        let progress = ProgressLine(output: context.output, quiet: arguments.flag("--quiet"))
         let result = runUntilDone(interruptible: true) { () async -> Result<Int, HistoryFailure> in
+            await engine.setProgress { progress.update(ProgressLine.Reading($0)) }
             do {
                 return .success(try await engine.history(id, pages: pages))
             } catch where Task.isCancelled {
@@ -48,6 +51,7 @@ enum HistoryCommand: Command {
                 return .failure(.server(.contract("\(error)")))
             }
         }
+        progress.finish()
         switch result {
         case let .success(count):
             context.output.print("fetched \(count) older message\(count == 1 ? "" : "s") of \(id)")

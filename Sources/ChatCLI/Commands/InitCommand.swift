@@ -13,7 +13,10 @@ enum InitCommand: Command {
             .init(name: "--segment-size", value: "N", help: "messages per segment file, fixed for the store's life (default 100)"),
         ],
         discussion: """
-        DIR defaults to the --store path. It must not exist or be empty.
+        DIR defaults to the --store path. It must not exist or be empty. The new store holds
+        .gitignore and .gitattributes, ready for git; in a git repository, run
+        `chatdir git-setup` once to register the merge driver (see README, "Keeping a store
+        in git").
 
         Example:
           chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
@@ -31,6 +34,9 @@ enum InitCommand: Command {
         let size = try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
         let path = arguments.positionals.first ?? context.storePath
         let store = try Store.create(at: path, manifest: Manifest(userID: user, server: server, segmentSize: size))
+        // After the store is whole: a crash between leaves a store without them, which
+        // `chatdir git-setup` completes.
+        try StoreGitFiles.install(in: store.root)
         guard context.output.isTerminal else {
             context.output.print(store.root)
             return 0

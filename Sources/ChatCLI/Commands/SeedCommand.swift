@@ -16,6 +16,7 @@ enum SeedCommand: Command {
             .init(name: "--failed", value: "N", help: "failed outbox messages per conversation (default 0)"),
             .init(name: "--seed", value: "N", help: "random seed; the same seed gives the same bytes (default 42)"),
             .init(name: "--segment-size", value: "N", help: "messages per segment file (default 100)"),
+            .init(name: "--quiet", value: nil, help: "no progress line on a terminal (there is none in a pipe)"),
         ],
         discussion: """
         DIR must not exist or be empty. Messages follow the benchmark's generator: member s % count
@@ -46,11 +47,13 @@ enum SeedCommand: Command {
             generator.seed = value
         }
         let total = generator.conversations * generator.messagesPerConversation
-        let showProgress = context.output.isTerminalError && total >= 100_000
-        try generator.generate(at: path) { written in
-            if showProgress { Output.write(2, "\rseeding: \(written) of \(total) messages") }
+        let progress = ProgressLine(output: context.output, quiet: arguments.flag("--quiet"))
+        do {
+            defer { progress.finish() }
+            try generator.generate(at: path) { written in
+                progress.update(.init(label: "seeding", done: written, total: total, unit: "messages"))
+            }
         }
-        if showProgress { Output.write(2, "\n") }
         context.output.print(path)
         return 0
     }

@@ -10,6 +10,7 @@ enum SyncCommand: Command {
         usage: ["[--live] [--server URL] [--token-file FILE]"],
         options: [
             .init(name: "--live", value: nil, help: "stay connected: deliver as messages are queued, receive live, reconnect and catch up"),
+            .init(name: "--quiet", value: nil, help: "no progress line on a terminal during a long catch-up (there is none in a pipe)"),
         ] + SyncSetup.options,
         discussion: """
         One pass: discover conversations, catch up on new messages, fetch receipts, deliver the
@@ -24,7 +25,12 @@ enum SyncCommand: Command {
         until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
         after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
 
-        The token comes from $CHATDIR_TOKEN or --token-file; it is never written into the store.
+        Each setting is taken from the first of: the flag, the environment ($CHATDIR_SERVER,
+        $CHATDIR_TOKEN, $CHATDIR_CA_FILE), the store's section of the config file (`server`,
+        `token-file`, `token-command`, `ca-file`; see `chatdir config --help`), and for the server
+        the store's own. The token is never written into the store. A token from a file or a
+        token-command is fetched again when the server refuses it (401): --live then reconnects
+        with the new one, so an expiring token is renewed.
 
         Examples:
           CHATDIR_TOKEN=alice-token chatdir sync --store ~/chats
@@ -35,19 +41,27 @@ enum SyncCommand: Command {
     static func run(_ context: Context) throws -> Int32 {
         try context.arguments.expectAtMost(0)
         let setup = try SyncSetup(context)
-        let engine = try SyncEngine(store: setup.store, server: setup.server, token: setup.token, options: setup.engineOptions)
+        let engine = try setup.engine()
         let output = context.output
-        if context.arguments.flag("--live") {
+        let live = context.arguments.flag("--live")
+        // Made only now that the engine holds the store's lock (see `chatdir status`).
+        let metrics = WorkerMetrics(storeRoot: setup.store.root, mode: live ? .live : .pass)
+        defer { metrics.stopped() }
+        if live {
             let stamped = !output.isTerminalError
             let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
-            return liveExitCode(runUntilDone(interruptible: true) { await engine.runLive(log: log) })
+            return liveExitCode(runUntilDone(interruptible: true) {
+                await engine.setMetrics(metrics)
+                return await engine.runLive(log: log)
+            })
         }
-        let showProgress = output.isTerminalError
+        let progress = ProgressLine(output: output, quiet: context.arguments.flag("--quiet"))
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
-            if showProgress { await engine.setProgress { line in Output.write(2, "\r\u{1B}[K" + TerminalSafe.visible(line)) } }
+            await engine.setMetrics(metrics)
+            await engine.setProgress { progress.update(ProgressLine.Reading($0)) }
             return await engine.syncOnce()
         }
-        if showProgress { Output.write(2, "\r\u{1B}[K") }
+        progress.finish()
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
         for problem in report.problems { output.error("chatdir sync: \(problem)") }
         output.print(output.safe(report.summary))

@@ -60,6 +60,7 @@ enum ViewCommand: Command {
         if arguments.flag("--mark-read"), let newest = snapshot.messages.last?.sequence {
             try Outbox(try store.existingConversation(id)).wantRead(upTo: newest)
         }
+        defer { context.recordOpen(store: store) }
         if arguments.flag("--json") {
             for row in rows { output.print(RowText.json(row, conversation: id, me: store.userID)) }
             return 0
@@ -107,6 +108,7 @@ enum ViewCommand: Command {
                 defer { terminal.restore() }
                 var last: ConversationState?
                 var typing: String?
+                var opened = false
                 for await event in events {
                     switch event {
                     case let .state(state):
@@ -126,14 +128,24 @@ enum ViewCommand: Command {
                     var view = model.viewState(state, visibleRows: size.rows)
                     view.typing = typing
                     terminal.draw(screen.frame(view, rows: size.rows, columns: size.columns))
+                    if !opened {
+                        opened = true
+                        context.recordOpen(store: store)
+                    }
                 }
                 return 0
             }
             let events = Follow.merge(states, Terminal.signals(resize: false))
             var printer = RowPrinter(output: output, conversation: id, me: me, json: json, hint: context.hint)
+            var opened = false
             for await event in events {
                 switch event {
-                case let .value(state): printer.print(state)
+                case let .value(state):
+                    printer.print(state)
+                    if !opened {
+                        opened = true
+                        context.recordOpen(store: store)
+                    }
                 case .signal(.resize): continue
                 case .signal(.stop), .ended: return 0
                 }

@@ -1,24 +1,45 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// `chatdir watch`: one JSON line per change to the store, for scripts.
 enum WatchCommand: Command {
     static let spec = CommandSpec(
         name: "watch",
         summary: "Print one JSON line per change to a conversation (or the whole store), for scripts.",
-        usage: ["[CONV]"],
-        options: [],
+        usage: ["[CONV] [--exec CMD [--on message,mine,failed,read] [--hook-timeout SECONDS]]"],
+        options: [
+            .init(name: "--exec", value: "CMD", help: "run CMD with /bin/sh -c once per event (see Hooks below)"),
+            .init(name: "--on", value: "EVENTS", help: "which events run CMD, comma-separated: message, mine, failed, read (default: message)"),
+            .init(name: "--hook-timeout", value: "SECONDS", help: "stop a hook still running after SECONDS (default: 60)"),
+        ],
         discussion: """
         The first line is {"event":"watching",...}: from then on no change is missed. Then one line
         per change, with "event" one of: message (a stored message, with sequence, clientMessageId,
         senderId, sentAt, text), message-removed, outbox-added, outbox-changed, outbox-removed
         (delivered or dropped), positions, read-wanted, details, history (an older segment was
         filled in), conversation-added, conversation-removed, resync (events were lost and the
-        files were read again; the differences follow), sync-worker. Runs until interrupted.
+        files were read again; the differences follow), sync-worker. A message line has
+        "mine": true for my own messages. Runs until interrupted.
+
+        Hooks: with --exec, CMD runs once per event: message (another member's new message),
+        mine (one of mine, stored once the server took it), failed (one of my queued messages
+        refused), read (another member read further). The details are in the environment:
+        CHATDIR_EVENT, CHATDIR_STORE, CHATDIR_CONVERSATION, CHATDIR_TITLE, CHATDIR_SENDER (for
+        read: who read), CHATDIR_SEQUENCE (for read: how far), for failed also
+        CHATDIR_CLIENT_MESSAGE_ID and CHATDIR_ERROR. The text comes on standard input, never in
+        the environment or the arguments. Hooks run one at a time, in order; up to 100 wait,
+        and an event that finds the queue full is dropped with a line on stderr. Each hook's
+        output and exit status are logged on stderr; one still running after --hook-timeout is
+        stopped (SIGTERM to its process group, SIGKILL 2 s later), as is the running one when
+        watch stops. Only events seen while watch runs count: nothing already stored when it
+        starts runs CMD (nor, after a restart, what came while it was stopped), and each event
+        runs it once.
 
         Examples:
           chatdir watch c1 | jq -r 'select(.event == "message") | "\\(.senderId): \\(.text)"'
-          chatdir watch | while read -r line; do notify-send chatdir "$line"; done
+          chatdir watch --exec 'notify-send -- "$CHATDIR_TITLE" "$CHATDIR_SENDER: $(head -c 200)"'
+          chatdir watch dinner --on message,mine --exec 'cat >> ~/dinner.log'
         """
     )
 
@@ -26,15 +47,39 @@ enum WatchCommand: Command {
         let arguments = context.arguments
         try arguments.expectAtMost(1)
         let id: ConversationID? = try arguments.positionals.first.map { text throws(UsageError) in try context.conversationID(text) }
+        let hooks = try HookOptions(context)
         let store = try context.openStore()
+        let me = store.userID
+        var filter = hooks.map { hooks in
+            HookFilter(kinds: hooks.kinds, me: me,
+                       readTitle: { (try? store.conversation($0).info()?.title) ?? $0.rawValue },
+                       readPositions: { id in
+                           let members = (try? store.conversation(id).positions()?.members) ?? [:]
+                           return members.mapValues(\.readUpTo)
+                       })
+        }
+        for conversation in (id.map { [$0] } ?? ((try? store.conversationIDs()) ?? [])) { filter?.start(conversation) }
+        let runner = try hooks.map { hooks throws(SystemError) in
+            let output = context.output
+            return try HookRunner(command: hooks.command, environment: context.environment, store: store.root,
+                                  timeoutSeconds: hooks.timeoutSeconds, log: { output.error($0) })
+        }
+        // Every hook is stopped and reaped however watch ends (a conversation that cannot be
+        // watched throws below).
+        defer { runner?.stop() }
         let changes = try StoreObserver(store: store).changes(in: id)
         var ready: [(key: String, value: JSONValue)] = [("event", .string("watching"))]
         if let id { ready.append(("conversationId", .string(id.rawValue))) }
         context.output.print(JSONLine.encode(.object(ready)))
+        let filterBox = Lock(filter)
         return try Follow.block {
             for await event in Follow.merge(changes, Terminal.signals(resize: false)) {
                 switch event {
-                case let .value(change): Output.write(1, line(change) + "\n")
+                case let .value(change):
+                    Output.write(1, line(change, me: me) + "\n")
+                    if let runner {
+                        for hook in filterBox.withLock({ $0?.events(for: change) ?? [] }) { runner.submit(hook) }
+                    }
                 case .signal(.resize): continue
                 case .signal(.stop), .ended: return 0
                 }
@@ -43,8 +88,38 @@ enum WatchCommand: Command {
         }
     }
 
-    /// One change as one JSON object.
-    static func line(_ change: StoreChange) -> String {
+    /// What `--exec`, `--on` and `--hook-timeout` ask for; nil without `--exec`.
+    struct HookOptions {
+        var command: String
+        var kinds: Set<HookEvent.Kind>
+        var timeoutSeconds: Int
+
+        init?(_ context: Context) throws(UsageError) {
+            let arguments = context.arguments
+            guard let command = arguments.value("--exec") else {
+                if arguments.value("--on") != nil || arguments.value("--hook-timeout") != nil {
+                    throw context.usage("--on and --hook-timeout are for hooks; give the command with --exec CMD")
+                }
+                return nil
+            }
+            guard !command.allSatisfy(\.isWhitespace) else { throw context.usage("--exec needs a command to run") }
+            self.command = command
+            kinds = [.message]
+            if let list = arguments.value("--on") {
+                kinds = []
+                for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let kind = HookEvent.Kind(rawValue: String(name)) else {
+                        throw context.usage("--on: unknown event \(String(name).debugDescription); use some of \(HookEvent.Kind.allCases.map(\.rawValue).joined(separator: ","))")
+                    }
+                    kinds.insert(kind)
+                }
+            }
+            timeoutSeconds = try arguments.integer("--hook-timeout", in: 1...86_400) ?? 60
+        }
+    }
+
+    /// One change as one JSON object; `me` decides a message's "mine".
+    static func line(_ change: StoreChange, me: UserID) -> String {
         var members: [(key: String, value: JSONValue)] = []
         func add(_ key: String, _ value: JSONValue) { members.append((key, value)) }
         func event(_ name: String, _ id: ConversationID?) {
@@ -65,6 +140,7 @@ enum WatchCommand: Command {
             add("clientMessageId", .string(message.clientMessageID.rawValue))
             add("senderId", .string(message.senderID.rawValue))
             add("sentAt", .string(message.sentAt))
+            add("mine", .bool(message.senderID == me))
             add("text", .string(message.text))
         case let .messageRemoved(id, sequence):
             event("message-removed", id)

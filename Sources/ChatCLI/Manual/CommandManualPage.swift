@@ -53,11 +53,22 @@ enum CommandManualPage {
         The store directory when \\fB\\-\\-store\\fR is not given.
         .TP
         .B XDG_DATA_HOME
-        Without either, the store is \\fI$XDG_DATA_HOME/chatdir\\fR, else \\fI~/.local/share/chatdir\\fR (from \\fBHOME\\fR).
+        Without either (and without \\fIstore\\fR in the config file), the store is \\fI$XDG_DATA_HOME/chatdir\\fR, else \\fI~/.local/share/chatdir\\fR (from \\fBHOME\\fR).
         .TP
         .B CHATDIR_TOKEN
-        The bearer token for \\fBsync\\fR and \\fBhistory\\fR when \\fB\\-\\-token\\-file\\fR is not given.
+        The bearer token for \\fBsync\\fR and \\fBhistory\\fR when \\fB\\-\\-token\\-file\\fR is not given;
+        it wins over the config file's \\fItoken\\-file\\fR and \\fItoken\\-command\\fR.
         It is never written into the store, never printed.
+        .TP
+        .B CHATDIR_SERVER
+        The server when \\fB\\-\\-server\\fR is not given; it wins over the config file's \\fIserver\\fR and the store's.
+        .TP
+        .B CHATDIR_CA_FILE
+        Extra CA certificates when \\fB\\-\\-ca\\-file\\fR is not given; it wins over the config file's \\fIca\\-file\\fR.
+        .TP
+        .B XDG_CONFIG_HOME
+        Where the config file is: \\fI$XDG_CONFIG_HOME/chatdir/config\\fR, else \\fI~/.config/chatdir/config\\fR.
+        Every setting is taken from the first of: the flag, the environment, the config file, the store's manifest, the default.
         .TP
         .B NO_COLOR
         When set and not empty, no colour on a terminal (also none when \\fBTERM\\fR is \\fIdumb\\fR).
@@ -65,6 +76,12 @@ enum CommandManualPage {
         .B TZ
         Times in \\fBview\\fR and \\fBlist\\fR are local to it.
         .SH FILES
+        .TP
+        .I ~/.config/chatdir/config
+        The user's settings (see \\fBchatdir config\\fR): \\fIkey = value\\fR lines and \\fI#\\fR comments;
+        \\fIstore = DIR\\fR, the default store; then a \\fI[store DIR]\\fR section per store with
+        \\fItoken\\-file\\fR, \\fItoken\\-command\\fR (run by \\fI/bin/sh \\-c\\fR, again after a 401), \\fIca\\-file\\fR and \\fIserver\\fR.
+        Never a token.
         .TP
         .I ~/.local/share/chatdir/
         The default store: \\fIchatdir.json\\fR, \\fIconversations/<id>/\\fR with \\fImessages/\\fR, \\fIpositions.json\\fR and \\fIoutbox/\\fR (see \\fBchatdir\\-store\\fR(5)).

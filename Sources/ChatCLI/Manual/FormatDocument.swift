@@ -11,6 +11,8 @@ A store is one account's chats on one device: UTF-8 text files in a directory tr
 ```
 chatdir.json                                   the manifest
 .lock                                          flock(2)ed by the one writer (never deleted)
+.gitignore, .gitattributes                     for keeping the store in git (see the end)
+.sync-status                                   the sync worker's figures for `chatdir status` (hidden, per device)
 conversations/<conversation-id>/
     conversation.json                          title and members
     messages/<first>-<last>.json               accepted messages, keyed by sequence range
@@ -169,6 +171,16 @@ there plus one, see below), so name order is queue order (ties break on the ID).
   accepted yet. It only grows; writers serialize on `flock(2)` of the `outbox/` directory so two
   `chatdir read` processes cannot move it backwards.
 
+**A delivery in flight holds its file.** The sync worker takes `flock(2)` on a message's
+outbox file (opened read-only) before it posts the message, and lets go only once the answer
+is written down: the message stored in its segment and the file removed, the file rewritten
+as failed, or an attempt counted. `chatdir cancel` takes the same lock, waiting, and then the
+outbox lock; it checks that the name still refers to the file it locked (a failed attempt
+rewrites the file by rename, a retry renames it), and that the ID is not stored in a segment,
+before it unlinks the file and fsyncs `outbox/`. So a message the server accepted is never
+reported cancelled, and a cancelled one is never posted: the worker, finding the lock taken
+or the file gone, leaves the message alone. `send` and `retry` never wait for a POST.
+
 **A conversation started here waits in `create.json`** (`chatdir create`) until the server
 has it. One line, keys sorted, `error` only when failed; `members` is every member, sorted,
 the creator among them:
@@ -223,6 +235,26 @@ It has one writer, `StoreWriter.recordCaughtUp` (the sync worker calls it; the b
 `CaughtUpFile`'s), and one reader, `Conversation.caughtUpMarker()`: a marker that is missing or
 not a number reads as none, and catching up then starts from the run of stored sequences at the head.
 
+## .sync-status
+
+The sync worker's figures, for `chatdir status`: one line of canonical JSON, keys sorted,
+written by the worker (holder of `.lock`) when something changes, at most once a second,
+replaced by rename and **never fsynced** (they are figures, not data: a crash may lose the last
+second of them). Never message text, never the token. Times are milliseconds since 1970 by
+this device's clock.
+
+```
+{"caughtUp":{"dinner":1764630000000},"connection":"connected","mode":"live","pid":4242,"reconnects":[],"sendToSentMs":[180,95],"startedAt":1764629990000,"updatedAt":1764630001000}
+```
+
+`mode` is `live` or `pass`; `connection` is `connecting`, `connected`, `reconnecting` (with
+`problem`, the transport's words), `syncing` (a one-pass sync) or `stopped`; `reconnects` are
+the times the live socket was lost in the last hour; `caughtUp` the last successful catch-up
+of each conversation; `sendToSentMs` the last 100 deliveries, queued → stored as sent. A file
+whose `pid` is not the process holding `.lock` (read from `/proc/locks`) is the last worker's,
+and `status` says so. A file that does not parse is reported by `status` and rewritten by the
+next worker. Ignored by git, never compared between devices.
+
 ## Writes
 
 Every file is replaced the same way: create `.<name>.<pid>.<random>.tmp` in the same directory
@@ -273,7 +305,64 @@ the user's own), where `<store key>` is the store directory's last name and a ha
 path. The files are one line each, replaced by rename and never fsynced: `typing-me`,
 `typing/<user>` (milliseconds since 1970), `older-wanted` (`before=<sequence>`), `older-answer`
 (`loading|stored|beginning before=<sequence>` or `failed before=<sequence> <reason>`). Losing
-them loses nothing: a reboot or a logout empties them and nothing needs them back.
+them loses nothing: a reboot or a logout empties them and nothing needs them back. Beside the
+conversations, `opens` holds how long the last `view` and `chat` opens took (milliseconds, one
+per line, appended without fsync and cut back to the newest 100), for `chatdir status`.
+
+## Keeping a store in git
+
+`chatdir init` writes two files for git, and `chatdir git-setup` adds them to an older store
+(a file already there keeps its lines and gains only the rules it lacks):
+
+```
+# .gitignore: what belongs to one device
+.*
+!.gitignore
+!.gitattributes
+outbox/
+
+# .gitattributes: the shared files, merged by chatdir
+conversations/*/conversation.json merge=chatdir
+conversations/*/positions.json merge=chatdir
+conversations/*/messages/*.json merge=chatdir
+```
+
+Every hidden name is per device: `.lock`, `.caught-up`, `messages/.newest` (a hint readers
+check, rebuilt by the writer), temp files, and any hidden state file a later chatdir adds. So is
+`outbox/`: its messages are delivered by the device that queued them. A clone therefore has no
+`.caught-up`; its first sync catches up from the run of stored sequences at the head, asking the
+server only for what comes after.
+
+git runs a merge driver only when its config names it, so `git-setup` also sets, in the
+repository that holds the store, `merge.chatdir.driver` to `<this chatdir's absolute path>
+merge-file %O %A %B %P` (absolute because git runs it with the PATH of whatever runs git; the
+config is per clone, so each clone runs `git-setup` once, which also gives files 0600 and
+directories 0700 back: git keeps neither). The driver merges with the store's own decoders and
+encoders, so a clean result is the bytes a device that saw both sides would hold:
+
+- **Segments**: the union of both sides' records by sequence; a record on both sides once.
+  One sequence with two different records, or one client message ID at two sequences, is a
+  conflict: the driver exits 1 and leaves the file with git's markers around the two versions
+  of each such line (delete the markers and one side to keep it).
+- **positions.json**: the higher of each number per member, `deliveredUpTo` at least `readUpTo`.
+- **conversation.json**: the side whose members include the other's; with the same members and
+  two titles, the title that changed since the common ancestor; otherwise a conflict.
+- `chatdir.json` is not merged by chatdir: it only changes when a store is created (two stores
+  made apart, with different segment sizes, conflict there and must not be merged).
+
+Readers and `check` report a file with conflict markers as one error ("unresolved git merge
+conflict in FILE; run `git mergetool` or re-sync") instead of the JSON errors the markers cause.
+
+Limits, said plainly. Segment files are keyed by sequence range and the segment size is fixed,
+so a message has one possible file on every device: when one side started a new segment file
+and the other did not, git sees a new file on one side (no conflict) and the union holds. The
+driver sees one file at a time: the same client message ID in two *different* segment files is
+not caught by the merge, but `check` reports it. A record deleted on one side comes back from
+the other (segments only grow). A hand-edited record conflicts with the original.
+
+`git diff` after one new message in an existing segment shows two changed lines: the previous
+last record gains its comma, and the new record follows. The first message of a new segment is
+a new file of three lines.
 
 ## Departures from shared/spec/store-format-v1.md
 
@@ -283,6 +372,7 @@ them loses nothing: a reboot or a logout empties them and nothing needs them bac
 - `send` uses link(2) rather than rename(2) to publish a new outbox file, so two writers can
   never replace each other's file.
 - Unknown fields are errors rather than ignored (see Canonical JSON).
+- The sync worker's `.sync-status` (figures for `chatdir status`), which the shared spec does not have.
 - Two hidden files the shared spec does not have: `messages/.newest` (so opening a conversation
   of 1,000,000 messages does not list 10,000 files: the benchmark's "flat from 10k to 1M") and
   `.caught-up` (so catch-up after a crash fills old holes without reading all history).

@@ -1,0 +1,60 @@
+import ChatStore
+
+/// `chatdir merge-file`: git's merge driver for the shared files of a store.
+enum MergeFileCommand: Command {
+    static let spec = CommandSpec(
+        name: "merge-file",
+        summary: "Merge two versions of a store file (git's merge driver).",
+        usage: ["BASE OURS THEIRS PATH"],
+        options: [],
+        discussion: """
+        git runs this as `chatdir merge-file %O %A %B %P` for the files .gitattributes marks
+        merge=chatdir, once `chatdir git-setup` has registered it; it is rarely typed by hand.
+        BASE, OURS and THEIRS are the common ancestor (empty when both sides added the file), our
+        version and theirs; PATH is the file's path in the repository, which says what it is.
+        The result replaces OURS, in the bytes one device that saw both sides would hold:
+          messages/<first>-<last>.json  the union of both sides' records by sequence
+          positions.json                the higher of each number per member
+          conversation.json             the side whose members include the other's
+        Exit status 0 for a clean merge. 1 for a real conflict (one sequence holding two
+        different records, two member lists neither of which includes the other): OURS then
+        holds the conflict between git's markers, the conflicts are listed on stderr, and
+        `chatdir check` names the file until it is resolved. 65 when a side is damaged (named,
+        with its line), 64 for a PATH that is not a store file chatdir merges, 66 for a
+        missing BASE, OURS or THEIRS.
+
+        Example (what git runs):
+          chatdir merge-file .merge_file_a1 .merge_file_b2 .merge_file_c3 conversations/dinner/positions.json
+        """,
+        takesStore: false
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        let arguments = context.arguments
+        try arguments.expectAtMost(4)
+        let base = try arguments.positional(0, "BASE (the common ancestor's file, %O)")
+        let ours = try arguments.positional(1, "OURS (our version, replaced by the result, %A)")
+        let theirs = try arguments.positional(2, "THEIRS (their version, %B)")
+        let path = try arguments.positional(3, "PATH (the file's path in the repository, %P)")
+        let outcome: StoreMerge.Outcome
+        do {
+            outcome = try StoreMerge.mergeFiles(base: base, ours: ours, theirs: theirs, path: path)
+        } catch {
+            switch error {
+            case .notAStoreFile: throw context.usage(error.description)
+            case .damaged: throw CommandFailure(message: error.description, exitCode: 65)
+            case let .system(failure):
+                if failure.isNotFound { throw CommandFailure(message: "\(failure); git gives the three files, see `chatdir merge-file --help`", exitCode: 66) }
+                throw StoreError.system(failure)
+            }
+        }
+        guard outcome.isClean else {
+            for conflict in outcome.conflicts {
+                context.output.error(context.output.safe("chatdir merge-file: conflict in \(path): \(conflict)"))
+            }
+            context.output.error(context.output.safe("chatdir merge-file: \(path) is left with git's conflict markers: keep one side of each (`git checkout --theirs \(path)` or an editor), then `git add \(path)`"))
+            return 1
+        }
+        return 0
+    }
+}

@@ -1,0 +1,240 @@
+import ChatDomain
+import ChatStore
+import ChatSystem
+
+/// `chatdir status`: the sync worker, the outbox and the figures, from the store and the
+/// worker's `.sync-status`; a health check for scripts (exit 0 or 75).
+enum StatusCommand: Command {
+    static let spec = CommandSpec(
+        name: "status",
+        summary: "Show the sync worker, the outbox and delivery figures; exit 75 when unhealthy.",
+        usage: ["[--json]"],
+        options: [
+            .init(name: "--json", value: nil, help: "one JSON object, for scripts and monitoring"),
+        ],
+        discussion: """
+        Whether a sync worker runs (its pid, since when, connected or reconnecting, how often
+        the live connection was lost in the last hour), when each conversation last caught up
+        with the server, the outbox (pending and failed messages, the oldest pending one's
+        age), send-to-sent time (queued → stored as sent; p50 and p95 of the last 100
+        deliveries) and time to open (p50 of the last 100 `view` and `chat` opens).
+        Works without a worker: the figures are the last one's, and say so.
+
+        Exit status: 0 healthy; 75 messages wait and no sync worker runs, or the worker cannot
+        reach the server. Nothing here touches the network or the store's files.
+
+        Examples:
+          chatdir status
+          chatdir status --json | jq .worker.connection
+          chatdir status >/dev/null || chatdir sync --live &
+        """
+    )
+
+    static func run(_ context: Context) throws -> Int32 {
+        try context.arguments.expectAtMost(0)
+        let store = try context.openStore()
+        let report = try StatusReport(store: store, runtime: RuntimeChannel(storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"]))
+        let output = context.output
+        if context.arguments.flag("--json") {
+            output.print(JSONLine.encode(report.json))
+        } else {
+            for line in report.lines(hint: context.hint) { output.print(output.safe(line)) }
+        }
+        if let problem = report.problem(hint: context.hint) {
+            output.error("chatdir status: " + problem)
+            return 75
+        }
+        return 0
+    }
+}
+
+/// What `chatdir status` found, read once; ``lines(hint:)`` and ``json`` show the same facts.
+struct StatusReport {
+    struct ConversationLine {
+        var id: ConversationID
+        var pending: Int
+        var failed: Int
+        var caughtUp: Int64?
+    }
+
+    /// The worker holding the store's lock, if one does.
+    var running: Int32?
+    /// The worker's figures, when they are the running worker's, or the last worker's.
+    var status: SyncStatus?
+    /// Why `.sync-status` could not be read.
+    var unreadable: SyncStatusError?
+    var conversations: [ConversationLine] = []
+    /// Queue time (nanoseconds since 1970) of the oldest pending message.
+    var oldestPending: UInt64?
+    var opens: [Int]
+    var now: Int64
+
+    init(store: Store, runtime: RuntimeChannel, now: Int64 = Int64(Clock.nanosecondsSince1970() / 1_000_000)) throws(StoreError) {
+        self.now = now
+        opens = OpenTimes(runtime).recent()
+        switch SyncStatusFile.read(storeRoot: store.root) {
+        case let .success(found)?: status = found
+        case let .failure(error)?: unreadable = error
+        case nil: break
+        }
+        if (try? Sys.readFile("/proc/locks")) != nil {
+            running = StoreLock.holder(storeRoot: store.root)
+        } else if let status, status.connection != .stopped, Sys.processExists(status.pid) {
+            // No /proc/locks to ask: the file's own word and a live pid (kill(pid, 0)).
+            running = status.pid
+        }
+        for id in try store.conversationIDs() {
+            let outbox = try store.conversation(id).outbox()
+            let pending = outbox.filter { $0.state == .pending }
+            if let first = pending.map(\.ordinal).min() { oldestPending = min(oldestPending ?? first, first) }
+            conversations.append(ConversationLine(id: id, pending: pending.count, failed: outbox.count - pending.count, caughtUp: status?.caughtUp[id]))
+        }
+    }
+
+    var pending: Int { conversations.reduce(0) { $0 + $1.pending } }
+    var failed: Int { conversations.reduce(0) { $0 + $1.failed } }
+
+    /// The figures belong to the worker that runs now (not a stale file of an earlier one).
+    var current: SyncStatus? {
+        guard let status, let running, status.pid == running, status.connection != .stopped else { return nil }
+        return status
+    }
+
+    var reconnectsLastHour: Int {
+        current?.reconnects.filter { $0 >= now - SyncStatus.reconnectWindow }.count ?? 0
+    }
+
+    var oldestPendingAge: Int64? {
+        oldestPending.map { max(0, now - Int64($0 / 1_000_000)) }
+    }
+
+    /// Why the store is unhealthy (exit 75), or nil.
+    func problem(hint: PasteHint) -> String? {
+        if running == nil, pending > 0 {
+            return "\(pending) message\(plural(pending)) wait\(pending == 1 ? "s" : "") and no sync worker runs; start one: \(hint.command("sync", "--live"))"
+        }
+        if let current, current.connection == .reconnecting {
+            return "the sync worker (pid \(current.pid)) cannot reach the server" + (current.problem.map { ": \($0)" } ?? "")
+        }
+        return nil
+    }
+
+    /// Nearest-rank percentile of `values` (nil when there are none).
+    static func percentile(_ values: [Int], _ fraction: Double) -> Int? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+
+    static func time(_ milliseconds: Int64) -> String {
+        TimeText().format(Clock.iso8601(nanoseconds: UInt64(max(0, milliseconds)) * 1_000_000))
+    }
+
+    static func iso(_ milliseconds: Int64) -> String {
+        Clock.iso8601(nanoseconds: UInt64(max(0, milliseconds)) * 1_000_000)
+    }
+
+    /// `3 s`, `4 min`, `2 h 5 min`, `3 d`.
+    static func age(_ milliseconds: Int64) -> String {
+        let seconds = milliseconds / 1000
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return "\(seconds / 60) min" }
+        if seconds < 86_400 { return "\(seconds / 3600) h \(seconds % 3600 / 60) min" }
+        return "\(seconds / 86_400) d"
+    }
+
+    func lines(hint: PasteHint) -> [String] {
+        var lines: [String] = []
+        if let current {
+            var line = "sync worker: pid \(current.pid) (\(current.mode == .live ? "sync --live" : "sync")) since \(Self.time(current.startedAt)), \(current.connection.rawValue)"
+            if let problem = current.problem, current.connection == .reconnecting { line += " (\(problem))" }
+            if current.mode == .live { line += "; \(reconnectsLastHour) reconnect\(plural(reconnectsLastHour)) in the last hour" }
+            lines.append(line)
+        } else if let running {
+            lines.append("sync worker: pid \(running) holds the store's lock (starting, or not a sync worker: no figures from it yet)")
+        } else if let status {
+            let how = status.connection == .stopped ? "stopped" : "ended without stopping (killed?); last heard of"
+            lines.append("sync worker: none running; the last one (pid \(status.pid)) \(how) \(Self.time(status.updatedAt)); start one: \(hint.command("sync", "--live"))")
+        } else {
+            lines.append("sync worker: none running, and none has run here yet; start one: \(hint.command("sync", "--live"))")
+        }
+        if let unreadable { lines.append("figures: \(unreadable)") }
+        var outbox = "outbox: \(pending) pending"
+        if let age = oldestPendingAge { outbox += " (oldest \(Self.age(age)))" }
+        outbox += ", \(failed) failed"
+        if failed > 0 { outbox += " (\(hint.command("view", "CONV")) shows them; \(hint.command("retry", "--all")) or \(hint.command("cancel", "--all-failed")))" }
+        lines.append(outbox)
+        let deliveries = status?.sendToSent ?? []
+        if let p50 = Self.percentile(deliveries, 0.5), let p95 = Self.percentile(deliveries, 0.95) {
+            lines.append("send-to-sent: p50 \(p50) ms, p95 \(p95) ms (last \(deliveries.count) deliver\(deliveries.count == 1 ? "y" : "ies"))")
+        } else {
+            lines.append("send-to-sent: no deliveries measured yet")
+        }
+        if let p50 = Self.percentile(opens, 0.5) {
+            lines.append("time to open: p50 \(p50) ms (last \(opens.count) open\(plural(opens.count)))")
+        } else {
+            lines.append("time to open: no opens measured yet")
+        }
+        let width = conversations.map { $0.id.rawValue.count }.max() ?? 0
+        for conversation in conversations {
+            var line = "  " + conversation.id.rawValue + String(repeating: " ", count: width - conversation.id.rawValue.count) + "  "
+            line += conversation.caughtUp.map { "caught up \(Self.time($0))" } ?? "no catch-up recorded"
+            if conversation.pending > 0 { line += ", \(conversation.pending) pending" }
+            if conversation.failed > 0 { line += ", \(conversation.failed) failed" }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    var json: JSONValue {
+        func optional(_ value: Int?) -> JSONValue { value.map { .integer($0) } ?? .null }
+        var worker: [(key: String, value: JSONValue)] = []
+        if let current {
+            worker = [
+                ("connection", .string(current.connection.rawValue)),
+                ("mode", .string(current.mode.rawValue)),
+                ("pid", .integer(Int(current.pid))),
+                ("problem", current.problem.map { .string($0) } ?? .null),
+                ("reconnectsLastHour", .integer(reconnectsLastHour)),
+                ("running", .bool(true)),
+                ("since", .string(Self.iso(current.startedAt))),
+            ]
+        } else {
+            worker = [
+                ("lastPid", status.map { .integer(Int($0.pid)) } ?? .null),
+                ("lastSeen", status.map { .string(Self.iso($0.updatedAt)) } ?? .null),
+                ("pid", running.map { .integer(Int($0)) } ?? .null),
+                ("running", .bool(running != nil)),
+            ]
+        }
+        let deliveries = status?.sendToSent ?? []
+        let rows: [JSONValue] = conversations.map { conversation in
+            .object([
+                ("caughtUpAt", conversation.caughtUp.map { .string(Self.iso($0)) } ?? .null),
+                ("failed", .integer(conversation.failed)),
+                ("id", .string(conversation.id.rawValue)),
+                ("pending", .integer(conversation.pending)),
+            ])
+        }
+        return .object([
+            ("conversations", .array(rows)),
+            ("healthy", .bool(problem(hint: .defaultStore) == nil)),
+            ("outbox", .object([
+                ("failed", .integer(failed)),
+                ("oldestPendingAgeMs", optional(oldestPendingAge.map { Int($0) })),
+                ("pending", .integer(pending)),
+            ])),
+            ("sendToSentMs", .object([
+                ("count", .integer(deliveries.count)),
+                ("p50", optional(Self.percentile(deliveries, 0.5))),
+                ("p95", optional(Self.percentile(deliveries, 0.95))),
+            ])),
+            ("timeToOpenMs", .object([
+                ("count", .integer(opens.count)),
+                ("p50", optional(Self.percentile(opens, 0.5))),
+            ])),
+            ("worker", .object(worker)),
+        ])
+    }
+}

@@ -1,0 +1,211 @@
+import ChatDomain
+import ChatSystem
+
+/// Merges two versions of one shared store file, as git's merge driver (`chatdir merge-file`):
+/// the result is what one device that had seen both sides would hold, in the store's own bytes.
+///
+/// - A segment is the union of both sides' records by sequence: a record on both sides is kept
+///   once; one sequence holding two different records (or one client message ID at two
+///   sequences) is a real conflict, left between git's markers for a person to resolve.
+/// - `positions.json` takes the higher of each number per member (``Positions/merged(with:)``).
+/// - `conversation.json` takes the side whose members include the other's; equal members with
+///   two titles take the title that changed since the base; anything else is a conflict.
+///
+/// Every side is read with the store's own decoders and the result written with its own
+/// encoders (``SegmentFile``, ``PositionsFile``, ``ConversationInfo``), never a second one.
+public enum StoreMerge {
+    /// Which kind of store file a path names, judged by its last components, so a store kept
+    /// anywhere inside a repository merges the same way.
+    public enum Kind: Hashable, Sendable {
+        case segment(SegmentRange)
+        case positions
+        case conversationInfo
+    }
+
+    /// The kind of store file at `path` (relative to the repository), or nil for any other file.
+    public static func kind(ofPath path: String) -> Kind? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard let name = parts.last else { return nil }
+        func isConversation(at index: Int) -> Bool {
+            index >= 1 && parts[index - 1] == StoreLayout.conversations && Name.problem(with: parts[index]) == nil
+        }
+        if parts.count >= 3, isConversation(at: parts.count - 2) {
+            if name == StoreLayout.positions { return .positions }
+            if name == StoreLayout.conversationInfo { return .conversationInfo }
+        }
+        if parts.count >= 4, parts[parts.count - 2] == StoreLayout.messages, isConversation(at: parts.count - 3),
+           let range = SegmentRange(fileName: name) {
+            return .segment(range)
+        }
+        return nil
+    }
+
+    /// What a merge gives: the bytes to leave in place of our side, and the conflicts they
+    /// hold between markers (none for a clean merge).
+    public struct Outcome: Hashable, Sendable {
+        public var bytes: [UInt8]
+        public var conflicts: [String]
+        public var isClean: Bool { conflicts.isEmpty }
+    }
+
+    /// Why a merge could not even start.
+    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        /// One side is not a sound file of its kind (`side` is "ours", "theirs" or "the base").
+        case damaged(side: String, StoreProblem)
+        /// The path is not a file chatdir merges.
+        case notAStoreFile(path: String)
+        /// A side could not be read or the result not written.
+        case system(SystemError)
+
+        public var description: String {
+            switch self {
+            case let .damaged(side, problem):
+                "cannot merge \(problem.path): \(side) is damaged: \(problem.line.map { "line \($0): " } ?? "")\(problem.message)"
+            case let .notAStoreFile(path):
+                "\(quoted(path)) is not a file chatdir merges (conversations/*/conversation.json, positions.json or messages/<first>-<last>.json); check the merge=chatdir lines of .gitattributes"
+            case let .system(error):
+                "\(error)"
+            }
+        }
+    }
+
+    /// Merges `ours` and `theirs` (with `base`, their common ancestor, empty when git has none)
+    /// of the store file at `path`.
+    public static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
+        guard let kind = Self.kind(ofPath: path) else { throw .notAStoreFile(path: path) }
+        switch kind {
+        case let .segment(range): return try mergeSegments(ours: ours, theirs: theirs, path: path, range: range)
+        case .positions: return try mergePositions(ours: ours, theirs: theirs, path: path)
+        case .conversationInfo: return try mergeConversationInfo(base: base, ours: ours, theirs: theirs, path: path)
+        }
+    }
+
+    /// git's interface: reads the three files, merges them as `path`, and replaces `oursFile`
+    /// with the result (atomically, as every store write). Returns the outcome written.
+    public static func mergeFiles(base baseFile: String, ours oursFile: String, theirs theirsFile: String, path: String) throws(Failure) -> Outcome {
+        func read(_ file: String) throws(Failure) -> [UInt8] {
+            do { return try Sys.readFile(file) } catch { throw .system(error) }
+        }
+        let outcome = try merge(base: try read(baseFile), ours: try read(oursFile), theirs: try read(theirsFile), path: path)
+        let name = oursFile.split(separator: "/").last.map(String.init) ?? oursFile
+        do { try DurableFile.write(outcome.bytes, to: name, in: DurableFile.parentPath(of: oursFile)) } catch { throw .system(error) }
+        return outcome
+    }
+
+    // MARK: - Segments
+
+    static func mergeSegments(ours: [UInt8], theirs: [UInt8], path: String, range: SegmentRange) throws(Failure) -> Outcome {
+        let mine = try decodeSegment(ours, side: "ours", path: path, range: range)
+        let other = try decodeSegment(theirs, side: "theirs", path: path, range: range)
+        var bySequence: [Int: (ours: Message?, theirs: Message?)] = [:]
+        for message in mine { bySequence[message.sequence, default: (nil, nil)].ours = message }
+        for message in other { bySequence[message.sequence, default: (nil, nil)].theirs = message }
+
+        // A sequence is in conflict when the sides hold two different records there, or when
+        // one client message ID sits at two sequences (a message is stored once).
+        var conflicted: Set<Int> = []
+        var conflicts: [String] = []
+        var sequencesOfID: [ClientMessageID: Set<Int>] = [:]
+        for (sequence, pair) in bySequence {
+            for message in [pair.ours, pair.theirs].compactMap({ $0 }) { sequencesOfID[message.clientMessageID, default: []].insert(sequence) }
+        }
+        for sequence in bySequence.keys.sorted() {
+            guard let pair = bySequence[sequence], let mine = pair.ours, let other = pair.theirs, mine != other else { continue }
+            conflicted.insert(sequence)
+            conflicts.append("sequence \(sequence) holds \(mine.clientMessageID) on our side and \(other.clientMessageID == mine.clientMessageID ? "a different record of it" : other.clientMessageID.description) on theirs")
+        }
+        for (id, sequences) in sequencesOfID.sorted(by: { $0.key < $1.key }) where sequences.count > 1 {
+            conflicted.formUnion(sequences)
+            conflicts.append("client message ID \(id) is at sequence \(sequences.sorted().map(String.init).joined(separator: " and ")) on the two sides")
+        }
+        let entries: [(sequence: Int, ours: Message?, theirs: Message?, conflicted: Bool)] = bySequence.keys.sorted().compactMap { sequence in
+            bySequence[sequence].map { (sequence: sequence, ours: $0.ours, theirs: $0.theirs, conflicted: conflicted.contains(sequence)) }
+        }
+        if conflicts.isEmpty {
+            return Outcome(bytes: SegmentFile.encode(entries.compactMap { $0.ours ?? $0.theirs }), conflicts: [])
+        }
+        return Outcome(bytes: conflictedSegment(entries), conflicts: conflicts)
+    }
+
+    /// A segment with each conflicting sequence's records (one side's may be none) between
+    /// git's markers, laid out so that deleting the markers and one side leaves a sound segment.
+    static func conflictedSegment(_ entries: [(sequence: Int, ours: Message?, theirs: Message?, conflicted: Bool)]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("[\n")
+        for (index, entry) in entries.enumerated() {
+            let isLast = index == entries.count - 1
+            func endLine() { if isLast { writer.raw("\n") } else { writer.raw(",\n") } }
+            guard entry.conflicted else {
+                if let message = entry.ours ?? entry.theirs {
+                    SegmentFile.writeRecord(message, into: &writer)
+                    endLine()
+                }
+                continue
+            }
+            writer.raw("<<<<<<< ours\n")
+            if let mine = entry.ours { SegmentFile.writeRecord(mine, into: &writer); endLine() }
+            writer.raw("=======\n")
+            if let other = entry.theirs { SegmentFile.writeRecord(other, into: &writer); endLine() }
+            writer.raw(">>>>>>> theirs\n")
+        }
+        writer.raw("]\n")
+        return writer.bytes
+    }
+
+    static func decodeSegment(_ bytes: [UInt8], side: String, path: String, range: SegmentRange) throws(Failure) -> [Message] {
+        let decoded = SegmentFile.decode(bytes, path: path, range: range, reportLayout: false)
+        if let problem = decoded.firstError { throw .damaged(side: side, problem) }
+        return decoded.messages
+    }
+
+    // MARK: - positions.json
+
+    static func mergePositions(ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
+        func decode(_ bytes: [UInt8], side: String) throws(Failure) -> Positions {
+            let decoded = PositionsFile.decode(bytes, path: path)
+            if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(side: side, problem) }
+            return decoded.positions
+        }
+        let merged = try decode(ours, side: "ours").merged(with: try decode(theirs, side: "theirs"))
+        return Outcome(bytes: PositionsFile.encode(merged), conflicts: [])
+    }
+
+    // MARK: - conversation.json
+
+    static func mergeConversationInfo(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
+        func decode(_ bytes: [UInt8], side: String) throws(Failure) -> ConversationInfo {
+            let decoded = ConversationInfo.decode(bytes, path: path)
+            guard let info = decoded.info else {
+                throw .damaged(side: side, decoded.problems.first { $0.severity == .error } ?? StoreProblem(path: path, "not readable"))
+            }
+            return info
+        }
+        let mine = try decode(ours, side: "ours")
+        let other = try decode(theirs, side: "theirs")
+        // The base only breaks a tie between two titles; git gives an empty one for two additions.
+        let ancestor = base.isEmpty ? nil : ConversationInfo.decode(base, path: path).info
+        let mineMembers = Set(mine.members), otherMembers = Set(other.members)
+        let chosen: ConversationInfo?
+        if mineMembers == otherMembers {
+            if mine.title == other.title || ancestor?.title == other.title {
+                chosen = mine
+            } else if ancestor?.title == mine.title {
+                chosen = other
+            } else {
+                chosen = nil
+            }
+        } else if mineMembers.isSuperset(of: otherMembers) {
+            chosen = mine
+        } else if otherMembers.isSuperset(of: mineMembers) {
+            chosen = other
+        } else {
+            chosen = nil
+        }
+        if let chosen { return Outcome(bytes: chosen.encode(), conflicts: []) }
+        let reason = mineMembers == otherMembers
+            ? "the title is \(quoted(mine.title)) on our side and \(quoted(other.title)) on theirs"
+            : "neither side's members include the other's (ours: \(mine.members.sorted().map(\.rawValue).joined(separator: ",")); theirs: \(other.members.sorted().map(\.rawValue).joined(separator: ",")))"
+        return Outcome(bytes: Array("<<<<<<< ours\n".utf8) + mine.encode() + Array("=======\n".utf8) + other.encode() + Array(">>>>>>> theirs\n".utf8),
+                       conflicts: [reason])
+    }
+}

@@ -1,0 +1,112 @@
+import ChatDomain
+import ChatStore
+import ChatSystem
+
+/// The sync worker's figures for `chatdir status`, kept in the store's `.sync-status`
+/// (``SyncStatusFile``): the worker calls it at a few points (connected, connection lost, a
+/// conversation caught up, messages delivered, stopped) and it writes the file at most once a
+/// second, a change within that second a little later. Best effort: a figure that cannot be
+/// written is not worth stopping a sync for.
+public final class WorkerMetrics: Sendable {
+    private struct State {
+        var status: SyncStatus
+        /// Monotonic milliseconds of the last write.
+        var lastWrite: Int?
+        var writeScheduled = false
+    }
+
+    private let storeRoot: String
+    private let state: Lock<State>
+    /// Shortest time between two writes, in milliseconds.
+    static let interval = 1_000
+
+    /// Starts the figures of a worker running now in this process, and writes them.
+    public init(storeRoot: String, mode: SyncStatus.Mode) {
+        self.storeRoot = storeRoot
+        let now = Self.now()
+        state = Lock(State(status: SyncStatus(pid: Sys.currentProcessID, mode: mode, startedAt: now, connection: mode == .live ? .connecting : .syncing)))
+        change { _ in }
+    }
+
+    /// The live socket is up.
+    public func connected() {
+        change { status in
+            status.connection = .connected
+            status.problem = nil
+        }
+    }
+
+    /// The live socket is down (or could not be opened); `problem` says why. A socket that was
+    /// up counts as a reconnect.
+    public func disconnected(problem: String) {
+        change { status in
+            if status.connection == .connected { status.reconnects.append(status.updatedAt) }
+            status.connection = .reconnecting
+            status.problem = problem
+        }
+    }
+
+    /// A one-pass sync could not reach the server.
+    public func unreachable(problem: String) {
+        change { status in
+            status.connection = .reconnecting
+            status.problem = problem
+        }
+    }
+
+    /// Conversation `id` caught up with the server just now.
+    public func caughtUp(_ id: ConversationID) {
+        change { status in status.caughtUp[id] = status.updatedAt }
+    }
+
+    /// Messages queued at these ordinals (nanoseconds since 1970) are stored as sent now.
+    public func delivered(queuedAt ordinals: [UInt64]) {
+        guard !ordinals.isEmpty else { return }
+        change { status in
+            for ordinal in ordinals {
+                status.sendToSent.append(max(0, Int(status.updatedAt) - Int(min(ordinal / 1_000_000, UInt64(Int.max)))))
+            }
+            status.sendToSent = Array(status.sendToSent.suffix(SyncStatus.deliveriesKept))
+        }
+    }
+
+    /// The worker ends: written at once, so `status` does not wait for the lock to tell.
+    public func stopped() {
+        change(now: true) { status in
+            status.connection = .stopped
+            status.problem = nil
+        }
+    }
+
+    private static func now() -> Int64 { Int64(Clock.nanosecondsSince1970() / 1_000_000) }
+
+    private func change(now immediately: Bool = false, _ body: (inout SyncStatus) -> Void) {
+        let wait = state.withLock { state -> Int? in
+            state.status.updatedAt = Self.now()
+            body(&state.status)
+            state.status.reconnects.removeAll { $0 < state.status.updatedAt - SyncStatus.reconnectWindow }
+            let monotonic = Clock.monotonicMilliseconds()
+            let due = state.lastWrite.map { $0 + Self.interval } ?? monotonic
+            if immediately || monotonic >= due {
+                write(&state, at: monotonic)
+                return nil
+            }
+            if state.writeScheduled { return nil }
+            state.writeScheduled = true
+            return due - monotonic
+        }
+        guard let wait else { return }
+        Task.detached { [self] in
+            try? await Task.sleep(for: .milliseconds(wait))
+            state.withLock { state in
+                state.writeScheduled = false
+                write(&state, at: Clock.monotonicMilliseconds())
+            }
+        }
+    }
+
+    private func write(_ state: inout State, at monotonic: Int) {
+        state.lastWrite = monotonic
+        try? SyncStatusFile.write(state.status, storeRoot: storeRoot)
+    }
+}

@@ -1,0 +1,225 @@
+import ChatDomain
+import Foundation
+import Testing
+import ChatTestSupport
+@testable import ChatStore
+
+/// `StoreMerge`: the rules git's merge driver applies, on bytes, without git.
+@Suite struct StoreMergeTests {
+    let segmentPath = "conversations/c1/messages/0000000001-0000000010.json"
+    let positionsPath = "conversations/c1/positions.json"
+    let infoPath = "conversations/c1/conversation.json"
+
+    func segment(_ sequences: [Int]) -> [UInt8] {
+        SegmentFile.encode(sequences.map { message($0) })
+    }
+
+    @Test("the path says what a file is, wherever the store sits in the repository", arguments: [
+        ("conversations/c1/messages/0000000001-0000000010.json", StoreMerge.Kind.segment(SegmentRange(containing: 1, size: 10))),
+        ("chats/conversations/c1/positions.json", .positions),
+        ("a/b/conversations/dinner/conversation.json", .conversationInfo),
+    ] as [(String, StoreMerge.Kind)])
+    func kinds(path: String, kind: StoreMerge.Kind) {
+        #expect(StoreMerge.kind(ofPath: path) == kind)
+    }
+
+    @Test("a path that is no shared store file is refused, not merged", arguments: [
+        "chatdir.json", "conversations/c1/outbox/read.json", "conversations/../positions.json",
+        "conversations/c1/messages/notes.json", "README.md", "positions.json",
+    ])
+    func notStoreFiles(path: String) {
+        #expect(StoreMerge.kind(ofPath: path) == nil)
+        #expect(throws: StoreMerge.Failure.notAStoreFile(path: path)) {
+            try StoreMerge.merge(base: [], ours: [], theirs: [], path: path)
+        }
+    }
+
+    @Test("segments merge to the union by sequence, in the bytes a device holding both would write")
+    func segmentUnion() throws {
+        let outcome = try StoreMerge.merge(base: segment([1, 2]), ours: segment([1, 2, 3, 5]), theirs: segment([1, 2, 4, 5, 6]), path: segmentPath)
+        #expect(outcome.isClean)
+        #expect(outcome.bytes == segment([1, 2, 3, 4, 5, 6]))
+        // The same either way round, and with no base at all (both sides added the file).
+        #expect(try StoreMerge.merge(base: [], ours: segment([1, 2, 4, 5, 6]), theirs: segment([1, 2, 3, 5]), path: segmentPath).bytes == outcome.bytes)
+    }
+
+    @Test("one sequence with two different records is a conflict between git's markers, which check explains")
+    func segmentConflict() throws {
+        let ours = SegmentFile.encode([message(1), message(2, text: "hand-edited here")])
+        let theirs = SegmentFile.encode([message(1), message(2), message(3)])
+        let outcome = try StoreMerge.merge(base: segment([1]), ours: ours, theirs: theirs, path: segmentPath)
+        #expect(outcome.conflicts.count == 1)
+        #expect(outcome.conflicts.first?.hasPrefix("sequence 2 holds") == true)
+        let text = String(decoding: outcome.bytes, as: UTF8.self)
+        #expect(text.contains("<<<<<<< ours\n") && text.contains("\n=======\n") && text.contains(">>>>>>> theirs\n"))
+        #expect(text.contains("hand-edited here") && text.contains("message 2"))
+        let decoded = SegmentFile.decode(outcome.bytes, path: segmentPath, range: SegmentRange(containing: 1, size: 10))
+        #expect(decoded.problems == [GitConflictMarkers.problem(path: segmentPath, line: 3)])
+        #expect(decoded.problems.first?.message == "unresolved git merge conflict in \(segmentPath); run `git mergetool` or re-sync")
+        // Keeping one side (markers and the other line removed) leaves a sound segment.
+        let kept = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("<<<<<<<") && !$0.hasPrefix(">>>>>>>") && $0 != "=======" && !$0.contains("message 2") }
+            .joined(separator: "\n")
+        let resolved = SegmentFile.decode(Array(kept.utf8), path: segmentPath, range: SegmentRange(containing: 1, size: 10))
+        #expect(resolved.problems.isEmpty, "\(resolved.problems)")
+        #expect(resolved.messages.map(\.text) == ["message 1", "hand-edited here", "message 3"])
+    }
+
+    @Test("one client message ID at two sequences is a conflict, never stored twice")
+    func sameIDTwoSequences() throws {
+        var moved = message(3)
+        moved.sequence = 4
+        let outcome = try StoreMerge.merge(base: [], ours: SegmentFile.encode([message(1), message(3)]), theirs: SegmentFile.encode([message(1), moved]), path: segmentPath)
+        #expect(!outcome.isClean)
+        #expect(outcome.conflicts.first?.contains("is at sequence 3 and 4 on the two sides") == true)
+    }
+
+    @Test("a damaged side is refused with the file, the side and the line", arguments: [
+        ("[\n{\"clientMessageId\":1}\n]\n", "ours is damaged: line 2:"),
+        ("", "ours is damaged: line 1: the file is empty"),
+        ("[\n{\"x\":", "ours is damaged: line"),
+        ("\u{FF}\u{FE}garbage", "ours is damaged: line 1: not valid JSON"),
+    ])
+    func damagedSegment(ours: String, expected: String) throws {
+        do {
+            _ = try StoreMerge.merge(base: [], ours: Array(ours.utf8), theirs: segment([1]), path: segmentPath)
+            Issue.record("merged a damaged side")
+        } catch {
+            #expect("\(error)".hasPrefix("cannot merge \(segmentPath): \(expected)"), "\(error)")
+        }
+    }
+
+    @Test("a record whose sequence does not belong in the file's range is refused")
+    func wrongRange() throws {
+        #expect(throws: StoreMerge.Failure.self) {
+            try StoreMerge.merge(base: [], ours: segment([1]), theirs: segment([11]), path: segmentPath)
+        }
+    }
+
+    @Test("positions merge to the higher of each number per member, delivered never below read")
+    func positions() throws {
+        let ours = PositionsFile.encode(Positions([alice: .init(deliveredUpTo: 9, readUpTo: 7), bob: .init(deliveredUpTo: 3, readUpTo: 3)]))
+        let theirs = PositionsFile.encode(Positions([alice: .init(deliveredUpTo: 8, readUpTo: 8), carol: .init(deliveredUpTo: 2, readUpTo: 0)]))
+        let outcome = try StoreMerge.merge(base: [], ours: ours, theirs: theirs, path: positionsPath)
+        #expect(outcome.isClean)
+        #expect(String(decoding: outcome.bytes, as: UTF8.self) == """
+        {
+        "alice":{"deliveredUpTo":9,"readUpTo":8},
+        "bob":{"deliveredUpTo":3,"readUpTo":3},
+        "carol":{"deliveredUpTo":2,"readUpTo":0}
+        }
+
+        """)
+        #expect(throws: StoreMerge.Failure.self) {
+            try StoreMerge.merge(base: [], ours: ours, theirs: Array("{\"alice\":{\"deliveredUpTo\":-1,\"readUpTo\":0}}\n".utf8), path: positionsPath)
+        }
+    }
+
+    @Test("conversation details take the side whose members include the other's")
+    func conversationMembers() throws {
+        let two = ConversationInfo(title: "Dinner", members: [alice, bob]).encode()
+        let three = ConversationInfo(title: "Friday dinner", members: [alice, bob, carol]).encode()
+        #expect(try StoreMerge.merge(base: [], ours: two, theirs: three, path: infoPath) == .init(bytes: three, conflicts: []))
+        #expect(try StoreMerge.merge(base: [], ours: three, theirs: two, path: infoPath) == .init(bytes: three, conflicts: []))
+        let other = ConversationInfo(title: "Dinner", members: [alice, carol]).encode()
+        let conflict = try StoreMerge.merge(base: [], ours: two, theirs: other, path: infoPath)
+        #expect(conflict.conflicts.first?.hasPrefix("neither side's members include the other's") == true)
+        #expect(ConversationInfo.decode(conflict.bytes, path: infoPath).problems == [GitConflictMarkers.problem(path: infoPath, line: 1)])
+    }
+
+    @Test("equal members, two titles: the one that changed since the base, else a conflict")
+    func conversationTitles() throws {
+        let base = ConversationInfo(title: "Dinner", members: [alice, bob]).encode()
+        let renamed = ConversationInfo(title: "Friday dinner", members: [bob, alice]).encode()
+        #expect(try StoreMerge.merge(base: base, ours: base, theirs: renamed, path: infoPath).bytes == renamed)
+        #expect(try StoreMerge.merge(base: base, ours: renamed, theirs: base, path: infoPath).bytes == renamed)
+        let other = ConversationInfo(title: "Supper", members: [alice, bob]).encode()
+        #expect(try !StoreMerge.merge(base: base, ours: renamed, theirs: other, path: infoPath).isClean)
+    }
+
+    @Test("mergeFiles replaces our file with the result, as git expects of a driver")
+    func files() throws {
+        let directory = try TemporaryDirectory()
+        let (base, ours, theirs) = (directory.file("base"), directory.file("ours"), directory.file("theirs"))
+        try Data(segment([1])).write(to: URL(fileURLWithPath: base))
+        try Data(segment([1, 2])).write(to: URL(fileURLWithPath: ours))
+        try Data(segment([1, 3])).write(to: URL(fileURLWithPath: theirs))
+        let outcome = try StoreMerge.mergeFiles(base: base, ours: ours, theirs: theirs, path: segmentPath)
+        #expect(outcome.isClean)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: ours))) == segment([1, 2, 3]))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: theirs))) == segment([1, 3]))
+    }
+}
+
+/// `check` (and every reader) names a file with git's conflict markers as one unresolved merge.
+@Suite struct GitConflictMarkersTests {
+    @Test("marker lines are found, and only marker lines", arguments: [
+        ("{\n<<<<<<< HEAD\n\"a\":1\n=======\n\"a\":2\n>>>>>>> branch\n}\n", 2),
+        ("[\n=======\n]\n", 2),
+        ("[\n||||||| base\n]\n", 2),
+        ("<<<<<<<\n", 1),
+        ("[\n{\"text\":\"<<<<<<< not at the start\"}\n]\n", nil),
+        ("[\n<<<<<<<<\n]\n", nil),
+        ("[\n========\n]\n", nil),
+        ("[\n<<<<<<x\n]\n", nil),
+    ] as [(String, Int?)])
+    func markers(text: String, line: Int?) {
+        #expect(GitConflictMarkers.firstLine(in: Array(text.utf8)) == line)
+    }
+
+    @Test("check reports a conflicted positions.json, manifest and segment each as one error")
+    func checkSaysConflict() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let conversation = store.root + "/conversations/c1"
+        try FileManager.default.createDirectory(atPath: conversation + "/messages", withIntermediateDirectories: true)
+        let conflicted = "{\n<<<<<<< ours\n\"alice\":{\"deliveredUpTo\":3,\"readUpTo\":3}\n=======\n\"alice\":{\"deliveredUpTo\":4,\"readUpTo\":3}\n>>>>>>> theirs\n}\n"
+        try Data(conflicted.utf8).write(to: URL(fileURLWithPath: conversation + "/positions.json"))
+        let segment = "[\n" + String(decoding: SegmentFile.encode([message(1)]).dropFirst(2).dropLast(3), as: UTF8.self) + ",\n<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n]\n"
+        try Data(segment.utf8).write(to: URL(fileURLWithPath: conversation + "/messages/0000000001-0000000010.json"))
+        let report = StoreChecker.check(root: store.root)
+        #expect(report.errors.map(\.description) == [
+            "conversations/c1/messages/0000000001-0000000010.json:3: unresolved git merge conflict in conversations/c1/messages/0000000001-0000000010.json; run `git mergetool` or re-sync",
+            "conversations/c1/positions.json:2: unresolved git merge conflict in conversations/c1/positions.json; run `git mergetool` or re-sync",
+        ])
+        let manifest = store.root + "/chatdir.json"
+        let original = try String(contentsOfFile: manifest, encoding: .utf8)
+        try Data(("<<<<<<< ours\n" + original + "=======\n" + original + ">>>>>>> theirs\n").utf8).write(to: URL(fileURLWithPath: manifest))
+        #expect(StoreChecker.check(root: store.root).errors.map(\.message) == ["unresolved git merge conflict in chatdir.json; run `git mergetool` or re-sync"])
+    }
+}
+
+/// `.gitignore`, `.gitattributes` and modes, as `init` and `git-setup` leave them.
+@Suite struct StoreGitFilesTests {
+    @Test("install writes both files once; a second run changes nothing; a user's own lines stay")
+    func install() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        #expect(try StoreGitFiles.install(in: store.root) == [".gitignore", ".gitattributes"])
+        let first = try filesUnder(store.root)
+        #expect(try StoreGitFiles.install(in: store.root) == [])
+        #expect(try filesUnder(store.root) == first)
+        try Data("notes.txt\n.*\n".utf8).write(to: URL(fileURLWithPath: store.root + "/.gitignore"))
+        #expect(try StoreGitFiles.install(in: store.root) == [".gitignore"])
+        let ignore = try String(contentsOfFile: store.root + "/.gitignore", encoding: .utf8)
+        #expect(ignore == "notes.txt\n.*\n# Added by chatdir git-setup:\n!.gitignore\n!.gitattributes\noutbox/\n")
+        #expect(try StoreGitFiles.install(in: store.root) == [])
+    }
+
+    @Test("restoreModes gives 0600 and 0700 back and leaves .git alone")
+    func modes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let git = store.root + "/.git"
+        try FileManager.default.createDirectory(atPath: git, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: git)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store.root + "/chatdir.json")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store.root + "/conversations")
+        #expect(try StoreGitFiles.restoreModes(in: store.root) == ["chatdir.json", "conversations"])
+        func mode(_ path: String) throws -> Int { try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) }
+        #expect(try mode(store.root + "/chatdir.json") == 0o600)
+        #expect(try mode(store.root + "/conversations") == 0o700)
+        #expect(try mode(git) == 0o755)
+        #expect(try StoreGitFiles.restoreModes(in: store.root) == [])
+    }
+}
