@@ -2,6 +2,8 @@
 struct ParsedArguments {
     var command: String
     var values: [String: String] = [:]
+    /// Every value of each option, in the order given (`--member bob --member carol`).
+    var repeatedValues: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
     var wantsHelp = false
@@ -46,6 +48,7 @@ struct ParsedArguments {
                 } else {
                     throw UsageError(message: "\(name) needs a value (\(name) \(placeholder))", command: spec.name)
                 }
+                repeatedValues[name, default: []].append(values[name] ?? "")
             } else {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value", command: spec.name) }
                 flags.insert(name)
@@ -56,6 +59,9 @@ struct ParsedArguments {
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     func value(_ name: String) -> String? { values[name] }
+
+    /// Every value given for an option that may be repeated, in order.
+    func allValues(_ name: String) -> [String] { repeatedValues[name] ?? [] }
 
     /// An integer option within `range`, or nil when absent.
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {

@@ -5,7 +5,7 @@ import ChatStore
 /// every error into a message on stderr and a sysexits code. `main.swift` only calls ``run(_:environment:)``.
 public enum Chatdir {
     static let commands: [any Command.Type] = [
-        InitCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
+        InitCommand.self, CreateCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
         WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self, CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self, ConfigCommand.self,
         CompletionCommand.self, ManualCommand.self,

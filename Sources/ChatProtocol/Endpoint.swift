@@ -11,6 +11,8 @@ public enum Endpoint: Sendable, Hashable {
     case me
     /// `GET /v1/conversations`: the conversations the user is a member of.
     case conversations
+    /// `POST /v1/conversations`: start a conversation (``NewConversation``; a v1 extension).
+    case createConversation
     /// `GET /v1/conversations/{id}/messages`: a page of messages (``MessagesQuery``).
     case messages(ConversationID)
     /// `POST /v1/conversations/{id}/messages`: send one message (``PostedMessage``).
@@ -28,12 +30,12 @@ public enum Endpoint: Sendable, Hashable {
 
     /// An endpoint without its parameters: what the route table lists.
     public enum Kind: Sendable, Hashable, CaseIterable {
-        case me, conversations, messages, postMessage, receipts, delivered, read, typing, live
+        case me, conversations, createConversation, messages, postMessage, receipts, delivered, read, typing, live
 
         public var method: String {
             switch self {
             case .me, .conversations, .messages, .receipts, .live: "GET"
-            case .postMessage, .delivered, .read, .typing: "POST"
+            case .createConversation, .postMessage, .delivered, .read, .typing: "POST"
             }
         }
 
@@ -41,7 +43,7 @@ public enum Endpoint: Sendable, Hashable {
         var template: [PathPart] {
             switch self {
             case .me: ["v1", "me"]
-            case .conversations: ["v1", "conversations"]
+            case .conversations, .createConversation: ["v1", "conversations"]
             case .messages, .postMessage: ["v1", "conversations", .conversationID, "messages"]
             case .receipts: ["v1", "conversations", .conversationID, "receipts"]
             case .delivered: ["v1", "conversations", .conversationID, "delivered"]
@@ -64,6 +66,7 @@ public enum Endpoint: Sendable, Hashable {
         switch self {
         case .me: .me
         case .conversations: .conversations
+        case .createConversation: .createConversation
         case .messages: .messages
         case .postMessage: .postMessage
         case .receipts: .receipts
@@ -77,7 +80,7 @@ public enum Endpoint: Sendable, Hashable {
     /// The conversation the path names, if it names one.
     public var conversation: ConversationID? {
         switch self {
-        case .me, .conversations, .live: nil
+        case .me, .conversations, .createConversation, .live: nil
         case let .messages(id), let .postMessage(id), let .receipts(id), let .delivered(id), let .read(id), let .typing(id): id
         }
     }
@@ -87,6 +90,7 @@ public enum Endpoint: Sendable, Hashable {
         switch kind {
         case .me: self = .me
         case .conversations: self = .conversations
+        case .createConversation: self = .createConversation
         case .live: self = .live
         case .messages, .postMessage, .receipts, .delivered, .read, .typing:
             guard let conversation else { return nil }

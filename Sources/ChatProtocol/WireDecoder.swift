@@ -97,19 +97,33 @@ public enum WireDecoder {
         let value = try object(try parse(bytes, what: "the conversation list", deadline: deadline), "the conversation list")
         var result: [WireConversation] = []
         for (index, item) in try array(value, "items", "the conversation list").enumerated() {
-            let what = "conversation \(index + 1) of the list"
-            let item = try object(item, what)
-            let id = try conversation(try string(item, "id", what), what)
-            let title = try string(item, "title", what)
-            var members: [UserID] = []
-            for member in try array(item, "members", what) {
-                guard case let .string(text) = member else { throw .contract("\(what): members must be strings") }
-                members.append(try user(text, what))
-            }
-            let last = try integer(item, "lastSequence", what, in: 0...maxSequence)
-            result.append(WireConversation(id: id, title: String(title.prefix(200)), members: members, lastSequence: last))
+            result.append(try conversationItem(item, what: "conversation \(index + 1) of the list"))
         }
         return result
+    }
+
+    /// One item of the conversation list; the title is cut to 200 characters.
+    static func conversationItem(_ item: JSONValue, what: String) throws(WireDecodingError) -> WireConversation {
+        let item = try object(item, what)
+        let id = try conversation(try string(item, "id", what), what)
+        let title = try string(item, "title", what)
+        let members = try memberList(item, what)
+        let last = try integer(item, "lastSequence", what, in: 0...maxSequence)
+        return WireConversation(id: id, title: String(title.prefix(200)), members: members, lastSequence: last)
+    }
+
+    static func memberList(_ value: JSONValue, _ what: String) throws(WireDecodingError) -> [UserID] {
+        var members: [UserID] = []
+        for member in try array(value, "members", what) {
+            guard case let .string(text) = member else { throw .contract("\(what): members must be strings") }
+            members.append(try user(text, what))
+        }
+        return members
+    }
+
+    /// The 201 answer to `POST /v1/conversations`: the conversation as the list would show it.
+    public static func startedConversation(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> WireConversation {
+        try conversationItem(try parse(bytes, what: "the started conversation", deadline: deadline), what: "the started conversation")
     }
 
     public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Positions {
@@ -152,6 +166,9 @@ public enum WireDecoder {
             return .receipt(id, member, MemberPosition(deliveredUpTo: delivered, readUpTo: read))
         case "typing":
             return .typing(id, try user(try string(value, "userId", "a typing event"), "a typing event"))
+        case "conversation":
+            let title = try string(value, "title", "a conversation event")
+            return .conversation(id, title: String(title.prefix(200)), members: try memberList(value, "a conversation event"))
         default:
             return nil
         }

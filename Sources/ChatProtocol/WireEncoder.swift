@@ -29,15 +29,22 @@ public enum WireEncoder {
 
     /// `{"items":[{"id":…,"lastSequence":…,"members":[…],"title":…},…]}`, members in the order given.
     public static func conversations(_ conversations: [WireConversation]) -> [UInt8] {
-        let items: [JSONValue] = conversations.map { conversation in
-            .object([
-                ("id", .string(conversation.id.rawValue)),
-                ("lastSequence", .integer(conversation.lastSequence)),
-                ("members", .array(conversation.members.map { .string($0.rawValue) })),
-                ("title", .string(conversation.title)),
-            ])
-        }
-        return JSONWriter.encode(.object([("items", .array(items))]))
+        JSONWriter.encode(.object([("items", .array(conversations.map(conversationJSON)))]))
+    }
+
+    /// `{"id":…,"lastSequence":…,"members":[…],"title":…}`: one item of the conversation list
+    /// (the 201 answer to `POST /v1/conversations`).
+    public static func conversation(_ conversation: WireConversation) -> [UInt8] {
+        JSONWriter.encode(conversationJSON(conversation))
+    }
+
+    private static func conversationJSON(_ conversation: WireConversation) -> JSONValue {
+        .object([
+            ("id", .string(conversation.id.rawValue)),
+            ("lastSequence", .integer(conversation.lastSequence)),
+            ("members", .array(conversation.members.map { .string($0.rawValue) })),
+            ("title", .string(conversation.title)),
+        ])
     }
 
     /// `{"members":[{"deliveredUpTo":…,"readUpTo":…,"userId":…},…]}`
@@ -73,7 +80,8 @@ public enum WireEncoder {
     /// One text frame of `/v1/live`, keys in the order wire-v1.md shows:
     /// `{"type":"message","conversationId":…,"message":{…}}` or
     /// `{"type":"receipt","conversationId":…,"userId":…,"deliveredUpTo":…,"readUpTo":…}` or
-    /// `{"type":"typing","conversationId":…,"userId":…}`.
+    /// `{"type":"typing","conversationId":…,"userId":…}` or
+    /// `{"type":"conversation","conversationId":…,"title":…,"members":[…]}`.
     public static func liveEvent(_ event: LiveEvent) -> String {
         var writer = JSONWriter()
         switch event {
@@ -94,6 +102,12 @@ public enum WireEncoder {
             writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
             writer.raw(","); writer.key("userId"); writer.write(user.rawValue)
             writer.raw("}")
+        case let .conversation(conversation, title, members):
+            writer.raw("{"); writer.key("type"); writer.write("conversation")
+            writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
+            writer.raw(","); writer.key("title"); writer.write(title)
+            writer.raw(","); writer.key("members"); writer.write(.array(members.map { .string($0.rawValue) }))
+            writer.raw("}")
         }
         return String(decoding: writer.bytes, as: UTF8.self)
     }
@@ -103,6 +117,15 @@ public enum WireEncoder {
     /// `{"clientMessageId":…,"text":…}`, the body of `POST …/messages`.
     public static func postedMessage(_ message: PostedMessage) -> [UInt8] {
         JSONWriter.encode(.object([("clientMessageId", .string(message.clientMessageID.rawValue)), ("text", .string(message.text))]))
+    }
+
+    /// `{"id":…,"members":[…],"title":…}`, the body of `POST /v1/conversations`.
+    public static func newConversation(_ conversation: NewConversation) -> [UInt8] {
+        JSONWriter.encode(.object([
+            ("id", .string(conversation.id.rawValue)),
+            ("members", .array(conversation.members.map { .string($0.rawValue) })),
+            ("title", .string(conversation.title)),
+        ]))
     }
 
     /// `{"upToSequence":n}`, the body of `POST …/delivered` and `…/read`.

@@ -33,6 +33,9 @@ public enum LiveEvent: Sendable, Equatable {
     /// That member was typing in that conversation just now (ephemeral: never stored, never in a
     /// catch-up; a receiver shows it until 6 s pass without another or the member's message arrives).
     case typing(ConversationID, UserID)
+    /// A conversation with this member was just started (`POST /v1/conversations`, a v1
+    /// extension): its title and members. A receiver lists conversations to confirm it.
+    case conversation(ConversationID, title: String, members: [UserID])
 }
 
 /// The body of `POST /v1/conversations/{id}/messages`: what the client sends; the server gives

@@ -31,7 +31,7 @@ public enum WireRequestDecoder {
 }
 
 /// A JSON object request body, checked strictly: valid UTF-8 JSON, an object, no unknown fields.
-private struct RequestBody {
+struct RequestBody {
     let members: [(key: String, value: JSONValue)]
 
     init(_ bytes: [UInt8]) throws(WireRequestError) {
@@ -53,6 +53,12 @@ private struct RequestBody {
         guard let value = members.first(where: { $0.key == key })?.value else { throw WireRequestError("the field \"\(key)\" is missing") }
         guard case let .string(text) = value else { throw WireRequestError("\"\(key)\" must be a string, found \(value.typeDescription)") }
         return text
+    }
+
+    func array(_ key: String) throws(WireRequestError) -> [JSONValue] {
+        guard let value = members.first(where: { $0.key == key })?.value else { throw WireRequestError("the field \"\(key)\" is missing") }
+        guard case let .array(items) = value else { throw WireRequestError("\"\(key)\" must be an array, found \(value.typeDescription)") }
+        return items
     }
 
     func integer(_ key: String) throws(WireRequestError) -> Int {

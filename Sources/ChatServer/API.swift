@@ -110,6 +110,9 @@ final class API: Sendable {
         case .conversations:
             try rejectQuery(request)
             return ok(conversationList(for: user))
+        case .createConversation:
+            try rejectQuery(request)
+            return try startConversation(request, user: user, index: index)
         case let .messages(id):
             return ok(try messagePage(request, log: try conversation(id, of: user)))
         case let .postMessage(id):
@@ -163,16 +166,17 @@ final class API: Sendable {
         return user
     }
 
-    private func ok(_ body: [UInt8], status: HTTPStatus = .ok) -> Reply {
+    func ok(_ body: [UInt8], status: HTTPStatus = .ok) -> Reply {
         .response(HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body), close: false)
     }
 
     // MARK: Reading
 
     private func conversationList(for user: UserID) -> [UInt8] {
-        let items: [WireConversation] = data.conversations.keys.sorted().compactMap { id in
-            guard let log = data.conversations[id], log.members.contains(user) else { return nil }
-            return WireConversation(id: id, title: log.info.title, members: log.info.members.sorted(), lastSequence: log.lastSequence)
+        let table = data.conversations
+        let items: [WireConversation] = table.keys.sorted().compactMap { id in
+            guard let log = table[id], log.members.contains(user) else { return nil }
+            return log.listed
         }
         return WireEncoder.conversations(items)
     }

@@ -7,7 +7,7 @@ import ChatSystem
 ///
 /// ```
 /// DATA/users.json                                    tokens → user IDs (unless --users names another file)
-/// DATA/conversations/<id>/conversation.json          title and members (written by hand or by create)
+/// DATA/conversations/<id>/conversation.json          title and members (by hand, create, or POST /v1/conversations)
 /// DATA/conversations/<id>/messages/<first>-<last>.json   accepted messages, 100 per segment
 /// DATA/conversations/<id>/positions.json             every member's deliveredUpTo / readUpTo
 /// DATA/.lock                                         held while a server runs
@@ -15,8 +15,8 @@ import ChatSystem
 ///
 /// There is no `chatdir.json`: the directory is the server's, not a user's store; segments
 /// always hold ``segmentSize`` messages. Conversations are made by writing `conversation.json`
-/// (or ``create(at:users:conversations:)``) before the server starts; wire v1 has no endpoint
-/// for it.
+/// (or ``create(at:users:conversations:)``) before the server starts, or while it runs by
+/// `POST /v1/conversations` (``startConversation(_:info:)``).
 public final class DataDirectory: Sendable {
     /// Messages per segment file: the store format's default.
     public static let segmentSize = StoreLayout.defaultSegmentSize
@@ -25,8 +25,12 @@ public final class DataDirectory: Sendable {
 
     public let path: String
     let users: UserTokens
-    /// Every conversation, by ID.
-    let conversations: [ConversationID: ConversationLog]
+    /// Every conversation, by ID: a snapshot of the table (a started conversation joins it).
+    var conversations: [ConversationID: ConversationLog] { table.withLock { $0 } }
+    let table: Lock<[ConversationID: ConversationLog]>
+    /// Held by one ``startConversation(_:info:)`` at a time, through its writes: the table's
+    /// own lock is taken only to look and to add, so no request waits on a start's fsyncs.
+    let starting = Lock<Void>(())
     /// The flock on `.lock`; nil once released.
     private let lock: Lock<StoreLock?>
 
@@ -49,7 +53,11 @@ public final class DataDirectory: Sendable {
             names = []
         }
         var conversations: [ConversationID: ConversationLog] = [:]
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for name in names.sorted() {
+            if name.hasPrefix(".") {
+                DurableFile.removeHiddenBuild(conversationsPath + "/" + name)
+                continue
+            }
             let id: ConversationID
             do { id = try ConversationID(name) } catch {
                 throw .badDataDirectory(path: conversationsPath + "/" + name, reason: "\(error); rename or remove the directory")
@@ -63,7 +71,7 @@ public final class DataDirectory: Sendable {
             }
             conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation)
         }
-        self.conversations = conversations
+        table = Lock(conversations)
     }
 
     /// Lets another server open this directory (after the server stopped writing).

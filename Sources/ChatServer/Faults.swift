@@ -14,6 +14,7 @@
 /// | `live-dup` | probability | a live event is sent twice |
 /// | `live-reorder` | probability | a live event is held back and sent after the next one |
 /// | `reject-text` | word | a POST whose text contains the word is refused with 400 (nothing is committed) |
+/// | `no-start` | `404` or `405` | `POST /v1/conversations` is answered so, as by a server from before that extension |
 /// | `seed` | integer | seeds every decision (default 0) |
 ///
 /// Probabilities are decimals from 0 to 1; durations are `250ms` or `10s`. Every decision is a
@@ -34,6 +35,8 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
     public var liveReorder = 0.0
     /// A POST whose text contains this is refused with 400: a rejection a test can aim at one message.
     public var rejectText: String?
+    /// `POST /v1/conversations` is answered with this status (404 or 405), as by a server without it.
+    public var noStartStatus: Int?
     public var seed: UInt64 = 0
 
     /// No faults: a well-behaved server.
@@ -74,6 +77,11 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
             case "reject-text":
                 guard !value.isEmpty else { throw .badValue(key: key, value: value, expected: "a word to refuse, like reject-text=forbidden") }
                 rejectText = value
+            case "no-start":
+                guard let status = Int(value), status == 404 || status == 405 else {
+                    throw .badValue(key: key, value: value, expected: "404 or 405, the answer of a server without POST /v1/conversations")
+                }
+                noStartStatus = status
             case "seed":
                 guard let number = UInt64(value) else { throw .badValue(key: key, value: value, expected: "a whole number from 0 to \(UInt64.max)") }
                 seed = number
@@ -95,6 +103,7 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
         if liveDuplicate > 0 { pairs.append("live-dup=\(liveDuplicate)") }
         if liveReorder > 0 { pairs.append("live-reorder=\(liveReorder)") }
         if let rejectText { pairs.append("reject-text=\(rejectText)") }
+        if let noStartStatus { pairs.append("no-start=\(noStartStatus)") }
         if pairs.isEmpty { return "none" }
         pairs.append("seed=\(seed)")
         return pairs.joined(separator: ",")
@@ -131,7 +140,7 @@ public enum FaultsError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .malformed(pair):
             "--faults: \"\(pair)\" is not key=value; separate pairs with commas, like drop-reply=0.2,seed=7"
         case let .unknownKey(key):
-            "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, reject-text, seed"
+            "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, reject-text, no-start, seed"
         case let .badValue(key, value, expected):
             "--faults: \(key)=\"\(value)\" is not valid; expected \(expected)"
         }

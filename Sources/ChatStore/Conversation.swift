@@ -69,7 +69,7 @@ public struct Conversation: Sendable {
     /// Names of outbox message files in queue order (ordinal names sort as the queue).
     func outboxFileNames() throws(StoreError) -> [String] {
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(outboxDirectory) }
-        return names.filter { !$0.hasPrefix(".") && $0 != StoreLayout.readPosition }.sorted()
+        return names.filter { !$0.hasPrefix(".") && $0 != StoreLayout.readPosition && $0 != StoreLayout.creation }.sorted()
     }
 
     /// The read position wanted by this user and not yet accepted by the server (`outbox/read.json`).

@@ -25,17 +25,26 @@ public struct ConversationInfo: Hashable, Sendable {
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
               var reader = RecordReader(value, what: "conversation details", path: path, line: nil, problems: &problems) else { return (nil, problems) }
         let title = reader.string("title")
-        var members: [UserID] = []
-        for (index, element) in (reader.array("members") ?? []).enumerated() {
-            guard case let .string(text) = element, let user = try? UserID(text) else {
-                reader.problem("members[\(index)] must be a valid user ID, found \(element.typeDescription == "a string" ? quoted(element.stringValue ?? "") : element.typeDescription)")
-                continue
-            }
-            members.append(user)
-        }
+        let members = reader.userIDs("members")
         reader.rejectUnknownKeys(["members", "title"])
         problems.append(contentsOf: reader.problems)
         guard reader.problems.isEmpty, let title else { return (nil, problems) }
         return (ConversationInfo(title: title, members: members), problems)
+    }
+}
+
+extension RecordReader {
+    /// The array `key` of user IDs (`conversation.json`, `outbox/create.json`); each element that
+    /// is not a valid user ID is a problem naming its index.
+    mutating func userIDs(_ key: String) -> [UserID] {
+        var users: [UserID] = []
+        for (index, element) in (array(key) ?? []).enumerated() {
+            guard case let .string(text) = element, let user = try? UserID(text) else {
+                problem("\(key)[\(index)] must be a valid user ID, found \(element.typeDescription == "a string" ? quoted(element.stringValue ?? "") : element.typeDescription)")
+                continue
+            }
+            users.append(user)
+        }
+        return users
     }
 }

@@ -172,6 +172,10 @@ public struct StoreChecker {
                 report.problems += OutboxFile.decodeReadPosition(bytes, path: file).problems
                 continue
             }
+            if name == StoreLayout.creation {
+                report.problems += QueuedCreation.decode(bytes, path: file).problems
+                continue
+            }
             report.outboxFiles += 1
             let decoded = OutboxFile.decode(bytes, name: name, path: file)
             report.problems += decoded.problems

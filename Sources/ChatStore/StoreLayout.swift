@@ -11,6 +11,8 @@ public enum StoreLayout {
     public static let positions = "positions.json"
     public static let outbox = "outbox"
     public static let readPosition = "read.json"
+    /// `outbox/create.json`: a conversation started here that the server has not accepted yet.
+    public static let creation = "create.json"
     public static let lock = ".lock"
     /// In the store root: the sync worker's figures (``SyncStatusFile``), hidden and per device.
     public static let syncStatus = ".sync-status"

@@ -212,6 +212,10 @@ extension SyncEngine {
         case let .typing(id, member):
             guard member != (await store.me), try await store.info(id)?.members.contains(member) == true else { return }
             noteTyping(id, member)
+        case let .conversation(id, _, _):
+            // Started just now (a v1 extension): confirmed by the conversation list, then followed.
+            guard liveState.conversations[id]?.isFollowed != true, try await isListed(id) else { return }
+            await drive(id, .follow(from: try await store.catchUpPoint(id)))
         case let .receipt(id, member, position):
             guard try await store.info(id) != nil else { return }
             try await store.mergeServerPositions(Positions([member: position]), in: id)
@@ -353,6 +357,7 @@ extension SyncEngine {
             for id in (try? await store.knownConversations()) ?? [] where liveState.conversations[id]?.outboxDue(at: .now) ?? true {
                 let sentWith = token
                 do {
+                    guard try await startQueuedConversationLive(id, log: log) else { continue }
                     guard !(try await store.pendingOutbox(id)).isEmpty else {
                         try await postRead(id)
                         continue

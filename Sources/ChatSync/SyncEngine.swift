@@ -204,7 +204,9 @@ public actor SyncEngine {
         passDeadline = deadline
         defer { passDeadline = nil }
         do {
-            let conversations = try await discoverConversations()
+            var conversations = try await discoverConversations()
+            // Conversations started here go to the server before anything is sent to them.
+            if try await startQueuedConversations(report: &report) { conversations = try await discoverConversations() }
             report.conversations = conversations.count
             for (index, conversation) in conversations.enumerated() {
                 let id = conversation.id
@@ -464,6 +466,11 @@ public actor SyncEngine {
         var accepted = AcceptedBatch()
         var backoff = options.backoff
         let queue = try await store.pendingOutbox(id)
+        // Started here and not yet on the server (or refused there): its messages wait for it.
+        if try await store.queuedCreation(id) != nil {
+            outcome.stillPending = queue.count
+            return outcome
+        }
         var index = 0
         var attempts = 0
         while index < queue.count {

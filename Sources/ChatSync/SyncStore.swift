@@ -160,6 +160,19 @@ actor SyncStore {
         try store.conversation(id).outbox().filter { $0.state == .pending }
     }
 
+    /// The conversation's queued creation (`outbox/create.json`), if any.
+    func queuedCreation(_ id: ConversationID) throws(StoreError) -> QueuedCreation? {
+        try store.conversation(id).queuedCreation()
+    }
+
+    func removeCreation(in id: ConversationID) throws(StoreError) {
+        try writer.removeCreation(in: id)
+    }
+
+    func markCreationFailed(in id: ConversationID, reason: String) throws(StoreError) {
+        try writer.markCreationFailed(in: id, reason: reason)
+    }
+
     func wantedReadPosition(_ id: ConversationID) throws(StoreError) -> Int? {
         try store.conversation(id).wantedReadPosition()
     }

@@ -29,6 +29,7 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let fileExists = Errno(rawValue: EEXIST)
     public static let notDirectory = Errno(rawValue: ENOTDIR)
     public static let isDirectory = Errno(rawValue: EISDIR)
+    public static let directoryNotEmpty = Errno(rawValue: ENOTEMPTY)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
     public static let noSpace = Errno(rawValue: ENOSPC)

@@ -25,6 +25,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
         403: "Forbidden",
         404: "Not Found",
         405: "Method Not Allowed",
+        409: "Conflict",
         413: "Content Too Large",
         426: "Upgrade Required",
         429: "Too Many Requests",
@@ -44,6 +45,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let forbidden = HTTPStatus(code: 403)
     public static let notFound = HTTPStatus(code: 404)
     public static let methodNotAllowed = HTTPStatus(code: 405)
+    public static let conflict = HTTPStatus(code: 409)
     public static let contentTooLarge = HTTPStatus(code: 413)
     public static let upgradeRequired = HTTPStatus(code: 426)
     public static let tooManyRequests = HTTPStatus(code: 429)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct EndpointTests {
     static func all() throws -> [Endpoint] {
         let c1 = try ConversationID("c1")
-        return [.me, .conversations, .messages(c1), .postMessage(c1), .receipts(c1), .delivered(c1), .read(c1), .typing(c1), .live]
+        return [.me, .conversations, .createConversation, .messages(c1), .postMessage(c1), .receipts(c1), .delivered(c1), .read(c1), .typing(c1), .live]
     }
 
     @Test("every endpoint's method and path resolve back to it")
@@ -21,7 +21,7 @@ import Testing
     func requestLines() throws {
         let lines = try Self.all().map { "\($0.method) \($0.path)" }
         #expect(lines == [
-            "GET /v1/me", "GET /v1/conversations", "GET /v1/conversations/c1/messages", "POST /v1/conversations/c1/messages",
+            "GET /v1/me", "GET /v1/conversations", "POST /v1/conversations", "GET /v1/conversations/c1/messages", "POST /v1/conversations/c1/messages",
             "GET /v1/conversations/c1/receipts", "POST /v1/conversations/c1/delivered", "POST /v1/conversations/c1/read",
             "POST /v1/conversations/c1/typing", "GET /v1/live",
         ])

@@ -42,6 +42,15 @@ public func fuzzWireDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     if let event = try? WireDecoder.liveEvent(String(decoding: bytes, as: UTF8.self)), case let .message(_, message) = event {
         expectStorable(message)
     }
+    if let started = try? WireDecoder.startedConversation(bytes) {
+        check(started.title.count <= 200, "a started conversation's title of \(started.title.count) characters passed")
+    }
+    // The server's side of POST /v1/conversations: what it accepts is valid and survives a round trip.
+    if let asked = try? WireRequestDecoder.newConversation(bytes) {
+        check(NewConversation.problem(withTitle: asked.title) == nil, "a bad title passed: \(asked.title)")
+        check(!asked.members.isEmpty && asked.members.count <= NewConversation.maxMembers, "\(asked.members.count) members passed")
+        check((try? WireRequestDecoder.newConversation(WireEncoder.newConversation(asked))) == asked, "a new conversation does not survive a round trip: \(asked)")
+    }
     if let user = try? WireDecoder.userID(bytes) {
         check(Name.isValid(user.rawValue), "an invalid user ID passed: \(user)")
     }

@@ -31,6 +31,7 @@ enum ServeCommand: Command {
           live-dup=P          send a live event twice
           live-reorder=P      send a live event after the next one
           reject-text=WORD    refuse (400) a POST whose text contains WORD
+          no-start=404|405    answer POST /v1/conversations so (a server without it)
           seed=N              seed for every decision (default 0)
         P is a probability from 0 to 1.
 

@@ -20,6 +20,7 @@ conversations/<conversation-id>/
     positions.json                             every member's deliveredUpTo / readUpTo
     outbox/<ordinal>-<client-message-id>.json  my messages the server has not accepted yet
     outbox/read.json                           my wanted read position, not yet accepted
+    outbox/create.json                         a conversation started here, not yet on the server
     .caught-up                                 this device's sync marker (hidden, per device)
 ```
 
@@ -179,6 +180,22 @@ rewrites the file by rename, a retry renames it), and that the ID is not stored 
 before it unlinks the file and fsyncs `outbox/`. So a message the server accepted is never
 reported cancelled, and a cancelled one is never posted: the worker, finding the lock taken
 or the file gone, leaves the message alone. `send` and `retry` never wait for a POST.
+
+**A conversation started here waits in `create.json`** (`chatdir create`) until the server
+has it. One line, keys sorted, `error` only when failed; `members` is every member, sorted,
+the creator among them:
+
+```
+{"createdAt":"2026-12-01T23:40:00.000Z","members":["alice","bob"],"state":"pending","title":"Lunch"}
+```
+
+The conversation's directory is built hidden (`conversations/.<id>.<pid>.<random>.tmp/`) with
+`conversation.json`, `messages/` and this file, then renamed into place: a worker never sees
+the conversation without it. While it is there the worker sends none of the conversation's
+messages; once the server has the conversation (201, or 409 for the same members) it is
+removed. Refused (a server without the endpoint, an ID taken by another conversation) it
+turns failed with the reason, and the messages stay pending; `chatdir create ID --retry`
+rewrites it as pending.
 
 **Ordinals never go backwards.** A new ordinal (`send`, and `retry` moving a message to the
 back) is the clock's nanoseconds since 1970, or one more than the highest ordinal among the
