@@ -55,30 +55,15 @@ struct ChatdirProcess {
     /// runs another program instead (`strace` with `chatdir` among its arguments).
     @discardableResult
     static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], executable: URL = executable) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
         env.removeValue(forKey: "CHATDIR_STORE")
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
-        let errorRead = BackgroundRead(stderr.fileHandleForReading)
-        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errorRead.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errorData, as: UTF8.self))
+        // posix_spawn, not Foundation's Process, whose run() can crash the whole test process
+        // on this toolchain (see ``spawnAndWait(_:_:environment:input:)``).
+        let result = try spawnAndWait(executable.path, arguments, environment: env, input: input.map { Array($0.utf8) })
+        return Result(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self), stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 }
 

@@ -44,7 +44,7 @@ struct ProgressLineTests {
     }
 }
 
-/// Blocks on child processes (a seed of 100,000 takes seconds): off the cooperative pool.
+/// Blocks on child processes (a seed of 40,000 takes seconds): off the cooperative pool.
 @Suite("Progress on a terminal, nothing in a pipe", .ownThreads)
 struct ProgressEndToEndTests {
     /// Runs `chatdir arguments…` under `script(1)`, so stdout and stderr are a terminal, and
@@ -60,13 +60,13 @@ struct ProgressEndToEndTests {
     func seedOnTerminal() throws {
         let directory = try TemporaryDirectory()
         let fixture = directory.file("big")
-        let (status, transcript) = try Self.onTerminal(["seed", fixture, "--conversations", "1", "--messages", "100000"], in: directory)
+        let (status, transcript) = try Self.onTerminal(["seed", fixture, "--conversations", "1", "--messages", "40000"], in: directory)
         #expect(status == 0, "\(transcript)")
         #expect(transcript.contains("\r\u{1B}[Kseeding: "), "\(transcript.debugDescription)")
-        #expect(transcript.contains(" of 100,000 messages"), "\(transcript.debugDescription)")
+        #expect(transcript.contains(" of 40,000 messages"), "\(transcript.debugDescription)")
         // Every drawing after the first is a tenth of a second later, so it carries a rate.
         let drawings = transcript.components(separatedBy: "\r\u{1B}[Kseeding: ").dropFirst()
-        for later in drawings.dropFirst() where later.contains("of 100,000") {
+        for later in drawings.dropFirst() where later.contains("of 40,000") {
             #expect(later.contains("/s"), "\(later.debugDescription)")
         }
         // The line is cleared before the result, so the path starts at the left margin.
@@ -76,7 +76,7 @@ struct ProgressEndToEndTests {
         let check = try Self.onTerminal(["check", fixture], in: directory)
         #expect(check.status == 0, "\(check.transcript)")
         #expect(check.transcript.contains("\r\u{1B}[Kchecking: "), "\(check.transcript.debugDescription)")
-        #expect(check.transcript.contains("100000 messages, 0 outbox files"), "\(check.transcript.debugDescription)")
+        #expect(check.transcript.contains("40000 messages, 0 outbox files"), "\(check.transcript.debugDescription)")
         let quiet = try Self.onTerminal(["check", fixture, "--quiet"], in: directory)
         #expect(quiet.status == 0)
         #expect(!quiet.transcript.contains("checking"), "\(quiet.transcript.debugDescription)")
@@ -87,10 +87,10 @@ struct ProgressEndToEndTests {
     @Test("--quiet on a terminal and a pipe for stderr both get no progress")
     func quietAndPipe() throws {
         let directory = try TemporaryDirectory()
-        let quiet = try Self.onTerminal(["seed", directory.file("quiet"), "--conversations", "1", "--messages", "100000", "--quiet"], in: directory)
+        let quiet = try Self.onTerminal(["seed", directory.file("quiet"), "--conversations", "1", "--messages", "40000", "--quiet"], in: directory)
         #expect(quiet.status == 0)
         #expect(!quiet.transcript.contains("seeding"), "\(quiet.transcript.debugDescription)")
-        let piped = try ChatdirProcess.run(["seed", directory.file("piped"), "--conversations", "1", "--messages", "100000"])
+        let piped = try ChatdirProcess.run(["seed", directory.file("piped"), "--conversations", "1", "--messages", "40000"])
         #expect(piped.status == 0)
         #expect(piped.stderr.isEmpty, "\(piped.stderr.debugDescription)")
         #expect(piped.stdout == directory.file("piped") + "\n")

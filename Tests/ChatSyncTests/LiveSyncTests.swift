@@ -41,7 +41,7 @@ import ChatTestSupport
         let worker = Task { await engine.runLive { line in lines.append(line) } }
         let prefix = "x2: deferred catch-up failed: "
         do {
-            try await waitUntil(timeout: .seconds(30), "the deferred catch-up's failure is reported") { lines.lines.contains { $0.hasPrefix(prefix) } }
+            try await waitUntil("the deferred catch-up's failure is reported") { lines.lines.contains { $0.hasPrefix(prefix) } }
         } catch {
             Issue.record("the worker's log: \(lines.lines); the server saw: \(server.seenRequests)")
             throw error
@@ -77,7 +77,7 @@ import ChatTestSupport
         let reason = { (kind: String) in
             lines.lines.first { $0.hasPrefix("c1: \(kind) catch-up failed: ") }.map { String($0.dropFirst("c1: \(kind) catch-up failed: ".count)) }
         }
-        try await waitUntil(timeout: .seconds(30), "both a gap and an idle catch-up failed and said so") { reason("gap") != nil && reason("idle") != nil }
+        try await waitUntil("both a gap and an idle catch-up failed and said so") { reason("gap") != nil && reason("idle") != nil }
         worker.cancel()
         #expect(await worker.value == nil)
         let gap = try #require(reason("gap"), "\(lines.lines) \(server.seenRequests)")
