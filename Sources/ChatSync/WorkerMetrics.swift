@@ -13,6 +13,9 @@ public final class WorkerMetrics: Sendable {
         /// Monotonic milliseconds of the last write.
         var lastWrite: Int?
         var writeScheduled = false
+        /// Set by ``stopped()``, whose write is the last: a later one could still be under way
+        /// when the process exits and leave its temp file in the store.
+        var stopped = false
     }
 
     private let storeRoot: String
@@ -76,12 +79,14 @@ public final class WorkerMetrics: Sendable {
             status.connection = .stopped
             status.problem = nil
         }
+        state.withLock { $0.stopped = true }
     }
 
     private static func now() -> Int64 { Int64(Clock.nanosecondsSince1970() / 1_000_000) }
 
     private func change(now immediately: Bool = false, _ body: (inout SyncStatus) -> Void) {
         let wait = state.withLock { state -> Int? in
+            if state.stopped { return nil }
             state.status.updatedAt = Self.now()
             body(&state.status)
             state.status.reconnects.removeAll { $0 < state.status.updatedAt - SyncStatus.reconnectWindow }
@@ -100,7 +105,7 @@ public final class WorkerMetrics: Sendable {
             try? await Task.sleep(for: .milliseconds(wait))
             state.withLock { state in
                 state.writeScheduled = false
-                write(&state, at: Clock.monotonicMilliseconds())
+                if !state.stopped { write(&state, at: Clock.monotonicMilliseconds()) }
             }
         }
     }
