@@ -19,7 +19,7 @@ extension DataDirectory {
     /// one, and requests meanwhile see the table as it was until the start is durable.
     /// - Throws: ``ServerError/storage(_:)`` when a write failed; nothing was started.
     func startConversation(_ id: ConversationID, info: ConversationInfo) throws(ServerError) -> StartResult {
-        try starting.withLock { _ throws(ServerError) -> StartResult in
+        try starting.withLock { started throws(ServerError) -> StartResult in
             if let existing = table.withLock({ $0[id] }) { return .exists(existing) }
             let conversations = path + "/" + StoreLayout.conversations
             let building = DurableFile.hiddenBuildPath(for: id.rawValue, in: conversations)
@@ -36,6 +36,7 @@ extension DataDirectory {
             }
             let log = try ConversationLog(id: id, info: info, conversation: final)
             table.withLock { $0[id] = log }
+            started += 1
             return .started(log)
         }
     }
