@@ -57,6 +57,8 @@ struct Bench {
             let search = try StoreWorkloads.search(chatdir: options.chatdir, store: store)
             figures["search_ms_\(size)"] = Stats.round1(search.milliseconds)
             figures["search_hits_\(size)"] = Double(search.count)
+            let searchCount = try StoreWorkloads.search(chatdir: options.chatdir, store: store, counting: true)
+            figures["search_count_ms_\(size)"] = Stats.round1(searchCount.milliseconds)
             let append = try StoreWorkloads.append(store, existing: size, count: options.appendCount)
             figures["append_p50_us_\(size)"] = Stats.round1(append.p50)
             figures["append_p99_us_\(size)"] = Stats.round1(append.p99)

@@ -89,12 +89,18 @@ struct Report {
             grep.sqlite = value("sqlite", "scan_ms_\(size)")
             grep.maildir = value("maildir", "scan_ms_\(size)")
             rows.append(grep)
-            // The command, start-up and printing included, against the same LIKE scan.
-            var search = compared("search \"pizza\", N=\(Self.count(size)) (chatdir search --json)", unit: "ms", key: "search_ms_\(size)")
+            // The command, start-up included, against the same LIKE scan: counting, as SQLite's
+            // count(*) does (the goal), and printing every hit as JSON (shown, no goal: SQLite's
+            // figure prints nothing).
+            var counted = compared("search \"pizza\", N=\(Self.count(size)) (chatdir search --count)", unit: "ms", key: "search_count_ms_\(size)")
+            counted.sqlite = value("sqlite", "scan_ms_\(size)")
+            counted.maildir = value("maildir", "scan_ms_\(size)")
+            counted.goal = "≤ 1.0× SQLite LIKE"
+            if let chatdir = counted.chatdir, let sqlite = counted.sqlite { counted.met = chatdir <= sqlite }
+            rows.append(counted)
+            var search = compared("search \"pizza\", N=\(Self.count(size)) (chatdir search --json, every hit printed)", unit: "ms", key: "search_ms_\(size)")
             search.sqlite = value("sqlite", "scan_ms_\(size)")
             search.maildir = value("maildir", "scan_ms_\(size)")
-            search.goal = "≤ 1.0× SQLite LIKE"
-            if let chatdir = search.chatdir, let sqlite = search.sqlite { search.met = chatdir <= sqlite }
             rows.append(search)
         }
         let pagesKey = "git_bytes_after_\(options.gitPages)_pages"

@@ -114,8 +114,10 @@ enum StoreWorkloads {
 
     /// search: `chatdir search --store STORE --json word c1` as a user runs it (process wall
     /// time, hits as JSON Lines to /dev/null), warm; median ms and the hits of one untimed run.
-    static func search(chatdir: String, store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
-        let arguments = [chatdir, "search", "--store", store.root, "--json", word, c1.rawValue]
+    /// With `counting`, `search --count` instead: the same question SQLite's `count(*) … LIKE`
+    /// answers, start-up included; the count is then the N it printed.
+    static func search(chatdir: String, store: Store, word: String = "pizza", counting: Bool = false, runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+        let arguments = [chatdir, "search", "--store", store.root, counting ? "--count" : "--json", word, c1.rawValue]
         let lines = try Subprocess.capture(arguments, allowFailure: true)
         guard lines.status <= 1 else { throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(lines.status)") }
         var times: [Double] = []
@@ -123,6 +125,14 @@ enum StoreWorkloads {
             let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
             guard result.status <= 1 else { throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)") }
             times.append(result.wallSeconds * 1e3)
+        }
+        if counting {
+            // One line, `c1:N`.
+            let text = String(decoding: lines.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let number = text.split(separator: ":").last.flatMap({ Int($0) }) else {
+                throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) printed \(text.debugDescription), not c1:N")
+            }
+            return (Stats.median(times), number)
         }
         return (Stats.median(times), lines.output.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
     }

@@ -50,6 +50,8 @@ import ChatTestSupport
         let search = try StoreWorkloads.search(chatdir: builtProduct("chatdir").path, store: store, runs: 1)
         #expect(search.count == scan.count)
         #expect(search.milliseconds > 0)
+        let counted = try StoreWorkloads.search(chatdir: builtProduct("chatdir").path, store: store, counting: true, runs: 1)
+        #expect(counted.count == scan.count)
     }
 
     @Test("the sync workloads run against an in-process server: catch-up, drain, live latency")

@@ -72,6 +72,23 @@ import ChatTestSupport
         #expect(try search(["the", "--since", "2026-11-30"]).status == 1)
     }
 
+    @Test("--count prints CONV:N for every conversation searched, the same N as the hits printed, through the fast scan or the filters")
+    func count() throws {
+        for extra in [[], ["--sender", "bob"], ["--ignore-case"], ["--regex"]] {
+            let hits = try search(["e"] + extra).lines
+            let counted = try search(["e", "--count"] + extra)
+            #expect(counted.status == 0)
+            let expected = ["bob", "carol", "dinner"].map { id in "\(id):\(hits.filter { $0.hasPrefix(id + ":") }.count)" }
+            #expect(counted.lines == expected, "\(extra)")
+        }
+        let none = try search(["no such words here", "--count", "dinner"])
+        #expect(none.status == 1)
+        #expect(none.lines == ["dinner:0"])
+        let both = try search(["e", "--count", "--json"])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--count and --json do not go together"))
+    }
+
     @Test("--json prints one object per hit that jq can read")
     func json() throws {
         let result = try search(["window", "--json"])

@@ -7,7 +7,7 @@ enum SearchCommand: Command {
     static let spec = CommandSpec(
         name: "search",
         summary: "Find stored messages whose text matches a pattern, in every conversation or the ones named.",
-        usage: ["PATTERN [CONV...] [--sender USER] [--since DATE] [--until DATE] [--ignore-case] [--regex] [--limit N] [--json]"],
+        usage: ["PATTERN [CONV...] [--sender USER] [--since DATE] [--until DATE] [--ignore-case] [--regex] [--limit N] [--json | --count]"],
         options: [
             .init(name: "--sender", value: "USER", help: "only messages sent by USER"),
             .init(name: "--since", value: "DATE", help: "only messages sent at or after DATE"),
@@ -16,6 +16,7 @@ enum SearchCommand: Command {
             .init(name: "--regex", value: nil, help: "PATTERN is a POSIX extended regular expression (as grep -E)"),
             .init(name: "--limit", value: "N", help: "stop after N hits"),
             .init(name: "--json", value: nil, help: "one JSON object per hit (JSON Lines), for jq and scripts"),
+            .init(name: "--count", value: nil, help: "print only how many messages match, as CONV:N per conversation searched (as grep -c)"),
         ],
         discussion: """
         PATTERN is a fixed string by default (the same bytes, as grep -F). With --regex it is an
@@ -29,6 +30,9 @@ enum SearchCommand: Command {
           \(SearchDate.forms).
         A date alone is its midnight, and --until is exclusive: --since 2026-11-28 --until
         2026-11-29 is the whole of 28 November.
+
+        --count prints CONV:N for every conversation searched, 0 included, and nothing else; a
+        plain fixed string with no filter is counted without decoding the records.
 
         Exit status, as grep: 0 when something was found, 1 when nothing was, 64 for a bad
         command line (an invalid pattern is named with regcomp's reason).
@@ -48,6 +52,10 @@ enum SearchCommand: Command {
         let limit = try arguments.integer("--limit", in: 1...Int(Int32.max))
         let store = try context.openStore()
         let conversations = try (ids.isEmpty ? store.conversationIDs() : ids).map { id throws(StoreError) in try store.existingConversation(id) }
+        if arguments.flag("--count") {
+            guard !arguments.flag("--json") else { throw context.usage("--count and --json do not go together: --count prints CONV:N lines") }
+            return try count(conversations, query: query, limit: limit, output: context.output)
+        }
         var printer = HitPrinter(output: context.output, json: arguments.flag("--json"))
         // Hits found before a damaged file stops the search are still printed.
         defer { printer.flush() }
@@ -63,9 +71,35 @@ enum SearchCommand: Command {
         return found > 0 ? 0 : 1
     }
 
+    /// `--count`: `CONV:N` for each conversation. A fixed, case-sensitive pattern with no filter
+    /// and no limit goes through the library's scan, which never decodes a record whose raw
+    /// text holds no escape; anything else counts the hits ``Conversation/search`` finds.
+    static func count(_ conversations: [Conversation], query: Query, limit: Int?, output: Output) throws -> Int32 {
+        var lines = ""
+        var total = 0
+        for conversation in conversations {
+            var found = 0
+            if let word = query.fixed, query.sender == nil, query.since == nil, query.until == nil, limit == nil {
+                found = try conversation.countMessages(containing: word)
+            } else {
+                _ = try conversation.search(query.matcher, where: query.includes) { _ in
+                    found += 1
+                    return limit.map { total + found < $0 } ?? true
+                }
+            }
+            total += found
+            lines += "\(conversation.id):\(found)\n"
+            if let limit, total >= limit { break }
+        }
+        Output.write(1, lines)
+        return total > 0 ? 0 : 1
+    }
+
     /// What the command line asks for: the matcher and the filters on sender and time.
     struct Query {
         var matcher: TextMatcher
+        /// The pattern when it is a plain fixed string (no --regex, no --ignore-case).
+        var fixed: String?
         var sender: UserID?
         var since: Int?
         var until: Int?
@@ -81,6 +115,7 @@ enum SearchCommand: Command {
                 }
             } else {
                 matcher = ignoreCase ? .ignoringCase(pattern) : .fixed(pattern)
+                if !ignoreCase { fixed = pattern }
             }
             if let text = arguments.value("--sender") {
                 do { sender = try UserID(text) } catch { throw context.usage("--sender: \(error)") }
