@@ -88,16 +88,20 @@ import ChatTestSupport
         cancel.standardOutput = out
         cancel.standardError = err
         let waiting = DispatchSemaphore(value: 0)
+        let stderrEnded = DispatchSemaphore(value: 0)
         let stderr = Locked("")
-        readLines(of: err.fileHandleForReading) { line in
+        readLines(of: err.fileHandleForReading, { line in
             stderr.withLock { $0 += line + "\n" }
             if line.contains("waiting for the attempt to end") { waiting.signal() }
-        }
+        }, ended: { stderrEnded.signal() })
         try cancel.run()
         #expect(waiting.wait(timeout: .now() + 60) == .success, "cancel did not wait for the attempt: \(stderr.withLock { $0 })")
         relay.release()
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         cancel.waitUntilExit()
+        // Every line of stderr, the last one ("already sent" or "cancelled") included: the
+        // reading thread may still hold it when the process has exited.
+        #expect(stderrEnded.wait(timeout: .now() + 60) == .success, "cancel's stderr never ended")
         return (cancel.terminationStatus, stdout, stderr.withLock { $0 })
     }
 
