@@ -48,11 +48,15 @@ public final class ExtendedRegex: @unchecked Sendable {
 
     /// Every non-overlapping match in `bytes`, as byte ranges, left to right. Empty matches
     /// (`x*` where there is no x) are skipped: they mark nothing. Uses `REG_STARTEND`, so a NUL
-    /// byte in the text does not end it and no copy is made.
+    /// byte in the text does not end it. The text is still given a NUL after its end: glibc
+    /// stops at `rm_eo`, but a reader that does not know `REG_STARTEND` (AddressSanitizer's
+    /// `regexec` interceptor measures the string with `strlen`) would read past the buffer.
     public func matches(in bytes: [UInt8]) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var start = 0
-        bytes.withUnsafeBytes { buffer in
+        var terminated = bytes
+        terminated.append(0)
+        terminated.withUnsafeBytes { buffer in
             // An empty text holds only empty matches, which mark nothing.
             guard let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
             while start < bytes.count {
