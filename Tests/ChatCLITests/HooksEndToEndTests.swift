@@ -100,7 +100,11 @@ extension RunningChatdir {
         try writer.markFailed(queued.clientMessageID, reason: "refused", in: c1)
         try writer.save([message(6, from: alice, "a sixth")], in: c1)
         _ = try writer.mergePositions(Positions([bob: MemberPosition(deliveredUpTo: 6, readUpTo: 6)]), in: c1)
-        #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for read c1 #6 exited 0") }, "\(watch.errors)")
+        // Both hooks, whichever event the observer reports first (stopping earlier ends the other).
+        #expect(waitFor(timeout: 60) {
+            watch.errors.contains("chatdir watch: hook for read c1 #6 exited 0")
+                && watch.errors.contains("chatdir watch: hook for failed c1 \(queued.clientMessageID) exited 0")
+        }, "\(watch.errors)")
         #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: hook for failed c1 \(queued.clientMessageID): failed alice none refused too rude to send"))
         #expect(watch.errors.contains("chatdir watch: hook for read c1 #6: read bob 6  "))
