@@ -61,7 +61,7 @@ struct ChatEndToEndTests {
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
         try #require(waitForConversation("alice-bob", of: bob), "\(bob.workerLog)")
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "24", alice.chat("alice-bob")])
         try tmux.run(["new-session", "-d", "-s", "bob", "-x", "100", "-y", "24", bob.chat("alice-bob")])
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
@@ -96,7 +96,7 @@ struct ChatEndToEndTests {
         let alice = try Member("alice", server: server.url, in: directory)
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "120", "-y", "24", alice.chat("alice-bob")])
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
         try tmux.run(["send-keys", "-t", "alice", "-l", "a forbidden word"])
@@ -146,7 +146,7 @@ struct ChatEndToEndTests {
         try FileManager.default.removeItem(atPath: messages + "/0000000001-0000000100.json")
         let alice = try Member("alice", store: aliceStore, server: server.url, in: directory)
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "16", alice.chat("alice-bob")])
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("message number 120") } }, "\(tmux.screen("alice"))")
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
@@ -183,7 +183,7 @@ struct ChatEndToEndTests {
         let alice = try Member("alice", server: server.url, in: directory)
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "20", alice.chat("alice-bob")])
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("Coffee at 10?") } }, "\(tmux.screen("alice"))")
         try tmux.run(["send-keys", "-t", "alice", "-l", "half a thought"])
@@ -208,7 +208,7 @@ struct ChatEndToEndTests {
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let channel = RuntimeChannel(storeRoot: store, runtimeDirectory: runtime)
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         let command = "env TZ=UTC NO_COLOR=1 XDG_RUNTIME_DIR=\(runtime) \(ChatdirProcess.executable.path) view c1 --follow --store \(store); sleep 600"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "100", "-y", "16", command])
         #expect(try waitFor { try tmux.pane().contains { $0.contains("no sync worker running") } }, "\(tmux.screen("follow"))")

@@ -106,6 +106,40 @@ struct Tmux {
         return capture ? ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "") : ""
     }
 
+    /// Ends the panes' programs with SIGTERM while their terminals still exist, waits for them
+    /// (up to 20 s), then stops the server. `kill-server` alone hangs up every pane at once:
+    /// its shell dies, and a chatdir left in an orphaned process group with its pseudo-terminal
+    /// gone cannot finish under LeakSanitizer (its exit-time leak check stops every thread
+    /// with ptrace and never sees them stop), so it spun at full speed for the rest of an
+    /// AddressSanitizer CI run. Only the shells' children are signalled: a shell dying first
+    /// would orphan them the same way.
+    func shutDown() {
+        let shells = ((try? run(["list-panes", "-a", "-F", "#{pane_pid}"], capture: true)) ?? "")
+            .split(separator: "\n").compactMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+        var programs: [pid_t] = []
+        for shell in shells {
+            let children = Self.processes(inGroup: shell).filter { $0 != shell }
+            // A pane whose command is the program itself (no shell around it) is signalled whole.
+            programs += children.isEmpty ? [shell] : children
+        }
+        for pid in programs { kill(pid, SIGTERM) }
+        _ = waitFor(timeout: 20) { programs.allSatisfy { kill($0, 0) != 0 } }
+        _ = try? run(["kill-server"])
+    }
+
+    /// Every process whose process group is `group` (field 5 of /proc/PID/stat).
+    private static func processes(inGroup group: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After the command name in parentheses: state, ppid, pgrp.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && pid_t(fields[2]) == group ? pid : nil
+        }
+    }
+
     /// The visible rows of session `target`'s pane, as text.
     func pane(_ target: String = "follow") throws -> [String] {
         try run(["capture-pane", "-p", "-t", target], capture: true).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -136,7 +170,7 @@ struct Tmux {
         let directory = try TemporaryDirectory()
         let store = try seededStore(in: directory)
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; echo \"exit status $?\"; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "120", "-y", "20", command])
         #expect(try waitFor { try tmux.pane().contains { $0.contains("✓ sent") } })

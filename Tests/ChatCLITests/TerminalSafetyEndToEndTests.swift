@@ -132,7 +132,7 @@ import ChatTestSupport
         let store = try hostileStore(in: directory).path
         let raw = directory.file("pane.raw")
         let tmux = Tmux()
-        defer { _ = try? tmux.run(["kill-server"]) }
+        defer { tmux.shutDown() }
         // The pane waits for a key before starting chatdir, so the raw capture sees every byte it writes.
         let command = "read go; TZ=UTC TERM=xterm-256color '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "160", "-y", "20", "bash", "-c", command])
