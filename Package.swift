@@ -43,7 +43,7 @@ let package = Package(
         // --only server is the server's load figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem"]),
         // Shared by the test targets only: scratch directories and the built executables.
-        .target(name: "ChatTestSupport", path: "Tests/ChatTestSupport"),
+        .target(name: "ChatTestSupport", dependencies: ["ChatSystem"], path: "Tests/ChatTestSupport"),
         .testTarget(name: "ChatSystemTests", dependencies: ["ChatTestSupport", "ChatSystem"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),

@@ -16,26 +16,28 @@ public struct CapturedProcess: Sendable {
     /// Runs `arguments` (the program found on PATH) with stdin on /dev/null and stdout and
     /// stderr each in a pipe of its own, read until both close and the program exits, or until
     /// `timeout` passes and it is killed. Each output keeps its first `limit` bytes (the rest is
-    /// read and dropped, so a chatty program never blocks on a full pipe). Our own descriptors
-    /// are close-on-exec, so the program inherits only 0, 1 and 2.
+    /// read and dropped, so a chatty program never blocks on a full pipe). The program inherits
+    /// only 0, 1 and 2 (``ChildProcess/spawn(_:environment:standardInput:standardOutput:standardError:searchPath:ownProcessGroup:)``).
     /// `posix_spawnp(3)`, `pipe(2)`, `poll(2)`, `waitpid(2)`, `kill(2)`.
     public static func run(_ arguments: [String], timeout: Duration, limit: Int = 1 << 16) -> CapturedProcess {
         var failed = CapturedProcess(status: 127, standardOutput: [], standardError: [], timedOut: false)
         guard !arguments.isEmpty, let output = try? pipeEnds(), let errors = try? pipeEnds() else { return failed }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        var pid: pid_t = 0
-        let started = ChildProcess.withCStrings(arguments) { argv in posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) }
+        let nothing = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let started = Result { () throws(SystemError) in
+            try ChildProcess.spawn(arguments, environment: ChildProcess.currentEnvironment, standardInput: nothing,
+                                   standardOutput: output.write, standardError: errors.write, searchPath: true)
+        }
+        if nothing >= 0 { Syscall.close(nothing) }
         Syscall.close(output.write)
         Syscall.close(errors.write)
-        guard started == 0 else {
+        let pid: pid_t
+        switch started {
+        case let .success(started):
+            pid = started
+        case let .failure(error):
             Syscall.close(output.read)
             Syscall.close(errors.read)
-            failed.standardError = Array("cannot start \(arguments[0]): \(String(cString: strerror(started)))".utf8)
+            failed.standardError = Array("cannot start \(arguments[0]): \(error.errno.description)".utf8)
             return failed
         }
         let deadline = Clock.monotonicNanoseconds() + nanoseconds(timeout)

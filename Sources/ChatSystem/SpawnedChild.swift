@@ -8,10 +8,9 @@ import Musl
 /// and its output (stdout and stderr together) on pipes this process holds, non-blocking, so
 /// one thread can feed and drain it with ``Poll`` and never wedge on a child that does not read.
 ///
-/// What the child gets: descriptors 0, 1 and 2 only (every descriptor of chatdir is
-/// close-on-exec, and inherited ones are closed), an empty signal mask and the default action
-/// for SIGPIPE, SIGINT, SIGTERM, SIGHUP and SIGQUIT (chatdir blocks or ignores them for
-/// itself; a hook is an ordinary program).
+/// What the child gets is ``ChildProcess/spawn(_:environment:standardInput:standardOutput:standardError:searchPath:ownProcessGroup:)``'s:
+/// descriptors 0, 1 and 2 only, an empty signal mask, the default signal actions (a hook is an
+/// ordinary program).
 public struct SpawnedChild: ~Copyable, Sendable {
     public let pid: Int32
     /// The write end of the child's standard input (-1 once closed); ``closeInput()`` gives it EOF.
@@ -22,7 +21,7 @@ public struct SpawnedChild: ~Copyable, Sendable {
     /// Starts `arguments[0]` (a path, not searched on PATH) with `environment` (`NAME=value`).
     /// - Throws: ``SystemError`` from `pipe` or `posix_spawn` (ENOENT for a missing program).
     public static func start(_ arguments: [String], environment: [String]) throws(SystemError) -> SpawnedChild {
-        guard let program = arguments.first else { throw SystemError(operation: "posix_spawn", path: "", errno: .invalidArgument) }
+        let program = arguments.first ?? ""
         // Only chatdir's ends are non-blocking (the flag belongs to the open pipe end, which
         // dup2 shares): the child reads and writes as programs expect, blocking.
         let stdin = try pipe(program, nonBlockingRead: false)
@@ -32,49 +31,20 @@ public struct SpawnedChild: ~Copyable, Sendable {
             Syscall.close(stdin.write)
             throw error
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, stdout.write, 2)
-        // chatdir's own descriptors are close-on-exec; this closes what its parent left open
-        // without the flag (a shell's, a test runner's), so a hook holds none of them either.
-        // In the child, after the dup2s (glibc 2.34's closefrom action): a list of our open
-        // descriptors made beforehand would race with other threads opening and closing theirs
-        // (a descriptor opened after the list leaked, one closed after it failed the spawn).
-        if let closeFrom = Self.addCloseFrom {
-            _ = closeFrom(&actions, 3)
-        } else {
-            let open = (try? Sys.listDirectoryIfPresent("/proc/self/fd")) ?? []
-            for fd in open.compactMap({ Int32($0) }) where fd > 2 {
-                posix_spawn_file_actions_addclose(&actions, fd)
-            }
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        var pid: pid_t = 0
-        let started = ChildProcess.withCStrings(arguments) { argv in
-            ChildProcess.withCStrings(environment) { envp in posix_spawn(&pid, program, &actions, &attributes, argv, envp) }
+        let started: Result<pid_t, SystemError> = Result { () throws(SystemError) in
+            try ChildProcess.spawn(arguments, environment: environment, standardInput: stdin.read, standardOutput: stdout.write,
+                                   standardError: stdout.write, ownProcessGroup: true)
         }
         Syscall.close(stdin.read)
         Syscall.close(stdout.write)
-        guard started == 0 else {
+        switch started {
+        case let .success(pid):
+            return SpawnedChild(pid: pid, input: stdin.write, output: FileDescriptor(owning: stdout.read))
+        case let .failure(error):
             Syscall.close(stdin.write)
             Syscall.close(stdout.read)
-            throw SystemError(operation: "posix_spawn", path: program, errno: Errno(rawValue: started))
+            throw error
         }
-        return SpawnedChild(pid: pid, input: stdin.write, output: FileDescriptor(owning: stdout.read))
     }
 
     private init(pid: Int32, input: Int32, output: consuming FileDescriptor) {
@@ -150,13 +120,6 @@ public struct SpawnedChild: ~Copyable, Sendable {
         // WIFEXITED / WEXITSTATUS, which do not import as functions.
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
-
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later), found at run time: the
-    /// Glibc module does not declare it (it is a GNU extension).
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     /// A pipe whose two ends are close-on-exec (only the spawn's dup2 copies reach the child),
     /// chatdir's end non-blocking: the read end with `nonBlockingRead`, else the write end.

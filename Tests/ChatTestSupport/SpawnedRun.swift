@@ -1,3 +1,4 @@
+import ChatSystem
 import Foundation
 import Glibc
 
@@ -21,49 +22,30 @@ public struct SpawnedRunResult: Sendable {
 /// suite spawning a few thousand children, that ended about one parallel run in five (upstream:
 /// swift-corelibs-foundation#5472). The same defect chatdir fixed in its own `Sys.listDirectory`.
 ///
-/// The child gets standard input, output and error on pipes, no other descriptor (every other
-/// is closed in the child: another test's pipe inherited by this child would keep that test
-/// waiting for an end of file), an empty signal mask and the default action for the signals a
-/// shell's child would have.
+/// The child starts as chatdir starts its own children (``ChildProcess/spawn(_:environment:standardInput:standardOutput:standardError:searchPath:ownProcessGroup:)``):
+/// standard input, output and error on pipes and no other descriptor (another test's pipe
+/// inherited by this child would keep that test waiting for an end of file), an empty signal
+/// mask and the default signal actions.
 public func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil) throws -> SpawnedRunResult {
     let stdin = try cloexecPipe()
     let stdout = try cloexecPipe()
     let stderr = try cloexecPipe()
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
-    posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
-    posix_spawn_file_actions_adddup2(&actions, stderr.write, 2)
-    if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-    var pid: pid_t = 0
-    let argv = [executable] + arguments
-    let envp = environment.map { "\($0.key)=\($0.value)" }
-    let spawned = withCStringArray(argv) { argvPointers in
-        withCStringArray(envp) { envpPointers in
-            posix_spawnp(&pid, executable, &actions, &attributes, argvPointers, envpPointers)
-        }
+    let spawned = Result { () throws(SystemError) in
+        try ChildProcess.spawn([executable] + arguments, environment: ChildProcess.environmentStrings(environment),
+                               standardInput: stdin.read, standardOutput: stdout.write, standardError: stderr.write, searchPath: true)
     }
     close(stdin.read)
     close(stdout.write)
     close(stderr.write)
-    guard spawned == 0 else {
+    let pid: pid_t
+    switch spawned {
+    case let .success(started):
+        pid = started
+    case let .failure(error):
         close(stdin.write)
         close(stdout.read)
         close(stderr.read)
-        throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
+        throw error
     }
 
     // Standard input is written on a thread of its own (a child may answer before it has read
@@ -136,16 +118,3 @@ private func cloexecPipe() throws -> (read: Int32, write: Int32) {
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     return (ends[0], ends[1])
 }
-
-private func withCStringArray<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
-    let pointers = strings.map { strdup($0) } + [nil]
-    defer { for pointer in pointers { free(pointer) } }
-    return body(pointers)
-}
-
-/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc module
-/// does not declare.
-private let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-}()
