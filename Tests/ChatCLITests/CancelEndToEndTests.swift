@@ -65,8 +65,8 @@ import ChatTestSupport
     }
 
     /// Starts `chatdir sync` (one pass) and waits until the relay holds its POST.
-    func startSyncStalled(_ fixture: ServedStore, _ relay: StallingRelay) throws -> Process {
-        let sync = Process()
+    func startSyncStalled(_ fixture: ServedStore, _ relay: StallingRelay) throws -> TestProcess {
+        let sync = TestProcess()
         sync.executableURL = ChatdirProcess.executable
         sync.arguments = ["sync", "--store", fixture.store]
         sync.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }
@@ -80,7 +80,7 @@ import ChatTestSupport
     /// Runs `chatdir cancel dinner id` while the POST is stalled: waits for it to say it waits,
     /// then releases the POST. Returns cancel's status and output.
     func cancelDuringStall(_ fixture: ServedStore, _ relay: StallingRelay, _ id: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let cancel = Process()
+        let cancel = TestProcess()
         cancel.executableURL = ChatdirProcess.executable
         cancel.arguments = ["cancel", "--store", fixture.store, "dinner", id]
         let out = Pipe()

@@ -15,7 +15,7 @@ struct ChatEndToEndTests {
         let name: String
         let store: String
         let runtime: String
-        let worker: Process
+        let worker: TestProcess
         private let log = Lock("")
 
         /// `store` is an existing store of `name`'s; without it one is made.

@@ -34,8 +34,8 @@ struct ChatdirProcess {
 
     /// Starts `chatdir sync --live --store store` with `CHATDIR_TOKEN=token`, stdout and stdin
     /// on /dev/null and stderr in the returned pipe: the live worker as a user leaves it running.
-    static func startLiveWorker(store: String, token: String = "alice-token", environment extra: [String: String] = [:]) throws -> (process: Process, stderr: Pipe) {
-        let worker = Process()
+    static func startLiveWorker(store: String, token: String = "alice-token", environment extra: [String: String] = [:]) throws -> (process: TestProcess, stderr: Pipe) {
+        let worker = TestProcess()
         worker.executableURL = executable
         worker.arguments = ["sync", "--live", "--store", store]
         var environment = ProcessInfo.processInfo.environment

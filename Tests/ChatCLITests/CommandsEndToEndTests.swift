@@ -89,8 +89,8 @@ import ChatTestSupport
     func concurrentSends() throws {
         let directory = try TemporaryDirectory()
         let store = try seededStore(directory)
-        let processes = try (1...20).map { index -> (Process, Pipe) in
-            let process = Process()
+        let processes = try (1...20).map { index -> (TestProcess, Pipe) in
+            let process = TestProcess()
             process.executableURL = ChatdirProcess.executable
             process.arguments = ["send", "--store", store, "c1", "message \(index)"]
             let pipe = Pipe()

@@ -76,7 +76,7 @@ import ChatTestSupport
 
     /// Runs the built `chatdir`; a process still running after 60 s is killed and gives a nil status.
     static func runWithDeadline(_ arguments: [String], token: String) throws -> (status: Int32?, stdout: String, stderr: String) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = ChatdirProcess.executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment

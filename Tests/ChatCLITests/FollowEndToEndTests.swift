@@ -17,7 +17,7 @@ func waitFor(timeout: Double = 30, _ condition: () throws -> Bool) rethrows -> B
 
 /// A `chatdir` child that keeps running (`--follow`, `watch`): its stdout lines as they come.
 final class RunningChatdir: Sendable {
-    let process: Process
+    let process: TestProcess
     private let lines = LineBuffer()
     private let errorLines = LineBuffer()
     private let errorsEnded = Lock(false)
@@ -29,7 +29,7 @@ final class RunningChatdir: Sendable {
     }
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
+        process = TestProcess()
         process.executableURL = ChatdirProcess.executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

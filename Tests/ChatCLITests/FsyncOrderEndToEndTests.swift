@@ -77,7 +77,7 @@ struct FsyncOrderEndToEndTests {
         #expect(try ChatdirProcess.run(["init", "--user", "bob", "--server", server.url, bob]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         let output = directory.file("trace-live")
-        let worker = Process()
+        let worker = TestProcess()
         worker.executableURL = URL(fileURLWithPath: Self.strace ?? "strace")
         worker.arguments = ["-o", output] + StraceLog.traceOptions + StraceLog.sanitizerOptions + [ChatdirProcess.executable.path, "sync", "--live", "--store", store]
         var environment = ProcessInfo.processInfo.environment

@@ -13,7 +13,7 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = directory.file("alice")
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", recorder.url, store]).status == 0)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = ChatdirProcess.executable
         process.arguments = ["history", "--store", store, "dinner"]
         var environment = ProcessInfo.processInfo.environment

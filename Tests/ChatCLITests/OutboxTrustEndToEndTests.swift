@@ -19,7 +19,7 @@ import ChatTestSupport
 
     /// Runs `chatdir arguments…` under `faketime spec` (libfaketime moves the clock of that process only).
     func runAtFakeTime(_ spec: String, _ arguments: [String]) throws -> ChatdirProcess.Result {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
         process.arguments = ["-f", spec, ChatdirProcess.executable.path] + arguments
         var env = ProcessInfo.processInfo.environment
@@ -99,8 +99,8 @@ import ChatTestSupport
         }
         try #require(failed.count == 20)
         for (round, id) in failed.enumerated() {
-            let processes = try (0..<2).map { _ -> (Process, Pipe, Pipe) in
-                let process = Process()
+            let processes = try (0..<2).map { _ -> (TestProcess, Pipe, Pipe) in
+                let process = TestProcess()
                 process.executableURL = ChatdirProcess.executable
                 process.arguments = ["retry", "--store", store, "c1", id]
                 let out = Pipe()

@@ -87,7 +87,7 @@ struct ServeTLSEndToEndTests {
 
         asyncio.run(main())
         """.utf8).write(to: URL(fileURLWithPath: script))
-        let client = Process()
+        let client = TestProcess()
         client.executableURL = Self.pythonWebSockets
         client.arguments = ["python3", script, server.url.replacingOccurrences(of: "https://", with: "wss://"), server.certificates.rootCA]
         let output = Pipe()
@@ -193,7 +193,7 @@ struct ServeTLSEndToEndTests {
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, alice]).status == 0)
         #expect(try ChatdirProcess.run(["init", "--user", "bob", "--server", server.url, bob]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        let worker = Process()
+        let worker = TestProcess()
         worker.executableURL = ChatdirProcess.executable
         worker.arguments = ["sync", "--live", "--store", alice, "--ca-file", ca]
         var environment = ProcessInfo.processInfo.environment

@@ -1,3 +1,4 @@
+import ChatTestSupport
 import Foundation
 
 /// The file syscalls of an `strace -f -y -s 4096 -o FILE` run, parsed, and the check that every
@@ -22,7 +23,7 @@ struct StraceLog {
     /// Whether `strace -f true` runs here (a container may forbid ptrace).
     static let works: Bool = {
         guard let executable else { return false }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-f", "-o", "/dev/null", "true"]
         process.standardOutput = FileHandle.nullDevice

@@ -5,7 +5,7 @@ import ChatTestSupport
 /// A TLS server no one here wrote, as a child process on a port from the kernel: `openssl
 /// s_server`, or Python's `ssl` terminating TLS in front of a plain server. Stopped when released.
 final class TLSPeer: @unchecked Sendable {
-    let process = Process()
+    let process = TestProcess()
     /// The port it listens on, from its first line that names one.
     let port: Int
 
@@ -50,7 +50,7 @@ final class TLSPeer: @unchecked Sendable {
 
     /// SIGKILL, not SIGTERM: a child started from a thread with SIGTERM blocked (the CLI's
     /// signal handling, in-process) inherits the mask and would never see a SIGTERM.
-    private static func kill(_ process: Process) {
+    private static func kill(_ process: TestProcess) {
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }

@@ -146,7 +146,7 @@ import ChatTestSupport
 
 /// The `chatdir` binary running `serve` in the background, stopped by a signal.
 final class ServeProcess: @unchecked Sendable {
-    let process = Process()
+    let process = TestProcess()
     private let stdout = Pipe()
     private let stderr = Pipe()
     private let output = Locked<(out: String, err: String)>(("", ""))
@@ -225,7 +225,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Runs `chatdir arguments…` to completion (for commands that exit at once).
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = executable
         process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment

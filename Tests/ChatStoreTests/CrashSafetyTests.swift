@@ -22,7 +22,7 @@ import ChatTestSupport
         var kills = 0
 
         for round in 0..<60 {
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = Self.tortureBinary
             process.arguments = [root]
             let stdout = Pipe()

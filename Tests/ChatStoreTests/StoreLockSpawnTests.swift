@@ -17,7 +17,7 @@ import ChatTestSupport
         let stop = Lock(false)
         let spawner = Thread {
             while !stop.withLock({ $0 }) {
-                let child = Process()
+                let child = TestProcess()
                 child.executableURL = URL(fileURLWithPath: "/bin/true")
                 try? child.run()
                 child.waitUntilExit()

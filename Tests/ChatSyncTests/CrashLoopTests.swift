@@ -14,7 +14,7 @@ import ChatTestSupport
 
     /// Runs the driver to its end; its findings (with the seed) are on stderr when it fails.
     func crashLoop(_ arguments: [String]) throws -> Run {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = builtProduct("crash-loop")
         process.arguments = arguments + ["--chatdir", builtProduct("chatdir").path, "--quiet"]
         let stdout = Pipe()

@@ -174,7 +174,7 @@ import ChatTestSupport
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         _ = try Self.aliceStore(in: directory)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = builtProduct("chatdir")
         process.arguments = ["sync", "--store", directory.path + "/store", "--server", server.url]
         var environment = ProcessInfo.processInfo.environment

@@ -11,8 +11,8 @@ import ChatTestSupport
 @Suite(.ownThreads) struct WorkerCrashTests {
     static var chatdir: URL { builtProduct("chatdir") }
 
-    func worker(_ store: Store, _ server: LocalServer, live: Bool) throws -> Process {
-        let process = Process()
+    func worker(_ store: Store, _ server: LocalServer, live: Bool) throws -> TestProcess {
+        let process = TestProcess()
         process.executableURL = Self.chatdir
         process.arguments = ["sync"] + (live ? ["--live"] : []) + ["--store", store.root, "--server", server.address.description]
         var environment = ProcessInfo.processInfo.environment
