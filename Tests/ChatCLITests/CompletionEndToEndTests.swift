@@ -72,6 +72,27 @@ import ChatTestSupport
         #expect(try shell.complete(["chatdir", "read", ""], environment: ["CHATDIR_STORE": "", "XDG_DATA_HOME": shell.directory.path + "/xdg"]) == ["kappa"])
     }
 
+    @Test("without --store or CHATDIR_STORE the IDs come from the config file's store (~/ expanded), not a section's")
+    func storeFromConfig() throws {
+        let shell = try Shell()
+        let home = shell.directory.path
+        try FileManager.default.createDirectory(atPath: home + "/chats/work/conversations/omega", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: home + "/cfg/chatdir", withIntermediateDirectories: true)
+        let config = "# the default store\n  store =  ~/chats/work  \r\n\n[store \(shell.store)]\nstore = /elsewhere\n"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: home + "/cfg/chatdir/config"))
+        let configured = ["CHATDIR_STORE": "", "XDG_CONFIG_HOME": home + "/cfg", "XDG_DATA_HOME": home + "/xdg"]
+        #expect(try shell.complete(["chatdir", "view", ""], environment: configured) == ["omega"])
+        // The environment and the line still come first, as for chatdir itself.
+        var withEnvironment = configured
+        withEnvironment["CHATDIR_STORE"] = shell.store
+        #expect(try shell.complete(["chatdir", "view", ""], environment: withEnvironment) == ["bob", "carol", "dinner"])
+        #expect(try shell.complete(["chatdir", "view", "--store", shell.store, ""], environment: configured) == ["bob", "carol", "dinner"])
+        // A config with no top-level store: the default store.
+        try Data("[store \(shell.store)]\nserver = http://127.0.0.1:1\n".utf8).write(to: URL(fileURLWithPath: home + "/cfg/chatdir/config"))
+        try FileManager.default.createDirectory(atPath: home + "/xdg/chatdir/conversations/kappa", withIntermediateDirectories: true)
+        #expect(try shell.complete(["chatdir", "view", ""], environment: configured) == ["kappa"])
+    }
+
     @Test("every command's options in --help are offered after --, and option values and shells complete")
     func options() throws {
         let shell = try Shell()

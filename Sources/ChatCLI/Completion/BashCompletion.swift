@@ -1,6 +1,6 @@
 /// The bash completion script `chatdir completion bash` prints. Conversation IDs come from the
 /// store's `conversations/` directory, read by the script itself (no `chatdir` process per
-/// TAB); the store is found as `chatdir` finds it: `--store` on the line, `$CHATDIR_STORE`,
+/// TAB); the store is found as `chatdir` finds it: `--store` on the line, `$CHATDIR_STORE`, the config file's `store`,
 /// `$XDG_DATA_HOME/chatdir`, `~/.local/share/chatdir`.
 enum BashCompletion {
     static func script(_ commands: [CompletionWords] = CompletionWords.all) -> String {
@@ -24,9 +24,27 @@ enum BashCompletion {
                 if [[ ${COMP_WORDS[i]} == --store ]]; then printf '%s\\n' "${COMP_WORDS[i+1]/#\\~/$HOME}"; return; fi
                 if [[ ${COMP_WORDS[i]} == --store=* ]]; then local s=${COMP_WORDS[i]#--store=}; printf '%s\\n' "${s/#\\~/$HOME}"; return; fi
             done
+            local configured
+            configured=$(_chatdir_config_store)
             if [[ -n ${CHATDIR_STORE-} ]]; then printf '%s\\n' "$CHATDIR_STORE"
+            elif [[ -n $configured ]]; then printf '%s\\n' "$configured"
             elif [[ -n ${XDG_DATA_HOME-} ]]; then printf '%s\\n' "$XDG_DATA_HOME/chatdir"
             else printf '%s\\n' "$HOME/.local/share/chatdir"; fi
+        }
+
+        # `store = PATH` above the first [section] of the chatdir config file, `~/` expanded.
+        _chatdir_config_store() {
+            local line file=${XDG_CONFIG_HOME:-$HOME/.config}/chatdir/config
+            [[ -r $file ]] || return
+            while IFS= read -r line || [[ -n $line ]]; do
+                line=${line%$'\\r'}
+                [[ $line =~ ^[[:space:]]*\\[ ]] && return
+                if [[ $line =~ ^[[:space:]]*store[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]]; then
+                    line=${BASH_REMATCH[1]}
+                    printf '%s\\n' "${line/#\\~/$HOME}"
+                    return
+                fi
+            done < "$file"
         }
 
         _chatdir_conversations() {

@@ -22,7 +22,19 @@ enum ZshCompletion {
         # Install: chatdir completion zsh > ~/.local/share/zsh/site-functions/_chatdir (on $fpath)
 
         _chatdir_conversations() {
-            local store=${CHATDIR_STORE:-${XDG_DATA_HOME:-$HOME/.local/share}/chatdir} i
+            local store=$CHATDIR_STORE i line file=${XDG_CONFIG_HOME:-$HOME/.config}/chatdir/config
+            # `store = PATH` above the first [section] of the chatdir config file, `~/` expanded.
+            if [[ -z $store && -r $file ]]; then
+                while IFS= read -r line || [[ -n $line ]]; do
+                    line=${line%$'\\r'}
+                    [[ $line =~ '^[[:space:]]*\\[' ]] && break
+                    if [[ $line =~ '^[[:space:]]*store[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$' ]]; then
+                        store=${match[1]/#\\~/$HOME}
+                        break
+                    fi
+                done < $file
+            fi
+            [[ -n $store ]] || store=${XDG_DATA_HOME:-$HOME/.local/share}/chatdir
             for ((i = 1; i < CURRENT; i++)); do
                 [[ ${words[i]} == --store ]] && store=${~words[i+1]}
             done
