@@ -71,7 +71,8 @@ public enum DurableFile {
         try Sys.fsyncPath(parent)
     }
 
-    /// Removes temp files in `directory` left by writers that no longer run.
+    /// Removes temp files in `directory` left by writers that no longer run, and hidden
+    /// conversation builds (``hiddenBuildPath(for:in:)``) of `create`s that were killed.
     /// Returns the names removed. Temp files of live processes are left alone.
     @discardableResult
     public static func removeStaleTemporaries(in directory: String) -> [String] {
@@ -82,7 +83,14 @@ public enum DurableFile {
             // ".<target>.<pid>.<random>.tmp" → [...target parts, pid, random, "tmp"]
             guard parts.count >= 4, let pid = Int32(parts[parts.count - 3]) else { continue }
             if pid == Sys.currentProcessID || Sys.processExists(pid) { continue }
-            if (try? Sys.unlink(directory + "/" + name)) != nil { removed.append(name) }
+            let path = directory + "/" + name
+            if Sys.kind(of: path) == .directory {
+                // A conversation built hidden by a `create` that was killed (ConversationStarter).
+                removeHiddenBuild(path)
+                if Sys.kind(of: path) == nil { removed.append(name) }
+            } else if (try? Sys.unlink(path)) != nil {
+                removed.append(name)
+            }
         }
         return removed
     }

@@ -15,6 +15,7 @@ public final class StoreWriter: Sendable {
         self.store = store
         lock = try StoreLock(storeRoot: store.root)
         DurableFile.removeStaleTemporaries(in: store.root)
+        DurableFile.removeStaleTemporaries(in: store.root + "/" + StoreLayout.conversations)
         for id in (try? store.conversationIDs()) ?? [] {
             let conversation = store.conversation(id)
             for directory in [conversation.directory, conversation.messagesDirectory, conversation.outboxDirectory] {

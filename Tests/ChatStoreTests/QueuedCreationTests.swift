@@ -27,6 +27,26 @@ import ChatTestSupport
         #expect(hidden == ["c1"], "no hidden build is left behind")
     }
 
+    @Test("a hidden build left by a killed create is removed when a writer starts; a running create's is kept")
+    func killedBuildRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let conversations = store.root + "/conversations"
+        // What `create` leaves when killed before its rename: a whole hidden conversation named
+        // after its pid (4194305 is above Linux's pid_max ceiling: no such process).
+        let dead = ".c1.4194305.12.tmp", live = ".c2.\(getpid()).13.tmp"
+        for build in [dead, live] {
+            for sub in ["messages", "outbox"] {
+                try FileManager.default.createDirectory(atPath: "\(conversations)/\(build)/\(sub)", withIntermediateDirectories: true)
+            }
+            _ = FileManager.default.createFile(atPath: "\(conversations)/\(build)/conversation.json", contents: Data("{}".utf8))
+            _ = FileManager.default.createFile(atPath: "\(conversations)/\(build)/outbox/create.json", contents: Data("{}".utf8))
+        }
+        _ = try StoreWriter(store: store)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: conversations) == [live])
+        #expect(try store.conversationIDs().isEmpty)
+    }
+
     @Test("the writer marks it failed with the reason, then removes it")
     func writerChanges() throws {
         let directory = try TemporaryDirectory()
