@@ -84,12 +84,25 @@ import ChatTestSupport
         let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/lunch/outbox").filter { $0 != "create.json" }
         #expect(outbox.count == 1, "the message waits: \(outbox)")
         #expect(!FileManager.default.fileExists(atPath: server.data + "/conversations/lunch"))
+        // status names the refusal, and the way to queue it again.
+        let refused = try ChatdirProcess.run(["status", "--store", alice])
+        let lunch = refused.lines.first { $0.hasPrefix("  lunch ") }
+        #expect(lunch?.contains("the server refused to create it: this server cannot start conversations (404") == true, "\(refused.stdout)")
+        #expect(lunch?.contains("chatdir create --store ") == true && lunch?.contains(" lunch --retry queues it again") == true, "\(refused.stdout)")
+        #expect(refused.lines.first { $0.hasPrefix("  dinner ") }?.contains("create") == false, "\(refused.stdout)")
+        let refusedJSON = try ChatdirProcess.run(["status", "--store", alice, "--json"])
+        #expect(refusedJSON.stdout.contains(#""creation":{"error":"this server cannot start conversations (404"#), "\(refusedJSON.stdout)")
+        #expect(refusedJSON.stdout.contains(#""creation":null"#), "dinner has none: \(refusedJSON.stdout)")
         // Queued again, it goes out with the next pass (and is refused again by this server).
         let retried = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--retry"])
         #expect(retried.status == 0 && retried.stdout.contains("queued the creation of lunch again"), "\(retried)")
         #expect(try String(contentsOfFile: alice + "/conversations/lunch/outbox/create.json", encoding: .utf8).contains("\"state\":\"pending\""))
         let pending = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--retry"])
         #expect(pending.status == 0 && pending.stderr.contains("already queued"), "\(pending)")
+        let waiting = try ChatdirProcess.run(["status", "--store", alice])
+        #expect(waiting.status == 75)
+        #expect(waiting.stderr.contains("1 message and 1 conversation creation wait and no sync worker runs"), "\(waiting.stderr)")
+        #expect(waiting.lines.first { $0.hasPrefix("  lunch ") }?.contains("not on the server yet") == true, "\(waiting.stdout)")
         #expect(try Self.sync(alice, "alice").status == 65)
         let none = try ChatdirProcess.run(["create", "--store", alice, "dinner", "--retry"])
         #expect(none.status == 66 && none.stderr.contains("dinner has no creation waiting"), "\(none)")

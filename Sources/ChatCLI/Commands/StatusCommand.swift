@@ -15,13 +15,13 @@ enum StatusCommand: Command {
         discussion: """
         Whether a sync worker runs (its pid, since when, connected or reconnecting, how often
         the live connection was lost in the last hour), when each conversation last caught up
-        with the server, the outbox (pending and failed messages, the oldest pending one's
-        age), send-to-sent time (queued → stored as sent; p50 and p95 of the last 100
+        with the server, conversations made by `create` that the server does not have yet (or
+        refused), the outbox (pending and failed messages, the oldest pending one's age), send-to-sent time (queued → stored as sent; p50 and p95 of the last 100
         deliveries) and time to open (p50 of the last 100 `view` and `chat` opens).
         Works without a worker: the figures are the last one's, and say so.
 
-        Exit status: 0 healthy; 75 messages wait and no sync worker runs, or the worker cannot
-        reach the server. Nothing here touches the network or the store's files.
+        Exit status: 0 healthy; 75 messages or creations wait and no sync worker runs, or the
+        worker cannot reach the server. Nothing here touches the network or the store's files.
 
         Examples:
           chatdir status
@@ -55,6 +55,8 @@ struct StatusReport {
         var pending: Int
         var failed: Int
         var caughtUp: Int64?
+        /// A `create` the server has not confirmed: pending, or refused (with its reason).
+        var creation: QueuedCreation?
     }
 
     /// The worker holding the store's lock, if one does.
@@ -87,12 +89,17 @@ struct StatusReport {
             let outbox = try store.conversation(id).outbox()
             let pending = outbox.filter { $0.state == .pending }
             if let first = pending.map(\.ordinal).min() { oldestPending = min(oldestPending ?? first, first) }
-            conversations.append(ConversationLine(id: id, pending: pending.count, failed: outbox.count - pending.count, caughtUp: status?.caughtUp[id]))
+            // A damaged create.json is `check`'s to report; here it counts as no creation.
+            let creation = try? store.conversation(id).queuedCreation()
+            conversations.append(ConversationLine(id: id, pending: pending.count, failed: outbox.count - pending.count,
+                                                  caughtUp: status?.caughtUp[id], creation: creation))
         }
     }
 
     var pending: Int { conversations.reduce(0) { $0 + $1.pending } }
     var failed: Int { conversations.reduce(0) { $0 + $1.failed } }
+    /// Conversations whose creation waits for the next sync.
+    var pendingCreations: Int { conversations.filter { $0.creation?.state == .pending }.count }
 
     /// The figures belong to the worker that runs now (not a stale file of an earlier one).
     var current: SyncStatus? {
@@ -110,8 +117,12 @@ struct StatusReport {
 
     /// Why the store is unhealthy (exit 75), or nil.
     func problem(hint: PasteHint) -> String? {
-        if running == nil, pending > 0 {
-            return "\(pending) message\(plural(pending)) wait\(pending == 1 ? "s" : "") and no sync worker runs; start one: \(hint.command("sync", "--live"))"
+        if running == nil, pending > 0 || pendingCreations > 0 {
+            var waiting: [String] = []
+            if pending > 0 { waiting.append("\(pending) message\(plural(pending))") }
+            if pendingCreations > 0 { waiting.append("\(pendingCreations) conversation creation\(plural(pendingCreations))") }
+            let one = pending + pendingCreations == 1
+            return "\(waiting.joined(separator: " and ")) wait\(one ? "s" : "") and no sync worker runs; start one: \(hint.command("sync", "--live"))"
         }
         if let current, current.connection == .reconnecting {
             return "the sync worker (pid \(current.pid)) cannot reach the server" + (current.problem.map { ": \($0)" } ?? "")
@@ -182,6 +193,14 @@ struct StatusReport {
             line += conversation.caughtUp.map { "caught up \(Self.time($0))" } ?? "no catch-up recorded"
             if conversation.pending > 0 { line += ", \(conversation.pending) pending" }
             if conversation.failed > 0 { line += ", \(conversation.failed) failed" }
+            switch conversation.creation {
+            case let creation? where creation.state == .failed:
+                line += "; the server refused to create it: \(creation.error ?? "no reason given") (\(hint.command("create", "\(conversation.id.rawValue) --retry")) queues it again)"
+            case .some:
+                line += "; not on the server yet (created here, the next sync creates it there)"
+            case nil:
+                break
+            }
             lines.append(line)
         }
         return lines
@@ -212,6 +231,9 @@ struct StatusReport {
         let rows: [JSONValue] = conversations.map { conversation in
             .object([
                 ("caughtUpAt", conversation.caughtUp.map { .string(Self.iso($0)) } ?? .null),
+                ("creation", conversation.creation.map { creation in
+                    .object([("error", creation.error.map { .string($0) } ?? .null), ("state", .string(creation.state.rawValue))])
+                } ?? .null),
                 ("failed", .integer(conversation.failed)),
                 ("id", .string(conversation.id.rawValue)),
                 ("pending", .integer(conversation.pending)),
