@@ -45,7 +45,10 @@ struct RowText {
         let sender = TerminalSafe.visible(row.senderID.rawValue)
         let prefix = padding + output.safe(row.time) + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
         let indent = String(repeating: " ", count: when.count + 2 + senderWidth + 2)
-        var text = output.safe(row.text).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        var text = output.safe(row.text)
+        if text.utf8.contains(0x0A) {
+            text = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        }
         if let tick = status(row.status, id: row.clientMessageID) { text += "  " + tick }
         return prefix + text
     }
