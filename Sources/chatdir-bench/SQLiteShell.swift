@@ -8,7 +8,7 @@ enum SQLiteShell {
     static func locate() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") where !directory.isEmpty {
-            let candidate = directory + "/sqlite3"
+            let candidate = String(directory) + "/sqlite3"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
