@@ -17,7 +17,8 @@ let package = Package(
     targets: [
         .target(name: "ChatSystem"),
         // The system OpenSSL (libssl-dev): a system library, not a package dependency (issue 11).
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // Its headers only: libssl is opened at the first TLS connection, not linked (issue 16).
+        .target(name: "COpenSSL"),
         // TLS for the client's streams and the server's connections; the only module that sees OpenSSL.
         .target(name: "ChatTLS", dependencies: ["COpenSSL", "ChatSystem"]),
         .target(name: "ChatDomain"),
