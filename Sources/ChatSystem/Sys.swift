@@ -136,8 +136,9 @@ public enum Sys {
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            // The `=` found among bytes, not Characters: every command runs this at start.
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                environment[String(text[..<equals])] = String(text[text.utf8.index(after: equals)...])
             }
             entry += 1
         }
