@@ -2,7 +2,6 @@
 import ChatDomain
 import ChatStore
 import Foundation
-import Glibc
 import Testing
 import ChatTestSupport
 
@@ -13,12 +12,9 @@ import ChatTestSupport
     /// trailing newline), a tab and non-ASCII text, controls made visible, CR LF.
     func edgeStore(in directory: TemporaryDirectory) throws -> String {
         let path = directory.file("store")
-        let created = try ChatdirProcess.run(["init", "--store", path, "--user", "alice"])
-        try #require(created.status == 0, "\(created.stderr)")
-        let store = try Store.open(at: path)
-        let writer = try StoreWriter(store: store)
-        let c1 = try ConversationID("c1")
+        let writer = try StoreWriter(store: try Store.create(at: path, manifest: Manifest(userID: try UserID("alice"))))
         let bob = try UserID("bob")
+        let c1 = try ConversationID("c1")
         try writer.saveInfo(ConversationInfo(title: "edges", members: [try UserID("alice"), bob]), for: c1)
         let texts = ["first line\nsecond line\n\nafter a blank", "tab\there, café ☕️", "esc \u{1B}[2J and rlo \u{202E}x",
                      "crlf\r\nend", "ends with a newline\n", "plain"]
@@ -92,43 +88,18 @@ import ChatTestSupport
     }
 
     /// Runs chatdir with stdout on a pipe whose read end is already closed (stderr on /dev/null)
-    /// and the default action for SIGPIPE, as a shell's `| head` leaves it once head is gone.
+    /// and the default action for SIGPIPE, as a shell's `| head` leaves it once head is gone:
+    /// python3's subprocess makes the pipe and restores SIGPIPE's default in the child.
     static func runIntoClosedPipe(_ arguments: [String]) throws -> End {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        // Close-on-exec, so no other test's child holds a read end that would keep the pipe open.
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        close(fds[0])
-        defer { close(fds[1]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let executable = ChatdirProcess.executable.path
-        var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { (word: String) in strdup(word) }
-        argv.append(nil)
-        var envp: [UnsafeMutablePointer<CChar>?] = ["TZ=UTC", "NO_COLOR=1"].map { (word: String) in strdup(word) }
-        envp.append(nil)
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        #expect(spawned == 0, "posix_spawn: \(spawned)")
-        guard spawned == 0 else { return .exited(-1) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return status & 0x7f != 0 ? .signaled(status & 0x7f) : .exited((status >> 8) & 0xff)
+        let script = """
+            import os, subprocess, sys
+            r, w = os.pipe()
+            os.close(r)
+            print(subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=w, stderr=subprocess.DEVNULL, env={"TZ": "UTC", "NO_COLOR": "1"}).returncode)
+            """
+        let result = try spawnAndWait("python3", ["-c", script, ChatdirProcess.executable.path] + arguments, environment: ProcessInfo.processInfo.environment)
+        let code = try #require(Int32(String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+                                "python3: \(String(decoding: result.stderr, as: UTF8.self))")
+        return code < 0 ? .signaled(-code) : .exited(code)
     }
 }
