@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"]),
         .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"]),
         // The release binary carries the Swift runtime and standard library inside it (issue 16):
-        // the loader then maps and relocates six fewer libraries at every start (view: 16.9 M
+        // the loader then maps and relocates ten fewer libraries at every start (view: 16.9 M
         // instructions before, most of them in ld.so). Debug builds and tests link them as usual.
         .executableTarget(
             name: "chatdir", dependencies: ["ChatCLI", "ChatSystem"],
