@@ -10,7 +10,9 @@ PREFIX ?= /usr/local
 override PREFIX := $(patsubst ~/%,$(HOME)/%,$(patsubst ~,$(HOME),$(PREFIX)))
 DESTDIR ?=
 SWIFT ?= swift
-SWIFT_BUILD ?= $(SWIFT) build -c release --product chatdir
+# --disable-local-rpath: the release binary links the Swift libraries statically, so an rpath of
+# $$ORIGIN would only make the loader look for libc and the others beside it at every start.
+SWIFT_BUILD ?= $(SWIFT) build -c release --product chatdir --disable-local-rpath
 BIN ?= $(shell $(SWIFT) build -c release --show-bin-path)/chatdir
 
 ROOT := $(DESTDIR)$(PREFIX)

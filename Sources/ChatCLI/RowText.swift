@@ -40,14 +40,27 @@ struct RowText {
     /// `timeWidth` pads a shorter time on the left (today's `12:20` under `2026-11-28 09:00`),
     /// so the senders and texts of mixed rows start in one column.
     func line(_ row: RowState, senderWidth: Int, timeWidth: Int = 0) -> String {
-        let padding = String(repeating: " ", count: max(0, timeWidth - TerminalSafe.visible(row.time).count))
-        let when = padding + TerminalSafe.visible(row.time)
+        let time = TerminalSafe.visible(row.time)
+        let padding = Self.spaces(timeWidth - time.count)
         let sender = TerminalSafe.visible(row.senderID.rawValue)
-        let prefix = padding + output.safe(row.time) + "  " + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - sender.count)) + "  "
-        let indent = String(repeating: " ", count: when.count + 2 + senderWidth + 2)
-        var text = output.safe(row.text).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        let prefix = padding + output.safe(row.time) + "  " + output.styled(sender, .bold) + Self.spaces(senderWidth - sender.count) + "  "
+        var text = output.safe(row.text)
+        if text.utf8.contains(0x0A) {
+            let indent = Self.spaces((padding + time).count + 2 + senderWidth + 2)
+            text = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        }
         if let tick = status(row.status, id: row.clientMessageID) { text += "  " + tick }
         return prefix + text
+    }
+
+    /// `count` spaces (none when `count` is not positive), written as bytes: every row pads its
+    /// time and sender, and `String(repeating:count:)` costs far more per call.
+    static func spaces(_ count: Int) -> String {
+        guard count > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.initialize(repeating: UInt8(ascii: " "))
+            return count
+        }
     }
 
     /// The lines of `row` on a screen `width` columns wide: a line too wide is cut and ends

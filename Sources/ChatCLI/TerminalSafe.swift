@@ -12,6 +12,11 @@ enum TerminalSafe {
     /// `text` with every unsafe character replaced by its notation, each notation passed
     /// through `mark` (dim on a terminal, unchanged in a pipe).
     static func visible(_ text: String, mark: (String) -> String = { $0 }) -> String {
+        // Printable ASCII (most rows, times, IDs) needs no decoding to be known safe.
+        let plainASCII = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }
+        }
+        if plainASCII == true { return text }
         guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

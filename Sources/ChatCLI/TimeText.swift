@@ -14,9 +14,34 @@ struct TimeText {
     func format(_ iso: String) -> String {
         guard let seconds = Self.parse(iso) else { return iso }
         let parts = CalendarTime(localSecondsSince1970: seconds)
-        let time = Self.pad(parts.hour) + ":" + Self.pad(parts.minute)
-        if parts.year == today.year && parts.dayOfYear == today.day { return time }
-        return "\(parts.year)-\(Self.pad(parts.month))-\(Self.pad(parts.day)) \(time)"
+        let isToday = parts.year == today.year && parts.dayOfYear == today.day
+        guard isToday || (1000...9999).contains(parts.year) else {
+            // A year of other than four digits, written as it always was (`1-01-01`, `-1-12-31`).
+            return "\(parts.year)-\(Self.pad(parts.month))-\(Self.pad(parts.day)) \(Self.pad(parts.hour)):\(Self.pad(parts.minute))"
+        }
+        // Written as bytes: every row of `view` formats its time.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        if !isToday {
+            digits(parts.year, 4)
+            bytes.append(UInt8(ascii: "-"))
+            digits(parts.month, 2)
+            bytes.append(UInt8(ascii: "-"))
+            digits(parts.day, 2)
+            bytes.append(UInt8(ascii: " "))
+        }
+        digits(parts.hour, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.minute, 2)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Seconds since 1970 of `YYYY-MM-DDTHH:MM:SS[.fff]Z`; nil for anything else.
@@ -25,8 +50,12 @@ struct TimeText {
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
-            guard bytes[range].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-            return Int(String(decoding: bytes[range], as: UTF8.self))
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }

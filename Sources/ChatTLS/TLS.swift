@@ -2,7 +2,8 @@ import COpenSSL
 import ChatSystem
 
 /// TLS over a connected socket, through the system OpenSSL: the one type that holds OpenSSL's
-/// pointers (issue 11). Nothing else in chatdir sees them.
+/// pointers (issue 11). Nothing else in chatdir sees them. OpenSSL is opened when the first
+/// ``Context`` is made, not at start (COpenSSL.h).
 ///
 /// ``Context`` is the configuration (`SSL_CTX`): a client's trust (the system store, or a CA
 /// file) or a server's certificate chain and key. ``Session`` is one connection (`SSL`) over a
@@ -57,19 +58,20 @@ public enum TLS {
             self.isClient = isClient
         }
 
-        deinit { SSL_CTX_free(pointer) }
+        deinit { chatdir_SSL_CTX_free(pointer) }
 
         /// A client that trusts the system store (OpenSSL's default paths, `/etc/ssl/certs`),
         /// plus the PEM certificates in `caFile` when given. Verification cannot be turned off.
         public static func client(caFile: String?) throws(Failure) -> Context {
-            guard let pointer = SSL_CTX_new(TLS_client_method()) else { throw openSSLFailure(.handshake, "cannot set up TLS") }
+            try loadOpenSSL()
+            guard let pointer = chatdir_SSL_CTX_new(chatdir_TLS_client_method()) else { throw openSSLFailure(.handshake, "cannot set up TLS") }
             let context = Context(pointer: pointer, isClient: true)
             try context.restrictVersions()
-            SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, nil)
-            _ = SSL_CTX_set_default_verify_paths(pointer)
+            chatdir_SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, nil)
+            _ = chatdir_SSL_CTX_set_default_verify_paths(pointer)
             if let caFile {
-                ERR_clear_error()
-                guard SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1 else {
+                chatdir_ERR_clear_error()
+                guard chatdir_SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1 else {
                     throw openSSLFailure(.handshake, "\(caFile): cannot read it as PEM CA certificates; pass a file of `-----BEGIN CERTIFICATE-----` blocks")
                 }
             }
@@ -79,20 +81,27 @@ public enum TLS {
         /// A server with the PEM certificate chain in `certificateFile` (the server's own first)
         /// and the PEM private key in `keyFile`.
         public static func server(certificateFile: String, keyFile: String) throws(Failure) -> Context {
-            guard let pointer = SSL_CTX_new(TLS_server_method()) else { throw openSSLFailure(.handshake, "cannot set up TLS") }
+            try loadOpenSSL()
+            guard let pointer = chatdir_SSL_CTX_new(chatdir_TLS_server_method()) else { throw openSSLFailure(.handshake, "cannot set up TLS") }
             let context = Context(pointer: pointer, isClient: false)
             try context.restrictVersions()
-            ERR_clear_error()
-            guard SSL_CTX_use_certificate_chain_file(pointer, certificateFile) == 1 else {
+            chatdir_ERR_clear_error()
+            guard chatdir_SSL_CTX_use_certificate_chain_file(pointer, certificateFile) == 1 else {
                 throw openSSLFailure(.handshake, "\(certificateFile): cannot read it as a PEM certificate chain")
             }
-            guard SSL_CTX_use_PrivateKey_file(pointer, keyFile, SSL_FILETYPE_PEM) == 1 else {
+            guard chatdir_SSL_CTX_use_PrivateKey_file(pointer, keyFile, SSL_FILETYPE_PEM) == 1 else {
                 throw openSSLFailure(.handshake, "\(keyFile): cannot read it as a PEM private key")
             }
-            guard SSL_CTX_check_private_key(pointer) == 1 else {
+            guard chatdir_SSL_CTX_check_private_key(pointer) == 1 else {
                 throw openSSLFailure(.handshake, "\(keyFile) is not the key of the certificate in \(certificateFile)")
             }
             return context
+        }
+
+        /// Opens the system OpenSSL the first time a context is made (`dlopen`, once per
+        /// process): a command that never speaks TLS never loads it.
+        private static func loadOpenSSL() throws(Failure) {
+            if let failure = chatdir_openssl_load() { throw Failure(.handshake, String(cString: failure)) }
         }
 
         private func restrictVersions() throws(Failure) {
@@ -130,7 +139,7 @@ public enum TLS {
         public init(context: Context, fd: Int32, host: String?, peer: String) throws(Failure) {
             // OpenSSL writes with write(2), not send(MSG_NOSIGNAL): a peer gone away must be EPIPE.
             Signal.brokenPipe.ignore()
-            guard let ssl = SSL_new(context.pointer) else { throw Context.openSSLFailure(.handshake, "cannot set up TLS") }
+            guard let ssl = chatdir_SSL_new(context.pointer) else { throw Context.openSSLFailure(.handshake, "cannot set up TLS") }
             self.ssl = ssl
             self.fd = fd
             self.peer = peer
@@ -138,25 +147,25 @@ public enum TLS {
             self.host = host
             record = .allocate(capacity: 1)
             record.initialize(to: chatdir_verify_record())
-            guard SSL_set_fd(ssl, fd) == 1 else { throw Context.openSSLFailure(.failed, "cannot attach TLS to the socket") }
+            guard chatdir_SSL_set_fd(ssl, fd) == 1 else { throw Context.openSSLFailure(.failed, "cannot attach TLS to the socket") }
             if let host, context.isClient {
-                let parameters = SSL_get0_param(ssl)
-                if X509_VERIFY_PARAM_set1_ip_asc(parameters, host) != 1 {
-                    ERR_clear_error()
-                    guard X509_VERIFY_PARAM_set1_host(parameters, host, 0) == 1,
+                let parameters = chatdir_SSL_get0_param(ssl)
+                if chatdir_X509_VERIFY_PARAM_set1_ip_asc(parameters, host) != 1 {
+                    chatdir_ERR_clear_error()
+                    guard chatdir_X509_VERIFY_PARAM_set1_host(parameters, host, 0) == 1,
                           chatdir_SSL_set_tlsext_host_name(ssl, host) == 1 else {
                         throw Context.openSSLFailure(.handshake, "\(host): not a host name TLS can check")
                     }
                 }
                 chatdir_SSL_verify_recording(ssl, record)
-                SSL_set_connect_state(ssl)
+                chatdir_SSL_set_connect_state(ssl)
             } else {
-                SSL_set_accept_state(ssl)
+                chatdir_SSL_set_accept_state(ssl)
             }
         }
 
         deinit {
-            SSL_free(ssl)
+            chatdir_SSL_free(ssl)
             record.deallocate()
         }
 
@@ -164,11 +173,11 @@ public enum TLS {
         /// the peer's certificate.
         public func handshake(until deadline: ContinuousClock.Instant) throws(Failure) {
             while true {
-                ERR_clear_error()
+                chatdir_ERR_clear_error()
                 chatdir_clear_errno()
-                let result = SSL_do_handshake(ssl)
+                let result = chatdir_SSL_do_handshake(ssl)
                 if result == 1 { return }
-                let code = SSL_get_error(ssl, result)
+                let code = chatdir_SSL_get_error(ssl, result)
                 switch code {
                 case SSL_ERROR_WANT_READ: try wait(readable: true, until: deadline, doing: "the TLS handshake")
                 case SSL_ERROR_WANT_WRITE: try wait(readable: false, until: deadline, doing: "the TLS handshake")
@@ -181,16 +190,16 @@ public enum TLS {
         public func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(Failure) {
             var offset = 0
             while offset < bytes.count {
-                ERR_clear_error()
+                chatdir_ERR_clear_error()
                 chatdir_clear_errno()
                 let result = bytes.withUnsafeBytes { buffer in
-                    SSL_write(ssl, buffer.baseAddress.map { $0 + offset }, Int32(clamping: buffer.count - offset))
+                    chatdir_SSL_write(ssl, buffer.baseAddress.map { $0 + offset }, Int32(clamping: buffer.count - offset))
                 }
                 if result > 0 {
                     offset += Int(result)
                     continue
                 }
-                let code = SSL_get_error(ssl, result)
+                let code = chatdir_SSL_get_error(ssl, result)
                 switch code {
                 case SSL_ERROR_WANT_READ: try wait(readable: true, until: deadline, doing: "sending")
                 case SSL_ERROR_WANT_WRITE: try wait(readable: false, until: deadline, doing: "sending")
@@ -203,14 +212,14 @@ public enum TLS {
         /// Waits until `deadline` at most for bytes from the peer. Bytes OpenSSL already holds
         /// (`SSL_pending`) come at once: `poll` on the socket would not see them.
         public func read(until deadline: ContinuousClock.Instant) throws(Failure) -> Read {
-            let size = max(Int(SSL_pending(ssl)), 16 * 1024)
+            let size = max(Int(chatdir_SSL_pending(ssl)), 16 * 1024)
             var buffer = [UInt8](repeating: 0, count: size)
             while true {
-                ERR_clear_error()
+                chatdir_ERR_clear_error()
                 chatdir_clear_errno()
-                let result = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
+                let result = buffer.withUnsafeMutableBytes { chatdir_SSL_read(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
                 if result > 0 { return .bytes(Array(buffer[0..<Int(result)])) }
-                let code = SSL_get_error(ssl, result)
+                let code = chatdir_SSL_get_error(ssl, result)
                 do throws(Failure) {
                     switch code {
                     case SSL_ERROR_WANT_READ: try wait(readable: true, until: deadline, doing: "reading")
@@ -227,14 +236,14 @@ public enum TLS {
         }
 
         /// Whether OpenSSL holds decrypted bytes not yet read: `poll` on the socket cannot see them.
-        public var hasPendingBytes: Bool { SSL_pending(ssl) > 0 }
+        public var hasPendingBytes: Bool { chatdir_SSL_pending(ssl) > 0 }
 
         /// Sends close_notify if the socket takes it at once (never waits): a polite end before
         /// the caller closes the socket.
         public func close() {
-            ERR_clear_error()
-            _ = SSL_shutdown(ssl)
-            ERR_clear_error()
+            chatdir_ERR_clear_error()
+            _ = chatdir_SSL_shutdown(ssl)
+            chatdir_ERR_clear_error()
         }
 
         /// Waits for the socket to become readable (or writable) until `deadline`.
@@ -265,7 +274,7 @@ public enum TLS {
 
         /// Why the handshake failed, in words a person can act on.
         private func handshakeFailure(_ code: Int32) -> Failure {
-            let verify = Int32(truncatingIfNeeded: SSL_get_verify_result(ssl))
+            let verify = Int32(truncatingIfNeeded: chatdir_SSL_get_verify_result(ssl))
             if context.isClient, verify != X509_V_OK {
                 return certificateFailure(verify)
             }
@@ -304,7 +313,7 @@ public enum TLS {
             case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
                 return Failure(.untrusted, "certificate of \(peer) is not for \(name)\(subject); connect by a name or address the certificate lists")
             default:
-                let text = X509_verify_cert_error_string(Int(verify)).map { String(cString: $0) } ?? "error \(verify)"
+                let text = chatdir_X509_verify_cert_error_string(Int(verify)).map { String(cString: $0) } ?? "error \(verify)"
                 return Failure(.untrusted, "certificate for \(name) was refused: \(text)\(subject)")
             }
         }
@@ -314,13 +323,13 @@ public enum TLS {
     fileprivate static func errorQueueText() -> String {
         var reasons: [String] = []
         while true {
-            let code = ERR_get_error()
+            let code = chatdir_ERR_get_error()
             if code == 0 { break }
-            if let reason = ERR_reason_error_string(code) {
+            if let reason = chatdir_ERR_reason_error_string(code) {
                 reasons.append(String(cString: reason))
             } else {
                 var buffer = [CChar](repeating: 0, count: 256)
-                ERR_error_string_n(code, &buffer, buffer.count)
+                chatdir_ERR_error_string_n(code, &buffer, buffer.count)
                 reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
         }

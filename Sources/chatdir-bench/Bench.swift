@@ -36,6 +36,7 @@ struct Bench {
                 report.notes.append("Maildir is not filled past \(options.maildirMaxSize) messages (--maildir-max): a million files take minutes to list and make.")
             }
         }
+        if options.runs("cli") { try sqliteShellWorkloads(into: &report) }
         report.notes.append("Observer latency (rename → redraw) has its own tool: swift run -c release observer-latency (BENCHMARKS.md).")
         report.machine["load at end"] = Machine.load()
         return report
@@ -89,6 +90,41 @@ struct Bench {
         Subprocess.removeTree(work + "/send")
         report.machine["peak RSS measured by"] = view.rssTool
         log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
+        // Beside the sqlite3 shell (issue 16): view and list at every size.
+        for size in options.sizes.sorted() {
+            let sized = try cache.store(messages: size)
+            figures["cli_view_ms_\(size)"] = Stats.round1(try CLIWorkloads.medianWall([options.chatdir, "view", "--store", sized.root, "c1", "--limit", "50"], runs: options.viewRuns))
+            figures["cli_list_ms_\(size)"] = Stats.round1(try CLIWorkloads.list(chatdir: options.chatdir, store: sized.root, runs: options.viewRuns))
+        }
+        figures["cli_send_ms"] = figures["send_wall_ms"]
+    }
+
+    /// The `sqlite3` command line on the SQLite peer's databases (made by the peer runner, so
+    /// this runs after it; with `--only cli` the cached ones are used when there are some).
+    private func sqliteShellWorkloads(into report: inout Report) throws {
+        guard let sqlite3 = SQLiteShell.locate() else {
+            report.notes.append("sqlite3 is not on PATH (Debian: apt-get install sqlite3): the rows against the sqlite3 shell are left out.")
+            return
+        }
+        var figures: [String: Double] = [:]
+        var missing: [Int] = []
+        for size in options.sizes.sorted() {
+            let database = options.cache + "/peers/sqlite-\(size)/chat.db"
+            guard FileManager.default.fileExists(atPath: options.cache + "/peers/sqlite-\(size).complete") else {
+                missing.append(size)
+                continue
+            }
+            figures["cli_view_ms_\(size)"] = Stats.round1(try SQLiteShell.time(sqlite3, database: database, SQLiteShell.viewQuery, runs: options.viewRuns))
+            figures["cli_list_ms_\(size)"] = Stats.round1(try SQLiteShell.time(sqlite3, database: database, SQLiteShell.listQuery, runs: options.viewRuns))
+            if figures["cli_send_ms"] == nil {
+                figures["cli_send_ms"] = Stats.round1(try SQLiteShell.send(sqlite3, database: database, scratch: work + "/sqlite3-send", runs: options.sendRuns))
+            }
+        }
+        if !missing.isEmpty {
+            report.notes.append("No SQLite peer database for N=\(missing.map(Report.count).joined(separator: ", ")) in the cache (the peers group makes them): those sqlite3 shell rows are left out.")
+        }
+        for (key, value) in figures { report.figures["sqlite", default: [:]][key] = value }
+        log("sqlite3 shell (\(sqlite3)): " + figures.sorted { $0.key < $1.key }.map { "\($0.key) \(Report.number($0.value))" }.joined(separator: ", "))
     }
 
     /// 8 MiB answers built to be slow to decode (issue 9): refused or parsed in well under a second.

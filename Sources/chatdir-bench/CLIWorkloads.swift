@@ -29,7 +29,13 @@ enum CLIWorkloads {
         return try measure([chatdir, "send", "--store", scratch, "c1", "on", "my", "way"], runs: runs, python: python)
     }
 
-    private static func measure(_ arguments: [String], runs: Int, python: String) throws -> Figures {
+    /// `chatdir list --store STORE` (its one line), timed as ``view(chatdir:store:runs:python:)``.
+    static func list(chatdir: String, store: String, runs: Int) throws -> Double {
+        try medianWall([chatdir, "list", "--store", store], runs: runs)
+    }
+
+    /// Median process wall time of `arguments` over `runs` runs after one warm-up run, ms.
+    static func medianWall(_ arguments: [String], runs: Int) throws -> Double {
         var walls: [Double] = []
         for run in 0...runs {
             let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
@@ -39,6 +45,11 @@ enum CLIWorkloads {
             if run == 0 { continue }  // warm-up: page cache and dynamic loader
             walls.append(result.wallSeconds * 1e3)
         }
+        return Stats.median(walls)
+    }
+
+    private static func measure(_ arguments: [String], runs: Int, python: String) throws -> Figures {
+        let wall = try medianWall(arguments, runs: runs)
         var peak = 0
         var tool = ""
         for _ in 0..<3 {
@@ -46,6 +57,6 @@ enum CLIWorkloads {
             peak = max(peak, rss.kilobytes)
             tool = rss.tool
         }
-        return Figures(wallMilliseconds: Stats.median(walls), peakRSSMegabytes: Double(peak) / 1024, rssTool: tool, runs: runs)
+        return Figures(wallMilliseconds: wall, peakRSSMegabytes: Double(peak) / 1024, rssTool: tool, runs: runs)
     }
 }

@@ -109,6 +109,14 @@ struct Report {
         rows.append(alone("chatdir view peak RSS, N=\(Self.count(largest))", unit: "MiB", key: "view_peak_rss_mib", atMost: 20))
         rows.append(alone("chatdir view wall, N=\(Self.count(largest))", unit: "ms", key: "view_wall_ms", atMost: 30))
         rows.append(alone("chatdir send wall", unit: "ms", key: "send_wall_ms"))
+        // Process level against the sqlite3 command line on the same data (issue 16).
+        for size in sizes {
+            rows.append(compared("chatdir view --limit 50 vs sqlite3 shell, N=\(Self.count(size))", unit: "ms", key: "cli_view_ms_\(size)", goalFactor: 1.0, goalText: "≤ 1.0× sqlite3"))
+        }
+        rows.append(compared("chatdir send vs sqlite3 insert (WAL, synchronous=full)", unit: "ms", key: "cli_send_ms", goalFactor: 1.0, goalText: "≤ 1.0× sqlite3"))
+        for size in sizes {
+            rows.append(compared("chatdir list vs sqlite3 shell, N=\(Self.count(size))", unit: "ms", key: "cli_list_ms_\(size)", goalFactor: 1.0, goalText: "≤ 1.0× sqlite3"))
+        }
         rows.append(alone("catch-up \(Self.count(options.catchUpMessages)) from local server", unit: "msg/s", key: "catchup_msgs_per_s", atLeast: 50_000))
         rows.append(alone("\(Self.count(options.drainCount)) queued sends drained", unit: "msg/s", key: "drain_msgs_per_s"))
         rows.append(alone("live latency p50 (201 → watcher)", unit: "ms", key: "live_p50_ms", atMost: 5))

@@ -113,6 +113,30 @@ import ChatTestSupport
         #expect(result.figures["sqlite"]?["scan_count_200"] == result.figures["maildir"]?["scan_count_200"])
     }
 
+    @Test("the sqlite3 shell rows run on a small WAL database: the view and list queries answer what chatdir prints, the insert lands in a copy",
+          .enabled(if: SQLiteShell.locate() != nil))
+    func sqliteShell() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        let sqlite3 = try #require(SQLiteShell.locate())
+        let database = scratch.path + "/chat.db"
+        var schema = "pragma journal_mode = wal; create table messages (conversation TEXT, sequence INTEGER, clientMessageId TEXT UNIQUE, senderId TEXT, sentAt TEXT, text TEXT, PRIMARY KEY (conversation, sequence)); create table outbox (clientMessageId TEXT PRIMARY KEY, conversation TEXT, text TEXT, createdAt TEXT, state TEXT);"
+        for sequence in 1...60 { schema += " insert into messages values ('c1', \(sequence), 'id\(sequence)', 'bob', '2026-11-29T10:00:00.000Z', 'text \(sequence)');" }
+        schema += " insert into messages values ('c2', 1, 'other', 'carol', '2026-11-29T11:00:00.000Z', 'hello');"
+        try Subprocess.capture([sqlite3, database, schema])
+        let view = try Subprocess.capture([sqlite3, database, SQLiteShell.viewQuery]).output
+        let rows = String(decoding: view, as: UTF8.self).split(separator: "\n")
+        #expect(rows.count == 50)
+        #expect(rows.first == "60|bob|2026-11-29T10:00:00.000Z|text 60")
+        let list = try Subprocess.capture([sqlite3, database, SQLiteShell.listQuery]).output
+        #expect(String(decoding: list, as: UTF8.self) == "c1|60|bob|2026-11-29T10:00:00.000Z|text 60|0|0\nc2|1|carol|2026-11-29T11:00:00.000Z|hello|0|0\n")
+        #expect(try SQLiteShell.time(sqlite3, database: database, SQLiteShell.viewQuery, runs: 1) > 0)
+        #expect(try SQLiteShell.send(sqlite3, database: database, scratch: scratch.path + "/send", runs: 1) > 0)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/send"))
+        let outbox = try Subprocess.capture([sqlite3, database, "select count(*) from outbox"]).output
+        #expect(String(decoding: outbox, as: UTF8.self) == "0\n")  // the inserts went into the copy
+    }
+
     @Test("the table shows ratios to the best peer and judges each goal")
     func report() throws {
         var report = Report(options: try BenchOptions.parse(["--sizes", "10000,1000000"]))
@@ -130,9 +154,25 @@ import ChatTestSupport
         #expect(rows["chatdir view peak RSS, N=1M"]?.met == true)
         #expect(rows["live latency p99 (201 → watcher)"]?.met == false)
         #expect(rows["observer latency (rename → redraw)"]?.missing != nil)
+        #expect(rows["chatdir view --limit 50 vs sqlite3 shell, N=10k"]?.met == nil)
         let table = report.table()
         #expect(table.contains("| open newest 50, N=1M | µs | 60.0 | 50.0 | — | 1.20× | ≤ 1.0× SQLite | **no** |"))
         #expect(try JSONSerialization.jsonObject(with: report.json()) is [String: Any])
+    }
+
+    @Test("the process-level rows compare chatdir with the sqlite3 shell and judge ≤ 1.0×")
+    func sqliteShellRows() throws {
+        var report = Report(options: try BenchOptions.parse(["--sizes", "10000"]))
+        report.figures = [
+            "chatdir": ["cli_view_ms_10000": 3, "cli_send_ms": 4, "cli_list_ms_10000": 2],
+            "sqlite": ["cli_view_ms_10000": 2, "cli_send_ms": 4.5, "cli_list_ms_10000": 2],
+        ]
+        let rows = Dictionary(report.rows.map { ($0.workload, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(rows["chatdir view --limit 50 vs sqlite3 shell, N=10k"]?.ratio == 1.5)
+        #expect(rows["chatdir view --limit 50 vs sqlite3 shell, N=10k"]?.met == false)
+        #expect(rows["chatdir send vs sqlite3 insert (WAL, synchronous=full)"]?.met == true)
+        #expect(rows["chatdir list vs sqlite3 shell, N=10k"]?.met == true)
+        #expect(report.table().contains("| chatdir view --limit 50 vs sqlite3 shell, N=10k | ms | 3.00 | 2.00 | — | 1.50× | ≤ 1.0× sqlite3 | **no** |"))
     }
 
     @Test("options: --quick shrinks the sizes, bad values are refused with the reason",

@@ -15,6 +15,12 @@ import ChatTestSupport
         ("\u{2066}\u{2067}\u{2068}\u{2069}", "\\u{2066}\\u{2067}\\u{2068}\\u{2069}"),
         ("kept: \u{A0}nbsp \u{2065} \u{206A} \u{2029}", "kept: \u{A0}nbsp \u{2065} \u{206A} \u{2029}"),
         ("\r\n", "^M\n"),
+        // Printable ASCII takes a shorter path; one control anywhere still takes the long one.
+        ("", ""),
+        (" !\"#$%&'()*+,-./0123456789:;<=>?@AZ[\\]^_`az{|}~", " !\"#$%&'()*+,-./0123456789:;<=>?@AZ[\\]^_`az{|}~"),
+        ("ascii until the last byte\u{1B}", "ascii until the last byte^["),
+        ("\u{7F}", "^?"),
+        ("\u{1F} first", "^_ first"),
     ])
     func visible(_ text: String, _ shown: String) {
         #expect(TerminalSafe.visible(text) == shown)

@@ -25,13 +25,16 @@ enum ListCommand: Command {
         let summaries = try store.conversationIDs().map { store.conversation($0).summary(me: store.userID) }
             .sorted(by: ConversationSummary.listOrder)
         let output = context.output
+        // Every line in one write(2) (LineBuffer), not one per conversation.
+        var out = LineBuffer()
+        defer { out.flush() }
         if arguments.flag("--json") {
-            for summary in summaries { output.print(json(summary)) }
+            for summary in summaries { out.append(json(summary)) }
             return summaries.contains { $0.problem != nil } ? 65 : 0
         }
-        for line in lines(summaries, output: output) { output.print(line) }
+        for line in lines(summaries, output: output) { out.append(line) }
         if summaries.isEmpty && output.isTerminal {
-            output.print(output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim))
+            out.append(output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim))
         }
         return summaries.contains { $0.problem != nil } ? 65 : 0
     }

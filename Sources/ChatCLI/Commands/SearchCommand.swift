@@ -149,7 +149,7 @@ struct HitPrinter {
     var output: Output
     var json: Bool
     var time = TimeText()
-    private var pending: [UInt8] = []
+    private var pending = LineBuffer()
 
     init(output: Output, json: Bool) {
         self.output = output
@@ -157,15 +157,11 @@ struct HitPrinter {
     }
 
     mutating func add(_ hit: SearchHit) {
-        pending.append(contentsOf: line(hit).utf8)
-        pending.append(0x0A)
-        if pending.count >= 1 << 16 { flush() }
+        pending.append(line(hit))
     }
 
     mutating func flush() {
-        guard !pending.isEmpty else { return }
-        Output.write(1, String(decoding: pending, as: UTF8.self))
-        pending.removeAll(keepingCapacity: true)
+        pending.flush()
     }
 
     func line(_ hit: SearchHit) -> String {

@@ -61,29 +61,32 @@ enum ViewCommand: Command {
             try Outbox(try store.existingConversation(id)).wantRead(upTo: newest)
         }
         defer { context.recordOpen(store: store) }
+        // Every line in one write(2) (LineBuffer), not one per row.
+        var out = LineBuffer()
+        defer { out.flush() }
         if arguments.flag("--json") {
-            for row in rows { output.print(RowText.json(row, conversation: id, me: store.userID)) }
+            for row in rows { out.append(RowText.json(row, conversation: id, me: store.userID)) }
             return 0
         }
         let text = RowText(output: output, conversation: id, hint: context.hint)
         if output.isTerminal {
             let title = snapshot.info?.title ?? id.rawValue
             let members = snapshot.members(me: store.userID).map(\.rawValue).joined(separator: ", ")
-            output.print(output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
+            out.append(output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
             if hasOlder, let first = olderBefore {
-                output.print(output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
+                out.append(output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
             }
         }
-        for line in text.lines(rows) { output.print(line) }
+        for line in text.lines(rows) { out.append(line) }
         if output.isTerminal {
-            if rows.isEmpty { output.print(output.styled("  no messages yet: " + context.hint.command("send", "\(id) TEXT"), .dim)) }
+            if rows.isEmpty { out.append(output.styled("  no messages yet: " + context.hint.command("send", "\(id) TEXT"), .dim)) }
             let pending = snapshot.outbox.filter { $0.state == .pending }.count
             let failed = snapshot.outbox.count - pending
             var status: [String] = []
             if pending > 0 { status.append("\(pending) pending") }
             if failed > 0 { status.append("\(failed) failed (\(context.hint.command("retry", "\(id) --all")))") }
             if snapshot.positions == nil { status.append("receipts not loaded yet") }
-            if !status.isEmpty { output.print(output.styled("  " + status.joined(separator: " · "), .dim)) }
+            if !status.isEmpty { out.append(output.styled("  " + status.joined(separator: " · "), .dim)) }
         }
         return 0
     }
