@@ -104,7 +104,38 @@ public struct Conversation: Sendable {
     /// Up to `limit` newest messages with sequence below `before` (all when nil), ascending, and
     /// whether older ones are stored. Reads segments from the newest back, only as many as needed;
     /// finds the newest through `messages/.newest` without listing the directory when it can.
+    ///
+    /// Decodes only the records the page shows, from the end of each canonical segment
+    /// (``SegmentFile/decodeTail(_:range:count:below:)``); anything else (another layout, a
+    /// damaged record among them, a client ID twice in the page) is read again whole, file by
+    /// file, which gives the same page or throws the error naming file and line.
     public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
+        if let page = try newestMessagesFromTails(limit: limit, before: before) { return page }
+        return try newestMessagesDecodingWhole(limit: limit, before: before)
+    }
+
+    /// The page from segment tails; nil when one of them is not plainly canonical and sound, or
+    /// when a client ID appears twice in the page.
+    func newestMessagesFromTails(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool)? {
+        var walk = try SegmentWalk(self, before: before)
+        var tails: [[Message]] = []  // newest first
+        var collected = 0
+        var hasEarlier = false
+        while collected < limit, let range = try walk.next() {
+            guard let bytes = try read(StoreLayout.messages + "/" + range.fileName) else { continue }  // removed meanwhile
+            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else { return nil }
+            tails.append(tail.messages)
+            collected += tail.messages.count
+            hasEarlier = tail.hasEarlier
+        }
+        let messages = tails.count == 1 ? tails[0] : Array(tails.reversed().joined())
+        var ids = Set<ClientMessageID>(minimumCapacity: messages.count)
+        for message in messages where !ids.insert(message.clientMessageID).inserted { return nil }
+        return (messages, hasEarlier ? true : try walk.hasMore())
+    }
+
+    /// The page from whole segment files, each decoded and checked in full.
+    func newestMessagesDecodingWhole(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
         var walk = try SegmentWalk(self, before: before)
         var collected: [Message] = []
         // Which file (index into `files`) and record each client ID came from.
