@@ -189,6 +189,9 @@ public enum SegmentFile {
             var newer: Int?
             while lineEnd > 1, messages.count < count {
                 var start = lineEnd
+                if let base = buffer.baseAddress {
+                    while start >= 8, !ByteScan.has(0x0A, in: ByteScan.word(base + start - 8)) { start -= 8 }
+                }
                 while buffer[start - 1] != 0x0A { start -= 1 }  // stops at 2: bytes[1] is a LF
                 let hasComma = start < lineEnd && buffer[lineEnd - 1] == UInt8(ascii: ",")
                 guard hasComma == (newer != nil) else { return nil }
@@ -244,8 +247,18 @@ private struct RecordCursor {
 
     mutating func literal(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard end - index >= count else { return false }
-        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+        guard end - index >= count, let base = bytes.baseAddress else { return false }
+        let expected = text.utf8Start
+        let actual = base + index
+        var offset = 0
+        while offset + 8 <= count {
+            guard ByteScan.word(actual + offset) == ByteScan.word(expected + offset) else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard actual[offset] == expected[offset] else { return false }
+            offset += 1
+        }
         index += count
         return true
     }
@@ -253,6 +266,15 @@ private struct RecordCursor {
     /// The bytes up to the next quote, when none of them needs an escape.
     mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         let start = index
+        // Eight bytes at a time while none is a quote, a backslash or a control character.
+        if let base = bytes.baseAddress {
+            while end - index >= 8 {
+                let word = ByteScan.word(base + index)
+                if ByteScan.has(UInt8(ascii: "\""), in: word) || ByteScan.has(UInt8(ascii: "\\"), in: word)
+                    || ByteScan.hasByte(below: 0x20, in: word) { break }
+                index += 8
+            }
+        }
         while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -287,21 +309,9 @@ private struct RecordCursor {
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 
-    /// A string of valid UTF-8, nil otherwise. ASCII (eight bytes at a time) skips the general
-    /// validation, which is most of the cost of a short field.
+    /// A string of valid UTF-8, nil otherwise; ASCII skips the general validation, which is
+    /// most of the cost of a short field.
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let base = bytes.baseAddress else { return "" }
-        var offset = 0
-        var high: UInt64 = 0
-        while offset + 8 <= bytes.count {
-            high |= UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-            offset += 8
-        }
-        while offset < bytes.count {
-            high |= UInt64(bytes[offset])
-            offset += 1
-        }
-        if high & 0x8080_8080_8080_8080 == 0 { return String(decoding: bytes, as: UTF8.self) }
-        return String(validating: bytes, as: UTF8.self)
+        ByteScan.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 }
