@@ -171,11 +171,13 @@ public enum SegmentFile {
     /// of them have a sequence below `below` (all count when nil) or the file's first record is
     /// read; records at or above `below` are checked but left out. Only those lines are decoded.
     ///
-    /// Nil when the end of the file is not plainly canonical (no "]" line and final newline, a
-    /// misplaced comma, a blank line, conflict markers) or when a record read is unsound (a bad
-    /// field, a sequence outside `range` or out of order, an unknown key): ``decode(_:path:range:reportLayout:)``
-    /// of the whole file then says what is wrong, with the line. Records the page does not reach
-    /// are not looked at; checking a whole file is `chatdir check`'s job.
+    /// Nil when the file is not in the one-record-per-line layout (no "[" and "]" lines, no final
+    /// newline, a misplaced comma, a blank line, conflict markers) or when a record read is
+    /// unsound (a bad field, a sequence outside `range` or out of order, an unknown key):
+    /// ``decode(_:path:range:reportLayout:)`` of the whole file then reads it or says what is
+    /// wrong, with the line. A record line the canonical reader refuses (an escape, another key
+    /// order) is parsed and checked as `decode` does. Records the page does not reach are not
+    /// looked at; checking a whole file is `chatdir check`'s job.
     public static func decodeTail(_ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil) -> Tail? {
         let size = bytes.count
         // "[" LF, then records, then LF "]" LF; "[\n]\n" when empty.
