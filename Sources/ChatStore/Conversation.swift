@@ -29,14 +29,33 @@ public struct Conversation: Sendable {
     func relative(_ name: String) -> String { relativePath + "/" + name }
 
     /// Reads a file of this conversation; nil when it does not exist.
-    func read(_ relativeName: String) throws(StoreError) -> [UInt8]? {
+    ///
+    /// `open`, `read`, `close`, without an `fstat` for the size (a screen reads four or five
+    /// small files each time): a short read of a regular file is its end, so a file smaller
+    /// than `expected` bytes takes one read, and a larger one is read on into a buffer that
+    /// doubles.
+    func read(_ relativeName: String, expected: Int = 4096) throws(StoreError) -> [UInt8]? {
+        let path = directory + "/" + relativeName
         do {
-            return try Sys.readFile(directory + "/" + relativeName)
+            let file = try FileDescriptor.open(path, .readOnly)
+            var bytes = [UInt8](repeating: 0, count: max(expected, 64))
+            var filled = 0
+            while true {
+                let count = try file.read(into: &bytes, from: filled, path: path)
+                filled += count
+                if count == 0 || filled < bytes.count { break }
+                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
+            }
+            bytes.removeLast(bytes.count - filled)
+            return bytes
         } catch {
             if error.isNotFound { return nil }
             throw .system(error)
         }
     }
+
+    /// A buffer that holds a whole segment of this conversation in one read, as a rule.
+    var expectedSegmentBytes: Int { segmentSize * 256 + 1024 }
 
     /// Title and members; nil when `conversation.json` does not exist yet.
     public func info() throws(StoreError) -> ConversationInfo? {
@@ -96,7 +115,7 @@ public struct Conversation: Sendable {
     /// A segment's messages with their lines; throws the first error of a damaged file.
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
-        guard let bytes = try read(name) else { return SegmentFile.Decoded(messages: [], problems: []) }
+        guard let bytes = try read(name, expected: expectedSegmentBytes) else { return SegmentFile.Decoded(messages: [], problems: []) }
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError { throw .damaged(problem) }
         return decoded
@@ -123,7 +142,7 @@ public struct Conversation: Sendable {
         var collected = 0
         var hasEarlier = false
         while collected < limit, let range = try walk.next() {
-            guard let bytes = try read(StoreLayout.messages + "/" + range.fileName) else { continue }  // removed meanwhile
+            guard let bytes = try read(StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
             guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else { return nil }
             tails.append(tail.messages)
             collected += tail.messages.count
@@ -203,7 +222,7 @@ public struct Conversation: Sendable {
     /// newer segment removed, or a crash between the two renames) a few ranges before it are
     /// tried. Nil when there is no usable hint; callers then list the directory.
     func hintedNewestSegment() -> SegmentRange? {
-        guard let bytes = try? Sys.readFile(messagesDirectory + "/" + StoreLayout.newestHint),
+        guard let bytes = try? read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64),
               let hint = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
               hint.isAligned(size: segmentSize) else { return nil }
         var newest = hint
