@@ -25,6 +25,12 @@ import ChatTestSupport
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Rewrites the segment file holding `sequence` as `edit` says (a hand edit, a damage).
+    func edit(_ store: Store, segmentOf sequence: Int, _ edit: (String) -> String) throws {
+        let file = path(store, SegmentRange(containing: sequence, size: 100))
+        try write(edit(try String(contentsOfFile: file, encoding: .utf8)), to: file)
+    }
+
     /// The page or the error's text, read both ways.
     func bothWays(_ conversation: Conversation, limit: Int, before: Int? = nil) -> (opened: String, whole: String) {
         func describe(_ read: () throws(StoreError) -> (messages: [Message], hasOlder: Bool)) -> String {
@@ -87,10 +93,7 @@ import ChatTestSupport
     func damagedLastLine() throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
-        let newest = SegmentRange(containing: 130, size: 100)
-        var text = try String(contentsOfFile: path(store, newest), encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"sequence\":130,", with: "\"sequence\":\"130\",")
-        try write(text, to: path(store, newest))
+        try edit(store, segmentOf: 130) { $0.replacingOccurrences(of: "\"sequence\":130,", with: "\"sequence\":\"130\",") }
         let conversation = store.conversation(c1)
         #expect(try conversation.newestMessagesFromTails(limit: 50, before: nil) == nil)
         let ways = bothWays(conversation, limit: 50)
@@ -102,12 +105,9 @@ import ChatTestSupport
     func damageInOlderSegment(reached: Bool) throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
-        let older = SegmentRange(containing: 1, size: 100)
         // The page of 50 reaches back to 81; line 92 holds 91, line 12 holds 11.
         let sequence = reached ? 91 : 11
-        var text = try String(contentsOfFile: path(store, older), encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"sequence\":\(sequence),", with: "\"sequence\":0,")
-        try write(text, to: path(store, older))
+        try edit(store, segmentOf: 1) { $0.replacingOccurrences(of: "\"sequence\":\(sequence),", with: "\"sequence\":0,") }
         let conversation = store.conversation(c1)
         let ways = bothWays(conversation, limit: 50)
         if reached {
@@ -124,9 +124,7 @@ import ChatTestSupport
     func handEdited() throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
-        let newest = SegmentRange(containing: 130, size: 100)
-        let text = try String(contentsOfFile: path(store, newest), encoding: .utf8)
-        try write(text.replacingOccurrences(of: "\n{", with: "\n  {").replacingOccurrences(of: "\n]\n", with: "\n]"), to: path(store, newest))
+        try edit(store, segmentOf: 130) { $0.replacingOccurrences(of: "\n{", with: "\n  {").replacingOccurrences(of: "\n]\n", with: "\n]") }
         let conversation = store.conversation(c1)
         #expect(try conversation.newestMessagesFromTails(limit: 50, before: nil) == nil)
         let ways = bothWays(conversation, limit: 50)
@@ -138,11 +136,12 @@ import ChatTestSupport
     func conflictMarkers() throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
-        let newest = SegmentRange(containing: 130, size: 100)
-        var lines = try String(contentsOfFile: path(store, newest), encoding: .utf8).components(separatedBy: "\n")
-        lines.insert(contentsOf: ["<<<<<<< ours", lines[30], "=======", lines[30].replacingOccurrences(of: "message 130", with: "other 130"), ">>>>>>> theirs"], at: 30)
-        lines.remove(at: 35)
-        try write(lines.joined(separator: "\n"), to: path(store, newest))
+        try edit(store, segmentOf: 130) { text in
+            var lines = text.components(separatedBy: "\n")
+            lines.insert(contentsOf: ["<<<<<<< ours", lines[30], "=======", lines[30].replacingOccurrences(of: "message 130", with: "other 130"), ">>>>>>> theirs"], at: 30)
+            lines.remove(at: 35)
+            return lines.joined(separator: "\n")
+        }
         let ways = bothWays(store.conversation(c1), limit: 50)
         #expect(ways.opened == ways.whole)
         #expect(ways.opened.contains("unresolved git merge conflict"))
@@ -154,10 +153,7 @@ import ChatTestSupport
         let store = try store(directory, messages: 130)
         let older = SegmentRange(containing: 1, size: 100)
         let newer = SegmentRange(containing: 101, size: 100)
-        let id = message(120).clientMessageID.rawValue
-        var text = try String(contentsOfFile: path(store, older), encoding: .utf8)
-        text = text.replacingOccurrences(of: message(95).clientMessageID.rawValue, with: id)
-        try write(text, to: path(store, older))
+        try edit(store, segmentOf: 1) { $0.replacingOccurrences(of: message(95).clientMessageID.rawValue, with: message(120).clientMessageID.rawValue) }
         let conversation = store.conversation(c1)
         #expect(try conversation.newestMessagesFromTails(limit: 50, before: nil) == nil)
         let ways = bothWays(conversation, limit: 50)
@@ -175,6 +171,36 @@ import ChatTestSupport
         let whole = try conversation.newestMessagesDecodingWhole(limit: 50, before: nil)
         #expect(fast.messages == whole.messages && fast.hasOlder == whole.hasOlder)
         #expect(fast.messages.map(\.sequence) == Array(81...130))
+    }
+
+    /// The package's committed stores: SampleData (written by an early chatdir) and the CLI's
+    /// damaged fixtures, each a copy of it with one thing broken.
+    static let committedStores: [String] = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let fixtures = root.appendingPathComponent("Tests/ChatCLITests/Fixtures").path
+        let cases = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).filter { !$0.hasSuffix(".md") }.sorted()
+        return [root.appendingPathComponent("SampleData/alice").path] + cases.map { fixtures + "/" + $0 }
+    }()
+
+    @Test("every conversation of SampleData and of the damaged fixtures opens the same both ways", arguments: committedStores)
+    func committed(store source: String) throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.path + "/store"
+        try FileManager.default.copyItem(atPath: source, toPath: copy)
+        guard let store = try? Store.open(at: copy) else { return }  // unknown-format: refused before any conversation is read
+        let ids = try store.conversationIDs()
+        #expect(!ids.isEmpty)
+        for id in ids {
+            // 50 reaches every record of these small conversations: the same page or error.
+            let ways = bothWays(store.conversation(id), limit: 50)
+            #expect(ways.opened == ways.whole, "\(source) \(id)")
+            // A smaller page may stop short of the damage: then it is shown, and only the
+            // whole-file path (and check) reports it.
+            for limit in [1, 5] {
+                let ways = bothWays(store.conversation(id), limit: limit)
+                #expect(ways.opened == ways.whole || (!ways.opened.hasPrefix("error") && ways.whole.hasPrefix("error")), "\(source) \(id) limit \(limit)")
+            }
+        }
     }
 
     @Test("an empty segment file and a missing conversation read the same both ways")
