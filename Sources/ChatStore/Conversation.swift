@@ -32,9 +32,9 @@ public struct Conversation: Sendable {
     ///
     /// `open`, `read`, `close`, without an `fstat` for the size (a screen reads four or five
     /// small files each time): a short read of a regular file is its end, so a file smaller
-    /// than `expected` bytes takes one read, and a larger one is read on into a buffer that
-    /// doubles.
-    func read(_ relativeName: String, expected: Int = 4096) throws(StoreError) -> [UInt8]? {
+    /// than `expected` bytes (1 KiB unless said) takes one read, and a larger one is read on
+    /// into a buffer that doubles.
+    func read(_ relativeName: String, expected: Int = 1024) throws(StoreError) -> [UInt8]? {
         let path = directory + "/" + relativeName
         do {
             let file = try FileDescriptor.open(path, .readOnly)
@@ -60,6 +60,7 @@ public struct Conversation: Sendable {
     /// Title and members; nil when `conversation.json` does not exist yet.
     public func info() throws(StoreError) -> ConversationInfo? {
         guard let bytes = try read(StoreLayout.conversationInfo) else { return nil }
+        if let info = ConversationInfo.decodeCanonical(bytes) { return info }
         let decoded = ConversationInfo.decode(bytes, path: relative(StoreLayout.conversationInfo))
         if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
         return decoded.info

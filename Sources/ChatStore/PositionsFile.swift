@@ -24,42 +24,19 @@ public enum PositionsFile {
     /// file this accepts is one ``decode(_:path:)`` reads the same, with no problem.
     public static func decodeCanonical(_ bytes: [UInt8]) -> Positions? {
         let positions: Positions? = bytes.withUnsafeBufferPointer { buffer in
-            var index = 0
-            func literal(_ text: StaticString) -> Bool {
-                let count = text.utf8CodeUnitCount
-                guard buffer.count - index >= count else { return false }
-                for offset in 0..<count where buffer[index + offset] != text.utf8Start[offset] { return false }
-                index += count
-                return true
-            }
-            func number() -> Int? {
-                let start = index
-                var value = 0
-                while index < buffer.count, buffer[index] >= 0x30, buffer[index] <= 0x39 {
-                    value = value &* 10 &+ Int(buffer[index] - 0x30)
-                    index += 1
-                }
-                let digits = index - start
-                guard digits > 0, digits <= 15, digits == 1 || buffer[start] != 0x30 else { return nil }
-                return value
-            }
-            guard literal("{\n") else { return nil }
+            var cursor = ByteCursor(bytes: buffer, index: 0, end: buffer.count)
+            guard cursor.literal("{\n") else { return nil }
             var members: [UserID: MemberPosition] = [:]
-            while index < buffer.count, buffer[index] == UInt8(ascii: "\"") {
-                index += 1
-                let start = index
-                while index < buffer.count, buffer[index] != UInt8(ascii: "\""), buffer[index] != UInt8(ascii: "\\") { index += 1 }
-                guard index < buffer.count, buffer[index] == UInt8(ascii: "\""),
-                      let user = UserID(utf8: UnsafeBufferPointer(rebasing: buffer[start..<index])) else { return nil }
-                index += 1
-                guard literal(":{\"deliveredUpTo\":"), let delivered = number(),
-                      literal(",\"readUpTo\":"), let read = number(), literal("}") else { return nil }
+            while cursor.literal("\"") {
+                guard let name = cursor.plainString(), let user = UserID(utf8: name),
+                      cursor.literal(":{\"deliveredUpTo\":"), let delivered = cursor.number(),
+                      cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}") else { return nil }
                 members[user] = MemberPosition(deliveredUpTo: delivered, readUpTo: read)
-                if literal(",\n") { continue }
-                guard literal("\n") else { return nil }
+                if cursor.literal(",\n") { continue }
+                guard cursor.literal("\n") else { return nil }
                 break
             }
-            guard literal("}\n"), index == buffer.count else { return nil }
+            guard cursor.literal("}\n"), cursor.index == buffer.count else { return nil }
             return Positions(members)
         }
         guard let positions, encode(positions) == bytes else { return nil }

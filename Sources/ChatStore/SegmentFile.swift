@@ -213,7 +213,7 @@ public enum SegmentFile {
     /// One record line: the canonical reader, else the JSON parser and the same field checks as
     /// ``decode(_:path:range:reportLayout:)`` (a text with an escape, say). Nil when unsound.
     private static func record(_ bytes: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ content: Range<Int>) -> Message? {
-        var cursor = RecordCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
+        var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
         if let message = cursor.message() { return message }
         var ignored: [StoreProblem] = []
         guard let value = try? JSONParser.parse(bytes, in: content),
@@ -229,7 +229,7 @@ public enum SegmentFile {
     /// which then takes the general path and gets its precise error message.
     static func canonicalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
         bytes.withUnsafeBufferPointer { buffer in
-            var cursor = RecordCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
+            var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
             return cursor.message()
         }
     }
@@ -240,80 +240,20 @@ public enum SegmentFile {
     }
 }
 
-/// Walks one canonical record's bytes for ``SegmentFile/canonicalRecord(_:_:)``: a value type
-/// over the buffer, so the hot loop allocates nothing but the message's own strings.
-private struct RecordCursor {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index: Int
-    let end: Int
-
-    mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard end - index >= count, let base = bytes.baseAddress else { return false }
-        let expected = text.utf8Start
-        let actual = base + index
-        var offset = 0
-        while offset + 8 <= count {
-            guard ByteScan.word(actual + offset) == ByteScan.word(expected + offset) else { return false }
-            offset += 8
-        }
-        while offset < count {
-            guard actual[offset] == expected[offset] else { return false }
-            offset += 1
-        }
-        index += count
-        return true
-    }
-
-    /// The bytes up to the next quote, when none of them needs an escape.
-    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
-        let start = index
-        // Eight bytes at a time while none is a quote, a backslash or a control character.
-        if let base = bytes.baseAddress {
-            while end - index >= 8 {
-                let word = ByteScan.word(base + index)
-                if ByteScan.has(UInt8(ascii: "\""), in: word) || ByteScan.has(UInt8(ascii: "\\"), in: word)
-                    || ByteScan.hasByte(below: 0x20, in: word) { break }
-                index += 8
-            }
-        }
-        while index < end {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            index += 1
-        }
-        return nil
-    }
-
+/// Reads one canonical record for ``SegmentFile/canonicalRecord(_:_:)``: the hot loop allocates
+/// nothing but the message's own strings.
+private extension ByteCursor {
     mutating func message() -> Message? {
         guard literal("{\"clientMessageId\":\""), let idBytes = plainString(),
               literal(",\"senderId\":\""), let senderBytes = plainString(),
               literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
-              literal(",\"sequence\":") else { return nil }
-        let digitsStart = index
-        var sequence = 0
-        while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-            sequence = sequence &* 10 &+ Int(bytes[index] - 0x30)
-            index += 1
-        }
-        let digits = index - digitsStart
-        guard digits > 0, digits <= 15, bytes[digitsStart] != 0x30,
+              literal(",\"sequence\":"), let sequence = number(), sequence >= 1,
               literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
               let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
-              let sentAt = Self.string(sentAtBytes), let text = Self.string(textBytes) else { return nil }
+              let sentAt = ByteCursor.string(sentAtBytes), let text = ByteCursor.string(textBytes) else { return nil }
         // A text of at most the limit in bytes is within it in characters: count graphemes only
         // for a longer one.
         if textBytes.isEmpty || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil) { return nil }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
-    }
-
-    /// A string of valid UTF-8, nil otherwise; ASCII skips the general validation, which is
-    /// most of the cost of a short field.
-    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        ByteScan.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 }

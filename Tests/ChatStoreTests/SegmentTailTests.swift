@@ -107,39 +107,3 @@ import ChatTestSupport
         #expect(whole(bytes).firstError?.line == 11)
     }
 }
-
-/// `PositionsFile.decodeCanonical` against `PositionsFile.decode`.
-@Suite(.ownThreads) struct PositionsCanonicalTests {
-    @Test("positions the writer wrote read the same without the JSON parser", arguments: [
-        Positions(),
-        Positions([alice: MemberPosition(deliveredUpTo: 0, readUpTo: 0)]),
-        Positions([alice: MemberPosition(deliveredUpTo: 99997, readUpTo: 99994), bob: MemberPosition(deliveredUpTo: 100_000, readUpTo: 7),
-                   carol: MemberPosition(deliveredUpTo: 10, readUpTo: 10)]),
-    ])
-    func sameAsDecode(positions: Positions) throws {
-        let bytes = PositionsFile.encode(positions)
-        let fast = try #require(PositionsFile.decodeCanonical(bytes))
-        let decoded = PositionsFile.decode(bytes, path: "positions.json")
-        #expect(decoded.problems.isEmpty)
-        #expect(fast == decoded.positions)
-        #expect(fast == positions)
-    }
-
-    @Test("anything but the writer's layout is left to decode", arguments: [
-        "{\n\"bob\":{\"deliveredUpTo\":1,\"readUpTo\":1},\n\"alice\":{\"deliveredUpTo\":1,\"readUpTo\":1}\n}\n",  // unsorted
-        "{\n\"alice\":{\"deliveredUpTo\":1,\"readUpTo\":1},\n\"alice\":{\"deliveredUpTo\":2,\"readUpTo\":2}\n}\n",  // twice
-        "{\n\"alice\":{\"deliveredUpTo\":-1,\"readUpTo\":1}\n}\n",
-        "{\n\"alice\":{\"deliveredUpTo\":01,\"readUpTo\":1}\n}\n",
-        "{\n\"alice\":{\"deliveredUpTo\":1,\"readUpTo\":1,\"x\":1}\n}\n",
-        "{\n\"alice\":{\"readUpTo\":1,\"deliveredUpTo\":1}\n}\n",
-        "{\n\"alice\": {\"deliveredUpTo\":1,\"readUpTo\":1}\n}\n",
-        "{\n\"al ice\":{\"deliveredUpTo\":1,\"readUpTo\":1}\n}\n",
-        "{\n\"alice\":{\"deliveredUpTo\":1,\"readUpTo\":1}\n}",
-        "{\n\"alice\":{\"deliveredUpTo\":1,\"readUpTo\":1},\n}\n",
-        "{\n<<<<<<< ours\n\"alice\":{\"deliveredUpTo\":1,\"readUpTo\":1}\n}\n",
-        "",
-    ])
-    func refused(text: String) {
-        #expect(PositionsFile.decodeCanonical(Array(text.utf8)) == nil)
-    }
-}
