@@ -154,9 +154,9 @@ public struct Conversation: Sendable {
         return (messages, hasEarlier ? true : try walk.hasMore())
     }
 
-    /// Whether two of `messages` share a client ID. Sorts FNV-1a hashes of the IDs (eight bytes a step) and compares
-    /// the IDs of equal hashes: a page's worth of `Set` inserts (SipHash of each ID) cost as
-    /// much as decoding the records.
+    /// Whether two of `messages` share a client ID. Sorts FNV-1a hashes of the IDs (eight bytes
+    /// a step) and compares the IDs of equal hashes: a page's worth of `Set` inserts (SipHash of
+    /// each ID) cost as much as decoding the records.
     static func repeatsClientID(_ messages: [Message]) -> Bool {
         var hashes: [(hash: UInt64, index: Int)] = []
         hashes.reserveCapacity(messages.count)
