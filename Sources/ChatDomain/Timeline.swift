@@ -9,7 +9,7 @@ public func timeline(
     let sorted = messages.sorted { $0.sequence < $1.sequence }
     var rows: [TimelineRow] = []
     rows.reserveCapacity(sorted.count + outbox.count)
-    var accepted = Set<ClientMessageID>()
+    var accepted = Set<ClientMessageID>(minimumCapacity: sorted.count + outbox.count)
     for message in sorted where accepted.insert(message.clientMessageID).inserted {
         let status: TimelineRow.Status = message.senderID == me
             ? .outgoing(receiptState(sequence: message.sequence, sender: me, members: members, positions: positions))

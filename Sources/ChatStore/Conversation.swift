@@ -29,18 +29,38 @@ public struct Conversation: Sendable {
     func relative(_ name: String) -> String { relativePath + "/" + name }
 
     /// Reads a file of this conversation; nil when it does not exist.
-    func read(_ relativeName: String) throws(StoreError) -> [UInt8]? {
+    ///
+    /// `open`, `read`, `close`, without an `fstat` for the size (a screen reads four or five
+    /// small files each time): a short read of a regular file is its end, so a file smaller
+    /// than `expected` bytes (1 KiB unless said) takes one read, and a larger one is read on
+    /// into a buffer that doubles.
+    func read(_ relativeName: String, expected: Int = 1024) throws(StoreError) -> [UInt8]? {
+        let path = directory + "/" + relativeName
         do {
-            return try Sys.readFile(directory + "/" + relativeName)
+            let file = try FileDescriptor.open(path, .readOnly)
+            var bytes = [UInt8](repeating: 0, count: max(expected, 64))
+            var filled = 0
+            while true {
+                let count = try file.read(into: &bytes, from: filled, path: path)
+                filled += count
+                if count == 0 || filled < bytes.count { break }
+                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
+            }
+            bytes.removeLast(bytes.count - filled)
+            return bytes
         } catch {
             if error.isNotFound { return nil }
             throw .system(error)
         }
     }
 
+    /// A buffer that holds a whole segment of this conversation in one read, as a rule.
+    var expectedSegmentBytes: Int { segmentSize * 256 + 1024 }
+
     /// Title and members; nil when `conversation.json` does not exist yet.
     public func info() throws(StoreError) -> ConversationInfo? {
         guard let bytes = try read(StoreLayout.conversationInfo) else { return nil }
+        if let info = ConversationInfo.decodeCanonical(bytes) { return info }
         let decoded = ConversationInfo.decode(bytes, path: relative(StoreLayout.conversationInfo))
         if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
         return decoded.info
@@ -49,6 +69,7 @@ public struct Conversation: Sendable {
     /// Every member's position; nil when positions were never loaded (ticks unknown).
     public func positions() throws(StoreError) -> Positions? {
         guard let bytes = try read(StoreLayout.positions) else { return nil }
+        if let positions = PositionsFile.decodeCanonical(bytes) { return positions }
         let decoded = PositionsFile.decode(bytes, path: relative(StoreLayout.positions))
         if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
         return decoded.positions
@@ -95,7 +116,7 @@ public struct Conversation: Sendable {
     /// A segment's messages with their lines; throws the first error of a damaged file.
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
-        guard let bytes = try read(name) else { return SegmentFile.Decoded(messages: [], problems: []) }
+        guard let bytes = try read(name, expected: expectedSegmentBytes) else { return SegmentFile.Decoded(messages: [], problems: []) }
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError { throw .damaged(problem) }
         return decoded
@@ -104,7 +125,68 @@ public struct Conversation: Sendable {
     /// Up to `limit` newest messages with sequence below `before` (all when nil), ascending, and
     /// whether older ones are stored. Reads segments from the newest back, only as many as needed;
     /// finds the newest through `messages/.newest` without listing the directory when it can.
+    ///
+    /// Decodes only the records the page shows, from the end of each canonical segment
+    /// (``SegmentFile/decodeTail(_:range:count:below:)``); anything else (another layout, a
+    /// damaged record among them, a client ID twice in the page) is read again whole, file by
+    /// file, which gives the same page or throws the error naming file and line.
     public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
+        if let page = try newestMessagesFromTails(limit: limit, before: before) { return page }
+        return try newestMessagesDecodingWhole(limit: limit, before: before)
+    }
+
+    /// The page from segment tails; nil when one of them is not plainly canonical and sound, or
+    /// when a client ID appears twice in the page.
+    func newestMessagesFromTails(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool)? {
+        var walk = try SegmentWalk(self, before: before)
+        var tails: [[Message]] = []  // newest first
+        var collected = 0
+        var hasEarlier = false
+        while collected < limit, let range = try walk.next() {
+            guard let bytes = try read(StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
+            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else { return nil }
+            tails.append(tail.messages)
+            collected += tail.messages.count
+            hasEarlier = tail.hasEarlier
+        }
+        let messages = tails.count == 1 ? tails[0] : Array(tails.reversed().joined())
+        if Self.repeatsClientID(messages) { return nil }
+        return (messages, hasEarlier ? true : try walk.hasMore())
+    }
+
+    /// Whether two of `messages` share a client ID. Sorts FNV-1a hashes of the IDs (eight bytes
+    /// a step) and compares the IDs of equal hashes: a page's worth of `Set` inserts (SipHash of
+    /// each ID) cost as much as decoding the records.
+    static func repeatsClientID(_ messages: [Message]) -> Bool {
+        var hashes: [(hash: UInt64, index: Int)] = []
+        hashes.reserveCapacity(messages.count)
+        for (index, message) in messages.enumerated() {
+            var text = message.clientMessageID.rawValue
+            let hash = text.withUTF8 { bytes in
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                guard let base = bytes.baseAddress else { return hash }
+                var offset = 0
+                while offset + 8 <= bytes.count {
+                    hash = (hash ^ ByteScan.word(base + offset)) &* 0x0000_0100_0000_01b3
+                    offset += 8
+                }
+                while offset < bytes.count {
+                    hash = (hash ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01b3
+                    offset += 1
+                }
+                return hash
+            }
+            hashes.append((hash, index))
+        }
+        hashes.sort { $0.hash < $1.hash }
+        for (earlier, later) in zip(hashes, hashes.dropFirst()) where earlier.hash == later.hash {
+            if messages[earlier.index].clientMessageID == messages[later.index].clientMessageID { return true }
+        }
+        return false
+    }
+
+    /// The page from whole segment files, each decoded and checked in full.
+    func newestMessagesDecodingWhole(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
         var walk = try SegmentWalk(self, before: before)
         var collected: [Message] = []
         // Which file (index into `files`) and record each client ID came from.
@@ -141,7 +223,7 @@ public struct Conversation: Sendable {
     /// newer segment removed, or a crash between the two renames) a few ranges before it are
     /// tried. Nil when there is no usable hint; callers then list the directory.
     func hintedNewestSegment() -> SegmentRange? {
-        guard let bytes = try? Sys.readFile(messagesDirectory + "/" + StoreLayout.newestHint),
+        guard let bytes = try? read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64),
               let hint = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
               hint.isAligned(size: segmentSize) else { return nil }
         var newest = hint

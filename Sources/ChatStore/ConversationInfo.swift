@@ -20,6 +20,30 @@ public struct ConversationInfo: Hashable, Sendable {
         return writer.bytes
     }
 
+    /// The details from a file in exactly the layout ``encode()`` writes, with no escape in the
+    /// title, read without a JSON tree (what opening a conversation reads every time); nil for
+    /// anything else, which ``decode(_:path:)`` then reads and reports on. Checked by encoding
+    /// the result again: a file this accepts is one ``decode(_:path:)`` reads the same.
+    public static func decodeCanonical(_ bytes: [UInt8]) -> ConversationInfo? {
+        let info: ConversationInfo? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor = ByteCursor(bytes: buffer, index: 0, end: buffer.count)
+            guard cursor.literal("{\n\"members\":[") else { return nil }
+            var members: [UserID] = []
+            if !cursor.literal("]") {
+                repeat {
+                    guard cursor.literal("\""), let name = cursor.plainString(), let user = UserID(utf8: name) else { return nil }
+                    members.append(user)
+                } while cursor.literal(",")
+                guard cursor.literal("]") else { return nil }
+            }
+            guard cursor.literal(",\n\"title\":\""), let title = cursor.plainString().flatMap(ByteCursor.string),
+                  cursor.literal("\n}\n"), cursor.index == buffer.count else { return nil }
+            return ConversationInfo(title: title, members: members)
+        }
+        guard let info, info.encode() == bytes else { return nil }
+        return info
+    }
+
     public static func decode(_ bytes: [UInt8], path: String) -> (info: ConversationInfo?, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),

@@ -18,6 +18,31 @@ public enum PositionsFile {
         return writer.bytes
     }
 
+    /// Positions from a file in exactly the layout ``encode(_:)`` writes, read without a JSON
+    /// tree (what opening a conversation reads every time); nil for anything else, which
+    /// ``decode(_:path:)`` then reads and reports on. Checked by encoding the result again: a
+    /// file this accepts is one ``decode(_:path:)`` reads the same, with no problem.
+    public static func decodeCanonical(_ bytes: [UInt8]) -> Positions? {
+        let positions: Positions? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor = ByteCursor(bytes: buffer, index: 0, end: buffer.count)
+            guard cursor.literal("{\n") else { return nil }
+            var members: [UserID: MemberPosition] = [:]
+            while cursor.literal("\"") {
+                guard let name = cursor.plainString(), let user = UserID(utf8: name),
+                      cursor.literal(":{\"deliveredUpTo\":"), let delivered = cursor.number(),
+                      cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}") else { return nil }
+                members[user] = MemberPosition(deliveredUpTo: delivered, readUpTo: read)
+                if cursor.literal(",\n") { continue }
+                guard cursor.literal("\n") else { return nil }
+                break
+            }
+            guard cursor.literal("}\n"), cursor.index == buffer.count else { return nil }
+            return Positions(members)
+        }
+        guard let positions, encode(positions) == bytes else { return nil }
+        return positions
+    }
+
     /// Reads positions; members with problems are left out and reported.
     public static func decode(_ bytes: [UInt8], path: String) -> (positions: Positions, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []

@@ -104,12 +104,7 @@ public enum SegmentFile {
             } else {
                 guard let value = record.value,
                       var reader = RecordReader(value, what: "a message", path: path, line: record.line, label: record.label, problems: &problems) else { continue }
-                id = reader.clientMessageID("clientMessageId")
-                sender = reader.userID("senderId")
-                sentAt = reader.string("sentAt")
-                sequence = reader.integer("sequence", atLeast: 1)
-                text = reader.messageText("text")
-                reader.rejectUnknownKeys(messageKeys)
+                (id, sender, sentAt, sequence, text) = fields(&reader)
                 recordProblems = reader.problems
             }
             func problem(_ message: String) {
@@ -155,13 +150,86 @@ public enum SegmentFile {
         return Decoded(messages: found.map(\.message), lines: found.map(\.line), problems: problems)
     }
 
+    /// A message record's fields, each nil (with a problem in `reader`) when missing or invalid;
+    /// unknown keys are problems too.
+    private static func fields(_ reader: inout RecordReader) -> (ClientMessageID?, UserID?, String?, Int?, String?) {
+        let fields = (reader.clientMessageID("clientMessageId"), reader.userID("senderId"), reader.string("sentAt"),
+                      reader.integer("sequence", atLeast: 1), reader.messageText("text"))
+        reader.rejectUnknownKeys(messageKeys)
+        return fields
+    }
+
+    /// The newest records of a segment, read from the end of the file: the records a page shows.
+    public struct Tail: Sendable, Hashable {
+        /// Ascending by sequence.
+        public var messages: [Message]
+        /// Whether the file holds records before the ones read (below ``messages``).
+        public var hasEarlier: Bool
+    }
+
+    /// Reads the last records of a segment in the canonical layout, from its end, until `count`
+    /// of them have a sequence below `below` (all count when nil) or the file's first record is
+    /// read; records at or above `below` are checked but left out. Only those lines are decoded.
+    ///
+    /// Nil when the file is not in the one-record-per-line layout (no "[" and "]" lines, no final
+    /// newline, a misplaced comma, a blank line, conflict markers) or when a record read is
+    /// unsound (a bad field, a sequence outside `range` or out of order, an unknown key):
+    /// ``decode(_:path:range:reportLayout:)`` of the whole file then reads it or says what is
+    /// wrong, with the line. A record line the canonical reader refuses (an escape, another key
+    /// order) is parsed and checked as `decode` does. Records the page does not reach are not
+    /// looked at; checking a whole file is `chatdir check`'s job.
+    public static func decodeTail(_ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil) -> Tail? {
+        let size = bytes.count
+        // "[" LF, then records, then LF "]" LF; "[\n]\n" when empty.
+        guard size >= 4, bytes[0] == UInt8(ascii: "["), bytes[1] == 0x0A,
+              bytes[size - 3] == 0x0A, bytes[size - 2] == UInt8(ascii: "]"), bytes[size - 1] == 0x0A else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> Tail? in
+            var messages: [Message] = []
+            messages.reserveCapacity(min(max(count, 0), 256))
+            // The LF ending the line being read; 1 (the LF after "[") once the first record is read.
+            var lineEnd = size - 3
+            var newer: Int?
+            while lineEnd > 1, messages.count < count {
+                var start = lineEnd
+                if let base = buffer.baseAddress {
+                    while start >= 8, !ByteScan.has(0x0A, in: ByteScan.word(base + start - 8)) { start -= 8 }
+                }
+                while buffer[start - 1] != 0x0A { start -= 1 }  // stops at 2: bytes[1] is a LF
+                let hasComma = start < lineEnd && buffer[lineEnd - 1] == UInt8(ascii: ",")
+                guard hasComma == (newer != nil) else { return nil }
+                let content = start..<(hasComma ? lineEnd - 1 : lineEnd)
+                guard !content.isEmpty, let message = record(bytes, buffer, content) else { return nil }
+                if let range, !range.contains(message.sequence) { return nil }
+                if let newer, message.sequence >= newer { return nil }
+                newer = message.sequence
+                if below.map({ message.sequence < $0 }) ?? true { messages.append(message) }
+                lineEnd = start - 1
+            }
+            messages.reverse()
+            return Tail(messages: messages, hasEarlier: lineEnd > 1)
+        }
+    }
+
+    /// One record line: the canonical reader, else the JSON parser and the same field checks as
+    /// ``decode(_:path:range:reportLayout:)`` (a text with an escape, say). Nil when unsound.
+    private static func record(_ bytes: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ content: Range<Int>) -> Message? {
+        var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
+        if let message = cursor.message() { return message }
+        var ignored: [StoreProblem] = []
+        guard let value = try? JSONParser.parse(bytes, in: content),
+              var reader = RecordReader(value, what: "a message", path: "", line: nil, problems: &ignored) else { return nil }
+        let (id, sender, sentAt, sequence, text) = fields(&reader)
+        guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { return nil }
+        return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+    }
+
     /// Reads a record laid out exactly as ``writeRecord(_:into:)`` writes it, with no escape in
     /// any string, without building a JSON tree: the common case, several times faster than
     /// parsing. Nil for anything else (another key order, spaces, an escape, an invalid value),
     /// which then takes the general path and gets its precise error message.
     static func canonicalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
         bytes.withUnsafeBufferPointer { buffer in
-            var cursor = RecordCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
+            var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
             return cursor.message()
         }
     }
@@ -172,53 +240,20 @@ public enum SegmentFile {
     }
 }
 
-/// Walks one canonical record's bytes for ``SegmentFile/canonicalRecord(_:_:)``: a value type
-/// over the buffer, so the hot loop allocates nothing but the message's own strings.
-private struct RecordCursor {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index: Int
-    let end: Int
-
-    mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard end - index >= count else { return false }
-        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
-        index += count
-        return true
-    }
-
-    /// The bytes up to the next quote, when none of them needs an escape.
-    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
-        let start = index
-        while index < end {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            index += 1
-        }
-        return nil
-    }
-
+/// Reads one canonical record for ``SegmentFile/canonicalRecord(_:_:)``: the hot loop allocates
+/// nothing but the message's own strings.
+private extension ByteCursor {
     mutating func message() -> Message? {
         guard literal("{\"clientMessageId\":\""), let idBytes = plainString(),
               literal(",\"senderId\":\""), let senderBytes = plainString(),
               literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
-              literal(",\"sequence\":") else { return nil }
-        let digitsStart = index
-        var sequence = 0
-        while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-            sequence = sequence &* 10 &+ Int(bytes[index] - 0x30)
-            index += 1
-        }
-        let digits = index - digitsStart
-        guard digits > 0, digits <= 15, bytes[digitsStart] != 0x30,
+              literal(",\"sequence\":"), let sequence = number(), sequence >= 1,
               literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
               let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
-              let sentAt = String(validating: sentAtBytes, as: UTF8.self),
-              let text = String(validating: textBytes, as: UTF8.self), (try? validateMessageText(text)) != nil else { return nil }
+              let sentAt = ByteCursor.string(sentAtBytes), let text = ByteCursor.string(textBytes) else { return nil }
+        // A text of at most the limit in bytes is within it in characters: count graphemes only
+        // for a longer one.
+        if textBytes.isEmpty || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil) { return nil }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 }

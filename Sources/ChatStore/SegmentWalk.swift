@@ -7,6 +7,8 @@ struct SegmentWalk {
     private let before: Int?
     /// Fast mode: the next range to try.
     private var probe: SegmentRange?
+    /// Whether `probe` was seen to exist already (the hinted newest, checked by the hint's reader).
+    private var probeSeen = false
     /// Slow mode: the ranges left, ascending.
     private var listed: [SegmentRange]?
 
@@ -15,6 +17,7 @@ struct SegmentWalk {
         self.before = before
         if before == nil, let newest = conversation.hintedNewestSegment() {
             probe = newest
+            probeSeen = true
         } else {
             try list(below: before.map { $0 } ?? Int.max)
         }
@@ -22,12 +25,14 @@ struct SegmentWalk {
 
     private mutating func list(below sequence: Int) throws(StoreError) {
         probe = nil
+        probeSeen = false
         listed = try conversation.segmentRanges().filter { $0.first < sequence }
     }
 
     mutating func next() throws(StoreError) -> SegmentRange? {
         if let range = probe {
-            if conversation.hasSegment(range) {
+            if probeSeen || conversation.hasSegment(range) {
+                probeSeen = false
                 probe = range.first > 1 ? SegmentRange(containing: range.first - 1, size: conversation.segmentSize) : nil
                 if probe == nil { listed = [] }
                 return range
@@ -40,7 +45,7 @@ struct SegmentWalk {
     /// Whether older segments remain after the ones returned.
     mutating func hasMore() throws(StoreError) -> Bool {
         if let range = probe {
-            if conversation.hasSegment(range) { return true }
+            if probeSeen || conversation.hasSegment(range) { return true }
             try list(below: range.last + 1)
         }
         return !(listed?.isEmpty ?? true)

@@ -1,7 +1,7 @@
 @testable import ChatStore
 import ChatDomain
 
-/// libFuzzer target for `SegmentFile.decode` (and `StoreMerge` over two segments), which reads a canonical record by a fast path and
+/// libFuzzer target for `SegmentFile.decode` (and `decodeTail` and `StoreMerge` over two segments), which reads a canonical record by a fast path and
 /// everything else by the JSON parser and `RecordReader`.
 /// - On every line, when the fast path reads a message, the general path reads the same message
 ///   with no problem; when the general path reads a message whose canonical bytes are the line
@@ -31,12 +31,31 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
 
+    fuzzTail(bytes, decoded: decoded)
+
     let rewritten = SegmentFile.encode(decoded.messages)
     let again = SegmentFile.decode(rewritten, path: "fuzz.json", range: nil)
     check(again.messages == decoded.messages, "decode(encode(messages)) changed them: \(decoded.messages) vs \(again.messages)")
     check(again.problems.isEmpty, "a segment written by encode has problems: \(again.problems)")
     fuzzMerge(bytes)
     return 0
+}
+
+/// `SegmentFile.decodeTail` (what opening a conversation reads), for a page size the last byte
+/// picks, against the whole file:
+/// - when the whole file has no error, an accepted tail is its newest records, and says whether
+///   older ones are left;
+/// - a file with no problem at all (canonical, sound) is never refused.
+private func fuzzTail(_ bytes: [UInt8], decoded: SegmentFile.Decoded) {
+    let count = 1 + Int(bytes.last ?? 0) % 120
+    let tail = SegmentFile.decodeTail(bytes, range: nil, count: count)
+    if let tail, decoded.firstError == nil {
+        check(tail.messages == Array(decoded.messages.suffix(count)), "the tail read \(tail.messages) but the whole file ends \(decoded.messages.suffix(count))")
+        check(tail.hasEarlier == (decoded.messages.count > count), "the tail says older records are left: \(tail.hasEarlier), of \(decoded.messages.count)")
+    }
+    if decoded.problems.isEmpty {
+        check(tail != nil, "the tail reader refused a sound canonical segment")
+    }
 }
 
 /// `StoreMerge` (git's merge driver) on the input cut in two at a point its first byte picks:

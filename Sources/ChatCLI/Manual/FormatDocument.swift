@@ -119,8 +119,10 @@ a JSON array with one message per line, ascending by sequence:
   does not; they step forward past any that do) and list the directory when it is missing or
   wrong; the writer rewrites it when it starts. After editing segments by hand, delete it or
   leave it: readers cope either way. It is deterministic, so devices still hold identical
-  `messages/` directories. It checks what it reads with the same rules as `check` (including a
-  client ID repeated across the files it read) and fails with the same message.
+  `messages/` directories. It checks the records it shows with the same rules as `check`
+  (including a client ID repeated among them) and fails with the same message, naming the file
+  and line; of each segment it reads only the lines it shows, from the end, so damage in older
+  records of the same file may be left for `check` to report.
 
 ### The largest sequence
 
