@@ -36,14 +36,17 @@ extension Conversation {
             summary.pending = outbox.filter { $0.state == .pending }.count
             summary.failed = outbox.count - summary.pending
             let readUpTo = max(try positions()?[me].readUpTo ?? 0, try wantedReadPosition() ?? 0)
-            var ranges = try segmentRanges()
-            while let range = ranges.popLast(), range.last > readUpTo, summary.unread < ConversationSummary.unreadCap {
+            // Newest first from the `.newest` hint, as a page is found: no listing of messages/
+            // (10,000 names at a million messages, listed twice here before).
+            var walk = try SegmentWalk(self, before: nil)
+            while let range = try walk.next(), range.last > readUpTo, summary.unread < ConversationSummary.unreadCap {
                 let messages = try readSegment(range)
                 if summary.last == nil { summary.last = messages.last }
                 summary.unread += messages.filter { $0.sequence > readUpTo && $0.senderID != me }.count
             }
-            if summary.last == nil, let range = try segmentRanges().last {
-                summary.last = try readSegment(range).last
+            if summary.last == nil {
+                // All read: only the newest record is shown, read from the newest segment's tail.
+                summary.last = try newestMessages(limit: 1).messages.last
             }
             summary.activity = max(summary.last?.sentAt ?? "", outbox.map(\.createdAt).max() ?? "")
         } catch {
