@@ -13,7 +13,7 @@
 /// | `live-drop` | probability | a live event is not sent to a socket |
 /// | `live-dup` | probability | a live event is sent twice |
 /// | `live-reorder` | probability | a live event is held back and sent after the next one |
-/// | `live-hold` | count | a live socket's events are held until this many wait, then sent back to back (a burst) |
+/// | `live-hold` | count | a live socket's first events are held until this many wait, then sent back to back (one burst); later ones go as they come |
 /// | `reject-text` | word | a POST whose text contains the word is refused with 400 (nothing is committed) |
 /// | `no-start` | `404` or `405` | `POST /v1/conversations` is answered so, as by a server from before that extension |
 /// | `seed` | integer | seeds every decision (default 0) |
@@ -34,7 +34,7 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
     public var liveDrop = 0.0
     public var liveDuplicate = 0.0
     public var liveReorder = 0.0
-    /// A live socket's events wait until this many are queued, then go out together; nil: never held.
+    /// A live socket's first events wait until this many are queued, then go out together; nil: never held.
     public var liveHold: Int?
     /// A POST whose text contains this is refused with 400: a rejection a test can aim at one message.
     public var rejectText: String?

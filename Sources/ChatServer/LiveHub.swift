@@ -9,7 +9,7 @@ import ChatSystem
 /// catches up after reconnecting, as it must after any drop).
 final class LiveHub: Sendable {
     private let sessions = Lock<[UserID: [LiveSession]]>([:])
-    /// The `live-hold` fault: each socket's events wait until this many are queued.
+    /// The `live-hold` fault: each socket's first events wait until this many are queued.
     private let holdUntil: Int?
 
     init(holdUntil: Int? = nil) {
@@ -86,7 +86,8 @@ final class LiveSession: Sendable {
         }
     }
 
-    /// From now on, events are handed out only once `count` are queued (the `live-hold` fault).
+    /// The first `count` events are handed out together, once all are queued (the `live-hold`
+    /// fault); later ones go as they come.
     func hold(until count: Int) {
         queue.withLock { $0.holdUntil = count }
     }
@@ -96,7 +97,10 @@ final class LiveSession: Sendable {
     func takeAll() -> (events: [String], overflowed: Bool) {
         wakeUp.drain()
         return queue.withLock { queue in
-            if let hold = queue.holdUntil, !queue.overflowed, queue.events.count < hold { return ([], false) }
+            if let hold = queue.holdUntil {
+                guard queue.overflowed || queue.events.count >= hold else { return ([], false) }
+                queue.holdUntil = nil  // one burst per socket; then events go as they come
+            }
             defer { queue.events = [] }
             return (queue.events, queue.overflowed)
         }
