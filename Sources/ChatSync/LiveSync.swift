@@ -387,15 +387,16 @@ extension SyncEngine {
 
     /// One write for a batch's live messages in `id`. When the server's history check refuses
     /// the whole (it refuses a page as a whole), each message is tried alone, as each event was
-    /// saved before batching, so one bad event does not take the others with it. Every failure
-    /// is logged as a live event that could not be applied; returns the first.
+    /// saved before batching, so one bad event does not take the others with it; a failed write
+    /// (a full disk) is not tried again message by message, it is the batch's failure. Every
+    /// failure is logged as a live event that could not be applied; returns the first.
     private func saveLive(_ messages: [Message], in id: ConversationID) async -> (any Error)? {
         guard !messages.isEmpty else { return nil }
         do {
             try await store.saveFromServer(messages, in: id, what: "live messages")
             return nil
         } catch {
-            if messages.count == 1 || Task.isCancelled {
+            if messages.count == 1 || Task.isCancelled || !(error is SyncError) {
                 liveState.log?("could not apply a live event: \(error)")
                 return error
             }

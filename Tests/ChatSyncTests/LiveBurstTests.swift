@@ -47,6 +47,36 @@ import ChatTestSupport
         return (alice, task)
     }
 
+    /// Waits until `ab` in `store` holds `count` messages, then: sequences 1…count, each once,
+    /// the server's records byte for byte, and a store `check` finds clean.
+    static func expectEveryMessageOnce(_ count: Int, in store: Store, from server: LocalServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await waitUntil("alice holds all \(count) messages", sourceLocation: sourceLocation) { try storedMessages(store, "ab").count == count }
+        let stored = try storedMessages(store, "ab")
+        #expect(stored.map(\.sequence) == Array(1...count), sourceLocation: sourceLocation)
+        #expect(stored == (try await server.messages("ab")), sourceLocation: sourceLocation)
+        #expect(StoreChecker.check(root: store.root).errors.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test("a live message the store's history refuses does not keep the rest of its batch from the store")
+    func refusedMessageInABatch() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try TrustIntegrityTests.storeHolding(1...100, in: directory)
+        let c1 = try ConversationID("c1")
+        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: 9), token: "alice-token", options: fastOptions)
+        let message = { (sequence: Int, id: String) in
+            Message(sequence: sequence, clientMessageID: try ClientMessageID(id), senderID: try UserID("bob"), text: "m\(sequence)", sentAt: TrustIntegrityTests.sentAt)
+        }
+        var batch = LiveBatch()
+        try await engine.apply(.message(c1, try message(101, UUID().uuidString)), batch: &batch)
+        // The store holds this client ID at sequence 50: the whole batch is refused by that check.
+        try await engine.apply(.message(c1, try message(102, TrustIntegrityTests.id(50))), batch: &batch)
+        try await engine.apply(.message(c1, try message(103, UUID().uuidString)), batch: &batch)
+        #expect(try storedMessages(store, "c1").count == 100)
+        let failure = await engine.commit(&batch)
+        #expect(failure is SyncError, "\(String(describing: failure))")
+        #expect(try storedMessages(store, "c1").map(\.sequence) == Array(1...101) + [103])
+    }
+
     @Test("a burst of 400 live events is stored once and in order, in far fewer segment writes than events")
     func burst() async throws {
         let directory = try TemporaryDirectory()
@@ -55,10 +85,7 @@ import ChatTestSupport
         defer { task.cancel() }
         let renames = try SegmentRenames(alice.conversation(try ConversationID("ab")).messagesDirectory)
         try await CatchUpAndLiveTests().post(400, as: "bob", server: server)
-        try await waitUntil("alice holds all 400 messages") { try storedMessages(alice, "ab").count == 400 }
-        let stored = try storedMessages(alice, "ab")
-        #expect(stored.map(\.sequence) == Array(1...400))
-        #expect(stored == (try await server.messages("ab")))
+        try await Self.expectEveryMessageOnce(400, in: alice, from: server)
         // One event per write would be 400 renames; four segments written a few times over is
         // what batching gives (the first event alone, then what queued meanwhile).
         let writes = try renames.drain()
@@ -67,7 +94,6 @@ import ChatTestSupport
         try await waitUntil("the server has alice's delivered position at 400") {
             try await APIClient(server: server.address, token: "bob-token").receipts(try ConversationID("ab"))[try UserID("alice")].deliveredUpTo == 400
         }
-        #expect(StoreChecker.check(root: alice.root).errors.isEmpty)
     }
 
     @Test("bursts with dropped, duplicated and reordered events: every message once, in order, holes filled")
@@ -78,11 +104,7 @@ import ChatTestSupport
         defer { task.cancel() }
         try await CatchUpAndLiveTests().post(350, as: "bob", server: server)
         // Dropped events' messages come with the gap and idle catch-ups.
-        try await waitUntil("alice holds all 350 messages") { try storedMessages(alice, "ab").count == 350 }
-        let stored = try storedMessages(alice, "ab")
-        #expect(stored.map(\.sequence) == Array(1...350))
-        #expect(stored == (try await server.messages("ab")))
-        #expect(StoreChecker.check(root: alice.root).errors.isEmpty)
+        try await Self.expectEveryMessageOnce(350, in: alice, from: server)
     }
 
     @Test("a burst across two conversations and a read receipt: each conversation stored in order, the receipt applied")
