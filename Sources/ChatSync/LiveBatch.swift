@@ -20,6 +20,12 @@ struct LiveBatch {
 
     var isEmpty: Bool { order.isEmpty }
 
+    /// Whether a message of `id` at or below `sequence` waits here: a position that far must
+    /// not be stored before the commit.
+    func holds(in id: ConversationID, atOrBelow sequence: Int) -> Bool {
+        pending[id]?.messages.keys.contains { $0 <= sequence } ?? false
+    }
+
     /// Takes one save's messages; returns false, taking nothing, when one of them has a sequence
     /// the batch holds another record for (that conflict is the store's check to report, against
     /// what is committed: commit first, then add).

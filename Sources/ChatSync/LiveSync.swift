@@ -69,11 +69,16 @@ extension SyncEngine {
             events: for await batch in live.batches(limit: Self.liveBatchLimit) {
                 var pending = LiveBatch()
                 for event in batch {
-                    // Anything but a message or a typing signal comes after the messages before
-                    // it are durable (a receipt must not be stored ahead of the message it covers).
+                    // What must come after the messages before it are durable does: a receipt
+                    // never stored ahead of a message it covers, a reconnect's catch-up after
+                    // the commit. (My own delivered position echoed back covers nothing pending.)
                     switch event {
                     case .event(.message), .event(.typing), .ignored: break
-                    case .event, .connected, .disconnected: await commit(&pending)
+                    case let .event(.receipt(id, _, position)):
+                        if pending.holds(in: id, atOrBelow: max(position.deliveredUpTo, position.readUpTo)) { await commit(&pending) }
+                    case let .event(.conversation(id, _, _)):
+                        if pending.pending[id] != nil { await commit(&pending) }
+                    case .connected, .disconnected: await commit(&pending)
                     }
                     switch event {
                     case .connected:

@@ -23,6 +23,10 @@ import Testing
         #expect(batch.pending[Self.ab]?.ascending == [Self.m[1], Self.m[2]])
         #expect(batch.pending[Self.ab]?.saves == 3)
         #expect(batch.pending[Self.group]?.saves == 1)
+        // A receipt through 1 in ab must wait for the commit; one through 2 in group need not.
+        #expect(batch.holds(in: Self.ab, atOrBelow: 1))
+        #expect(!batch.holds(in: Self.group, atOrBelow: 2))
+        #expect(!batch.holds(in: try! ConversationID("other"), atOrBelow: 9))
     }
 
     @Test("another record at a sequence the batch holds is refused whole, for the store's check after a commit")
