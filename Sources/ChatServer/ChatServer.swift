@@ -35,7 +35,7 @@ public final class ChatServer: Sendable {
     /// Readable once ``stop()`` was called: wakes the accept thread.
     private let stopEvent: WakePipe
     private let api: API
-    private let hub = LiveHub()
+    private let hub: LiveHub
     private let state = Lock<State>(State())
     private let liveCounter = Atomic<UInt64>(0)
     private let silent = SilentConnections()
@@ -59,6 +59,7 @@ public final class ChatServer: Sendable {
         self.configuration = configuration
         tls = try Self.tlsContext(configuration)
         let data = try DataDirectory(path: configuration.dataDirectory, usersFile: configuration.usersFile)
+        hub = LiveHub(holdUntil: configuration.faults.liveHold)
         api = API(data: data, hub: hub, faults: configuration.faults)
         Socket.raiseDescriptorLimit()
         do {

@@ -13,6 +13,7 @@
 /// | `live-drop` | probability | a live event is not sent to a socket |
 /// | `live-dup` | probability | a live event is sent twice |
 /// | `live-reorder` | probability | a live event is held back and sent after the next one |
+/// | `live-hold` | count | a live socket's first events are held until this many wait, then sent back to back (one burst); later ones go as they come |
 /// | `reject-text` | word | a POST whose text contains the word is refused with 400 (nothing is committed) |
 /// | `no-start` | `404` or `405` | `POST /v1/conversations` is answered so, as by a server from before that extension |
 /// | `seed` | integer | seeds every decision (default 0) |
@@ -33,6 +34,8 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
     public var liveDrop = 0.0
     public var liveDuplicate = 0.0
     public var liveReorder = 0.0
+    /// A live socket's first events wait until this many are queued, then go out together; nil: never held.
+    public var liveHold: Int?
     /// A POST whose text contains this is refused with 400: a rejection a test can aim at one message.
     public var rejectText: String?
     /// `POST /v1/conversations` is answered with this status (404 or 405), as by a server without it.
@@ -74,6 +77,11 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
             case "live-drop": liveDrop = try Self.probability(key, value)
             case "live-dup": liveDuplicate = try Self.probability(key, value)
             case "live-reorder": liveReorder = try Self.probability(key, value)
+            case "live-hold":
+                guard let count = Int(value), (1...LiveSession.maxQueuedEvents).contains(count) else {
+                    throw .badValue(key: key, value: value, expected: "a number of events from 1 to \(LiveSession.maxQueuedEvents), like live-hold=1000")
+                }
+                liveHold = count
             case "reject-text":
                 guard !value.isEmpty else { throw .badValue(key: key, value: value, expected: "a word to refuse, like reject-text=forbidden") }
                 rejectText = value
@@ -102,6 +110,7 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
         if liveDrop > 0 { pairs.append("live-drop=\(liveDrop)") }
         if liveDuplicate > 0 { pairs.append("live-dup=\(liveDuplicate)") }
         if liveReorder > 0 { pairs.append("live-reorder=\(liveReorder)") }
+        if let liveHold { pairs.append("live-hold=\(liveHold)") }
         if let rejectText { pairs.append("reject-text=\(rejectText)") }
         if let noStartStatus { pairs.append("no-start=\(noStartStatus)") }
         if pairs.isEmpty { return "none" }
@@ -140,7 +149,7 @@ public enum FaultsError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .malformed(pair):
             "--faults: \"\(pair)\" is not key=value; separate pairs with commas, like drop-reply=0.2,seed=7"
         case let .unknownKey(key):
-            "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, reject-text, no-start, seed"
+            "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, live-hold, reject-text, no-start, seed"
         case let .badValue(key, value, expected):
             "--faults: \(key)=\"\(value)\" is not valid; expected \(expected)"
         }

@@ -9,8 +9,15 @@ import ChatSystem
 /// catches up after reconnecting, as it must after any drop).
 final class LiveHub: Sendable {
     private let sessions = Lock<[UserID: [LiveSession]]>([:])
+    /// The `live-hold` fault: each socket's first events wait until this many are queued.
+    private let holdUntil: Int?
+
+    init(holdUntil: Int? = nil) {
+        self.holdUntil = holdUntil
+    }
 
     func register(_ session: LiveSession) {
+        if let holdUntil { session.hold(until: holdUntil) }
         sessions.withLock { $0[session.user, default: []].append(session) }
     }
 
@@ -52,7 +59,7 @@ final class LiveSession: Sendable {
     let wakeUp: WakePipe
     /// The queue, and whether the session ended: a publisher that picked this session just
     /// before it ended queues nothing more.
-    private let queue = Lock<(events: [String], overflowed: Bool, closed: Bool)>(([], false, false))
+    private let queue = Lock<(events: [String], overflowed: Bool, closed: Bool, holdUntil: Int?)>(([], false, false, nil))
 
     init(user: UserID, number: UInt64, wakeUp: WakePipe) {
         self.user = user
@@ -79,10 +86,21 @@ final class LiveSession: Sendable {
         }
     }
 
-    /// Everything queued, oldest first, and whether the queue overflowed.
+    /// The first `count` events are handed out together, once all are queued (the `live-hold`
+    /// fault); later ones go as they come.
+    func hold(until count: Int) {
+        queue.withLock { $0.holdUntil = count }
+    }
+
+    /// Everything queued, oldest first, and whether the queue overflowed (nothing while a
+    /// `live-hold` burst is still gathering).
     func takeAll() -> (events: [String], overflowed: Bool) {
         wakeUp.drain()
         return queue.withLock { queue in
+            if let hold = queue.holdUntil {
+                guard queue.overflowed || queue.events.count >= hold else { return ([], false) }
+                queue.holdUntil = nil  // one burst per socket; then events go as they come
+            }
             defer { queue.events = [] }
             return (queue.events, queue.overflowed)
         }

@@ -88,6 +88,11 @@ public struct ConversationLiveState: Sendable, Equatable {
     public private(set) var deliveredRetryWaiting = false
     /// After a failed gap catch-up: its backoff (the next check waits it out).
     private var gapBackoff: Backoff
+    /// Live saves handed out (``Action/save(_:_:)`` of a live message) whose ``Event/saved(_:)``
+    /// or ``Event/failed(_:reason:retryAfter:)`` has not come back: the driver may commit several
+    /// together. My delivered position is not posted while any is out, because the run it covers
+    /// is not durable yet.
+    public private(set) var liveSavesPending = 0
     /// Whether a gap check is scheduled; until it runs, holes schedule nothing more.
     public private(set) var gapCheckScheduled = false
     /// When the outbox may be tried again after a temporary failure, and its backoff.
@@ -127,6 +132,7 @@ public struct ConversationLiveState: Sendable, Equatable {
             return [.catchUp(.idle, from: from)]
         case let .liveMessage(message):
             guard gaps != nil else { return [] }
+            liveSavesPending += 1
             // Held in memory until everything before it is here: the store never gets a hole at
             // its head, so "the newest stored sequence" is always a safe place to catch up from.
             let before = gaps?.caughtUpTo ?? 0
@@ -149,7 +155,10 @@ public struct ConversationLiveState: Sendable, Equatable {
             return saved(cause, at: now, using: &random)
         case let .failed(cause, reason, retryAfter):
             switch cause {
-            case .live, .reconnect:
+            case .live:
+                liveSavesPending = max(0, liveSavesPending - 1)
+                return []
+            case .reconnect:
                 return []
             case .idle:
                 return [.report("idle catch-up failed: \(reason)")]
@@ -174,6 +183,7 @@ public struct ConversationLiveState: Sendable, Equatable {
             return deliveryDue()
         case .stopped:
             gapCheckScheduled = false
+            liveSavesPending = 0
             deliveredRetryWaiting = false
             if delivered.inFlight != nil { delivered.finished(confirmed: nil) }
             return []
@@ -183,6 +193,7 @@ public struct ConversationLiveState: Sendable, Equatable {
     private mutating func saved(_ cause: Cause, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator) -> [Action] {
         switch cause {
         case .live:
+            liveSavesPending = max(0, liveSavesPending - 1)
             return gapCheckIfOpen() + deliveryDue()
         case .reconnect:
             // A fresh connection is a fresh start for the outbox: its backoff begins again at the
@@ -229,7 +240,7 @@ public struct ConversationLiveState: Sendable, Equatable {
     private mutating func deliveryDue() -> [Action] {
         guard let high = gaps?.caughtUpTo else { return [] }
         delivered.want(high)
-        guard !deliveredRetryWaiting, let upTo = delivered.nextRequest() else { return [] }
+        guard liveSavesPending == 0, !deliveredRetryWaiting, let upTo = delivered.nextRequest() else { return [] }
         return [.sendDelivered(upTo: upTo)]
     }
 

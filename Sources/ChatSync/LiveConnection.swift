@@ -43,11 +43,115 @@ public struct LiveConnection: Sendable {
     /// Opens one connection; the stream yields its events and ends when it drops.
     public func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
-        let session = Session(configuration: self, continuation: continuation)
+        let session = Session(configuration: self, emit: { continuation.yield($0) }, finish: { continuation.finish() })
         continuation.onTermination = { _ in session.stop() }
         // A serial queue of its own: the blocking reads never sit on the cooperative pool.
         DispatchQueue(label: "chatdir.live").async { session.run() }
         return stream
+    }
+
+    /// Opens one connection; each element is every event received since the last one was taken
+    /// (at least one, at most `limit` events and about `byteLimit` bytes of message text), so a
+    /// consumer that was busy gets a burst in one go and a lone event as soon as it comes. The
+    /// stream ends when the connection does. Nothing waits for more events to gather: the reader
+    /// thread keeps reading while the consumer works, and what it decoded meanwhile is the next batch.
+    public func batches(limit: Int = 1000, byteLimit: Int = 4 << 20) -> AsyncStream<[Event]> {
+        let inbox = Inbox(limit: limit, byteLimit: byteLimit)
+        let session = Session(configuration: self, emit: { inbox.push($0) }, finish: { inbox.finish() })
+        DispatchQueue(label: "chatdir.live").async { session.run() }
+        // Stopped when the consuming task is cancelled, and when the stream is let go of (a
+        // consumer that left its loop), as ``events()``'s onTermination does.
+        let reader = BatchReader(inbox: inbox, session: session)
+        return AsyncStream(unfolding: { await reader.next() }, onCancel: { session.stop() })
+    }
+
+    /// The consumer's end of ``batches(limit:byteLimit:)``: stops the session when let go of.
+    private final class BatchReader: Sendable {
+        private let inbox: Inbox
+        private let session: Session
+        init(inbox: Inbox, session: Session) {
+            self.inbox = inbox
+            self.session = session
+        }
+        func next() async -> [Event]? { await inbox.next() }
+        deinit { session.stop() }
+    }
+
+    /// The events the reader thread decoded and the consumer has not taken yet, and the
+    /// consumer waiting for one, if it is.
+    private final class Inbox: Sendable {
+        private struct State {
+            var queue: [Event] = []
+            /// Where the next event is (the queue's consumed front is dropped in chunks).
+            var front = 0
+            var finished = false
+            var waiting: CheckedContinuation<[Event]?, Never>?
+        }
+
+        private let state = Lock(State())
+        private let limit: Int
+        private let byteLimit: Int
+
+        init(limit: Int, byteLimit: Int) {
+            self.limit = max(1, limit)
+            self.byteLimit = byteLimit
+        }
+
+        func push(_ event: Event) {
+            let handOver = state.withLock { state -> (CheckedContinuation<[Event]?, Never>, [Event])? in
+                state.queue.append(event)
+                guard let waiting = state.waiting else { return nil }
+                state.waiting = nil
+                return (waiting, take(&state))
+            }
+            if let (waiting, batch) = handOver { waiting.resume(returning: batch) }
+        }
+
+        func finish() {
+            let waiting = state.withLock { state in
+                state.finished = true
+                defer { state.waiting = nil }
+                return state.waiting
+            }
+            // Only waiting with an empty queue: every event was handed over before.
+            waiting?.resume(returning: nil)
+        }
+
+        /// What has queued up (at least one event), waiting for the first if none has; nil at the end.
+        func next() async -> [Event]? {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> [Event]?? in
+                    if state.front < state.queue.count { return .some(take(&state)) }
+                    if state.finished { return .some(nil) }
+                    state.waiting = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+
+        /// Up to the limits from the front of a non-empty queue.
+        private func take(_ state: inout State) -> [Event] {
+            var end = state.front
+            var bytes = 0
+            while end < state.queue.count, end - state.front < limit {
+                if case let .event(.message(_, message)) = state.queue[end] { bytes += message.text.utf8.count }
+                if bytes > byteLimit, end > state.front { break }
+                end += 1
+            }
+            let batch = Array(state.queue[state.front..<end])
+            if end == state.queue.count {
+                state.queue.removeAll(keepingCapacity: true)
+                state.front = 0
+            } else {
+                state.front = end
+                if state.front >= 4096 {
+                    state.queue.removeFirst(state.front)
+                    state.front = 0
+                }
+            }
+            return batch
+        }
     }
 
     /// One connection's life, on its own thread.
@@ -55,11 +159,14 @@ public struct LiveConnection: Sendable {
         /// The socket (once connected) and whether `stop()` was called, shared with `stop()`.
         private let state = Lock<(connection: (any ByteStream)?, stopped: Bool)>((nil, false))
         private let configuration: LiveConnection
-        private let continuation: AsyncStream<Event>.Continuation
+        /// Where the events go, and the end of them.
+        private let emit: @Sendable (Event) -> Void
+        private let finish: @Sendable () -> Void
 
-        init(configuration: LiveConnection, continuation: AsyncStream<Event>.Continuation) {
+        init(configuration: LiveConnection, emit: @escaping @Sendable (Event) -> Void, finish: @escaping @Sendable () -> Void) {
             self.configuration = configuration
-            self.continuation = continuation
+            self.emit = emit
+            self.finish = finish
         }
 
         func stop() {
@@ -73,11 +180,11 @@ public struct LiveConnection: Sendable {
         func run() {
             do {
                 try connectAndFollow()
-                continuation.yield(.disconnected(.transport(TransportError(.closed, "the server closed the live connection"))))
+                emit(.disconnected(.transport(TransportError(.closed, "the server closed the live connection"))))
             } catch {
-                continuation.yield(.disconnected(error))
+                emit(.disconnected(error))
             }
-            continuation.finish()
+            finish()
         }
 
         /// Sends on the live stream within the usual 10 s.
@@ -121,7 +228,7 @@ public struct LiveConnection: Sendable {
             }
             var socket = WebSocketConnection(role: .client)
             socket.feed(remainder)
-            continuation.yield(.connected)
+            emit(.connected)
             try follow(tcp, &socket)
         }
 
@@ -139,12 +246,12 @@ public struct LiveConnection: Sendable {
                     switch event {
                     case let .text(text):
                         do {
-                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) { continuation.yield(.event(decoded)) }
+                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) { emit(.event(decoded)) }
                         } catch {
-                            continuation.yield(.ignored(error.description))
+                            emit(.ignored(error.description))
                         }
                     case .binary:
-                        continuation.yield(.ignored("a binary frame"))
+                        emit(.ignored("a binary frame"))
                     case let .ping(payload):
                         try send(socket.pong(payload), on: tcp)
                     case .pong:

@@ -64,51 +64,68 @@ extension SyncEngine {
             var live = LiveConnection(server: server, token: connectedWith, pingInterval: options.pingInterval)
             live.connector = options.connector
             var renewed = false
-            events: for await event in live.events() {
-                switch event {
-                case .connected:
-                    pacer.connected(at: .now)
-                    metrics?.connected()
-                    liveState.connected = true
-                    liveState.lastActivity = .now
-                    log("connected to \(server); catching up")
-                    do {
-                        try await catchUpEverything()
-                        log("caught up")
-                    } catch let error as SyncError {
+            // Each batch is what arrived while the previous one was being applied: its live
+            // messages are committed together, one write per touched segment (LiveBatch).
+            events: for await batch in live.batches(limit: Self.liveBatchLimit) {
+                var pending = LiveBatch()
+                for event in batch {
+                    // What must come after the messages before it are durable does: a receipt
+                    // never stored ahead of a message it covers, a reconnect's catch-up after
+                    // the commit. (My own delivered position echoed back covers nothing pending.)
+                    switch event {
+                    case .event(.message), .event(.typing), .ignored: break
+                    case let .event(.receipt(id, _, position)):
+                        if pending.holds(in: id, atOrBelow: max(position.deliveredUpTo, position.readUpTo)) { await commit(&pending) }
+                    case let .event(.conversation(id, _, _)):
+                        if pending.pending[id] != nil { await commit(&pending) }
+                    case .connected, .disconnected: await commit(&pending)
+                    }
+                    switch event {
+                    case .connected:
+                        pacer.connected(at: .now)
+                        metrics?.connected()
+                        liveState.connected = true
+                        liveState.lastActivity = .now
+                        log("connected to \(server); catching up")
+                        do {
+                            try await catchUpEverything()
+                            log("caught up")
+                        } catch let error as SyncError {
+                            if case .unauthorized = error {
+                                log(error.description)
+                                guard await renewToken(refused: connectedWith, log: log) else { return error }
+                                renewed = true
+                                liveState.connected = false
+                                break events
+                            }
+                            log("catch-up failed: \(error)")
+                        } catch {
+                            if Task.isCancelled { return nil }
+                            log("catch-up failed: \(error)")
+                        }
+                    case let .event(liveEvent):
+                        liveState.lastActivity = .now
+                        do {
+                            try await apply(liveEvent, batch: &pending)
+                        } catch {
+                            log("could not apply a live event: \(error)")
+                        }
+                    case let .ignored(reason):
+                        log("ignored a live frame: \(reason)")
+                    case let .disconnected(error):
+                        lastError = error
+                        liveState.connected = false
+                        if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
                         if case .unauthorized = error {
                             log(error.description)
                             guard await renewToken(refused: connectedWith, log: log) else { return error }
                             renewed = true
-                            liveState.connected = false
                             break events
                         }
-                        log("catch-up failed: \(error)")
-                    } catch {
-                        if Task.isCancelled { return nil }
-                        log("catch-up failed: \(error)")
+                        if !Task.isCancelled { log("live connection lost: \(error)") }
                     }
-                case let .event(liveEvent):
-                    liveState.lastActivity = .now
-                    do {
-                        try await apply(liveEvent)
-                    } catch {
-                        log("could not apply a live event: \(error)")
-                    }
-                case let .ignored(reason):
-                    log("ignored a live frame: \(reason)")
-                case let .disconnected(error):
-                    lastError = error
-                    liveState.connected = false
-                    if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
-                    if case .unauthorized = error {
-                        log(error.description)
-                        guard await renewToken(refused: connectedWith, log: log) else { return error }
-                        renewed = true
-                        break events
-                    }
-                    if !Task.isCancelled { log("live connection lost: \(error)") }
                 }
+                await commit(&pending)
             }
             if Task.isCancelled { break }
             // A new token: straight back, the refusal was the old token's, not the server's state.
@@ -197,9 +214,25 @@ extension SyncEngine {
         if let error = await drive(id, .reconnected(head: head)) { throw error }
     }
 
+    /// The most events taken from the live socket's queue at once (one batch, one commit).
+    static let liveBatchLimit = 1000
+
     /// Saves a live event. A message past a hole is saved at once; the hole gets a short
     /// grace period, then a catch-up. A message for an unknown conversation first discovers it.
     func apply(_ event: LiveEvent) async throws {
+        var batch = LiveBatch()
+        do {
+            try await apply(event, batch: &batch)
+        } catch {
+            await commit(&batch)
+            throw error
+        }
+        if let failure = await commit(&batch) { throw failure }
+    }
+
+    /// ``apply(_:)``, with a message's save left in `batch` for ``commit(_:)`` (the caller's
+    /// to call, before anything that must come after the message is durable).
+    func apply(_ event: LiveEvent, batch: inout LiveBatch) async throws {
         switch event {
         case let .message(id, message):
             if liveState.conversations[id]?.isFollowed != true {
@@ -208,7 +241,7 @@ extension SyncEngine {
                 await drive(id, .follow(from: point))
             }
             runtime.clearTyping(id, user: message.senderID)
-            if let error = await drive(id, .liveMessage(message)) { throw error }
+            if let error = await drive(id, .liveMessage(message), batch: &batch) { throw error }
         case let .typing(id, member):
             guard member != (await store.me), try await store.info(id)?.members.contains(member) == true else { return }
             noteTyping(id, member)
@@ -259,6 +292,19 @@ extension SyncEngine {
     /// or save (after the machine had its say), or the failure that met a cancelled worker.
     @discardableResult
     private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event) async -> (any Error)? {
+        var none: LiveBatch?
+        return await drive(id, event, batch: &none)
+    }
+
+    /// ``drive(_:_:)`` with the saves of live messages collected in `batch` (when there is
+    /// one) instead of written: ``commit(_:)`` writes them and sends their ``ConversationLiveState/Event/saved(_:)``.
+    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch) async -> (any Error)? {
+        var optional: LiveBatch? = batch
+        defer { batch = optional ?? LiveBatch() }
+        return await drive(id, event, batch: &optional)
+    }
+
+    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch?) async -> (any Error)? {
         var events = [event]
         var failure: (any Error)?
         while !events.isEmpty {
@@ -276,6 +322,15 @@ extension SyncEngine {
                         events.append(Self.failed(cause, error))
                     }
                 case let .save(messages, cause):
+                    if cause == .live, var deferred = batch {
+                        batch = nil
+                        if !deferred.add(messages, in: id) {
+                            await commit(&deferred)
+                            _ = deferred.add(messages, in: id)
+                        }
+                        batch = deferred
+                        continue
+                    }
                     do {
                         if !messages.isEmpty { try await store.saveFromServer(messages, in: id, what: "live messages") }
                         events.append(.saved(cause))
@@ -313,6 +368,54 @@ extension SyncEngine {
             }
         }
         return failure
+    }
+
+    /// Writes what `batch` collected, one save per conversation, then sends each collected
+    /// save's ``ConversationLiveState/Event/saved(_:)``, so my delivered position is posted only
+    /// once the messages are durable. Leaves `batch` empty; returns the first failed save.
+    @discardableResult
+    func commit(_ batch: inout LiveBatch) async -> (any Error)? {
+        guard !batch.isEmpty else { return nil }
+        let taken = batch
+        batch = LiveBatch()
+        var first: (any Error)?
+        for id in taken.order {
+            guard let pending = taken.pending[id] else { continue }
+            let failure = await saveLive(pending.ascending, in: id)
+            first = first ?? failure
+            for _ in 0..<pending.saves {
+                await drive(id, failure.map { Self.failed(.live, $0) } ?? .saved(.live))
+            }
+        }
+        return first
+    }
+
+    /// One write for a batch's live messages in `id`. When the server's history check refuses
+    /// the whole (it refuses a page as a whole), each message is tried alone, as each event was
+    /// saved before batching, so one bad event does not take the others with it; a failed write
+    /// (a full disk) is not tried again message by message, it is the batch's failure. Every
+    /// failure is logged as a live event that could not be applied; returns the first.
+    private func saveLive(_ messages: [Message], in id: ConversationID) async -> (any Error)? {
+        guard !messages.isEmpty else { return nil }
+        do {
+            try await store.saveFromServer(messages, in: id, what: "live messages")
+            return nil
+        } catch {
+            if messages.count == 1 || Task.isCancelled || !(error is SyncError) {
+                liveState.log?("could not apply a live event: \(error)")
+                return error
+            }
+        }
+        var first: (any Error)?
+        for message in messages {
+            do {
+                try await store.saveFromServer([message], in: id, what: "live messages")
+            } catch {
+                liveState.log?("could not apply a live event: \(error)")
+                first = first ?? error
+            }
+        }
+        return first
     }
 
     /// The state of a conversation the worker had none for yet.

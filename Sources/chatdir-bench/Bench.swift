@@ -1,3 +1,4 @@
+import ChatServer
 import ChatStore
 import Foundation
 
@@ -23,6 +24,7 @@ struct Bench {
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
         if options.runs("server") { try serverWorkloads(into: &chatdir) }
+        if options.runs("burst") { try await burstWorkloads(into: &chatdir) }
         if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
         report.figures["chatdir"] = chatdir
         if options.runs("peers") {
@@ -182,6 +184,19 @@ struct Bench {
         figures["live_wss_p99_ms"] = (live.p99 * 100).rounded() / 100
         log("TLS: connect + GET p50 \(Report.number(connect.p50)) ms (TCP \(Report.number(plainConnect.p50)) ms), catch-up \(Report.number(catchUp.perSecond)) msg/s, live over wss p50 \(Report.number(live.p50)) ms")
         for client in ["bob-tls", "erin-tls"] { Subprocess.removeTree(work + "/client-" + client) }
+    }
+
+    /// A live receiver given `burstCount` events at once (the server's `live-hold` fault).
+    private func burstWorkloads(into figures: inout [String: Double]) async throws {
+        let fixture = try ServerFixture(directory: work + "/server-burst", history: 1, faults: try Faults(parsing: "live-hold=\(options.burstCount)"))
+        defer {
+            fixture.stop()
+            Subprocess.removeTree(work + "/server-burst")
+        }
+        let burst = try await Burst.measure(fixture, clientRoot: work + "/client-burst", count: options.burstCount, runs: options.burstRuns)
+        figures["burst_msgs_per_s"] = burst.perSecond.rounded()
+        figures["burst_segment_writes"] = Double(burst.segmentWrites)
+        log("live burst of \(options.burstCount), \(burst.runs) runs: \(Report.number(burst.perSecond)) msg/s (median), at most \(burst.segmentWrites) segment writes")
     }
 
     /// The reference server alone on loopback: POSTs/s, then live fan-out to 50 members.

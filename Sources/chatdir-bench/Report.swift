@@ -126,6 +126,8 @@ struct Report {
         rows.append(alone("catch-up \(Self.count(options.catchUpMessages)) over https", unit: "msg/s", key: "catchup_tls_msgs_per_s", atLeast: 50_000))
         rows.append(alone("live latency p50 over wss (201 → watcher)", unit: "ms", key: "live_wss_p50_ms", atMost: 5))
         rows.append(alone("live latency p99 over wss (201 → watcher)", unit: "ms", key: "live_wss_p99_ms", atMost: 20))
+        rows.append(alone("live burst of \(Self.count(options.burstCount)): segment writes", unit: "writes", key: "burst_segment_writes", atMost: 20))
+        rows.append(alone("live burst of \(Self.count(options.burstCount)): msg/s", unit: "msg/s", key: "burst_msgs_per_s", atLeast: 20_000))
         rows.append(alone("server POSTs/s, 8 keep-alive clients", unit: "POST/s", key: "posts_per_s"))
         rows.append(alone("live fan-out to 50 members p50 (POST → event)", unit: "ms", key: "fanout_p50_ms"))
         rows.append(alone("live fan-out to 50 members p99 (POST → event)", unit: "ms", key: "fanout_p99_ms"))

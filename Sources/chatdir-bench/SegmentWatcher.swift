@@ -18,6 +18,8 @@ final class SegmentWatcher: Sendable {
         /// IDs awaited → when they were seen (nil until then).
         var wanted: [String: UInt64?] = [:]
         var stopped = false
+        /// Segment files renamed into place (IN_MOVED_TO): one per durable segment write.
+        var renames = 0
     }
 
     init(directory: String) throws {
@@ -51,6 +53,9 @@ final class SegmentWatcher: Sendable {
         return nil
     }
 
+    /// How many segment files were renamed into place since the watcher started.
+    var renames: Int { state.withLock { $0.renames } }
+
     func stop() {
         state.withLock { $0.stopped = true }
     }
@@ -67,14 +72,20 @@ final class SegmentWatcher: Sendable {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard count > 0 else { continue }
             var names = Set<String>()
+            var renamed = 0
             var offset = 0
             while offset + 16 <= count {
+                let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
                 let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
                 let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
-                if !name.hasPrefix(".") && name.hasSuffix(".json") { names.insert(name) }
+                if !name.hasPrefix(".") && name.hasSuffix(".json") {
+                    names.insert(name)
+                    if mask & UInt32(IN_MOVED_TO) != 0 { renamed += 1 }
+                }
                 offset += 16 + length
             }
+            if renamed > 0 { state.withLock { $0.renames += renamed } }
             check(names)
         }
     }

@@ -11,9 +11,11 @@ import Foundation
 ///   format the server loads (what `chatdir seed` writes, without the manifest);
 /// - `drain` (carol, dave): empty, for the outbox drain;
 /// - `live` (dave, erin) and `posts` (eight posters): empty, for live latency and POSTs/s;
-/// - `fanout` (f00…f49): empty, for live fan-out.
+/// - `fanout` (f00…f49): empty, for live fan-out;
+/// - `burst0`… (dave and r0, dave and r1, …): empty, one per live burst, each with a receiver
+///   of its own so one burst's receipts never reach the next one's socket.
 ///
-/// Users `<name>-token` for alice, bob, carol, dave, erin, p0…p7 and f00…f49.
+/// Users `<name>-token` for alice, bob, carol, dave, erin, p0…p7, f00…f49 and r0….
 final class ServerFixture {
     let directory: String
     let server: ChatServer
@@ -39,10 +41,13 @@ final class ServerFixture {
 
     static let posters = (0..<8).map { user("p\($0)") }
     static let fanOutMembers = (0..<50).map { user($0 < 10 ? "f0\($0)" : "f\($0)") }
+    static let burstReceivers = (0..<5).map { user("r\($0)") }
+    static func burstConversation(_ index: Int) -> ConversationID { id("burst\(index)") }
 
     /// A server of `history` messages in c1; over TLS (https, wss) with `tls`, its certificate
     /// for 127.0.0.1 made beside `directory` by the openssl command line.
-    init(directory: String, history: Int, tls: Bool = false) throws {
+    /// `faults`: what the server injects (the burst's `live-hold`).
+    init(directory: String, history: Int, tls: Bool = false, faults: Faults = .none) throws {
         self.directory = directory
         Subprocess.removeTree(directory)
         caFile = tls ? try Self.makeCertificates(in: directory + "-tls") : nil
@@ -54,14 +59,16 @@ final class ServerFixture {
         // The generator made a user's store; the server's data directory has no manifest.
         try FileManager.default.removeItem(atPath: directory + "/" + StoreLayout.manifest)
         var tokens: [String: UserID] = [:]
-        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters + Self.fanOutMembers { tokens["\(user)-token"] = user }
+        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters + Self.fanOutMembers + Self.burstReceivers { tokens["\(user)-token"] = user }
         try DataDirectory.create(at: directory, users: UserTokens(tokens), conversations: [
             Self.id("drain"): ConversationInfo(title: "Drain", members: [Self.user("carol"), Self.user("dave")]),
             Self.id("live"): ConversationInfo(title: "Live", members: [Self.user("dave"), Self.user("erin")]),
             Self.id("posts"): ConversationInfo(title: "Posts", members: Self.posters),
             Self.id("fanout"): ConversationInfo(title: "Fan-out", members: Self.fanOutMembers),
-        ])
-        var configuration = ServerConfiguration(dataDirectory: directory, port: 0)
+        ].merging(Self.burstReceivers.enumerated().map { index, receiver in
+            (Self.burstConversation(index), ConversationInfo(title: "Burst \(index)", members: [Self.user("dave"), receiver]))
+        }, uniquingKeysWith: { first, _ in first }))
+        var configuration = ServerConfiguration(dataDirectory: directory, port: 0, faults: faults)
         if tls {
             configuration.tlsCertificateFile = directory + "-tls/server.pem"
             configuration.tlsKeyFile = directory + "-tls/server.key"

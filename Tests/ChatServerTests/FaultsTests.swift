@@ -13,6 +13,7 @@ import ChatTestSupport
         ("latency=2s, seed=3", "latency=2000ms,seed=3"),
         ("", "none"),
         ("seed=9", "none"),
+        ("live-hold=1000", "live-hold=1000,seed=0"),
     ])
     func parsing(text: String, canonical: String) throws {
         #expect(try Faults(parsing: text).description == canonical)
@@ -26,6 +27,8 @@ import ChatTestSupport
         ("rate-limit=0.1:x", ":seconds"),
         ("latency=5", "a duration like 250ms or 10s"),
         ("live-close=0s", "above zero"),
+        ("live-hold=0", "a number of events from 1 to 10000"),
+        ("live-hold=many", "a number of events from 1 to 10000"),
         ("seed=-1", "a whole number"),
     ])
     func parseErrors(text: String, expected: String) {
@@ -120,6 +123,21 @@ import ChatTestSupport
         let socket = try server.live("bob")
         #expect(try server.client().post("ab", id: UUID().uuidString, text: "dropped").status == 201)
         #expect(try socket.nextJSON(timeoutMilliseconds: 300) == nil)
+    }
+
+    @Test("live-hold=3: nothing is sent until three events wait, then all three, in order; later events as they come")
+    func liveHold() throws {
+        let server = try TestServer(faults: try Faults(parsing: "live-hold=3"))
+        let socket = try server.live("bob")
+        let client = try server.client()
+        for text in ["one", "two"] { #expect(try client.post("ab", id: UUID().uuidString, text: text).status == 201) }
+        #expect(try socket.nextJSON(timeoutMilliseconds: 300) == nil)
+        #expect(try client.post("ab", id: UUID().uuidString, text: "three").status == 201)
+        var sequences: [Int?] = []
+        for _ in 0..<3 { sequences.append(try #require(try socket.nextJSON())["message"]?["sequence"].int) }
+        #expect(sequences == [1, 2, 3])
+        #expect(try client.post("ab", id: UUID().uuidString, text: "four").status == 201)
+        #expect(try #require(try socket.nextJSON())["message"]?["sequence"].int == 4)
     }
 
     @Test("live-dup=1: every event arrives twice")

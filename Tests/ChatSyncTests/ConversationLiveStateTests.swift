@@ -38,6 +38,28 @@ import ChatTestSupport
     }
 
     static let rows: [Row] = [
+        Row(name: "live saves committed together: my delivered position is posted after the last of them is saved", steps: [
+            Step(0, .follow(from: 0), []),
+            Step(0, .liveMessage(m[1]), [.save([m[1]], .live)]),
+            Step(0, .liveMessage(m[2]), [.save([m[2]], .live)]),
+            Step(0, .saved(.live), []),
+            Step(0, .saved(.live), [.sendDelivered(upTo: 2)]),
+        ]),
+        Row(name: "a delivered post that ends while a live save is out posts nothing more until that save is done", steps: [
+            Step(0, .follow(from: 0), []),
+            Step(0, .liveMessage(m[1]), [.save([m[1]], .live)]),
+            Step(0, .saved(.live), [.sendDelivered(upTo: 1)]),
+            Step(0, .liveMessage(m[2]), [.save([m[2]], .live)]),
+            Step(1, .deliveredFinished(.success(1)), [.storeDelivered(1)]),
+            Step(2, .saved(.live), [.sendDelivered(upTo: 2)]),
+        ]),
+        Row(name: "a failed live save counts as done: the next saved one posts the delivered position", steps: [
+            Step(0, .follow(from: 0), []),
+            Step(0, .liveMessage(m[1]), [.save([m[1]], .live)]),
+            Step(0, .failed(.live, reason: "disk full", retryAfter: nil), []),
+            Step(0, .liveMessage(m[2]), [.save([m[2]], .live)]),
+            Step(0, .saved(.live), [.sendDelivered(upTo: 2)]),
+        ]),
         Row(name: "a live message next in line is saved, then its delivered position posted", steps: [
             Step(0, .follow(from: 0), []),
             Step(0, .liveMessage(m[1]), [.save([m[1]], .live)]),

@@ -30,6 +30,7 @@ enum ServeCommand: Command {
           live-drop=P         do not send a live event
           live-dup=P          send a live event twice
           live-reorder=P      send a live event after the next one
+          live-hold=N         hold a live socket's first N events, then send them together
           reject-text=WORD    refuse (400) a POST whose text contains WORD
           no-start=404|405    answer POST /v1/conversations so (a server without it)
           seed=N              seed for every decision (default 0)
