@@ -107,13 +107,19 @@ struct FsyncOrderEndToEndTests {
         #expect(live.calls.contains { $0.name.hasPrefix("rename") && $0.paths.last?.hasPrefix(livePath + "/") == true }, "the live worker renamed no segment")
     }
 
+    /// alice's new store in `directory` with `texts` queued in c1 (which makes its outbox).
+    static func storeWithOutbox(_ texts: [String], in directory: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws -> (store: String, conversation: Conversation) {
+        let store = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0, sourceLocation: sourceLocation)
+        let conversation = try Store.open(at: store).conversation(try ConversationID("c1"))
+        for text in texts { try Outbox(conversation).enqueue(text) }
+        return (store, conversation)
+    }
+
     @Test("a send touches the disk exactly as Maildir does: one temp file created, one write, its fsync, one link, the outbox's fsync, the temp name's unlink; nothing else, and few reads")
     func sendIsMaildirsSequence() throws {
         let directory = try TemporaryDirectory()
-        let store = directory.file("alice")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
-        let conversation = try Store.open(at: store).conversation(try ConversationID("c1"))
-        for text in ["one", "two", "three"] { try Outbox(conversation).enqueue(text) }  // an outbox to list
+        let (store, conversation) = try Self.storeWithOutbox(["one", "two", "three"], in: directory)  // an outbox to list
         let sent = try Self.traced(["send", "--store", store, "c1", "on my way"], options: StraceLog.everyFileCall, in: directory)
         #expect(sent.result.status == 0, "\(sent.result.stderr)")
         let outbox = conversation.outboxDirectory
@@ -153,10 +159,7 @@ struct FsyncOrderEndToEndTests {
     @Test("send under strace-injected ENOSPC or EIO at each fsync, write and link: exit 74 naming the call, nothing queued, check clean, the next send works")
     func injectedSendFaults() throws {
         let directory = try TemporaryDirectory()
-        let store = directory.file("alice")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
-        let conversation = try Store.open(at: store).conversation(try ConversationID("c1"))
-        try Outbox(conversation).enqueue("earlier")  // makes the conversation's outbox
+        let (store, conversation) = try Self.storeWithOutbox(["earlier"], in: directory)
         let counted = try Self.traced(["send", "--store", store, "c1", "counting"], in: directory)
         #expect(counted.result.status == 0, "\(counted.result.stderr)")
         let outbox = conversation.outboxDirectory

@@ -54,19 +54,6 @@ import ChatTestSupport
         #expect(try Sys.readFile(path) == SegmentFile.encode(edited + [message(6)]))
     }
 
-    @Test("two records swapped by hand (the same bytes in another order) are read again and refused as out of order, not spliced onto")
-    func reorderedBetweenSaves() throws {
-        let directory = try TemporaryDirectory()
-        let (store, writer) = try Self.appendOneByOne((1...5).map { message($0) }, in: directory, name: "s")
-        let path = Self.segmentPath(store, SegmentRange(first: 1, last: 100))
-        var lines = String(decoding: try Sys.readFile(path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        lines.swapAt(2, 3)  // records 2 and 3, both with a comma: still valid JSON, the same length
-        let swapped = Array(lines.joined(separator: "\n").utf8)
-        try swapped.write(toFile: path)
-        #expect(throws: StoreError.self) { try writer.save([message(6)], in: c1) }
-        #expect(try Sys.readFile(path) == swapped)
-    }
-
     @Test("a segment left by an older version (pretty-printed) takes the full path and comes out canonical; the next save splices onto that")
     func olderLayout() throws {
         let directory = try TemporaryDirectory()
@@ -90,15 +77,30 @@ import ChatTestSupport
         #expect(try Sys.readFile(path) == SegmentFile.encode((1...5).map { message($0) }))
     }
 
-    @Test("a damaged segment is never overwritten, whether or not the writer wrote it before")
-    func damaged() throws {
+    /// Ways a segment the writer wrote can be damaged behind its back.
+    enum Damage: String, CaseIterable, Sendable {
+        /// Two records swapped by hand: the same bytes in another order, still valid JSON.
+        case swapped
+        /// Cut short, as a tool that does not write atomically leaves it.
+        case cutShort
+    }
+
+    @Test("a segment the writer wrote, damaged behind its back, is read again and refused, never spliced onto or overwritten", arguments: Damage.allCases)
+    func damaged(_ damage: Damage) throws {
         let directory = try TemporaryDirectory()
-        let (store, writer) = try Self.appendOneByOne((1...3).map { message($0) }, in: directory, name: "s")
+        let (store, writer) = try Self.appendOneByOne((1...5).map { message($0) }, in: directory, name: "s")
         let path = Self.segmentPath(store, SegmentRange(first: 1, last: 100))
         var bytes = try Sys.readFile(path)
-        bytes.removeLast(5)  // cut short, as a non-atomic tool would leave it
+        switch damage {
+        case .swapped:
+            var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            lines.swapAt(2, 3)  // records 2 and 3, both with a comma
+            bytes = Array(lines.joined(separator: "\n").utf8)
+        case .cutShort:
+            bytes.removeLast(5)
+        }
         try bytes.write(toFile: path)
-        #expect(throws: StoreError.self) { try writer.save([message(4)], in: c1) }
+        #expect(throws: StoreError.self) { try writer.save([message(6)], in: c1) }
         #expect(try Sys.readFile(path) == bytes)
     }
 
