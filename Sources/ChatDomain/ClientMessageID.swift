@@ -20,13 +20,21 @@ public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConve
 
     /// A fresh random ID (version 4 UUID, upper-case).
     public static func random() -> ClientMessageID {
+        // Two draws of 8 bytes: the system generator makes one getrandom(2) per draw, and a
+        // byte at a time was 16 system calls per `send`.
         var generator = SystemRandomNumberGenerator()
-        return random(using: &generator)
+        let (high, low) = (generator.next(), generator.next())
+        return uuid((0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (UInt64($0 % 8) * 8)) })
     }
 
     /// A version 4 UUID drawn from `generator`; seeded generators make fixtures reproducible.
     public static func random(using generator: inout some RandomNumberGenerator) -> ClientMessageID {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        uuid((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// The version 4 UUID made of 16 random bytes, upper-case.
+    private static func uuid(_ random: [UInt8]) -> ClientMessageID {
+        var bytes = random
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let hex = Array("0123456789ABCDEF".utf8)

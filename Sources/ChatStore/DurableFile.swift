@@ -29,6 +29,12 @@ public enum DurableFile {
     /// name through `link(2)`, which never replaces. Throws EEXIST when the name is taken.
     public static func create(_ bytes: [UInt8], as name: String, in directory: String) throws(SystemError) {
         let dirfd = try FileDescriptor.openDirectory(directory)
+        try create(bytes, as: name, inDirectoryFD: dirfd, directory: directory)
+    }
+
+    /// ``create(_:as:in:)`` in the directory `dirfd` has open (`directory` names it in errors):
+    /// for a caller that already holds it, locked, so the directory is not opened twice.
+    public static func create(_ bytes: [UInt8], as name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String) throws(SystemError) {
         let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
         defer { dirfd.unlinkQuietly(temp) }
         try dirfd.linkAt(temp, name, path: directory + "/" + name)

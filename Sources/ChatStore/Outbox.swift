@@ -34,13 +34,19 @@ public struct Outbox: Sendable {
     @discardableResult
     public func enqueue(_ text: String, id: ClientMessageID = .random()) throws(StoreError) -> OutboxEntry {
         do { try validateNewMessageText(text) } catch { throw .invalid(error) }
-        return try locked { () throws(StoreError) in
+        // The outbox's descriptor holds the lock and is the directory the file is made in: the
+        // whole send is Maildir's sequence (temp, write, fsync, link, fsync the directory) and
+        // the unlink of the temp name, with no other open for writing (docs/ARCHITECTURE.md).
+        return try locked { (outbox: borrowing FileDescriptor) throws(StoreError) in
             let now = self.now()
             let ordinal = max(now, try newestOrdinal().map(Self.next) ?? 0)
             let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
             // Stale temp files of killed senders are the writer's to clean (StoreWriter, at start).
-            try system { () throws(SystemError) in
-                try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id), in: directory)
+            do throws(SystemError) {
+                try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id),
+                                       inDirectoryFD: outbox, directory: directory)
+            } catch {
+                throw .system(error)
             }
             return entry
         }
@@ -60,7 +66,7 @@ public struct Outbox: Sendable {
     /// atomic step: never two files for one ID), then its content is rewritten as pending. A
     /// crash between leaves it failed at the back.
     public func requeue(_ id: ClientMessageID) throws(StoreError) -> (entry: OutboxEntry, alreadyPending: Bool) {
-        try locked { () throws(StoreError) in
+        try locked { _ throws(StoreError) in
             guard let entry = try conversation.outbox().first(where: { $0.clientMessageID == id }) else {
                 throw .unknownOutboxMessage(conversation.id, id)
             }
@@ -149,7 +155,7 @@ public struct Outbox: Sendable {
         } catch {
             throw .system(error)
         }
-        let outcome = try locked { () throws(StoreError) -> CancelOutcome? in
+        let outcome = try locked { _ throws(StoreError) -> CancelOutcome? in
             guard Sys.identity(of: path) == held else { return nil }
             // Stored already, its file not removed yet (a worker stopped between the two).
             if let sequence = try storedSequence(of: id) { return .alreadySent(sequence: sequence) }
@@ -181,24 +187,37 @@ public struct Outbox: Sendable {
     }
 
     /// The highest ordinal among the outbox's message files (names only; nil when empty).
-    /// Ordinals are fixed-width, so the greatest name holds it: one comparison per file, and
-    /// only that name is parsed (all of them only when it is not an outbox file name).
+    /// Ordinals are fixed-width, so the greatest name of that length holds it: names are
+    /// compared as bytes in the directory stream, and only the winner is parsed (all of them
+    /// only when it is not an outbox file name).
     private func newestOrdinal() throws(StoreError) -> UInt64? {
+        let greatest = try system { () throws(SystemError) in try Sys.greatestName(in: directory, length: OutboxFile.nameLength) }
+        guard let greatest else { return nil }
+        if let parsed = OutboxFile.parseName(greatest) { return parsed.ordinal }
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(directory) }
-        let length = OutboxFile.ordinalWidth + 1 + 36 + 5
-        if let greatest = names.filter({ $0.utf8.count == length }).max(), let parsed = OutboxFile.parseName(greatest) {
-            return parsed.ordinal
-        }
         return names.compactMap { OutboxFile.parseName($0)?.ordinal }.max()
     }
 
-    /// Runs `body` holding the outbox lock (`flock(2)` on `outbox/`, made if missing). Never nested:
-    /// a second `open` of the directory in this process would wait for the first.
-    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try system { () throws(SystemError) in try DurableFile.makeDirectories(directory) }
-        let fd = try system { () throws(SystemError) in try FileDescriptor.openDirectory(directory) }
+    /// Runs `body` holding the outbox lock (`flock(2)` on `outbox/`, made if missing), with the
+    /// locked descriptor for the `…at` calls. Never nested: a second `open` of the directory in
+    /// this process would wait for the first. The directory is made only when opening it finds
+    /// nothing: a send to an existing outbox makes no `stat` first.
+    private func locked<T>(_ body: (borrowing FileDescriptor) throws(StoreError) -> T) throws(StoreError) -> T {
+        let fd = try system { () throws(SystemError) -> FileDescriptor in
+            try openOutbox()
+        }
         try system { () throws(SystemError) in try fd.lockExclusiveWaiting(path: directory) }
-        return try body()
+        return try body(fd)
+    }
+
+    private func openOutbox() throws(SystemError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.openDirectory(directory)
+        } catch {
+            guard error.isNotFound else { throw error }
+        }
+        try DurableFile.makeDirectories(directory)
+        return try FileDescriptor.openDirectory(directory)
     }
 
     /// Records that the user has read up to `sequence`, forward only: the stored wish becomes
@@ -207,7 +226,7 @@ public struct Outbox: Sendable {
     @discardableResult
     public func wantRead(upTo sequence: Int) throws(StoreError) -> Int {
         guard sequence >= 1 else { throw .invalid(.invalidSequence(sequence)) }
-        return try locked { () throws(StoreError) in
+        return try locked { _ throws(StoreError) in
             let current = try conversation.wantedReadPosition() ?? 0
             guard sequence > current else { return current }
             try system { () throws(SystemError) in
@@ -222,7 +241,7 @@ public struct Outbox: Sendable {
     /// answered lower than wanted (it has no messages that far): posting again would never get
     /// further, and a wish past the newest message would mark every later message read.
     public func settleRead(posted: Int) throws(StoreError) {
-        try locked { () throws(StoreError) in
+        try locked { _ throws(StoreError) in
             guard let current = try conversation.wantedReadPosition(), current <= posted else { return }
             try system { () throws(SystemError) in
                 try Sys.unlink(directory + "/" + StoreLayout.readPosition)

@@ -12,9 +12,12 @@ public enum OutboxFile {
     }
 
     /// Splits an outbox file name into ordinal and ID; nil for any other name.
+    /// The length of every outbox file name: ordinal, dash, client message ID, `.json`.
+    static let nameLength = ordinalWidth + 1 + 36 + 5
+
     public static func parseName(_ name: String) -> (ordinal: UInt64, id: ClientMessageID)? {
         let bytes = Array(name.utf8)
-        guard bytes.count == ordinalWidth + 1 + 36 + 5, bytes[ordinalWidth] == UInt8(ascii: "-"), name.hasSuffix(".json"),
+        guard bytes.count == nameLength, bytes[ordinalWidth] == UInt8(ascii: "-"), name.hasSuffix(".json"),
               bytes[0..<ordinalWidth].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
               let ordinal = UInt64(String(decoding: bytes[0..<ordinalWidth], as: UTF8.self)),
               let id = try? ClientMessageID(String(decoding: bytes[(ordinalWidth + 1)..<(ordinalWidth + 37)], as: UTF8.self))

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// Reads and writes segment files: a JSON array with one message object per line,
 /// ascending by sequence, keys in sorted order, no spaces, LF, trailing newline.
@@ -15,6 +16,35 @@ public enum SegmentFile {
         }
         writer.raw(messages.isEmpty ? "]\n" : "\n]\n")
         return writer.bytes
+    }
+
+    /// `segment`'s bytes with `messages` added after its last record, which is `lastSequence`:
+    /// the old bytes up to the closing bracket, then one line per new record. Only for a segment
+    /// known to be canonical (the store writer's own bytes), and then byte-identical to
+    /// ``encode(_:)`` of all the records. Nil, for the full path, unless `messages` ascend past
+    /// `lastSequence` with client IDs found neither among themselves nor in `segment`.
+    static func appending(_ messages: [Message], to segment: [UInt8], after lastSequence: Int) -> [UInt8]? {
+        let closing = Array("}\n]\n".utf8)
+        guard !messages.isEmpty, segment.count > closing.count, segment[(segment.count - closing.count)...].elementsEqual(closing) else { return nil }
+        var previous = lastSequence
+        var ids = Set<ClientMessageID>()
+        for message in messages {
+            guard message.sequence > previous, ids.insert(message.clientMessageID).inserted,
+                  // Every canonical record opens with its ID, so this finds exactly the stored ones.
+                  Sys.find(Array(("{\"clientMessageId\":\"" + message.clientMessageID.rawValue + "\"").utf8), in: segment, from: 0) == nil else { return nil }
+            previous = message.sequence
+        }
+        var writer = JSONWriter(capacity: messages.count * 160 + 4)
+        for message in messages {
+            writer.raw(",\n")
+            writeRecord(message, into: &writer)
+        }
+        writer.raw("\n]\n")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(segment.count - 3 + writer.bytes.count)
+        bytes += segment[..<(segment.count - 3)]
+        bytes += writer.bytes
+        return bytes
     }
 
     /// One message object in canonical form (the bytes of its line, without the comma): the

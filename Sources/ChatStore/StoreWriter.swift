@@ -8,6 +8,20 @@ import ChatSystem
 public final class StoreWriter: Sendable {
     public let store: Store
     private let lock: StoreLock
+    /// The segments this writer wrote last, with their bytes: what lets a save splice records
+    /// onto a segment instead of decoding and re-encoding it (see ``save(_:in:)``).
+    private let written = Lock<[WrittenSegment]>([])
+
+    /// A segment as this writer last wrote it: canonical bytes, whose last record is `lastSequence`.
+    private struct WrittenSegment: Sendable {
+        var conversation: ConversationID
+        var range: SegmentRange
+        var bytes: [UInt8]
+        var lastSequence: Int
+    }
+
+    /// How many segments ``written`` keeps (the newest of a few conversations, at most 20 KB each).
+    private static let writtenLimit = 8
 
     /// Takes the lock (or throws ``StoreError/locked(path:holder:)``) and removes temp files
     /// that killed writers left behind.
@@ -85,38 +99,43 @@ public final class StoreWriter: Sendable {
             throw .sequenceTooLarge(beyond.sequence, id)
         }
         try requireStore()
-        try system { () throws(SystemError) in try DurableFile.makeDirectories(conversation.messagesDirectory) }
         let size = store.manifest.segmentSize
         let byRange = Dictionary(grouping: messages) { SegmentRange(containing: $0.sequence, size: size) }
         var files: [(name: String, bytes: [UInt8])] = []
+        var lastSequences: [(range: SegmentRange, last: Int)] = []
+        var spliced = 0
+        var missing = false
         for range in byRange.keys.sorted() {
-            let existing = try conversation.readSegment(range)
-            var bySequence = Dictionary(uniqueKeysWithValues: existing.map { ($0.sequence, $0) })
-            var ids = Set(existing.map(\.clientMessageID))
-            var changed = false
-            for message in byRange[range, default: []].sorted(by: { $0.sequence < $1.sequence }) {
-                if let stored = bySequence[message.sequence] {
-                    if stored.clientMessageID == message.clientMessageID {
-                        result.duplicates += 1
-                        if stored == message { result.alreadyStored.append(message) }
-                    } else {
-                        result.conflicts.append(message)
-                    }
-                    continue
+            let name = StoreLayout.messages + "/" + range.fileName
+            let incoming = byRange[range, default: []].sorted { $0.sequence < $1.sequence }
+            guard let bytes = try conversation.read(name) else {
+                missing = true
+                if let new = insert(incoming, into: [], result: &result) {
+                    files.append((range.fileName, SegmentFile.encode(new)))
+                    lastSequences.append((range, new.last?.sequence ?? 0))
                 }
-                guard ids.insert(message.clientMessageID).inserted else {
-                    result.conflicts.append(message)
-                    continue
-                }
-                bySequence[message.sequence] = message
-                result.inserted.append(message)
-                changed = true
+                continue
             }
-            if changed {
-                files.append((range.fileName, SegmentFile.encode(bySequence.values.sorted { $0.sequence < $1.sequence })))
+            // The splice: the file still holds the bytes this writer wrote (so canonical), and
+            // every new record goes after its last one: the bytes the full path would make.
+            if let known = writtenSegment(id, range), known.bytes == bytes,
+               let appended = SegmentFile.appending(incoming, to: bytes, after: known.lastSequence) {
+                files.append((range.fileName, appended))
+                lastSequences.append((range, incoming[incoming.count - 1].sequence))
+                result.inserted += incoming
+                spliced += 1
+                continue
+            }
+            let decoded = SegmentFile.decode(bytes, path: conversation.relative(name), range: range, reportLayout: false)
+            if let problem = decoded.firstError { throw .damaged(problem) }
+            if let new = insert(incoming, into: decoded.messages, result: &result) {
+                files.append((range.fileName, SegmentFile.encode(new)))
+                lastSequences.append((range, new.last?.sequence ?? 0))
             }
         }
-        if let written = byRange.keys.max(), written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)), !files.isEmpty {
+        // A spliced segment was written by this writer before, and the hint was moved past it then.
+        if spliced < files.count, let written = byRange.keys.max(),
+           written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)) {
             files.append((StoreLayout.newestHint, Array((written.fileName + "\n").utf8)))
         }
         if files.isEmpty, !result.alreadyStored.isEmpty {
@@ -124,9 +143,57 @@ public final class StoreWriter: Sendable {
             // is not durable): fsync before the caller takes it as stored and drops its outbox file.
             try system { () throws(SystemError) in try Sys.fsyncPath(conversation.messagesDirectory) }
         }
+        if missing, !files.isEmpty {
+            try system { () throws(SystemError) in try DurableFile.makeDirectories(conversation.messagesDirectory) }
+        }
         try system { () throws(SystemError) in try DurableFile.write(files, in: conversation.messagesDirectory) }
+        remember(id, zip(lastSequences, files).map { ($0.range, $1.bytes, $0.last) })
         result.inserted.sort { $0.sequence < $1.sequence }
         return result
+    }
+
+    /// Adds `incoming` (ascending) to a segment's `existing` records by sequence and client ID,
+    /// counting duplicates and conflicts in `result`; the segment's new records, or nil when
+    /// nothing was added.
+    private func insert(_ incoming: [Message], into existing: [Message], result: inout SaveResult) -> [Message]? {
+        var bySequence = Dictionary(uniqueKeysWithValues: existing.map { ($0.sequence, $0) })
+        var ids = Set(existing.map(\.clientMessageID))
+        var changed = false
+        for message in incoming {
+            if let stored = bySequence[message.sequence] {
+                if stored.clientMessageID == message.clientMessageID {
+                    result.duplicates += 1
+                    if stored == message { result.alreadyStored.append(message) }
+                } else {
+                    result.conflicts.append(message)
+                }
+                continue
+            }
+            guard ids.insert(message.clientMessageID).inserted else {
+                result.conflicts.append(message)
+                continue
+            }
+            bySequence[message.sequence] = message
+            result.inserted.append(message)
+            changed = true
+        }
+        return changed ? bySequence.values.sorted { $0.sequence < $1.sequence } : nil
+    }
+
+    private func writtenSegment(_ id: ConversationID, _ range: SegmentRange) -> WrittenSegment? {
+        written.withLock { segments in segments.last { $0.conversation == id && $0.range == range } }
+    }
+
+    /// Keeps the bytes of segments just made durable, newest last; the oldest go past the limit.
+    private func remember(_ id: ConversationID, _ segments: [(range: SegmentRange, bytes: [UInt8], last: Int)]) {
+        guard !segments.isEmpty else { return }
+        written.withLock { kept in
+            for segment in segments {
+                kept.removeAll { $0.conversation == id && $0.range == segment.range }
+                kept.append(WrittenSegment(conversation: id, range: segment.range, bytes: segment.bytes, lastSequence: segment.last))
+            }
+            if kept.count > Self.writtenLimit { kept.removeFirst(kept.count - Self.writtenLimit) }
+        }
     }
 
     /// Merges `positions` into the stored ones, forward only; writes only when something moved

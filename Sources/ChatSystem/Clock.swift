@@ -83,11 +83,25 @@ public struct CalendarTime: Hashable, Sendable {
     }
 
     /// `seconds` since 1970 in UTC.
+    /// Computed, not `gmtime_r(3)`: glibc reads `/etc/localtime` on a process's first call even
+    /// for UTC, and that was 7 of `chatdir send`'s system calls (its `createdAt`).
     public init(utcSecondsSince1970 seconds: Int) {
-        var value = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&value, &parts)
-        self.init(parts)
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
+        // Days since 1970 to a civil date (the proleptic Gregorian calendar, in 400-year eras).
+        let shifted = day + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfMarchYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfMarchYear + 2) / 153
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        self.init(year: year, month: month, day: dayOfMarchYear - (153 * monthFromMarch + 2) / 5 + 1,
+                  hour: second / 3_600, minute: second % 3_600 / 60, second: second % 60)
+        let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let daysBeforeMonth = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][month - 1]
+        dayOfYear = daysBeforeMonth + (isLeap && month > 2 ? 1 : 0) + self.day - 1
     }
 
     /// `seconds` since 1970 in the local time zone.

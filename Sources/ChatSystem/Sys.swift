@@ -120,6 +120,36 @@ public enum Sys {
         }
     }
 
+    /// The greatest name `length` bytes long in a directory, in byte order; nil when there is
+    /// none (or no directory). Compares each name where the directory stream holds it (`memcmp`),
+    /// so a directory of a thousand names costs no thousand strings: for fixed-width names that
+    /// sort as numbers, like the outbox's.
+    public static func greatestName(in path: String, length: Int) throws(SystemError) -> String? {
+        guard let directory = opendir(path) else {
+            let error = SystemError(operation: "opendir", path: path, errno: .current)
+            if error.isNotFound { return nil }
+            throw error
+        }
+        defer { closedir(directory) }
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name), length > 0 else {
+            throw SystemError(operation: "readdir", path: path, errno: .invalidArgument)
+        }
+        var greatest = [UInt8](repeating: 0, count: length)
+        var found = false
+        while let entry = readdir(directory) {
+            // Read in place up to the NUL (see ``listDirectory(_:)`` for why not the whole field).
+            let name = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
+            guard strlen(name) == length else { continue }
+            let greater = greatest.withUnsafeMutableBytes { best in
+                guard let base = best.baseAddress, !found || memcmp(name, base, length) > 0 else { return false }
+                memcpy(base, name, length)
+                return true
+            }
+            if greater { found = true }
+        }
+        return found ? String(decoding: greatest, as: UTF8.self) : nil
+    }
+
     /// Creates a fresh private directory under `$TMPDIR` (or /tmp) with `mkdtemp(3)`.
     public static func makeTemporaryDirectory(prefix: String) throws(SystemError) -> String {
         let base = environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

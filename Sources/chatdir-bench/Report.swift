@@ -34,13 +34,16 @@ struct Report {
 
     func value(_ side: String, _ key: String) -> Double? { figures[side]?[key] }
 
-    /// A row of a peer-compared workload; `goal` is a factor against SQLite's figure.
-    private func compared(_ workload: String, unit: String, key: String, lowerIsBetter: Bool = true, goalFactor: Double? = nil, goalText: String? = nil) -> Row {
+    /// A row of a peer-compared workload; `goal` is a factor against the figure of `peer`
+    /// ("sqlite" unless said; "maildir" for the durable writes, whose floor is its two fsyncs).
+    private func compared(_ workload: String, unit: String, key: String, lowerIsBetter: Bool = true, goalFactor: Double? = nil, goalText: String? = nil,
+                          against peer: String = "sqlite") -> Row {
         var row = Row(workload: workload, unit: unit, chatdir: value("chatdir", key), sqlite: value("sqlite", key), maildir: value("maildir", key), lowerIsBetter: lowerIsBetter)
         if let goalFactor {
-            row.goal = goalText ?? (lowerIsBetter ? "≤ \(Self.factor(goalFactor)) SQLite" : "≥ \(Self.factor(goalFactor)) SQLite")
-            if let chatdir = row.chatdir, let sqlite = row.sqlite {
-                row.met = lowerIsBetter ? chatdir <= goalFactor * sqlite : chatdir >= goalFactor * sqlite
+            let name = peer == "maildir" ? "Maildir" : "SQLite"
+            row.goal = goalText ?? (lowerIsBetter ? "≤ \(Self.factor(goalFactor)) \(name)" : "≥ \(Self.factor(goalFactor)) \(name)")
+            if let chatdir = row.chatdir, let reference = peer == "maildir" ? row.maildir : row.sqlite {
+                row.met = lowerIsBetter ? chatdir <= goalFactor * reference : chatdir >= goalFactor * reference
             }
         }
         return row
@@ -77,11 +80,13 @@ struct Report {
             rows.append(row)
         }
         for size in sizes {
-            rows.append(compared("durable append p50, N=\(Self.count(size))", unit: "µs", key: "append_p50_us_\(size)", goalFactor: 1.5))
+            // Issue 16: one segment rewritten costs at most 10% over Maildir's two fsyncs.
+            rows.append(compared("durable append p50, N=\(Self.count(size))", unit: "µs", key: "append_p50_us_\(size)", goalFactor: 1.1, against: "maildir"))
             rows.append(compared("durable append p99, N=\(Self.count(size))", unit: "µs", key: "append_p99_us_\(size)", goalFactor: 1.5))
         }
         rows.append(compared("ingest \(Self.count(options.ingestTotal)) in pages of 500", unit: "msg/s", key: "ingest_msgs_per_s", lowerIsBetter: false, goalFactor: 1.0))
-        rows.append(compared("outbox send, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_us_median", goalFactor: 1.5))
+        // Issue 16: the same two fsyncs as Maildir and nothing else.
+        rows.append(compared("outbox send, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_us_median", goalFactor: 1.0, against: "maildir"))
         for size in sizes {
             rows.append(compared("scan \"pizza\", N=\(Self.count(size)) (library)", unit: "ms", key: "scan_ms_\(size)",
                                  goalFactor: size == 100_000 ? 1.0 : nil, goalText: "≤ 1.0× SQLite LIKE"))

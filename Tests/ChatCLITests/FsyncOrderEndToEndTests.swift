@@ -107,6 +107,50 @@ struct FsyncOrderEndToEndTests {
         #expect(live.calls.contains { $0.name.hasPrefix("rename") && $0.paths.last?.hasPrefix(livePath + "/") == true }, "the live worker renamed no segment")
     }
 
+    /// alice's new store in `directory` with `texts` queued in c1 (which makes its outbox).
+    static func storeWithOutbox(_ texts: [String], in directory: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws -> (store: String, conversation: Conversation) {
+        let store = directory.file("alice")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0, sourceLocation: sourceLocation)
+        let conversation = try Store.open(at: store).conversation(try ConversationID("c1"))
+        for text in texts { try Outbox(conversation).enqueue(text) }
+        return (store, conversation)
+    }
+
+    @Test("a send touches the disk exactly as Maildir does: one temp file created, one write, its fsync, one link, the outbox's fsync, the temp name's unlink; nothing else, and few reads")
+    func sendIsMaildirsSequence() throws {
+        let directory = try TemporaryDirectory()
+        let (store, conversation) = try Self.storeWithOutbox(["one", "two", "three"], in: directory)  // an outbox to list
+        let sent = try Self.traced(["send", "--store", store, "c1", "on my way"], options: StraceLog.everyFileCall, in: directory)
+        #expect(sent.result.status == 0, "\(sent.result.stderr)")
+        let outbox = conversation.outboxDirectory
+        let entry = try #require(try conversation.outbox().last)
+        #expect(entry.text == "on my way")
+        let final = outbox + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: entry.clientMessageID)
+
+        let changes = sent.log.calls.filter(\.changesDisk)
+        let listed = changes.map(\.description).joined(separator: "\n")
+        try #require(changes.count == 6, "expected 6 calls that change the disk, found \(changes.count):\n\(listed)")
+        let temp = changes[0].paths.first ?? ""
+        #expect(changes[0].name == "openat" && changes[0].creates && StraceLog.isTemporary(temp) && StraceLog.parent(temp) == outbox, "\(changes[0])")
+        #expect(changes[0].line.contains("O_EXCL") && changes[0].line.contains("O_CLOEXEC"), "\(changes[0])")
+        #expect(changes[1].name == "write" && changes[1].paths == [temp], "one write of the whole file: \(changes[1])")
+        #expect(changes[2].name == "fsync" && changes[2].paths == [temp], "\(changes[2])")
+        #expect(changes[3].name == "linkat" && changes[3].paths == [temp, final], "\(changes[3])")
+        #expect(changes[4].name == "fsync" && changes[4].paths == [outbox], "\(changes[4])")
+        #expect(changes[5].name == "unlinkat" && changes[5].paths == [temp], "\(changes[5])")
+
+        // Reads may remain: what the send opens, stats and lists under the store, counted.
+        let underStore = sent.log.calls.filter { $0.paths.first?.hasPrefix(store + "/") == true && !$0.changesDisk }
+        let opened = underStore.filter { $0.name == "openat" || $0.name == "open" }.compactMap(\.paths.first)
+        let stats = underStore.filter { ["newfstatat", "statx", "stat", "lstat", "fstat"].contains($0.name) }
+        let locks = underStore.filter { $0.name == "flock" }
+        // chatdir.json (the manifest), outbox/ held locked, outbox/ listed for the newest ordinal.
+        #expect(opened.count <= 3, "opened \(opened)")
+        #expect(Set(opened).isSubset(of: [store + "/chatdir.json", outbox]), "opened \(opened)")
+        #expect(stats.count <= 3, "stats: \(stats.map(\.description).joined(separator: "\n"))")
+        #expect(locks.count == 1 && locks.first?.paths == [outbox] && locks.first?.line.contains("LOCK_EX") == true, "\(locks)")
+    }
+
     static func segmentText(_ directory: String) -> String {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }.joined()
@@ -115,10 +159,7 @@ struct FsyncOrderEndToEndTests {
     @Test("send under strace-injected ENOSPC or EIO at each fsync, write and link: exit 74 naming the call, nothing queued, check clean, the next send works")
     func injectedSendFaults() throws {
         let directory = try TemporaryDirectory()
-        let store = directory.file("alice")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
-        let conversation = try Store.open(at: store).conversation(try ConversationID("c1"))
-        try Outbox(conversation).enqueue("earlier")  // makes the conversation's outbox
+        let (store, conversation) = try Self.storeWithOutbox(["earlier"], in: directory)
         let counted = try Self.traced(["send", "--store", store, "c1", "counting"], in: directory)
         #expect(counted.result.status == 0, "\(counted.result.stderr)")
         let outbox = conversation.outboxDirectory

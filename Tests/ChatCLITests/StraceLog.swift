@@ -14,6 +14,25 @@ struct StraceLog {
         var creates: Bool
         var line: String
         var description: String { "#\(index) \(line)" }
+
+        /// Whether the call changes what is on disk: an open for writing or creating, a write to
+        /// a file (not a pipe, socket or terminal), a sync, a new, removed or renamed name, a
+        /// size, mode, owner, time or attribute change. What a `send` may do is exactly Maildir's.
+        var changesDisk: Bool {
+            switch name {
+            case "open", "openat":
+                return ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"].contains { line.contains($0) }
+            case "write", "pwrite64", "writev", "pwritev", "pwritev2":
+                return paths.first.map { $0.hasPrefix("/") && !$0.hasPrefix("/dev/") } ?? true
+            case "creat", "fsync", "fdatasync", "sync", "syncfs", "sync_file_range", "rename", "renameat", "renameat2",
+                 "link", "linkat", "symlink", "symlinkat", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir", "mknod", "mknodat",
+                 "truncate", "ftruncate", "fallocate", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+                 "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr":
+                return true
+            default:
+                return false
+            }
+        }
     }
 
     var calls: [Call] = []
@@ -43,6 +62,10 @@ struct StraceLog {
         return ["-E", "ASAN_OPTIONS=" + inherited + "detect_leaks=0"]
     }
 
+    /// The options to trace every call on files and descriptors with (what ``Call/changesDisk``
+    /// judges, and the reads and stats a test counts).
+    static let everyFileCall = ["-f", "-qq", "-y", "-s", "4096", "-e", "trace=%file,%desc,fsync,fdatasync,sync,syncfs,sync_file_range,flock"]
+
     /// The options to trace file publishing with.
     static let traceOptions = ["-f", "-qq", "-y", "-s", "4096",
                                "-e", "trace=openat,open,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat"]
@@ -71,6 +94,21 @@ struct StraceLog {
                 if tokens.count >= 2 { paths = [tokens[0].text, tokens[1].text] }
             case "open", "mkdir", "unlink", "write", "fsync", "fdatasync":
                 if let first = tokens.first { paths = [first.text] }
+            case "newfstatat", "statx", "faccessat", "faccessat2", "fchmodat", "fchownat", "utimensat", "readlinkat", "mknodat":
+                if tokens.count >= 2, tokens[0].isDescriptor, !tokens[1].isDescriptor {
+                    paths = [Self.resolve(tokens[0], tokens[1])]
+                } else if let first = tokens.first {
+                    paths = [first.text]
+                }
+            case "stat", "lstat", "access", "readlink", "chmod", "chown", "lchown", "truncate", "rmdir", "creat", "utime", "utimes",
+                 "setxattr", "lsetxattr", "removexattr", "lremovexattr", "symlink", "mknod", "fstat", "read", "pread64", "readv",
+                 "pwrite64", "writev", "pwritev", "pwritev2", "close", "lseek", "fcntl", "getdents64", "flock", "ftruncate",
+                 "fallocate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "syncfs", "sync_file_range", "ioctl", "dup", "dup2", "dup3":
+                if let first = tokens.first { paths = [first.text] }
+            case "symlinkat":
+                if tokens.count >= 3 { paths = [Self.resolve(tokens[1], tokens[2])] }
+            case "sync":
+                paths = []
             default:
                 continue
             }
@@ -113,6 +151,7 @@ struct StraceLog {
 
     private static func resolve(_ directory: Token, _ name: Token) -> String {
         if name.text.hasPrefix("/") || !directory.isDescriptor { return name.text }
+        if name.text.isEmpty { return directory.text }  // AT_EMPTY_PATH: the descriptor itself
         return directory.text + "/" + name.text
     }
 
