@@ -22,6 +22,7 @@ struct Bench {
         if options.runs("store") { try storeWorkloads(into: &chatdir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
+        if options.runs("sync") || options.runs("conversations") { try await conversationsWorkload(into: &chatdir) }
         if options.runs("server") { try serverWorkloads(into: &chatdir) }
         if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
         report.figures["chatdir"] = chatdir
@@ -146,6 +147,22 @@ struct Bench {
         figures["live_wss_p99_ms"] = (live.p99 * 100).rounded() / 100
         log("TLS: connect + GET p50 \(Report.number(connect.p50)) ms (TCP \(Report.number(plainConnect.p50)) ms), catch-up \(Report.number(catchUp.perSecond)) msg/s, live over wss p50 \(Report.number(live.p50)) ms")
         for client in ["bob-tls", "erin-tls"] { Subprocess.removeTree(work + "/client-" + client) }
+    }
+
+    /// A first sync of many one-message conversations (issue 16), from a cached data directory.
+    private func conversationsWorkload(into figures: inout [String: Double]) async throws {
+        let count = options.manyConversations
+        let cached = try ServerFixture.manyConversations(count, cache: options.cache, log: log)
+        let fixture = try ServerFixture(copying: cached, to: work + "/server-conversations")
+        defer {
+            fixture.stop()
+            Subprocess.removeTree(work + "/server-conversations")
+            Subprocess.removeTree(work + "/client-bob-conversations")
+        }
+        let sync = try await SyncWorkloads.manyConversations(fixture, clientPath: work + "/client-bob-conversations", count: count)
+        figures["conversations_first_sync_s"] = (sync.seconds * 1000).rounded() / 1000
+        figures["conversations_per_s"] = sync.perSecond.rounded()
+        log("first sync of \(count) conversations: \(Report.number(sync.seconds)) s, \(Report.number(sync.perSecond)) conversations/s")
     }
 
     /// The reference server alone on loopback: POSTs/s, then live fan-out to 50 members.

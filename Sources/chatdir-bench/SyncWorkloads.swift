@@ -22,6 +22,23 @@ enum SyncWorkloads {
         return (Double(expected) / seconds, seconds)
     }
 
+    /// A fresh store for bob syncs `count` one-message conversations in one `syncOnce` (the
+    /// list, then for each: its page, its receipts, a delivered position where the server is
+    /// behind); seconds, and conversations per second.
+    static func manyConversations(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (seconds: Double, perSecond: Double) {
+        let store = try fixture.clientStore(at: clientPath, user: "bob")
+        var options = fixture.clientOptions
+        options.passBudget = .seconds(3600)
+        let engine = try SyncEngine(store: store, server: fixture.address, token: "bob-token", options: options)
+        let start = Stats.now()
+        let report = await engine.syncOnce()
+        let seconds = Double(Stats.now() - start) / 1e9
+        guard report.conversations == count, report.newMessages == count, report.problems.isEmpty else {
+            throw Subprocess.Failure(description: "the first sync of \(count) conversations stored \(report.newMessages) messages of \(report.conversations) conversations: \(report.problems.prefix(3))")
+        }
+        return (seconds, Double(count) / seconds)
+    }
+
     /// carol queues `count` messages offline (Outbox.enqueue), then one `syncOnce` delivers
     /// them (one POST each, accepted ones committed 64 at a time); messages per second.
     static func drain(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (perSecond: Double, seconds: Double) {
