@@ -106,6 +106,14 @@ extension FileDescriptor {
         _ = try Syscall.retrying("fsync", path) { Glibc.fsync(rawValue) }
     }
 
+    /// `syncfs(2)`: writes back and commits everything dirty on this descriptor's file system,
+    /// in one journal commit (a group of writes made durable together; see ChatStore's
+    /// `GroupCommit`). Like ``fsync(path:)``, a failure is reported, never retried.
+    public func syncFileSystem(path: String) throws(SystemError) {
+        try FaultInjection.check(.fsync, path)
+        _ = try Syscall.retrying("syncfs", path) { chatdir_syncfs(rawValue) }
+    }
+
     /// `renameat(2)` within this directory, replacing `to`.
     public func renameAt(_ from: String, _ to: String, path: String) throws(SystemError) {
         try FaultInjection.check(.rename, path)
@@ -148,3 +156,8 @@ extension FileDescriptor {
     // `Glibc.flock` names the struct too; an unqualified call inside a function finds the function.
     private static func lockFile(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 }
+
+/// glibc has had `syncfs` since 2.14, but its header declares it only under `_GNU_SOURCE`,
+/// which Swift's Glibc module is not built with.
+@_silgen_name("syncfs")
+private func chatdir_syncfs(_ fd: Int32) -> Int32
