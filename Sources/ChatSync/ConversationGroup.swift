@@ -17,7 +17,7 @@ import ChatStore
 /// 6. in flight, for those with anything in `outbox/`: the outbox drained, the read position posted.
 ///
 /// A conversation whose catch-up needs more than one page, after the group, goes the
-/// one-at-a-time way. One conversation's failure leaves the others going; a refused token
+/// one-at-a-time way (from the page fetched already). One conversation's failure leaves the others going; a refused token
 /// or TLS ends the pass after the step it happened in.
 extension SyncEngine {
     /// One conversation's way through a group.
@@ -28,7 +28,9 @@ extension SyncEngine {
         var through: Int?
         var receipts: Positions?
         /// The catch-up needs more pages: the conversation goes the one-at-a-time way.
-        var needsMorePages = false
+        var needsMorePages: Bool { firstOfMany != nil }
+        /// The first page of a catch-up of more pages, handed to the one-at-a-time way.
+        var firstOfMany: FetchedPage?
         var error: (any Error)?
         var inserted = 0
         /// The stored positions after the receipts were merged.
@@ -58,7 +60,7 @@ extension SyncEngine {
                 report.newMessages += item.inserted
                 if item.needsMorePages, item.error == nil {
                     do {
-                        try await syncConversation(item.id, head: item.conversation.lastSequence, report: &report)
+                        try await syncConversation(item.id, head: item.conversation.lastSequence, firstPage: item.firstOfMany, report: &report)
                     } catch {
                         if case SyncError.unauthorized = error { throw error }
                         if case SyncError.untrusted = error { throw error }
@@ -182,7 +184,7 @@ extension SyncEngine {
                 let page = try await retrying(api, options: options) { api in try await api.messages(id, .after(request), limit: options.pageSize) }
                 let through = max(after, try check(page, overlapping: overlap, after: after, request: request)?.sequence ?? after)
                 if page.hasMore, through < conversation.lastSequence {
-                    item.needsMorePages = true
+                    item.firstOfMany = FetchedPage(page: page, after: request)
                     return item
                 }
                 item.page = (page.items, request)

@@ -282,9 +282,10 @@ public actor SyncEngine {
     }
 
     /// `head` is the last sequence the conversation list gave: the pass catches up that far.
-    func syncConversation(_ id: ConversationID, head: Int? = nil, report: inout Report) async throws {
+    /// `firstPage`, fetched already (by a grouped pass), is used instead of asking again.
+    func syncConversation(_ id: ConversationID, head: Int? = nil, firstPage: FetchedPage? = nil, report: inout Report) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
-        let caughtUp = try await catchUp(id, from: nil, until: head, inserted: &report.newMessages)
+        let caughtUp = try await catchUp(id, from: nil, until: head, firstPage: firstPage, inserted: &report.newMessages)
         if caughtUp.moreRemain {
             report.problems.append("\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again")
         }
@@ -319,7 +320,7 @@ public actor SyncEngine {
     /// sent. Stops at `until` (the head the server had when the pass began) or after
     /// ``Options/catchUpPageBudget`` pages (`moreRemain`). `inserted` counts as pages are
     /// stored, so a failure later leaves the count of what was stored.
-    func catchUp(_ id: ConversationID, from start: Int?, until head: Int?, inserted: inout Int) async throws -> (through: Int, moreRemain: Bool) {
+    func catchUp(_ id: ConversationID, from start: Int?, until head: Int?, firstPage: FetchedPage? = nil, inserted: inout Int) async throws -> (through: Int, moreRemain: Bool) {
         var after: Int
         if let start { after = start } else { after = try await store.catchUpPoint(id) }
         // The stored record the server must send again, first on the first page.
@@ -328,7 +329,12 @@ public actor SyncEngine {
         var fetched = 0
         var pages = 0
         var moreRemain = false
-        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
+        var next: Task<MessagesPage, Error>?
+        if let firstPage, firstPage.after == request {
+            next = Task { firstPage.page }
+        } else {
+            next = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
+        }
         while let current = next {
             // The page is fetched in its own task (so the next one loads while this one is
             // saved), which does not inherit cancellation: pass it on, or a stopped worker keeps
@@ -365,6 +371,12 @@ public actor SyncEngine {
         try await store.recordCaughtUp(id, through: after)
         metrics?.caughtUp(id)
         return (after, moreRemain)
+    }
+
+    /// A catch-up page already fetched, and the sequence it was asked for after.
+    struct FetchedPage: Sendable {
+        var page: MessagesPage
+        var after: Int
     }
 
     /// The checks a catch-up page passes before anything of it is saved: the first page shows
