@@ -26,8 +26,6 @@ final class ConversationLog: Sendable {
     private let state: Lock<State>
     /// The durable positions; held while positions.json is rewritten, so writes keep their order.
     private let positions: Lock<Positions>
-    /// Where positions.json is made durable, with other conversations' writes of the same moment.
-    private let positionsCommit: SharedCommit
 
     private struct State {
         /// Every message, index `sequence - 1`; the first `durableCount` are on disk.
@@ -52,10 +50,8 @@ final class ConversationLog: Sendable {
 
     /// Loads a conversation from its directory in the data directory.
     /// - Throws: ``ServerError`` naming the damaged file, or a hole in the sequences.
-    /// `positionsCommit` is the data directory's, shared by every conversation.
-    init(id: ConversationID, info: ConversationInfo, conversation: Conversation, positionsCommit: SharedCommit = SharedCommit()) throws(ServerError) {
+    init(id: ConversationID, info: ConversationInfo, conversation: Conversation) throws(ServerError) {
         self.id = id
-        self.positionsCommit = positionsCommit
         self.info = info
         members = Set(info.members)
         log = SegmentLog(conversation)
@@ -229,8 +225,7 @@ final class ConversationLog: Sendable {
     }
 
     /// Moves `member`'s position forward to `asked` (clamped to the last durable sequence), writes
-    /// positions.json durably if it moved (with other conversations' writes of the moment, see
-    /// ``SharedCommit``), and returns the position with whether it moved.
+    /// positions.json durably if it moved, and returns the position with whether it moved.
     /// Reading implies delivery: a read position raises the delivered one with it.
     func advance(_ member: UserID, delivered: Int?, read: Int?) throws(StoreError) -> (position: MemberPosition, moved: Bool) {
         let last = lastSequence
@@ -239,7 +234,7 @@ final class ConversationLog: Sendable {
             var updated = stored
             let moved = updated.merge(asked, for: member)
             if moved {
-                try positionsCommit.write(PositionsFile.encode(updated), to: StoreLayout.positions, in: log.conversation.directory)
+                try log.writePositions(updated)
                 stored = updated
             }
             return (stored[member], moved)

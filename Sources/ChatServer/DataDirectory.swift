@@ -33,8 +33,6 @@ public final class DataDirectory: Sendable {
     /// value counts the conversations started. (With a `Lock<Void>`, ThreadSanitizer reported a
     /// Swift access race on the zero-sized value between two threads that each held the mutex.)
     let starting = Lock<Int>(0)
-    /// Where every conversation's positions.json is made durable (``SharedCommit``).
-    let positionsCommit: SharedCommit
     /// The flock on `.lock`; nil once released.
     private let lock: Lock<StoreLock?>
 
@@ -57,8 +55,6 @@ public final class DataDirectory: Sendable {
             names = []
         }
         var conversations: [ConversationID: ConversationLog] = [:]
-        let positionsCommit = SharedCommit()
-        self.positionsCommit = positionsCommit
         for name in names.sorted() {
             if name.hasPrefix(".") {
                 DurableFile.removeHiddenBuild(conversationsPath + "/" + name)
@@ -75,7 +71,7 @@ public final class DataDirectory: Sendable {
             guard let info else {
                 throw .badDataDirectory(path: conversation.directory, reason: "it has no conversation.json; write one like {\"members\":[\"alice\",\"bob\"],\"title\":\"Alice and Bob\"} or remove the directory")
             }
-            conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation, positionsCommit: positionsCommit)
+            conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation)
         }
         table = Lock(conversations)
     }

@@ -5,7 +5,8 @@ import ChatSystem
 /// publishes them all at once.
 ///
 /// temp files written (O_EXCL, mode 0600, no fsync each) → `syncfs(2)` → every temp renamed
-/// over its target → `syncfs(2)`. Each rename comes after its temp file's bytes are durable, so
+/// over its target → `syncfs(2)` (a group of fewer than ``syncfsFrom`` files: each temp
+/// fsynced, renamed, each directory fsynced, as ``DurableFile`` does). Each rename comes after its temp file's bytes are durable, so
 /// a crash never leaves a renamed file incomplete; it may lose some renames of the commit (their
 /// temp files are swept as stale), which is work nobody was told about yet. Two journal
 /// commits for the whole group instead of two fsyncs per file and one per new directory.
@@ -27,17 +28,21 @@ public final class GroupCommit: Sendable {
     private struct State {
         var files: [Staged] = []
         var paths: Set<String> = []
-        var madeDirectories = false
+        /// The parents of the directories made, to be made durable with the files.
+        var parents: [String] = []
         /// A path staged twice: the second copy was computed without seeing the first.
         var stagedTwice: String?
     }
 
     private let state = Lock(State())
+    /// Groups of at least this many files are made durable by `syncfs(2)`; smaller ones by an
+    /// fsync per file and per directory.
+    static let syncfsFrom = 16
 
     public init() {}
 
     /// Whether the group has nothing to commit.
-    public var isEmpty: Bool { state.withLock { $0.files.isEmpty && !$0.madeDirectories } }
+    public var isEmpty: Bool { state.withLock { $0.files.isEmpty && $0.parents.isEmpty } }
 
     /// How many files are staged.
     public var count: Int { state.withLock { $0.files.count } }
@@ -60,7 +65,8 @@ public final class GroupCommit: Sendable {
     }
 
     func madeDirectory(_ path: String) {
-        state.withLock { $0.madeDirectories = true }
+        let parent = DurableFile.parentPath(of: path)
+        state.withLock { if !$0.parents.contains(parent) { $0.parents.append(parent) } }
     }
 
     /// Publishes everything staged, durably, and empties the group. On a failure nothing more
@@ -77,23 +83,34 @@ public final class GroupCommit: Sendable {
             throw SystemError(operation: "group commit (staged twice)", path: path, errno: .invalidArgument)
         }
         guard let first = staged.files.first?.directory else {
-            if staged.madeDirectories { throw SystemError(operation: "group commit (directories without files)", path: "", errno: .invalidArgument) }
+            if !staged.parents.isEmpty { throw SystemError(operation: "group commit (directories without files)", path: "", errno: .invalidArgument) }
             return
         }
+        // A few files are cheaper made durable one fsync each than by flushing the whole file
+        // system (whatever else is dirty on it) twice.
+        let wholeFileSystem = staged.files.count >= Self.syncfsFrom
         var temps: [String] = []
         temps.reserveCapacity(staged.files.count)
         var renamed = 0
         do throws(SystemError) {
             for file in staged.files {
-                temps.append(try Self.writeTemporary(file.bytes, for: file.name, in: file.directory))
+                temps.append(try Self.writeTemporary(file.bytes, for: file.name, in: file.directory, fsync: !wholeFileSystem))
             }
             let anchor = try FileDescriptor.openDirectory(first)
-            try anchor.syncFileSystem(path: first)
+            if wholeFileSystem { try anchor.syncFileSystem(path: first) }
             for (file, temp) in zip(staged.files, temps) {
                 try Sys.rename(file.directory + "/" + temp, file.directory + "/" + file.name)
                 renamed += 1
             }
-            try anchor.syncFileSystem(path: first)
+            if wholeFileSystem {
+                try anchor.syncFileSystem(path: first)
+            } else {
+                // Each directory a file was renamed in, and the parents of new directories.
+                var directories = Set<String>()
+                for directory in staged.files.map(\.directory) + staged.parents.reversed() where directories.insert(directory).inserted {
+                    try Sys.fsyncPath(directory)
+                }
+            }
         } catch {
             for (file, temp) in zip(staged.files, temps).dropFirst(renamed) { try? Sys.unlink(file.directory + "/" + temp) }
             throw error
@@ -102,12 +119,13 @@ public final class GroupCommit: Sendable {
 
     /// A temp file named as ``DurableFile`` names them (so ``DurableFile/removeStaleTemporaries(in:)``
     /// sweeps what a killed commit left), written whole and closed, not fsynced.
-    private static func writeTemporary(_ bytes: [UInt8], for name: String, in directory: String) throws(SystemError) -> String {
+    private static func writeTemporary(_ bytes: [UInt8], for name: String, in directory: String, fsync: Bool) throws(SystemError) -> String {
         let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let path = directory + "/" + temp
         let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive])
         do throws(SystemError) {
             try fd.writeAll(bytes, path: path)
+            if fsync { try fd.fsync(path: path) }
         } catch {
             fd.close()
             try? Sys.unlink(path)

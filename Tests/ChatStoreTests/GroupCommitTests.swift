@@ -34,6 +34,26 @@ import ChatTestSupport
         #expect(try Sys.readFile(directory.file("a/now.json")) == Array("now".utf8))
     }
 
+    @Test("a group of 40 files in 20 new directories (made durable by syncfs) publishes them all", arguments: [40])
+    func largeGroup(count: Int) throws {
+        #expect(count >= GroupCommit.syncfsFrom)
+        let directory = try TemporaryDirectory()
+        let group = GroupCommit()
+        try group.staging { () throws(SystemError) in
+            for index in 0..<count {
+                try DurableFile.makeDirectories(directory.file("d\(index / 2)"))
+                try DurableFile.write(Array("file \(index)\n".utf8), to: "f\(index).json", in: directory.file("d\(index / 2)"))
+            }
+        }
+        #expect(try Self.names(in: directory.path).count == count / 2)
+        #expect(try Self.names(in: directory.file("d0")).isEmpty)
+        try group.commit()
+        for index in 0..<count {
+            #expect(try Sys.readFile(directory.file("d\(index / 2)/f\(index).json")) == Array("file \(index)\n".utf8))
+        }
+        #expect(try Self.names(in: directory.file("d7")) == ["f14.json", "f15.json"])
+    }
+
     @Test("a path staged twice fails the commit before anything is written")
     func stagedTwice() throws {
         let directory = try TemporaryDirectory()
