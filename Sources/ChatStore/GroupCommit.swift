@@ -83,7 +83,8 @@ public final class GroupCommit: Sendable {
             throw SystemError(operation: "group commit (staged twice)", path: path, errno: .invalidArgument)
         }
         guard let first = staged.files.first?.directory else {
-            if !staged.parents.isEmpty { throw SystemError(operation: "group commit (directories without files)", path: "", errno: .invalidArgument) }
+            // Only directories were made (a store from git has no empty outbox/): their entries.
+            for parent in staged.parents.reversed() { try Sys.fsyncPath(parent) }
             return
         }
         // A few files are cheaper made durable one fsync each than by flushing the whole file

@@ -54,6 +54,17 @@ import ChatTestSupport
         #expect(try Self.names(in: directory.file("d7")) == ["f14.json", "f15.json"])
     }
 
+    @Test("a group that only made directories commits (a store from git has no empty outbox/)")
+    func directoriesOnly() throws {
+        let directory = try TemporaryDirectory()
+        let group = GroupCommit()
+        try group.staging { () throws(SystemError) in try DurableFile.makeDirectories(directory.file("c1/outbox")) }
+        #expect(!group.isEmpty)
+        try group.commit()
+        #expect(group.isEmpty)
+        #expect(Sys.kind(of: directory.file("c1/outbox")) == .directory)
+    }
+
     @Test("a path staged twice fails the commit before anything is written")
     func stagedTwice() throws {
         let directory = try TemporaryDirectory()

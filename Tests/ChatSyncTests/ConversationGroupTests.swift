@@ -91,15 +91,17 @@ import ChatTestSupport
         try Self.copy(directory.file("server"), to: directory.file("server-one"))
 
         // bob's store knows a few conversations already: queued messages, one the server
-        // refuses, a read wish.
+        // refuses, a read wish, one without its outbox/ directory.
         let prepared = try Store.create(at: directory.file("prepared"), manifest: Manifest(userID: Self.bob))
         var own: Set<ClientMessageID> = []
         do {
             let writer = try StoreWriter(store: prepared)
-            for name in ["c5", "c17", "mid", "c9"] {
+            for name in ["c5", "c17", "mid", "c9", "c30"] {
                 try writer.saveInfo(ConversationInfo(title: "Alice", members: [Self.bob, Self.alice]), for: try ConversationID(name))
             }
         }
+        // As a clone from git has it: no empty outbox/.
+        try FileManager.default.removeItem(atPath: prepared.conversation(try ConversationID("c30")).outboxDirectory)
         for name in ["c5", "c17", "mid"] {
             let outbox = Outbox(prepared.conversation(try ConversationID(name)))
             for index in 0..<3 { own.insert(try outbox.enqueue("from bob \(index) in \(name)").clientMessageID) }
