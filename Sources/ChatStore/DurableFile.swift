@@ -10,6 +10,7 @@ import ChatSystem
 public enum DurableFile {
     /// Replaces `name` in `directory` with `bytes`.
     public static func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SystemError) {
+        if let group = GroupCommit.current { return group.stage(bytes, as: name, in: directory) }
         let dirfd = try FileDescriptor.openDirectory(directory)
         try write(bytes, to: name, inDirectoryFD: dirfd, directory: directory)
         try dirfd.fsync(path: directory)
@@ -18,6 +19,7 @@ public enum DurableFile {
     /// Writes several files of one directory, then fsyncs the directory once: one durable commit.
     public static func write(_ files: [(name: String, bytes: [UInt8])], in directory: String) throws(SystemError) {
         guard !files.isEmpty else { return }
+        if let group = GroupCommit.current { return files.forEach { group.stage($0.bytes, as: $0.name, in: directory) } }
         let dirfd = try FileDescriptor.openDirectory(directory)
         for file in files {
             try write(file.bytes, to: file.name, inDirectoryFD: dirfd, directory: directory)
@@ -74,6 +76,7 @@ public enum DurableFile {
             if error.isAlreadyExists { return }
             throw error
         }
+        if let group = GroupCommit.current { return group.madeDirectory(path) }
         try Sys.fsyncPath(parent)
     }
 

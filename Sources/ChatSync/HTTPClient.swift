@@ -22,7 +22,8 @@ final class HTTPClient: Sendable {
     let maxBodySize: Int
     let connector: Connector
     private let idle = Lock<[PooledConnection]>([])
-    private static let maxIdle = 8
+    /// Enough for a one-pass sync's conversations in flight (``SyncEngine/Options/conversationsInFlight``) and a live worker's requests.
+    private static let maxIdle = 16
 
     init(address: ServerAddress, maxBodySize: Int, connector: Connector = .tcp) {
         self.address = address

@@ -25,6 +25,13 @@ public actor SyncEngine {
         public var longestPassWait: Duration = .seconds(30)
         /// How long a whole one-pass sync may take; past it the pass stops, exit 75.
         public var passBudget: Duration = .seconds(30)
+        /// Conversations a one-pass sync has requests in flight for at once (each conversation's
+        /// requests in order, on one keep-alive connection at a time).
+        public var conversationsInFlight = 8
+        /// Conversations of a one-pass sync whose writes are made durable together, in a few
+        /// ``GroupCommit``s (see ``SyncEngine/syncGrouped(_:deadline:report:)``); 1 syncs them one
+        /// at a time, every write durable on its own.
+        public var conversationsPerCommit = 128
         /// Accepted messages written to the store in one durable commit at most.
         public var acceptBatch = 64
         public var backoff = Backoff()
@@ -204,10 +211,16 @@ public actor SyncEngine {
         passDeadline = deadline
         defer { passDeadline = nil }
         do {
-            var conversations = try await discoverConversations()
+            // Grouped, each conversation's details are written with its first commit.
+            let grouped = options.conversationsPerCommit > 1
+            var conversations = try await discoverConversations(saving: !grouped)
             // Conversations started here go to the server before anything is sent to them.
-            if try await startQueuedConversations(report: &report) { conversations = try await discoverConversations() }
+            if try await startQueuedConversations(report: &report) { conversations = try await discoverConversations(saving: !grouped) }
             report.conversations = conversations.count
+            if grouped {
+                try await syncGrouped(conversations, deadline: deadline, report: &report)
+                return report
+            }
             for (index, conversation) in conversations.enumerated() {
                 let id = conversation.id
                 if deadline.isOver() {
@@ -245,8 +258,9 @@ public actor SyncEngine {
         try await discoverConversations().map(\.id)
     }
 
-    /// ``discover()`` with what the list says of each conversation (its last sequence).
-    func discoverConversations() async throws -> [WireConversation] {
+    /// ``discover()`` with what the list says of each conversation (its last sequence);
+    /// `saving` false leaves the details to the caller.
+    func discoverConversations(saving: Bool = true) async throws -> [WireConversation] {
         let me: UserID
         do {
             me = try await retrying { api in try await api.me() }
@@ -261,16 +275,17 @@ public actor SyncEngine {
             throw SyncError.unauthorized("it is \(me)'s token but this store is \(mine)'s; use \(mine)'s token")
         }
         let conversations = try await retrying { api in try await api.conversations() }
-        for conversation in conversations {
+        for conversation in conversations where saving {
             try await store.saveInfo(ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
         }
         return conversations
     }
 
     /// `head` is the last sequence the conversation list gave: the pass catches up that far.
-    func syncConversation(_ id: ConversationID, head: Int? = nil, report: inout Report) async throws {
+    /// `firstPage`, fetched already (by a grouped pass), is used instead of asking again.
+    func syncConversation(_ id: ConversationID, head: Int? = nil, firstPage: FetchedPage? = nil, report: inout Report) async throws {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
-        let caughtUp = try await catchUp(id, from: nil, until: head, inserted: &report.newMessages)
+        let caughtUp = try await catchUp(id, from: nil, until: head, firstPage: firstPage, inserted: &report.newMessages)
         if caughtUp.moreRemain {
             report.problems.append("\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again")
         }
@@ -305,7 +320,7 @@ public actor SyncEngine {
     /// sent. Stops at `until` (the head the server had when the pass began) or after
     /// ``Options/catchUpPageBudget`` pages (`moreRemain`). `inserted` counts as pages are
     /// stored, so a failure later leaves the count of what was stored.
-    func catchUp(_ id: ConversationID, from start: Int?, until head: Int?, inserted: inout Int) async throws -> (through: Int, moreRemain: Bool) {
+    func catchUp(_ id: ConversationID, from start: Int?, until head: Int?, firstPage: FetchedPage? = nil, inserted: inout Int) async throws -> (through: Int, moreRemain: Bool) {
         var after: Int
         if let start { after = start } else { after = try await store.catchUpPoint(id) }
         // The stored record the server must send again, first on the first page.
@@ -314,7 +329,12 @@ public actor SyncEngine {
         var fetched = 0
         var pages = 0
         var moreRemain = false
-        var next: Task<MessagesPage, Error>? = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
+        var next: Task<MessagesPage, Error>?
+        if let firstPage, firstPage.after == request {
+            next = Task { firstPage.page }
+        } else {
+            next = Self.fetch(api, id, after: request, limit: options.pageSize, options: options)
+        }
         while let current = next {
             // The page is fetched in its own task (so the next one loads while this one is
             // saved), which does not inherit cancellation: pass it on, or a stopped worker keeps
@@ -323,19 +343,8 @@ public actor SyncEngine {
             next = nil
             pages += 1
             let what = "the catch-up page after sequence \(request)"
-            if let expected = overlap {
-                overlap = nil
-                guard page.items.first?.sequence == expected.sequence else {
-                    throw SyncError.historyDiffers(at: expected.sequence, "the store holds \(expected.clientMessageID) there, the server sent \(page.items.first.map { "sequence \($0.sequence) first" } ?? "nothing") for the page after \(request)")
-                }
-            }
-            guard let last = page.items.last else {
-                if page.hasMore { throw SyncError.contract("\(what): no messages, yet \"hasMore\" is true") }
-                break
-            }
-            if last.sequence <= after, page.hasMore {
-                throw SyncError.contract("\(what): nothing past sequence \(after), yet \"hasMore\" is true")
-            }
+            guard let last = try Self.check(page, overlapping: overlap, after: after, request: request) else { break }
+            overlap = nil
             let pageAfter = request
             after = max(after, last.sequence)
             request = after
@@ -364,6 +373,30 @@ public actor SyncEngine {
         return (after, moreRemain)
     }
 
+    /// A catch-up page already fetched, and the sequence it was asked for after.
+    struct FetchedPage: Sendable {
+        var page: MessagesPage
+        var after: Int
+    }
+
+    /// The checks a catch-up page passes before anything of it is saved: the first page shows
+    /// the newest stored record (`overlap`) again, and `hasMore` comes with messages past
+    /// `after`. Returns the page's last message, nil for an empty page (the catch-up ends).
+    nonisolated static func check(_ page: MessagesPage, overlapping overlap: Message?, after: Int, request: Int) throws(SyncError) -> Message? {
+        let what = "the catch-up page after sequence \(request)"
+        if let expected = overlap, page.items.first?.sequence != expected.sequence {
+            throw SyncError.historyDiffers(at: expected.sequence, "the store holds \(expected.clientMessageID) there, the server sent \(page.items.first.map { "sequence \($0.sequence) first" } ?? "nothing") for the page after \(request)")
+        }
+        guard let last = page.items.last else {
+            if page.hasMore { throw SyncError.contract("\(what): no messages, yet \"hasMore\" is true") }
+            return nil
+        }
+        if last.sequence <= after, page.hasMore {
+            throw SyncError.contract("\(what): nothing past sequence \(after), yet \"hasMore\" is true")
+        }
+        return last
+    }
+
     private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options) -> Task<MessagesPage, Error> {
         Task { try await retrying(api, options: options) { api in try await api.messages(id, .after(after), limit: limit) } }
     }
@@ -375,7 +408,7 @@ public actor SyncEngine {
         try await Self.retrying(api, options: options, request)
     }
 
-    private nonisolated static func retrying<T: Sendable>(_ api: APIClient, options: Options, _ request: @Sendable (APIClient) async throws -> T) async throws -> T {
+    nonisolated static func retrying<T: Sendable>(_ api: APIClient, options: Options, _ request: @Sendable (APIClient) async throws -> T) async throws -> T {
         var backoff = options.backoff
         var attempt = 0
         while true {

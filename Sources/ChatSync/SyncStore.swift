@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 import Dispatch
 
 /// Runs an actor's jobs on a private serial dispatch queue, so blocking work (fsync) never
@@ -109,9 +110,11 @@ actor SyncStore {
     /// Merges positions a server reported, each clamped to the newest stored sequence: a member
     /// has read at least that far, and a position beyond every stored message (readUpTo 10^9
     /// when the newest is 5) must not make every later message look read.
+    /// `newest`, when given, is the newest sequence stored (one staged in a ``GroupCommit`` is
+    /// not on disk yet).
     @discardableResult
-    func mergeServerPositions(_ positions: Positions, in id: ConversationID) throws(StoreError) -> Positions {
-        let newest = try newestSequence(id)
+    func mergeServerPositions(_ positions: Positions, in id: ConversationID, newest known: Int? = nil) throws(StoreError) -> Positions {
+        let newest = if let known { known } else { try newestSequence(id) }
         var clamped = Positions()
         for (member, position) in positions.members {
             clamped.merge(MemberPosition(deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)), for: member)
@@ -194,5 +197,91 @@ actor SyncStore {
             if let first = try conversation.readSegment(range).first { return first.sequence }
         }
         return nil
+    }
+
+    // MARK: - Group commits (a first sync of many conversations)
+
+    /// Where a conversation's catch-up starts and the stored record the server must show again,
+    /// after removing outbox files whose messages are stored (a crash came between): the first
+    /// steps of ``SyncEngine/syncConversation(_:head:report:)`` in one visit.
+    func catchUpStart(_ id: ConversationID) throws(StoreError) -> (after: Int, overlap: Message?) {
+        _ = try writer.removeAcceptedOutboxFiles(in: id)
+        let after = try catchUpPoint(id)
+        return (after, try storedMessage(id, sequence: after))
+    }
+
+    /// One conversation's part of a group: its details, and when fetched, its one catch-up page
+    /// (the whole catch-up) and its receipts.
+    struct GroupedPage: Sendable {
+        var id: ConversationID
+        var info: ConversationInfo
+        /// The page and the sequence it was asked for after; nil when not fetched.
+        var page: (items: [Message], after: Int)? = nil
+        var receipts: Positions? = nil
+    }
+
+    /// What a group commit stored of one conversation.
+    struct SavedPage: Sendable {
+        var inserted: [Message]
+        /// The stored positions after merging the receipts; nil without receipts.
+        var positions: Positions?
+    }
+
+    /// Saves each conversation's details, page and receipts as ``SyncEngine/syncConversation(_:head:report:)``
+    /// would one by one, staged into one ``GroupCommit``: two `syncfs` for all of them. A
+    /// conversation whose page is refused (``ServerHistoryCheck``) fails alone; a failed commit
+    /// fails every one.
+    func saveGrouped(_ pages: [GroupedPage]) -> [Result<SavedPage?, any Error>] {
+        let group = GroupCommit()
+        let results = group.staging {
+            pages.map { grouped in Result { () throws -> SavedPage? in
+                try writer.saveInfo(grouped.info, for: grouped.id)
+                guard let (items, after) = grouped.page else { return nil }
+                let inserted = try saveFromServer(items, in: grouped.id, after: after, what: "the catch-up page after sequence \(after)").inserted
+                guard let receipts = grouped.receipts else { return SavedPage(inserted: inserted, positions: nil) }
+                // Clamped as after a save: to the newest stored, the page's included.
+                let newest = max(try newestSequence(grouped.id), inserted.last?.sequence ?? 0)
+                return SavedPage(inserted: inserted, positions: try mergeServerPositions(receipts, in: grouped.id, newest: newest))
+            } }
+        }
+        do throws(SystemError) {
+            try group.commit()
+        } catch {
+            return results.map { $0.flatMap { _ in .failure(StoreError.system(error)) } }
+        }
+        return results
+    }
+
+    /// One conversation's catch-up marker and, when the server confirmed one, my delivered position.
+    struct GroupedMarker: Sendable {
+        var id: ConversationID
+        var through: Int? = nil
+        var delivered: Int? = nil
+    }
+
+    /// Records catch-up markers (after the pages they speak of are durable, ``saveGrouped(_:)``:
+    /// a marker may lag, never lead) or delivered positions the server confirmed, in one ``GroupCommit``.
+    func recordGrouped(_ markers: [GroupedMarker]) -> [Result<Void, any Error>] {
+        let group = GroupCommit()
+        let results = group.staging {
+            markers.map { marker in Result { () throws -> Void in
+                if let through = marker.through { try writer.recordCaughtUp(through: through, in: marker.id) }
+                if let delivered = marker.delivered {
+                    try mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: 0)]), in: marker.id)
+                }
+            } }
+        }
+        do throws(SystemError) {
+            try group.commit()
+        } catch {
+            return results.map { $0.flatMap { _ in .failure(StoreError.system(error)) } }
+        }
+        return results
+    }
+
+    /// Of `ids`, those with anything in `outbox/` (messages, a read wish, a queued creation):
+    /// the others have nothing to drain or post.
+    func withOutbox(_ ids: [ConversationID]) -> Set<ConversationID> {
+        Set(ids.filter { (try? Sys.listDirectoryIfPresent(store.conversation($0).outboxDirectory).contains { !$0.hasPrefix(".") }) ?? true })
     }
 }

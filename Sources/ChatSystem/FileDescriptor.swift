@@ -106,6 +106,19 @@ extension FileDescriptor {
         _ = try Syscall.retrying("fsync", path) { Glibc.fsync(rawValue) }
     }
 
+    /// `syncfs(2)`: writes back and commits everything dirty on this descriptor's file system,
+    /// in one journal commit (a group of writes made durable together; see ChatStore's
+    /// `GroupCommit`). Like ``fsync(path:)``, a failure is reported, never retried.
+    public func syncFileSystem(path: String) throws(SystemError) {
+        try FaultInjection.check(.fsync, path)
+        guard let syncfs = fileSystemSync else {
+            // No syncfs in this libc: sync(2) writes back every file system, this one among them.
+            Glibc.sync()
+            return
+        }
+        _ = try Syscall.retrying("syncfs", path) { syncfs(rawValue) }
+    }
+
     /// `renameat(2)` within this directory, replacing `to`.
     public func renameAt(_ from: String, _ to: String, path: String) throws(SystemError) {
         try FaultInjection.check(.rename, path)
@@ -148,3 +161,10 @@ extension FileDescriptor {
     // `Glibc.flock` names the struct too; an unqualified call inside a function finds the function.
     private static func lockFile(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 }
+
+/// glibc's `syncfs` (since 2.14), found at run time: its header declares it only under
+/// `_GNU_SOURCE`, which Swift's Glibc module is not built with (as with ChildProcess's closefrom).
+private let fileSystemSync: (@convention(c) (Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+}()

@@ -23,6 +23,7 @@ struct Bench {
         if options.runs("store") { try storeWorkloads(into: &chatdir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
+        if options.runs("sync") || options.runs("conversations") { try await conversationsWorkload(into: &chatdir) }
         if options.runs("server") { try serverWorkloads(into: &chatdir) }
         if options.runs("burst") { try await burstWorkloads(into: &chatdir) }
         if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
@@ -197,6 +198,22 @@ struct Bench {
         figures["burst_msgs_per_s"] = burst.perSecond.rounded()
         figures["burst_segment_writes"] = Double(burst.segmentWrites)
         log("live burst of \(options.burstCount), \(burst.runs) runs: \(Report.number(burst.perSecond)) msg/s (median), at most \(burst.segmentWrites) segment writes")
+    }
+
+    /// A first sync of many one-message conversations (issue 16), from a cached data directory.
+    private func conversationsWorkload(into figures: inout [String: Double]) async throws {
+        let count = options.manyConversations
+        let cached = try ServerFixture.manyConversations(count, cache: options.cache, log: log)
+        let fixture = try ServerFixture(copying: cached, to: work + "/server-conversations")
+        defer {
+            fixture.stop()
+            Subprocess.removeTree(work + "/server-conversations")
+            Subprocess.removeTree(work + "/client-bob-conversations")
+        }
+        let sync = try await SyncWorkloads.manyConversations(fixture, clientPath: work + "/client-bob-conversations", count: count)
+        figures["conversations_first_sync_s"] = (sync.seconds * 1000).rounded() / 1000
+        figures["conversations_per_s"] = sync.perSecond.rounded()
+        log("first sync of \(count) conversations: \(Report.number(sync.seconds)) s, \(Report.number(sync.perSecond)) conversations/s")
     }
 
     /// The reference server alone on loopback: POSTs/s, then live fan-out to 50 members.

@@ -123,6 +123,10 @@ struct Report {
             rows.append(compared("chatdir list vs sqlite3 shell, N=\(Self.count(size))", unit: "ms", key: "cli_list_ms_\(size)", goalFactor: 1.0, goalText: "≤ 1.0× sqlite3"))
         }
         rows.append(alone("catch-up \(Self.count(options.catchUpMessages)) from local server", unit: "msg/s", key: "catchup_msgs_per_s", atLeast: 50_000))
+        rows.append(alone("first sync of \(Self.count(options.manyConversations)) one-message conversations", unit: "s", key: "conversations_first_sync_s",
+                          atMost: options.manyConversations == 10_000 ? 10 : nil))
+        rows.append(alone("first sync of \(Self.count(options.manyConversations)) one-message conversations, rate", unit: "conversations/s", key: "conversations_per_s",
+                          atLeast: options.manyConversations == 10_000 ? 1_000 : nil))
         rows.append(alone("\(Self.count(options.drainCount)) queued sends drained", unit: "msg/s", key: "drain_msgs_per_s"))
         rows.append(alone("live latency p50 (201 → watcher)", unit: "ms", key: "live_p50_ms", atMost: 5))
         rows.append(alone("live latency p99 (201 → watcher)", unit: "ms", key: "live_p99_ms", atMost: 20))

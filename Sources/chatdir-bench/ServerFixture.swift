@@ -2,6 +2,7 @@ import ChatDomain
 import ChatServer
 import ChatStore
 import ChatSync
+import ChatSystem
 import Foundation
 
 /// An in-process reference server (port 0) for the sync workloads, on a data directory made
@@ -68,13 +69,64 @@ final class ServerFixture {
         ].merging(Self.burstReceivers.enumerated().map { index, receiver in
             (Self.burstConversation(index), ConversationInfo(title: "Burst \(index)", members: [Self.user("dave"), receiver]))
         }, uniquingKeysWith: { first, _ in first }))
+        server = try Self.start(directory, tls: tls, faults: faults)
+    }
+
+    /// A server whose data directory is a copy of `cached` (made by ``manyConversations(_:cache:log:)``),
+    /// at `directory`: the copy is the one the server writes to, so the cache stays as generated.
+    init(copying cached: String, to directory: String) throws {
+        self.directory = directory
+        Subprocess.removeTree(directory)
+        caFile = nil
+        _ = try Subprocess.capture(["/bin/cp", "-a", cached, directory])
+        server = try Self.start(directory, tls: false, faults: .none)
+    }
+
+    private static func start(_ directory: String, tls: Bool, faults: Faults) throws -> ChatServer {
         var configuration = ServerConfiguration(dataDirectory: directory, port: 0, faults: faults)
         if tls {
             configuration.tlsCertificateFile = directory + "-tls/server.pem"
             configuration.tlsKeyFile = directory + "-tls/server.key"
         }
-        server = try ChatServer(configuration: configuration)
+        let server = try ChatServer(configuration: configuration)
         try server.start()
+        return server
+    }
+
+    /// A data directory of `count` one-message conversations `c1`…`cN` of bob and alice (the
+    /// fixture generator's, one message each, positions where some of bob's are already
+    /// delivered), made once under `cache` and reused; its path. Generated in /dev/shm when there
+    /// is one (a durable write per file on disk would take minutes), then copied.
+    static func manyConversations(_ count: Int, cache: String, log: (String) -> Void) throws -> String {
+        let path = cache + "/server-conversations-\(count)"
+        let paramsFile = path + ".params"
+        let wanted = "FixtureGenerator bob, \(count) conversations of 1 message, 2 members, seed 42 (format \(StoreLayout.formatVersion))\n"
+        if (try? String(contentsOfFile: paramsFile, encoding: .utf8)) == wanted, Sys.kind(of: path) == .directory { return path }
+        Subprocess.removeTree(paramsFile)
+        Subprocess.removeTree(path)
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let scratchRoot = Sys.kind(of: "/dev/shm") == .directory ? "/dev/shm" : cache
+        let scratch = scratchRoot + "/chatdir-bench-conversations-\(getpid())"
+        Subprocess.removeTree(scratch)
+        defer { Subprocess.removeTree(scratch) }
+        log("writing a server data directory of \(count) one-message conversations into \(path) (once; reused by later runs)")
+        var generator = FixtureGenerator(userID: user("bob"))
+        generator.conversations = count
+        generator.messagesPerConversation = 1
+        generator.members = 2
+        try generator.generate(at: scratch)
+        try FileManager.default.removeItem(atPath: scratch + "/" + StoreLayout.manifest)
+        var tokens: [String: UserID] = [:]
+        for member in generator.memberIDs() { tokens["\(member)-token"] = member }
+        try DataDirectory.create(at: scratch, users: UserTokens(tokens), conversations: [:])
+        let temporary = path + ".making-\(getpid())"
+        Subprocess.removeTree(temporary)
+        _ = try Subprocess.capture(["/bin/cp", "-a", scratch, temporary])
+        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        try wanted.write(toFile: paramsFile, atomically: true, encoding: .utf8)
+        // Write back what the copy dirtied now, not under the workload's commits.
+        sync()
+        return path
     }
 
     /// A CA and a server certificate it signs for 127.0.0.1 (ECDSA P-256), in `path`; the CA's file.

@@ -8,18 +8,34 @@ enum SyncWorkloads {
     /// A fresh store for bob catches up `expected` messages of c1 in one `syncOnce` (discovery,
     /// pipelined pages of 500, one durable commit per page, receipts); messages per second.
     static func catchUp(_ fixture: ServerFixture, clientPath: String, expected: Int) async throws -> (perSecond: Double, seconds: Double) {
+        let (report, seconds) = try await firstSync(fixture, clientPath: clientPath)
+        guard report.newMessages == expected, report.problems.isEmpty else {
+            throw Subprocess.Failure(description: "catch-up stored \(report.newMessages) of \(expected) messages: \(report.problems)")
+        }
+        return (Double(expected) / seconds, seconds)
+    }
+
+    /// A fresh store for bob syncs `count` one-message conversations in one `syncOnce` (the
+    /// list, then for each: its page, its receipts, a delivered position where the server is
+    /// behind); seconds, and conversations per second.
+    static func manyConversations(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (seconds: Double, perSecond: Double) {
+        let (report, seconds) = try await firstSync(fixture, clientPath: clientPath)
+        guard report.conversations == count, report.newMessages == count, report.problems.isEmpty else {
+            throw Subprocess.Failure(description: "the first sync of \(count) conversations stored \(report.newMessages) messages of \(report.conversations) conversations: \(report.problems.prefix(3))")
+        }
+        return (seconds, Double(count) / seconds)
+    }
+
+    /// One timed `syncOnce` of a fresh store for bob; its report and seconds.
+    private static func firstSync(_ fixture: ServerFixture, clientPath: String) async throws -> (SyncEngine.Report, Double) {
         let store = try fixture.clientStore(at: clientPath, user: "bob")
-        // A throughput figure, not a trust check: the 30 s pass budget must not cut a long history.
+        // A throughput figure, not a trust check: the 30 s pass budget must not cut a long sync.
         var options = fixture.clientOptions
         options.passBudget = .seconds(3600)
         let engine = try SyncEngine(store: store, server: fixture.address, token: "bob-token", options: options)
         let start = Stats.now()
         let report = await engine.syncOnce()
-        let seconds = Double(Stats.now() - start) / 1e9
-        guard report.newMessages == expected, report.problems.isEmpty else {
-            throw Subprocess.Failure(description: "catch-up stored \(report.newMessages) of \(expected) messages: \(report.problems)")
-        }
-        return (Double(expected) / seconds, seconds)
+        return (report, Double(Stats.now() - start) / 1e9)
     }
 
     /// carol queues `count` messages offline (Outbox.enqueue), then one `syncOnce` delivers

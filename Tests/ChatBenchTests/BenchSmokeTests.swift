@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSync
 import Foundation
 import Testing
 import ChatTestSupport
@@ -65,6 +66,32 @@ import ChatTestSupport
         #expect(drain.perSecond > 0)
         let live = try await LiveLatency.measure(fixture, clientPath: scratch.path + "/erin", count: 5, warmUp: 1)
         #expect(live.count == 5 && live.fromSendP50 > 0)
+    }
+
+    @Test("the first sync of many conversations runs at 1,000: every conversation stored once, caught up, delivered, and the cached data directory left as made")
+    func manyConversations() async throws {
+        let scratch = Scratch()
+        let count = 1000
+        let cached = try ServerFixture.manyConversations(count, cache: scratch.path + "/cache", log: { _ in })
+        #expect(try ServerFixture.manyConversations(count, cache: scratch.path + "/cache", log: { _ in }) == cached)  // reused
+        let before = try FileManager.default.subpathsOfDirectory(atPath: cached).sorted()
+        let fixture = try ServerFixture(copying: cached, to: scratch.path + "/server")
+        defer { fixture.stop() }
+        let sync = try await SyncWorkloads.manyConversations(fixture, clientPath: scratch.path + "/bob", count: count)
+        #expect(sync.perSecond > 0)
+        let store = try Store.open(at: scratch.path + "/bob")
+        let api = APIClient(server: fixture.address, token: "bob-token")
+        for index in [1, 2, 500, 999, 1000] {
+            let id = try ConversationID("c\(index)")
+            let conversation = store.conversation(id)
+            #expect(try conversation.newestMessages(limit: 5).messages.map(\.sequence) == [1], "c\(index)")
+            #expect(conversation.caughtUpMarker() == 1, "c\(index)")
+            #expect(try conversation.positions()?[try UserID("bob")].deliveredUpTo == 1, "c\(index)")
+            #expect(try await api.receipts(id)[try UserID("bob")].deliveredUpTo == 1, "c\(index) on the server")
+        }
+        #expect(try store.conversationIDs().count == count)
+        #expect(StoreChecker.check(root: store.root).errors.isEmpty)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: cached).sorted() == before)
     }
 
     @Test("the TLS workloads run against an in-process server over https and wss: connect, catch-up, live latency",

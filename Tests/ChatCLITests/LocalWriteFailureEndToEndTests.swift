@@ -34,14 +34,15 @@ struct LocalWriteFailureEndToEndTests {
         let counting = try newStore(directory, server, "counting")
         let counted = try FsyncOrderEndToEndTests.traced(arguments + ["--store", counting], in: directory, environment: token)
         #expect(counted.result.status == 0, "\(counted.result.stderr)")
-        let fsyncs = counted.log.calls.filter { $0.name == "fsync" }
+        // A grouped sync pass makes its writes durable with syncfs (GroupCommit): fail those too.
+        let fsyncs = counted.log.calls.filter { $0.name == "fsync" || $0.name == "syncfs" }
         #expect(fsyncs.contains { $0.paths.allSatisfy { $0.hasPrefix(counting + "/") } }, "\(arguments) made no fsync on the store")
         var injected = 0
         for number in 1...max(fsyncs.count, 1) {
             for errno in errnos {
                 let context = "\(arguments.joined(separator: " ")) with fsync #\(number) on failing with \(errno)"
                 let store = try newStore(directory, server, "faulted-\(number)-\(errno)")
-                let options = ["-f", "-qq", "-e", "trace=fsync", "-e", "inject=fsync:error=\(errno):when=\(number)+"]
+                let options = ["-f", "-qq", "-e", "trace=fsync,syncfs", "-e", "inject=fsync,syncfs:error=\(errno):when=\(number)+"]
                 let (failed, trace) = try traced(arguments + ["--store", store], options: options, in: directory)
                 if trace.contains("(INJECTED)") {
                     injected += 1
@@ -60,7 +61,7 @@ struct LocalWriteFailureEndToEndTests {
         #expect(failed.status == 74, "\(context): exit \(failed.status), \(failed.stderr)", sourceLocation: sourceLocation)
         let words = errno == "ENOSPC" ? "No space left on device" : "Input/output error"
         let remedy = errno == "ENOSPC" ? "the disk is full: free some space, then run the command again" : "check the disk"
-        #expect(failed.stderr.contains("chatdir \(command): ") && failed.stderr.contains("fsync \(store)/") && failed.stderr.contains(words),
+        #expect(failed.stderr.contains("chatdir \(command): ") && (failed.stderr.contains("fsync \(store)/") || failed.stderr.contains("syncfs \(store)/")) && failed.stderr.contains(words),
                 "\(context): \(failed.stderr)", sourceLocation: sourceLocation)
         #expect(failed.stderr.contains(remedy), "\(context): \(failed.stderr)", sourceLocation: sourceLocation)
         #expect(!failed.stderr.contains("wire contract"), "\(context): \(failed.stderr)", sourceLocation: sourceLocation)

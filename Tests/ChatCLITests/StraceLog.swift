@@ -68,7 +68,7 @@ struct StraceLog {
 
     /// The options to trace file publishing with.
     static let traceOptions = ["-f", "-qq", "-y", "-s", "4096",
-                               "-e", "trace=openat,open,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat"]
+                               "-e", "trace=openat,open,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat"]
 
     init(_ text: String) {
         for raw in text.split(separator: "\n") {
@@ -92,7 +92,7 @@ struct StraceLog {
                 if tokens.count >= 4 { paths = [Self.resolve(tokens[0], tokens[1]), Self.resolve(tokens[2], tokens[3])] }
             case "rename", "link":
                 if tokens.count >= 2 { paths = [tokens[0].text, tokens[1].text] }
-            case "open", "mkdir", "unlink", "write", "fsync", "fdatasync":
+            case "open", "mkdir", "unlink", "write", "fsync", "fdatasync", "syncfs":
                 if let first = tokens.first { paths = [first.text] }
             case "newfstatat", "statx", "faccessat", "faccessat2", "fchmodat", "fchownat", "utimensat", "readlinkat", "mknodat":
                 if tokens.count >= 2, tokens[0].isDescriptor, !tokens[1].isDescriptor {
@@ -169,8 +169,10 @@ struct StraceLog {
         return name.hasPrefix(".") && name.hasSuffix(".tmp")
     }
 
+    /// An fsync of `path` in `range`, or a `syncfs` (a group commit: every file and directory
+    /// of the store's file system made durable at once).
     private func fsync(of path: String, in range: Range<Int>) -> Call? {
-        calls[range].first { ($0.name == "fsync" || $0.name == "fdatasync") && $0.paths.first == path }
+        calls[range].first { (($0.name == "fsync" || $0.name == "fdatasync") && $0.paths.first == path) || $0.name == "syncfs" }
     }
 
     /// Every way a file under `root` was published out of order: a temp file renamed or linked

@@ -1,0 +1,227 @@
+import ChatDomain
+import ChatProtocol
+import ChatStore
+
+/// A one-pass sync of many conversations: ``SyncEngine/Options/conversationsInFlight`` at once
+/// on keep-alive connections, their writes made durable a group at a time (``GroupCommit``).
+///
+/// Each conversation goes through the steps of ``SyncEngine/syncConversation(_:head:report:)``
+/// in the same order, and the store ends with the same bytes; only the durability is shared:
+///
+/// 1. for each, in flight: outbox files already stored removed, its catch-up page fetched (none
+///    when the list's `lastSequence` is what the store holds), its receipts;
+/// 2. one commit: details, pages (checked as the one-at-a-time catch-up checks them), receipts;
+/// 3. one commit: the catch-up markers, now that the pages are durable;
+/// 4. in flight: delivered positions posted where the server is behind, the messages durable;
+/// 5. one commit: the positions the server confirmed;
+/// 6. in flight, for those with anything in `outbox/`: the outbox drained, the read position posted.
+///
+/// A conversation whose catch-up needs more than one page, after the group, goes the
+/// one-at-a-time way (from the page fetched already). One conversation's failure leaves the others going; a refused token
+/// or TLS ends the pass after the step it happened in.
+extension SyncEngine {
+    /// One conversation's way through a group.
+    struct GroupedConversation: Sendable {
+        var conversation: WireConversation
+        var page: (items: [Message], after: Int)?
+        /// Where the catch-up ends once the page is stored; nil when it did not get that far.
+        var through: Int?
+        var receipts: Positions?
+        /// The catch-up needs more pages: the conversation goes the one-at-a-time way.
+        var needsMorePages: Bool { firstOfMany != nil }
+        /// The first page of a catch-up of more pages, handed to the one-at-a-time way.
+        var firstOfMany: FetchedPage?
+        var error: (any Error)?
+        var inserted = 0
+        /// The stored positions after the receipts were merged.
+        var positions: Positions?
+        var delivered: Int?
+        var drained: DrainOutcome?
+
+        var id: ConversationID { conversation.id }
+        var info: ConversationInfo { ConversationInfo(title: conversation.title, members: conversation.members) }
+    }
+
+    /// Syncs `conversations` a group at a time, into `report` as the one-at-a-time loop would.
+    func syncGrouped(_ conversations: [WireConversation], deadline: PassDeadline, report: inout Report) async throws {
+        var start = 0
+        while start < conversations.count {
+            if deadline.isOver() {
+                let rest = Array(conversations[start...])
+                report.record(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.id.rawValue).joined(separator: ", "))", budget: deadline.budget))
+                // Their details, as the one-at-a-time pass writes every conversation's up front.
+                _ = await store.saveGrouped(rest.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
+                for conversation in rest { report.stillPending += (try? await store.pendingOutbox(conversation.id).count) ?? 0 }
+                return
+            }
+            let group = Array(conversations[start..<min(start + max(options.conversationsPerCommit, 1), conversations.count)])
+            start += group.count
+            for item in try await syncGroup(group) {
+                report.newMessages += item.inserted
+                if item.needsMorePages, item.error == nil {
+                    do {
+                        try await syncConversation(item.id, head: item.conversation.lastSequence, firstPage: item.firstOfMany, report: &report)
+                    } catch {
+                        if case SyncError.unauthorized = error { throw error }
+                        if case SyncError.untrusted = error { throw error }
+                        report.record(error, in: item.id)
+                        report.stillPending += (try? await store.pendingOutbox(item.id).count) ?? 0
+                    }
+                    continue
+                }
+                if let outcome = item.drained {
+                    report.sent += outcome.sent
+                    report.failed += outcome.failed
+                    report.stillPending += outcome.stillPending
+                    if let problem = outcome.problem { report.problems.append("\(item.id): \(problem)") }
+                }
+                if let error = item.error {
+                    report.record(error, in: item.id)
+                    report.stillPending += (try? await store.pendingOutbox(item.id).count) ?? 0
+                }
+            }
+        }
+    }
+
+    /// Steps 1–6 for one group; each conversation's outcome, in the group's order.
+    private func syncGroup(_ conversations: [WireConversation]) async throws -> [GroupedConversation] {
+        let (api, store, options) = (self.api, self.store, self.options)
+        let width = max(options.conversationsInFlight, 1)
+        var items = await Self.inPool(conversations, width: width) { conversation in
+            await Self.fetchGrouped(conversation, api: api, store: store, options: options)
+        }
+        try Self.endPassIfRefused(items)
+
+        let saved = await store.saveGrouped(items.map { item in
+            SyncStore.GroupedPage(id: item.id, info: item.info, page: item.needsMorePages ? nil : item.page, receipts: item.receipts)
+        })
+        for (index, result) in saved.enumerated() {
+            switch result {
+            case let .success(page?):
+                items[index].inserted = page.inserted.count
+                items[index].positions = page.positions
+                clearTyping(of: page.inserted, in: items[index].id)
+            case .success(nil):
+                items[index].through = nil
+            case let .failure(error):
+                items[index].through = nil
+                items[index].positions = nil
+                if items[index].error == nil { items[index].error = error }
+            }
+        }
+
+        let marked = items.indices.filter { items[$0].through != nil && !items[$0].needsMorePages }
+        for (index, result) in zip(marked, await store.recordGrouped(marked.map { SyncStore.GroupedMarker(id: items[$0].id, through: items[$0].through) })) {
+            switch result {
+            case .success: metrics?.caughtUp(items[index].id)
+            case let .failure(error):
+                items[index].positions = nil
+                if items[index].error == nil { items[index].error = error }
+            }
+        }
+
+        let me = await store.me
+        let behind = items.indices.filter { items[$0].error == nil && items[$0].positions != nil }
+        let posted = await Self.inPool(behind.map { (items[$0].id, items[$0].positions ?? Positions()) }, width: width) { id, known in
+            do {
+                let high = try await store.catchUpPoint(id)
+                guard high > known[me].deliveredUpTo else { return Result<Int?, any Error>.success(nil) }
+                return .success(try await Self.retrying(api, options: options) { api in try await api.delivered(id, upTo: high) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        for (index, result) in zip(behind, posted) {
+            switch result {
+            case let .success(confirmed): items[index].delivered = confirmed
+            case let .failure(error): items[index].error = error
+            }
+        }
+        try Self.endPassIfRefused(items)
+        let confirmed = items.indices.filter { items[$0].delivered != nil }
+        for (index, result) in zip(confirmed, await store.recordGrouped(confirmed.map { SyncStore.GroupedMarker(id: items[$0].id, delivered: items[$0].delivered) })) {
+            if case let .failure(error) = result { items[index].error = error }
+        }
+
+        let outboxes = await store.withOutbox(items.filter { $0.error == nil && $0.positions != nil }.map(\.id))
+        let busy = items.indices.filter { outboxes.contains(items[$0].id) }
+        let drained = await Self.inPool(busy.map { items[$0].id }, width: width) { id in
+            await self.drainAndPostRead(id)
+        }
+        for (index, (outcome, error)) in zip(busy, drained) {
+            items[index].drained = outcome
+            items[index].error = error
+        }
+        try Self.endPassIfRefused(items)
+        return items
+    }
+
+    /// Step 6 for one conversation: what the drain did, and the error that stopped it or the read post.
+    private func drainAndPostRead(_ id: ConversationID) async -> (DrainOutcome?, (any Error)?) {
+        var outcome: DrainOutcome?
+        do {
+            outcome = try await drainOutbox(id, patient: true)
+            try await postRead(id)
+            return (outcome, nil)
+        } catch {
+            return (outcome, error)
+        }
+    }
+
+    /// Step 1 for one conversation. What was fetched before a failure is kept (a page whose
+    /// receipts failed is still saved, as the one-at-a-time catch-up saves it before asking).
+    private nonisolated static func fetchGrouped(_ conversation: WireConversation, api: APIClient, store: SyncStore, options: Options) async -> GroupedConversation {
+        var item = GroupedConversation(conversation: conversation)
+        let id = conversation.id
+        do {
+            let (after, overlap) = try await store.catchUpStart(id)
+            let request = overlap == nil ? after : after - 1
+            if conversation.lastSequence == after {
+                // The list says the newest is the one stored: nothing to fetch.
+                item.page = ([], request)
+                item.through = after
+            } else {
+                let page = try await retrying(api, options: options) { api in try await api.messages(id, .after(request), limit: options.pageSize) }
+                let through = max(after, try check(page, overlapping: overlap, after: after, request: request)?.sequence ?? after)
+                if page.hasMore, through < conversation.lastSequence {
+                    item.firstOfMany = FetchedPage(page: page, after: request)
+                    return item
+                }
+                item.page = (page.items, request)
+                item.through = through
+            }
+            item.receipts = try await retrying(api, options: options) { api in try await api.receipts(id) }
+        } catch {
+            item.error = error
+        }
+        return item
+    }
+
+    /// A refused token or TLS ends the whole pass, as in the one-at-a-time loop.
+    private nonisolated static func endPassIfRefused(_ items: [GroupedConversation]) throws {
+        for case let error? in items.map(\.error) {
+            if case SyncError.unauthorized = error { throw error }
+            if case SyncError.untrusted = error { throw error }
+        }
+    }
+
+    /// Runs `body` on every item, at most `width` at once; the outcomes in the items' order.
+    nonisolated static func inPool<Item: Sendable, Outcome: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) async -> Outcome) async -> [Outcome] {
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            var outcomes = [Outcome?](repeating: nil, count: items.count)
+            var next = 0
+            func startNext() {
+                guard next < items.count else { return }
+                let (index, item) = (next, items[next])
+                group.addTask { (index, await body(item)) }
+                next += 1
+            }
+            for _ in 0..<min(width, items.count) { startNext() }
+            while let (index, outcome) = await group.next() {
+                outcomes[index] = outcome
+                startNext()
+            }
+            return outcomes.compactMap { $0 }
+        }
+    }
+}
