@@ -103,7 +103,7 @@ struct StraceLog {
             case "stat", "lstat", "access", "readlink", "chmod", "chown", "lchown", "truncate", "rmdir", "creat", "utime", "utimes",
                  "setxattr", "lsetxattr", "removexattr", "lremovexattr", "symlink", "mknod", "fstat", "read", "pread64", "readv",
                  "pwrite64", "writev", "pwritev", "pwritev2", "close", "lseek", "fcntl", "getdents64", "flock", "ftruncate",
-                 "fallocate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "syncfs", "sync_file_range", "ioctl", "dup", "dup2", "dup3":
+                 "fallocate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "sync_file_range", "ioctl", "dup", "dup2", "dup3":
                 if let first = tokens.first { paths = [first.text] }
             case "symlinkat":
                 if tokens.count >= 3 { paths = [Self.resolve(tokens[1], tokens[2])] }
