@@ -108,7 +108,7 @@ public final class StoreWriter: Sendable {
         for range in byRange.keys.sorted() {
             let name = StoreLayout.messages + "/" + range.fileName
             let incoming = byRange[range, default: []].sorted { $0.sequence < $1.sequence }
-            guard let bytes = try conversation.read(name) else {
+            guard let bytes = try conversation.read(name, expected: conversation.expectedSegmentBytes) else {
                 missing = true
                 if let new = insert(incoming, into: [], result: &result) {
                     files.append((range.fileName, SegmentFile.encode(new)))
