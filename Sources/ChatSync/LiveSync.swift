@@ -169,7 +169,11 @@ extension SyncEngine {
             scheduleDiscovery(at: last + options.discoveryInterval)
             return false
         }
+        // The interval counts from the end of a discovery as well as its start: one slowed by a
+        // busy disk (it writes each conversation's details) must not let the next event start
+        // another at once.
         liveState.lastDiscovery = .now
+        defer { liveState.lastDiscovery = .now }
         _ = try await discover()
         return try await store.info(id) != nil
     }
@@ -193,6 +197,7 @@ extension SyncEngine {
         let listed: [ConversationID]
         do {
             listed = try await discover()
+            liveState.lastDiscovery = .now
         } catch {
             if !Task.isCancelled { liveState.log?("deferred discovery failed: \(error)") }
             return
