@@ -179,18 +179,7 @@ import ChatTestSupport
         defer { server.stop() }
         let address = ServerAddress(host: "127.0.0.1", port: UInt16(server.port))
         let store = try Store.create(at: directory.file("bob"), manifest: Manifest(userID: Self.bob))
-        func sync() throws -> Process {
-            let process = Process()
-            process.executableURL = builtProduct("chatdir")
-            process.arguments = ["sync", "--store", store.root, "--server", address.description]
-            var environment = ProcessInfo.processInfo.environment
-            environment["CHATDIR_TOKEN"] = "bob-token"
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
-        }
+        func sync() throws -> TestProcess { try startChatdirSync(store: store, server: address, token: "bob-token") }
         let first = try sync()
         // Killed once some groups are stored, and before the last.
         try await waitUntil("a few groups are stored") {

@@ -114,3 +114,18 @@ func waitUntil(timeout: Duration = .seconds(60), _ what: String, sourceLocation:
 func pass(_ store: Store, _ server: LocalServer, options: SyncEngine.Options = fastOptions) async throws -> SyncEngine.Report {
     await (try engine(store, server, options: options)).syncOnce()
 }
+
+/// `chatdir sync [--live] --store STORE --server SERVER` started as a child with `token` in
+/// CHATDIR_TOKEN and its output discarded: a worker for a test to kill.
+func startChatdirSync(store: Store, server: ServerAddress, token: String, live: Bool = false) throws -> TestProcess {
+    let process = TestProcess()
+    process.executableURL = builtProduct("chatdir")
+    process.arguments = ["sync"] + (live ? ["--live"] : []) + ["--store", store.root, "--server", server.description]
+    var environment = ProcessInfo.processInfo.environment
+    environment["CHATDIR_TOKEN"] = token
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}

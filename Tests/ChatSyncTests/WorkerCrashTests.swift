@@ -9,19 +9,8 @@ import ChatTestSupport
 /// messages flow both ways under faults: after a restart everything converges, nothing is
 /// lost or doubled, and every file parses.
 @Suite(.ownThreads) struct WorkerCrashTests {
-    static var chatdir: URL { builtProduct("chatdir") }
-
     func worker(_ store: Store, _ server: LocalServer, live: Bool) throws -> TestProcess {
-        let process = TestProcess()
-        process.executableURL = Self.chatdir
-        process.arguments = ["sync"] + (live ? ["--live"] : []) + ["--store", store.root, "--server", server.address.description]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try startChatdirSync(store: store, server: server.address, token: "alice-token", live: live)
     }
 
     @Test("the live worker SIGKILLed 30 times while 200 messages are sent under faults: converges, nothing lost or doubled")
