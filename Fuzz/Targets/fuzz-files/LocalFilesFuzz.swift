@@ -2,17 +2,26 @@
 import ChatStore
 
 /// libFuzzer target for the files other processes and people write beside the store: the user's
-/// config file (`ConfigFile.parse`) and the sync worker's `.sync-status` (`SyncStatusFile`).
-/// The first byte picks the parser; the rest is the file. Invariants:
+/// config file (`ConfigFile.parse`) and the sync worker's `.sync-status` (`SyncStatusFile`);
+/// and the fast readers of two files other devices write, `positions.json` and
+/// `conversation.json` (`decodeCanonical`). The first byte picks the parser; the rest is the
+/// file. Invariants:
 /// - the config parser refuses with a message that names the file, and a line of the file
 ///   when it names one; what it accepts has every entry on a line of the file;
-/// - a status it accepts survives encode → decode unchanged, and its encoding is stable.
+/// - a status it accepts survives encode → decode unchanged, and its encoding is stable;
+/// - what a fast reader accepts, the full decoder reads the same with no error, and it is the
+///   writer's own bytes for that value.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLocalFiles(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let all = Array(UnsafeBufferPointer(start: data, count: size))
     guard let selector = all.first else { return 0 }
     let bytes = Array(all.dropFirst())
-    if selector % 2 == 0 { fuzzConfig(bytes) } else { fuzzStatus(bytes) }
+    switch selector % 4 {
+    case 0: fuzzConfig(bytes)
+    case 1: fuzzStatus(bytes)
+    case 2: fuzzPositions(bytes)
+    default: fuzzInfo(bytes)
+    }
     return 0
 }
 
@@ -44,6 +53,22 @@ private func fuzzStatus(_ bytes: [UInt8]) {
     }
     check(again == status, "a status changed in a round trip")
     check(SyncStatusFile.encode(again) == encoded, "the status encoding is not stable")
+}
+
+private func fuzzPositions(_ bytes: [UInt8]) {
+    guard let fast = PositionsFile.decodeCanonical(bytes) else { return }
+    let full = PositionsFile.decode(bytes, path: "positions.json")
+    check(full.problems.isEmpty, "a canonical positions file the full decoder reports on: \(full.problems)")
+    check(full.positions == fast, "the two positions readers disagree")
+    check(PositionsFile.encode(fast) == bytes, "accepted positions that are not the writer's bytes")
+}
+
+private func fuzzInfo(_ bytes: [UInt8]) {
+    guard let fast = ConversationInfo.decodeCanonical(bytes) else { return }
+    let full = ConversationInfo.decode(bytes, path: "conversation.json")
+    check(!full.problems.contains { $0.severity == .error }, "a canonical conversation.json the full decoder refuses: \(full.problems)")
+    check(full.info == fast, "the two conversation.json readers disagree")
+    check(fast.encode() == bytes, "an accepted conversation.json that is not the writer's bytes")
 }
 
 private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
