@@ -31,10 +31,13 @@ let package = Package(
         .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"]),
         // The release binary carries the Swift runtime and standard library inside it (issue 16):
         // the loader then maps and relocates ten fewer libraries at every start (view: 16.9 M
-        // instructions before, most of them in ld.so). Debug builds and tests link them as usual.
+        // instructions before, most of them in ld.so). The C++ library the runtime needs comes
+        // from libstdc++.a too (scripts/link/libstdc++.so says how), so libc and libm are all
+        // that is left to bind. Debug builds and tests link them as usual.
         .executableTarget(
             name: "chatdir", dependencies: ["ChatCLI", "ChatSystem"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/scripts/link"],
+                                          .when(configuration: .release))]
         ),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),
