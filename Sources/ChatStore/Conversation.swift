@@ -77,8 +77,14 @@ public struct Conversation: Sendable {
 
     /// The outbox in queue order (oldest first).
     public func outbox() throws(StoreError) -> [OutboxEntry] {
+        try outboxEntries(outboxFileNames())
+    }
+
+    /// The entries of the outbox message files `names` (in queue order), skipping any delivered
+    /// since they were listed.
+    func outboxEntries(_ names: [String]) throws(StoreError) -> [OutboxEntry] {
         var entries: [OutboxEntry] = []
-        for name in try outboxFileNames() {
+        for name in names {
             guard let bytes = try read(StoreLayout.outbox + "/" + name) else { continue }  // delivered meanwhile
             let decoded = OutboxFile.decode(bytes, name: name, path: relative(StoreLayout.outbox + "/" + name))
             if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
@@ -90,7 +96,12 @@ public struct Conversation: Sendable {
     /// Names of outbox message files in queue order (ordinal names sort as the queue).
     func outboxFileNames() throws(StoreError) -> [String] {
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(outboxDirectory) }
-        return names.filter { !$0.hasPrefix(".") && $0 != StoreLayout.readPosition && $0 != StoreLayout.creation }.sorted()
+        return Self.queueOrder(names)
+    }
+
+    /// The message files among the names of `outbox/`, in queue order.
+    static func queueOrder(_ names: [String]) -> [String] {
+        names.filter { !$0.hasPrefix(".") && $0 != StoreLayout.readPosition && $0 != StoreLayout.creation }.sorted()
     }
 
     /// The read position wanted by this user and not yet accepted by the server (`outbox/read.json`).

@@ -46,6 +46,11 @@ import ChatTestSupport
         #expect(info == "{\n\"members\":[\"alice\",\"bob\",\"carol\"],\n\"title\":\"Lunch on Friday\"\n}\n")
         #expect(try ChatdirProcess.run(["send", "--store", alice, "lunch", "noon?"]).status == 0)
         #expect(try ChatdirProcess.run(["check", alice]).status == 0)
+        // list says the conversation is not on the server yet, in text and JSON.
+        let before = try ChatdirProcess.run(["list", "--store", alice])
+        #expect(before.lines.first { $0.hasPrefix("lunch ") }?.contains("(1 pending, not on the server yet)") == true, "\(before.stdout)")
+        let beforeJSON = try ChatdirProcess.run(["list", "--store", alice, "--json"])
+        #expect(beforeJSON.lines.first { $0.contains(#""id":"lunch""#) }?.contains(#""creation":"pending""#) == true, "\(beforeJSON.stdout)")
 
         let synced = try Self.sync(alice, "alice")
         #expect(synced.status == 0, "\(synced.stderr)")
@@ -53,6 +58,9 @@ import ChatTestSupport
         #expect(!FileManager.default.fileExists(atPath: alice + "/conversations/lunch/outbox/create.json"))
         let segment = try String(contentsOfFile: server.data + "/conversations/lunch/messages/0000000001-0000000100.json", encoding: .utf8)
         #expect(segment.components(separatedBy: "noon?").count == 2, "the message is on the server once: \(segment)")
+        let after = try ChatdirProcess.run(["list", "--store", alice])
+        #expect(after.lines.first { $0.hasPrefix("lunch ") }?.contains("server") == false, "\(after.stdout)")
+        #expect(try ChatdirProcess.run(["list", "--store", alice, "--json"]).stdout.contains("creation") == false)
         // Synced again (as after a lost answer): nothing is sent twice.
         #expect(try Self.sync(alice, "alice").stdout == "synced 3 conversations, 0 new messages, 0 sent\n")
 
@@ -90,6 +98,11 @@ import ChatTestSupport
         #expect(lunch?.contains("the server refused to create it: this server cannot start conversations (404") == true, "\(refused.stdout)")
         #expect(lunch?.contains("chatdir create --store ") == true && lunch?.contains(" lunch --retry queues it again") == true, "\(refused.stdout)")
         #expect(refused.lines.first { $0.hasPrefix("  dinner ") }?.contains("create") == false, "\(refused.stdout)")
+        let listed = try ChatdirProcess.run(["list", "--store", alice])
+        #expect(listed.lines.first { $0.hasPrefix("lunch ") }?.contains("(1 pending, the server refused to create it)") == true, "\(listed.stdout)")
+        #expect(listed.lines.first { $0.hasPrefix("dinner ") }?.contains("server") == false, "\(listed.stdout)")
+        let listedJSON = try ChatdirProcess.run(["list", "--store", alice, "--json"])
+        #expect(listedJSON.lines.first { $0.contains(#""id":"lunch""#) }?.contains(#""creation":"failed""#) == true, "\(listedJSON.stdout)")
         let refusedJSON = try ChatdirProcess.run(["status", "--store", alice, "--json"])
         #expect(refusedJSON.stdout.contains(#""creation":{"error":"this server cannot start conversations (404"#), "\(refusedJSON.stdout)")
         #expect(refusedJSON.stdout.contains(#""creation":null"#), "dinner has none: \(refusedJSON.stdout)")

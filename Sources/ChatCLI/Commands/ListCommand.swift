@@ -14,6 +14,9 @@ enum ListCommand: Command {
         discussion: """
         Unread counts others' messages past my read position (shown as 999+ past 999).
         A conversation whose files are damaged is listed with the error; the others still show.
+        One made here with `create` says "not on the server yet" until a sync creates it there,
+        or that the server refused (`create ID --retry` queues it again); in --json, "creation"
+        is "pending" or "failed", and absent otherwise.
         """
     )
 
@@ -46,6 +49,8 @@ enum ListCommand: Command {
             ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= ConversationSummary.unreadCap)),
             ("pending", .integer(summary.pending)), ("failed", .integer(summary.failed)),
         ]
+        // Only for a conversation created here that the server does not have yet.
+        if let creation = summary.creation { members.append(("creation", .string(creation.rawValue))) }
         if let last = summary.last {
             members.append(("lastMessage", .object([
                 ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
@@ -67,6 +72,11 @@ enum ListCommand: Command {
             if summary.unread > 0 { counts.append(summary.unread >= ConversationSummary.unreadCap ? "999+ unread" : "\(summary.unread) unread") }
             if summary.pending > 0 { counts.append("\(summary.pending) pending") }
             if summary.failed > 0 { counts.append(output.styled("\(summary.failed) failed", .red)) }
+            switch summary.creation {
+            case .pending?: counts.append("not on the server yet")
+            case .failed?: counts.append(output.styled("the server refused to create it", .red))
+            case nil: break
+            }
             if !counts.isEmpty { line += "  (" + counts.joined(separator: ", ") + ")" }
             if let last = summary.last {
                 let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
