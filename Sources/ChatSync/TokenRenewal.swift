@@ -40,3 +40,20 @@ extension SyncEngine {
         return true
     }
 }
+
+extension SyncEngine {
+    /// ``syncOnce()``, and when the server refused the token (401) and its source gives a new
+    /// one (``renewToken(refused:log:)``), one more pass with that token: `chatdir sync` run by
+    /// a timer gets past an expired token as the live worker does. What the first pass stored,
+    /// sent or saw rejected before the 401 is counted with the second's.
+    public func syncOnceRenewingToken(log: @escaping @Sendable (String) -> Void) async -> Report {
+        let refused = token
+        let first = await syncOnce()
+        guard first.unauthorized, await renewToken(refused: refused, log: log) else { return first }
+        var second = await syncOnce()
+        second.newMessages += first.newMessages
+        second.sent += first.sent
+        second.failed = first.failed + second.failed
+        return second
+    }
+}

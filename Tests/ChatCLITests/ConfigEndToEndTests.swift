@@ -5,7 +5,7 @@ import ChatTestSupport
 
 /// The config file as a user has it: precedence (flag > environment > config > default) for
 /// the store, the server and the token; token commands; `chatdir config`; `config set server`;
-/// a 401 answered by running the token command again while `sync --live` runs.
+/// a 401 answered by running the token command again, in a pass and while `sync --live` runs.
 @Suite(.ownThreads) struct ConfigEndToEndTests {
     /// A home of its own: a config directory, and the config file written there.
     struct Home {
@@ -217,6 +217,35 @@ import ChatTestSupport
         let view = try home.run(["view", "--store", store, "dinner"])
         #expect(view.lines.last?.contains("after the refresh") == true && view.lines.last?.hasSuffix("✓ sent") == true, "\(view.stdout)")
         #expect(!log.withLock { $0 }.contains("alice-token") && !log.withLock { $0 }.contains("expired-token"))
+    }
+
+    @Test("a one-pass sync refused (401) runs the token command again and syncs with the new token; refused again, it exits 77")
+    func onePassRenewal() throws {
+        let server = try SyncEndToEndTests.Server()
+        let home = try Home()
+        let store = try initStore(home, "alice", server: server.url)
+        #expect(try home.run(["sync", "--store", store], ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(try home.run(["send", "--store", store, "dinner", "after the renewal"]).status == 0)
+        // First run: a token the server does not know (expired); every later run: a good one.
+        let count = home.directory.file("runs")
+        let script = home.directory.file("token.sh")
+        try Data("n=$(cat \(count) 2>/dev/null || echo 0); n=$((n + 1)); echo $n > \(count); if [ $n = 1 ]; then echo expired-token; else echo alice-token; fi\n".utf8)
+            .write(to: URL(fileURLWithPath: script))
+        try home.write("[store \(store)]\ntoken-command = sh \(script)\n")
+        let synced = try home.run(["sync", "--store", store])
+        #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+        #expect(synced.stdout == "synced 2 conversations, 0 new messages, 1 sent\n", "\(synced.stdout)")
+        #expect(synced.stderr.contains("the token was refused; using the new one from its source"), "\(synced.stderr)")
+        #expect(try String(contentsOfFile: count, encoding: .utf8) == "2\n")
+        let view = try home.run(["view", "--store", store, "dinner"])
+        #expect(view.lines.last?.contains("after the renewal") == true && view.lines.last?.hasSuffix("✓ sent") == true, "\(view.stdout)")
+        #expect(![synced.stdout, synced.stderr].contains { $0.contains("alice-token") || $0.contains("expired-token") })
+
+        // A source that gives the refused token again: one more fetch, no second pass, 77.
+        try home.write("[store \(store)]\ntoken-command = echo expired-token\n")
+        let refused = try home.run(["sync", "--store", store])
+        #expect(refused.status == 77, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("its source gives the same one again"), "\(refused.stderr)")
     }
 
     @Test("a token command that keeps giving a refused token: the live worker stops with 77")

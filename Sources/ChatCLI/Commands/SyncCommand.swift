@@ -29,8 +29,9 @@ enum SyncCommand: Command {
         $CHATDIR_TOKEN, $CHATDIR_CA_FILE), the store's section of the config file (`server`,
         `token-file`, `token-command`, `ca-file`; see `chatdir config --help`), and for the server
         the store's own. The token is never written into the store. A token from a file or a
-        token-command is fetched again when the server refuses it (401): --live then reconnects
-        with the new one, so an expiring token is renewed.
+        token-command is fetched again when the server refuses it (401): a pass runs once more
+        with the new one, and --live reconnects with it, so an expiring token is renewed. A new
+        token refused as well ends the pass with 77.
 
         Examples:
           CHATDIR_TOKEN=alice-token chatdir sync --store ~/chats
@@ -59,7 +60,7 @@ enum SyncCommand: Command {
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
             await engine.setMetrics(metrics)
             await engine.setProgress { progress.update(ProgressLine.Reading($0)) }
-            return await engine.syncOnce()
+            return await engine.syncOnceRenewingToken { line in output.error("chatdir sync: " + line) }
         }
         progress.finish()
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
