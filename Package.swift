@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,
         // sync --live SIGKILLed). The crash-loop test runs it short; scripts/soak-crash.sh long.
-        .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem"]),
+        .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem", "ChatProcess"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
         .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "ChatSystem"]),
         // Measures the chat screen through pseudo-terminals: key → input line, Enter → pending row,
@@ -51,9 +51,12 @@ let package = Package(
         .executableTarget(name: "chat-latency", dependencies: ["ChatSystem"]),
         // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
         // --only server is the server's load figures (POSTs/s, live fan-out latency).
-        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem"]),
+        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem", "ChatProcess"]),
         // Shared by the test targets only: scratch directories and the built executables.
-        .target(name: "ChatTestSupport", dependencies: ["ChatSystem"], path: "Tests/ChatTestSupport"),
+        .target(name: "ChatTestSupport", dependencies: ["ChatSystem", "ChatProcess"], path: "Tests/ChatTestSupport"),
+        // A child process started by ChildProcess.spawn behind Foundation's pipes and handles:
+        // the tests' and crash-loop's, never Foundation's Process (see TestProcess).
+        .target(name: "ChatProcess", dependencies: ["ChatSystem"], path: "Tests/ChatProcess"),
         .testTarget(name: "ChatSystemTests", dependencies: ["ChatTestSupport", "ChatSystem"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),

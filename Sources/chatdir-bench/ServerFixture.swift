@@ -140,12 +140,7 @@ final class ServerFixture {
         openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
         chmod 600 server.key
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "(" + script + ") >/dev/null 2>&1"]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Subprocess.Failure(description: "the TLS rows need the openssl command line to make a certificate") }
+        guard ChildProcess.run(["/bin/sh", "-c", "(" + script + ") >/dev/null 2>&1"]) == 0 else { throw Subprocess.Failure(description: "the TLS rows need the openssl command line to make a certificate") }
         return path + "/ca.pem"
     }
 

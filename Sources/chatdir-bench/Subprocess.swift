@@ -1,4 +1,5 @@
 import ChatSystem
+import ChatProcess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -53,10 +54,11 @@ enum Subprocess {
     /// Runs `arguments` to the end and returns its stdout; throws with its stderr when it fails.
     @discardableResult
     static func capture(_ arguments: [String], in directory: String? = nil, allowFailure: Bool = false, passStderr: Bool = false) throws -> (status: Int32, output: Data) {
-        let process = Process()
+        // posix_spawn through TestProcess, not Foundation's Process (whose run() can crash the
+        // caller on this toolchain); `env -C` runs the child in `directory`.
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.arguments = (directory.map { ["-C", $0] } ?? []) + arguments
         let stdout = Pipe()
         let stderr = Pipe()
         process.standardOutput = stdout

@@ -1,3 +1,4 @@
+import ChatProcess
 import Foundation
 
 /// Runs the built `chatdir` binary as a user would: to completion (stdout captured, stderr to a
@@ -27,8 +28,10 @@ struct ChatdirRunner {
     }
 
     /// Starts `chatdir arguments…`; stdout goes to `stdout` (a pipe the caller reads) or the log.
-    func start(_ arguments: [String], stdout: Pipe? = nil) throws -> Process {
-        let process = Process()
+    /// A `TestProcess` (posix_spawn), not Foundation's `Process`, whose `run()` can crash the
+    /// caller on this toolchain (swift-corelibs-foundation#5472).
+    func start(_ arguments: [String], stdout: Pipe? = nil) throws -> TestProcess {
+        let process = TestProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment

@@ -1,9 +1,10 @@
+import ChatProcess
 import Foundation
 
 /// `chatdir serve` as a separate process on a free port: the reference server, faults and all,
 /// exactly as a user would run it.
 final class ServerProcess {
-    let process: Process
+    let process: TestProcess
     /// `http://127.0.0.1:PORT`, the first line the server prints.
     let url: String
 

@@ -193,19 +193,27 @@ import ChatTestSupport
         #expect(set.stderr.contains("stop `chatdir sync --live` first"), "\(set.stderr)")
     }
 
-    @Test("a 401 runs the token command again: the live worker reconnects with the new token and delivers")
-    func refreshAfter401() throws {
+    /// A server, and a synced store of alice's with `text` waiting in dinner's outbox and a token
+    /// command whose first run prints a token the server does not know (an expired one) and
+    /// every later run a good one; `count` is the file counting its runs.
+    func expiringToken(sending text: String) throws -> (server: SyncEndToEndTests.Server, home: Home, store: String, count: String) {
         let server = try SyncEndToEndTests.Server()
         let home = try Home()
         let store = try initStore(home, "alice", server: server.url)
         #expect(try home.run(["sync", "--store", store], ["CHATDIR_TOKEN": "alice-token"]).status == 0)
-        #expect(try home.run(["send", "--store", store, "dinner", "after the refresh"]).status == 0)
-        // First run: a token the server does not know (expired); every later run: a good one.
+        #expect(try home.run(["send", "--store", store, "dinner", text]).status == 0)
         let count = home.directory.file("runs")
         let script = home.directory.file("token.sh")
         try Data("n=$(cat \(count) 2>/dev/null || echo 0); n=$((n + 1)); echo $n > \(count); if [ $n = 1 ]; then echo expired-token; else echo alice-token; fi\n".utf8)
             .write(to: URL(fileURLWithPath: script))
         try home.write("[store \(store)]\ntoken-command = sh \(script)\n")
+        return (server, home, store, count)
+    }
+
+    @Test("a 401 runs the token command again: the live worker reconnects with the new token and delivers")
+    func refreshAfter401() throws {
+        let (server, home, store, count) = try expiringToken(sending: "after the refresh")
+        defer { withExtendedLifetime(server) {} }
         let (worker, stderr) = try ChatdirProcess.startLiveWorker(store: store, token: "", environment: home.environment)
         let log = Lock("")
         readLines(of: stderr.fileHandleForReading) { line in log.withLock { $0 += line + "\n" } }
@@ -221,17 +229,8 @@ import ChatTestSupport
 
     @Test("a one-pass sync refused (401) runs the token command again and syncs with the new token; refused again, it exits 77")
     func onePassRenewal() throws {
-        let server = try SyncEndToEndTests.Server()
-        let home = try Home()
-        let store = try initStore(home, "alice", server: server.url)
-        #expect(try home.run(["sync", "--store", store], ["CHATDIR_TOKEN": "alice-token"]).status == 0)
-        #expect(try home.run(["send", "--store", store, "dinner", "after the renewal"]).status == 0)
-        // First run: a token the server does not know (expired); every later run: a good one.
-        let count = home.directory.file("runs")
-        let script = home.directory.file("token.sh")
-        try Data("n=$(cat \(count) 2>/dev/null || echo 0); n=$((n + 1)); echo $n > \(count); if [ $n = 1 ]; then echo expired-token; else echo alice-token; fi\n".utf8)
-            .write(to: URL(fileURLWithPath: script))
-        try home.write("[store \(store)]\ntoken-command = sh \(script)\n")
+        let (server, home, store, count) = try expiringToken(sending: "after the renewal")
+        defer { withExtendedLifetime(server) {} }
         let synced = try home.run(["sync", "--store", store])
         #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
         #expect(synced.stdout == "synced 2 conversations, 0 new messages, 1 sent\n", "\(synced.stdout)")
