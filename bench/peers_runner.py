@@ -248,6 +248,22 @@ def filled_store(kind, workdir, size):
     return store
 
 
+# Rounds of open_runs opens, 20 ms apart; the lowest median counts (StoreWorkloads.openRounds:
+# chatdir's open is timed the same way). One round is about 10 ms, and a whole round on this VM
+# ran 40 % slower now and then, on either side, so one median decided a ratio by chance.
+OPEN_ROUNDS = 5
+
+
+def best_median(run, runs):
+    best = None
+    for number in range(OPEN_ROUNDS):
+        if number:
+            time.sleep(0.02)
+        median = statistics.median(elapsed(run) for _ in range(runs))
+        best = median if best is None else min(best, median)
+    return best
+
+
 def run_sizes(kind, workdir, sizes, counts, figures):
     open_runs = counts["open_runs"]
     append_count = counts["append_count"]
@@ -255,7 +271,7 @@ def run_sizes(kind, workdir, sizes, counts, figures):
         store = filled_store(kind, workdir, size)
         store.drop_after("c1", size)  # an interrupted earlier run may have left appends
         store.newest("c1")  # warm the cache
-        figures["open_us_%d" % size] = round(statistics.median(elapsed(lambda: store.newest("c1")) for _ in range(open_runs)) * 1e6, 1)
+        figures["open_us_%d" % size] = round(best_median(lambda: store.newest("c1"), open_runs) * 1e6, 1)
         matches = store.count_containing("c1", "pizza")  # untimed: warms the cache
         scans = [elapsed(lambda: store.count_containing("c1", "pizza")) for _ in range(SCAN_RUNS)]
         figures["scan_ms_%d" % size] = round(statistics.median(scans) * 1e3, 1)

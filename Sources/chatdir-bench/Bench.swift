@@ -93,13 +93,8 @@ struct Bench {
         Subprocess.removeTree(work + "/send")
         report.machine["peak RSS measured by"] = view.rssTool
         log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
-        // Beside the sqlite3 shell (issue 16): view and list at every size.
-        for size in options.sizes.sorted() {
-            let sized = try cache.store(messages: size)
-            figures["cli_view_ms_\(size)"] = Stats.round1(try CLIWorkloads.medianWall([options.chatdir, "view", "--store", sized.root, "c1", "--limit", "50"], runs: options.viewRuns))
-            figures["cli_list_ms_\(size)"] = Stats.round1(try CLIWorkloads.list(chatdir: options.chatdir, store: sized.root, runs: options.viewRuns))
-        }
-        figures["cli_send_ms"] = figures["send_wall_ms"]
+        // The rows beside the sqlite3 shell (issue 16) are measured by turns with it, after the
+        // peers have made its databases (sqliteShellWorkloads).
     }
 
     /// The `sqlite3` command line on the SQLite peer's databases (made by the peer runner, so
@@ -109,20 +104,30 @@ struct Bench {
             report.notes.append("sqlite3 is not on PATH (Debian: apt-get install sqlite3): the rows against the sqlite3 shell are left out.")
             return
         }
+        // Each sqlite3 run takes turns with the chatdir command it stands beside, and chatdir's
+        // figure of these rows is the one from the same turns (the cli group's is replaced).
         var figures: [String: Double] = [:]
+        var chatdir: [String: Double] = [:]
         var missing: [Int] = []
+        var cache = SeedCache(root: options.cache, chatdir: options.chatdir)
+        cache.log = log
         for size in options.sizes.sorted() {
             let database = options.cache + "/peers/sqlite-\(size)/chat.db"
             guard FileManager.default.fileExists(atPath: options.cache + "/peers/sqlite-\(size).complete") else {
                 missing.append(size)
                 continue
             }
-            figures["cli_view_ms_\(size)"] = Stats.round1(try SQLiteShell.time(sqlite3, database: database, SQLiteShell.viewQuery, runs: options.viewRuns))
-            figures["cli_list_ms_\(size)"] = Stats.round1(try SQLiteShell.time(sqlite3, database: database, SQLiteShell.listQuery, runs: options.viewRuns))
+            let store = try cache.store(messages: size).root
+            let view = try SQLiteShell.paired([options.chatdir, "view", "--store", store, "c1", "--limit", "50"], sqlite3, database: database, SQLiteShell.viewQuery, runs: options.viewRuns)
+            (chatdir["cli_view_ms_\(size)"], figures["cli_view_ms_\(size)"]) = (Stats.round1(view.chatdir), Stats.round1(view.sqlite3))
+            let list = try SQLiteShell.paired([options.chatdir, "list", "--store", store], sqlite3, database: database, SQLiteShell.listQuery, runs: options.viewRuns)
+            (chatdir["cli_list_ms_\(size)"], figures["cli_list_ms_\(size)"]) = (Stats.round1(list.chatdir), Stats.round1(list.sqlite3))
             if figures["cli_send_ms"] == nil {
-                figures["cli_send_ms"] = Stats.round1(try SQLiteShell.send(sqlite3, database: database, scratch: work + "/sqlite3-send", runs: options.sendRuns))
+                let send = try SQLiteShell.send(chatdir: options.chatdir, sqlite3, database: database, scratch: work + "/sqlite3-send", runs: options.sendRuns)
+                (chatdir["cli_send_ms"], figures["cli_send_ms"]) = (Stats.round1(send.chatdir), Stats.round1(send.sqlite3))
             }
         }
+        for (key, value) in chatdir { report.figures["chatdir", default: [:]][key] = value }
         if !missing.isEmpty {
             report.notes.append("No SQLite peer database for N=\(missing.map(Report.count).joined(separator: ", ")) in the cache (the peers group makes them): those sqlite3 shell rows are left out.")
         }

@@ -24,14 +24,8 @@ enum CLIWorkloads {
     /// `chatdir send --store STORE c1 "on my way"`, `runs` times after one warm-up run, into
     /// a scratch store of 1,000 messages (the outbox grows by one file each run).
     static func send(chatdir: String, scratch: String, runs: Int, python: String) throws -> Figures {
-        Subprocess.removeTree(scratch)
-        try Subprocess.capture([chatdir, "seed", scratch, "--conversations", "1", "--messages", "1000", "--members", "5"])
-        return try measure([chatdir, "send", "--store", scratch, "c1", "on", "my", "way"], runs: runs, python: python)
-    }
-
-    /// `chatdir list --store STORE` (its one line), timed as ``view(chatdir:store:runs:python:)``.
-    static func list(chatdir: String, store: String, runs: Int) throws -> Double {
-        try medianWall([chatdir, "list", "--store", store], runs: runs)
+        try sendScratch(chatdir: chatdir, at: scratch)
+        return try measure(sendArguments(chatdir: chatdir, scratch: scratch), runs: runs, python: python)
     }
 
     /// Median process wall time of `arguments` over `runs` runs after one warm-up run, ms.
@@ -46,6 +40,35 @@ enum CLIWorkloads {
             walls.append(result.wallSeconds * 1e3)
         }
         return Stats.median(walls)
+    }
+
+    /// Median process wall times of `first` and `second` over `runs` runs each, run by turns
+    /// (first, second, first, …) after one warm-up run of each, ms. Paired, so a slow moment of
+    /// the machine falls on both sides of a ratio instead of on whichever ran then.
+    static func pairedMedianWalls(_ first: [String], _ second: [String], runs: Int) throws -> (first: Double, second: Double) {
+        var walls: ([Double], [Double]) = ([], [])
+        for run in 0...runs {
+            for (index, arguments) in [first, second].enumerated() {
+                let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
+                guard result.status == 0 else {
+                    throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
+                }
+                if run == 0 { continue }  // warm-up: page cache and dynamic loader
+                if index == 0 { walls.0.append(result.wallSeconds * 1e3) } else { walls.1.append(result.wallSeconds * 1e3) }
+            }
+        }
+        return (Stats.median(walls.0), Stats.median(walls.1))
+    }
+
+    /// A scratch store of 1,000 messages in one conversation for `send` to queue into.
+    static func sendScratch(chatdir: String, at scratch: String) throws {
+        Subprocess.removeTree(scratch)
+        try Subprocess.capture([chatdir, "seed", scratch, "--conversations", "1", "--messages", "1000", "--members", "5"])
+    }
+
+    /// `chatdir send` into the scratch store of ``sendScratch(chatdir:at:)``.
+    static func sendArguments(chatdir: String, scratch: String) -> [String] {
+        [chatdir, "send", "--store", scratch, "c1", "on", "my", "way"]
     }
 
     private static func measure(_ arguments: [String], runs: Int, python: String) throws -> Figures {

@@ -2,7 +2,8 @@ import Foundation
 
 /// The `sqlite3` command line on the SQLite peer's databases: what a person who kept chats in
 /// SQLite would run instead of `chatdir view`, `send` and `list`, timed with the same harness
-/// (posix_spawn → wait4, median after a warm-up run; ``CLIWorkloads/medianWall(_:runs:)``).
+/// (posix_spawn → wait4, median after a warm-up run), each by turns with the chatdir command
+/// it stands beside (``CLIWorkloads/pairedMedianWalls(_:_:runs:)``).
 enum SQLiteShell {
     /// `sqlite3` on PATH, or nil when it is not installed (the bench then skips its rows and says so).
     static func locate() -> String? {
@@ -39,19 +40,22 @@ enum SQLiteShell {
         values (lower(hex(randomblob(16))), 'c1', 'on my way', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'pending')
         """
 
-    /// Median wall time of `sqlite3 DATABASE SQL`, ms.
-    static func time(_ sqlite3: String, database: String, _ sql: String, runs: Int) throws -> Double {
-        try CLIWorkloads.medianWall([sqlite3, database, sql], runs: runs)
+    /// `chatdir` and `sqlite3 DATABASE SQL` by turns (``CLIWorkloads/pairedMedianWalls(_:_:runs:)``):
+    /// their median wall times, ms.
+    static func paired(_ chatdir: [String], _ sqlite3: String, database: String, _ sql: String, runs: Int) throws -> (chatdir: Double, sqlite3: Double) {
+        let walls = try CLIWorkloads.pairedMedianWalls(chatdir, [sqlite3, database, sql], runs: runs)
+        return (walls.first, walls.second)
     }
 
-    /// The insert into a copy of `database` in `scratch` (the cached one stays as the peer
-    /// runner made it), `runs` times after a warm-up.
-    static func send(_ sqlite3: String, database: String, scratch: String, runs: Int) throws -> Double {
+    /// `chatdir send` into a 1,000-message scratch store by turns with the insert into a copy
+    /// of `database` (the cached one stays as the peer runner made it), both in `scratch`.
+    static func send(chatdir: String, _ sqlite3: String, database: String, scratch: String, runs: Int) throws -> (chatdir: Double, sqlite3: Double) {
         Subprocess.removeTree(scratch)
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { Subprocess.removeTree(scratch) }
         let copy = scratch + "/chat.db"
         try FileManager.default.copyItem(atPath: database, toPath: copy)
-        return try time(sqlite3, database: copy, sendStatement, runs: runs)
+        try CLIWorkloads.sendScratch(chatdir: chatdir, at: scratch + "/store")
+        return try paired(CLIWorkloads.sendArguments(chatdir: chatdir, scratch: scratch + "/store"), sqlite3, database: copy, sendStatement, runs: runs)
     }
 }

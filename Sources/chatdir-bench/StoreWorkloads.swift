@@ -25,21 +25,34 @@ enum StoreWorkloads {
         (first..<(first + count)).map { FixtureGenerator.message($0, members: members, random: &random) }
     }
 
-    /// open: the newest 50 rows with ticks (snapshot, then rows) of c1, warm cache; median µs.
+    /// How many rounds of `runs` opens are timed, 20 ms apart (the peer runner's OPEN_ROUNDS).
+    static let openRounds = 5
+
+    /// open: the newest 50 rows with ticks (snapshot, then rows) of c1, warm cache; the lowest
+    /// of ``openRounds`` medians of `runs`, µs. A round takes about 10 ms; on this VM a whole
+    /// round ran 40 % slower now and then, on either side (session 6's runs: SQLite at 38 or
+    /// 70 µs, chatdir at 55 or 75), so one round's median decided a ratio by chance. The peer
+    /// runner times SQLite's and Maildir's open the same way.
     static func open(_ store: Store, runs: Int) throws -> Double {
         let conversation = store.conversation(c1)
         let me = store.userID
         var rows = try conversation.snapshot(limit: 50).rows(me: me)
         guard rows.count >= 50 else { throw Subprocess.Failure(description: "open: expected 50 rows, got \(rows.count)") }
+        var best = Double.infinity
         var times: [Double] = []
         times.reserveCapacity(runs)
-        for _ in 0..<runs {
-            let start = Stats.now()
-            rows = try conversation.snapshot(limit: 50).rows(me: me)
-            times.append(Double(Stats.now() - start) / 1e3)
+        for round in 0..<openRounds {
+            if round > 0 { usleep(20_000) }
+            times.removeAll(keepingCapacity: true)
+            for _ in 0..<runs {
+                let start = Stats.now()
+                rows = try conversation.snapshot(limit: 50).rows(me: me)
+                times.append(Double(Stats.now() - start) / 1e3)
+            }
+            best = min(best, Stats.median(times))
         }
         withExtendedLifetime(rows) {}
-        return Stats.median(times)
+        return best
     }
 
     /// append: one live message made durable (StoreWriter.save of one message) after the N
