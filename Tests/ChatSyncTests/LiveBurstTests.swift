@@ -35,9 +35,13 @@ import ChatTestSupport
     /// alice's live worker, connected and caught up, with the conversation `ab` in her store.
     /// (Posting earlier races the catch-up: a message it fetches is delivered, and that receipt
     /// event takes a place in the held burst.)
-    static func liveAlice(_ server: LocalServer, in directory: TemporaryDirectory) async throws -> (Store, Task<Void, Never>) {
+    static func liveAlice(_ server: LocalServer, in directory: TemporaryDirectory, runtime: RuntimeChannel? = nil) async throws -> (Store, Task<Void, Never>) {
         let alice = try clientStore("alice", in: directory)
-        let live = try engine(alice, server)
+        let live = if let runtime {
+            try SyncEngine(store: alice, server: server.address, token: "alice-token", options: fastOptions, runtime: runtime)
+        } else {
+            try engine(alice, server)
+        }
         let lines = LogLines()
         let task = Task { _ = await live.runLive(log: { line in lines.append(line) }) }
         try await waitUntil("alice is connected, caught up and knows ab") {
@@ -105,6 +109,41 @@ import ChatTestSupport
         try await CatchUpAndLiveTests().post(350, as: "bob", server: server)
         // Dropped events' messages come with the gap and idle catch-ups.
         try await Self.expectEveryMessageOnce(350, in: alice, from: server)
+    }
+
+    @Test("bob's messages in a burst end his typing signal, noted before the burst")
+    func burstEndsTyping() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try LocalServer(faults: "live-hold=30")
+        let channel = RuntimeChannel(root: directory.path + "/run")
+        let (alice, task) = try await Self.liveAlice(server, in: directory, runtime: channel)
+        defer { task.cancel() }
+        let ab = try ConversationID("ab")
+        try channel.noteTyping(ab, user: try UserID("bob"), atMilliseconds: RuntimeChannelWorkerTests.now())
+        #expect(channel.typing(ab).map(\.user) == [try UserID("bob")])
+        try await CatchUpAndLiveTests().post(30, as: "bob", server: server)
+        try await Self.expectEveryMessageOnce(30, in: alice, from: server)
+        #expect(channel.typing(ab).isEmpty)
+    }
+
+    @Test("a typing event after bob's messages in the same burst stays noted: the batch's commit does not clear it")
+    func typingAfterMessagesInABurst() async throws {
+        let directory = try TemporaryDirectory()
+        // bob's 20 messages, then his typing: held, then sent back to back.
+        let server = try LocalServer(faults: "live-hold=21")
+        let channel = RuntimeChannel(root: directory.path + "/run")
+        let (alice, task) = try await Self.liveAlice(server, in: directory, runtime: channel)
+        defer { task.cancel() }
+        let ab = try ConversationID("ab")
+        try await CatchUpAndLiveTests().post(20, as: "bob", server: server)
+        try await APIClient(server: server.address, token: "bob-token").typing(ab)
+        try await Self.expectEveryMessageOnce(20, in: alice, from: server)
+        try await waitUntil("alice's channel notes bob typing") { channel.typing(ab).map(\.user) == [try UserID("bob")] }
+        // Still there once the worker has nothing left to do (it would be gone were it cleared late).
+        try await waitUntil("the server has alice's delivered position at 20") {
+            try await APIClient(server: server.address, token: "bob-token").receipts(ab)[try UserID("alice")].deliveredUpTo == 20
+        }
+        #expect(channel.typing(ab).map(\.user) == [try UserID("bob")])
     }
 
     @Test("a burst across two conversations and a read receipt: each conversation stored in order, the receipt applied")
