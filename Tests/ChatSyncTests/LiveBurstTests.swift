@@ -111,39 +111,51 @@ import ChatTestSupport
         try await Self.expectEveryMessageOnce(350, in: alice, from: server)
     }
 
+    /// alice's live worker with a runtime channel in the test's directory, on a server that
+    /// holds the first `hold` events.
+    struct TypingSetup {
+        let directory: TemporaryDirectory
+        let server: LocalServer
+        let channel: RuntimeChannel
+        let alice: Store
+        let task: Task<Void, Never>
+        let ab = try! ConversationID("ab")
+        let bob = try! UserID("bob")
+
+        init(hold: Int) async throws {
+            directory = try TemporaryDirectory()
+            server = try LocalServer(faults: "live-hold=\(hold)")
+            channel = RuntimeChannel(root: directory.path + "/run")
+            (alice, task) = try await LiveBurstTests.liveAlice(server, in: directory, runtime: channel)
+        }
+    }
+
     @Test("bob's messages in a burst end his typing signal, noted before the burst")
     func burstEndsTyping() async throws {
-        let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "live-hold=30")
-        let channel = RuntimeChannel(root: directory.path + "/run")
-        let (alice, task) = try await Self.liveAlice(server, in: directory, runtime: channel)
-        defer { task.cancel() }
-        let ab = try ConversationID("ab")
-        try channel.noteTyping(ab, user: try UserID("bob"), atMilliseconds: RuntimeChannelWorkerTests.now())
-        #expect(channel.typing(ab).map(\.user) == [try UserID("bob")])
-        try await CatchUpAndLiveTests().post(30, as: "bob", server: server)
-        try await Self.expectEveryMessageOnce(30, in: alice, from: server)
-        #expect(channel.typing(ab).isEmpty)
+        let setup = try await TypingSetup(hold: 30)
+        defer { setup.task.cancel() }
+        try setup.channel.noteTyping(setup.ab, user: setup.bob, atMilliseconds: RuntimeChannelWorkerTests.now())
+        #expect(setup.channel.typing(setup.ab).map(\.user) == [setup.bob])
+        try await CatchUpAndLiveTests().post(30, as: "bob", server: setup.server)
+        try await Self.expectEveryMessageOnce(30, in: setup.alice, from: setup.server)
+        #expect(setup.channel.typing(setup.ab).isEmpty)
     }
 
     @Test("a typing event after bob's messages in the same burst stays noted: the batch's commit does not clear it")
     func typingAfterMessagesInABurst() async throws {
-        let directory = try TemporaryDirectory()
         // bob's 20 messages, then his typing: held, then sent back to back.
-        let server = try LocalServer(faults: "live-hold=21")
-        let channel = RuntimeChannel(root: directory.path + "/run")
-        let (alice, task) = try await Self.liveAlice(server, in: directory, runtime: channel)
-        defer { task.cancel() }
-        let ab = try ConversationID("ab")
-        try await CatchUpAndLiveTests().post(20, as: "bob", server: server)
-        try await APIClient(server: server.address, token: "bob-token").typing(ab)
-        try await Self.expectEveryMessageOnce(20, in: alice, from: server)
-        try await waitUntil("alice's channel notes bob typing") { channel.typing(ab).map(\.user) == [try UserID("bob")] }
+        let setup = try await TypingSetup(hold: 21)
+        defer { setup.task.cancel() }
+        let bobAPI = APIClient(server: setup.server.address, token: "bob-token")
+        try await CatchUpAndLiveTests().post(20, as: "bob", server: setup.server)
+        try await bobAPI.typing(setup.ab)
+        try await Self.expectEveryMessageOnce(20, in: setup.alice, from: setup.server)
+        try await waitUntil("alice's channel notes bob typing") { setup.channel.typing(setup.ab).map(\.user) == [setup.bob] }
         // Still there once the worker has nothing left to do (it would be gone were it cleared late).
         try await waitUntil("the server has alice's delivered position at 20") {
-            try await APIClient(server: server.address, token: "bob-token").receipts(ab)[try UserID("alice")].deliveredUpTo == 20
+            try await bobAPI.receipts(setup.ab)[try UserID("alice")].deliveredUpTo == 20
         }
-        #expect(channel.typing(ab).map(\.user) == [try UserID("bob")])
+        #expect(setup.channel.typing(setup.ab).map(\.user) == [setup.bob])
     }
 
     @Test("a burst across two conversations and a read receipt: each conversation stored in order, the receipt applied")
