@@ -245,10 +245,11 @@ extension SyncEngine {
                 let point = try await store.catchUpPoint(id)
                 await drive(id, .follow(from: point))
             }
-            runtime.clearTyping(id, user: message.senderID)
+            batch.endTyping(of: message.senderID, in: id)
             if let error = await drive(id, .liveMessage(message), batch: &batch) { throw error }
         case let .typing(id, member):
             guard member != (await store.me), try await store.info(id)?.members.contains(member) == true else { return }
+            batch.resumeTyping(of: member, in: id)
             noteTyping(id, member)
         case let .conversation(id, _, _):
             // Started just now (a v1 extension): confirmed by the conversation list, then followed.
@@ -304,7 +305,9 @@ extension SyncEngine {
     /// ``drive(_:_:)`` with the saves of live messages collected in `batch` (when there is
     /// one) instead of written: ``commit(_:)`` writes them and sends their ``ConversationLiveState/Event/saved(_:)``.
     private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch) async -> (any Error)? {
+        // Moved, not copied: while `batch` still held it, every add would copy what it holds.
         var optional: LiveBatch? = batch
+        batch = LiveBatch()
         defer { batch = optional ?? LiveBatch() }
         return await drive(id, event, batch: &optional)
     }
@@ -383,6 +386,10 @@ extension SyncEngine {
         guard !batch.isEmpty else { return nil }
         let taken = batch
         batch = LiveBatch()
+        // Before the messages are stored, as each event did it before batching.
+        for (id, members) in taken.typingEnded {
+            for member in members { runtime.clearTyping(id, user: member) }
+        }
         var first: (any Error)?
         for id in taken.order {
             guard let pending = taken.pending[id] else { continue }

@@ -35,9 +35,13 @@ import ChatTestSupport
     /// alice's live worker, connected and caught up, with the conversation `ab` in her store.
     /// (Posting earlier races the catch-up: a message it fetches is delivered, and that receipt
     /// event takes a place in the held burst.)
-    static func liveAlice(_ server: LocalServer, in directory: TemporaryDirectory) async throws -> (Store, Task<Void, Never>) {
+    static func liveAlice(_ server: LocalServer, in directory: TemporaryDirectory, runtime: RuntimeChannel? = nil, options: SyncEngine.Options = fastOptions) async throws -> (Store, Task<Void, Never>) {
         let alice = try clientStore("alice", in: directory)
-        let live = try engine(alice, server)
+        let live = if let runtime {
+            try SyncEngine(store: alice, server: server.address, token: "alice-token", options: options, runtime: runtime)
+        } else {
+            try engine(alice, server, options: options)
+        }
         let lines = LogLines()
         let task = Task { _ = await live.runLive(log: { line in lines.append(line) }) }
         try await waitUntil("alice is connected, caught up and knows ab") {
@@ -105,6 +109,57 @@ import ChatTestSupport
         try await CatchUpAndLiveTests().post(350, as: "bob", server: server)
         // Dropped events' messages come with the gap and idle catch-ups.
         try await Self.expectEveryMessageOnce(350, in: alice, from: server)
+    }
+
+    /// alice's live worker with a runtime channel in the test's directory, on a server that
+    /// holds the first `hold` events.
+    struct TypingSetup {
+        let directory: TemporaryDirectory
+        let server: LocalServer
+        let channel: RuntimeChannel
+        let alice: Store
+        let task: Task<Void, Never>
+        let ab = try! ConversationID("ab")
+        let bob = try! UserID("bob")
+
+        init(hold: Int) async throws {
+            directory = try TemporaryDirectory()
+            server = try LocalServer(faults: "live-hold=\(hold)")
+            channel = RuntimeChannel(root: directory.path + "/run")
+            // No idle catch-up while the test looks: its page repeats the newest stored message
+            // (bob's), and a catch-up page ends its senders' typing too.
+            var options = fastOptions
+            options.idleCatchUp = .seconds(600)
+            (alice, task) = try await LiveBurstTests.liveAlice(server, in: directory, runtime: channel, options: options)
+        }
+    }
+
+    @Test("bob's messages in a burst end his typing signal, noted before the burst")
+    func burstEndsTyping() async throws {
+        let setup = try await TypingSetup(hold: 30)
+        defer { setup.task.cancel() }
+        try setup.channel.noteTyping(setup.ab, user: setup.bob, atMilliseconds: RuntimeChannelWorkerTests.now())
+        #expect(setup.channel.typing(setup.ab).map(\.user) == [setup.bob])
+        try await CatchUpAndLiveTests().post(30, as: "bob", server: setup.server)
+        try await Self.expectEveryMessageOnce(30, in: setup.alice, from: setup.server)
+        #expect(setup.channel.typing(setup.ab).isEmpty)
+    }
+
+    @Test("a typing event after bob's messages in the same burst stays noted: the batch's commit does not clear it")
+    func typingAfterMessagesInABurst() async throws {
+        // bob's 20 messages, then his typing: held, then sent back to back.
+        let setup = try await TypingSetup(hold: 21)
+        defer { setup.task.cancel() }
+        let bobAPI = APIClient(server: setup.server.address, token: "bob-token")
+        try await CatchUpAndLiveTests().post(20, as: "bob", server: setup.server)
+        try await bobAPI.typing(setup.ab)
+        try await Self.expectEveryMessageOnce(20, in: setup.alice, from: setup.server)
+        try await waitUntil("alice's channel notes bob typing") { setup.channel.typing(setup.ab).map(\.user) == [setup.bob] }
+        // Still there once the worker has nothing left to do (it would be gone were it cleared late).
+        try await waitUntil("the server has alice's delivered position at 20") {
+            try await bobAPI.receipts(setup.ab)[try UserID("alice")].deliveredUpTo == 20
+        }
+        #expect(setup.channel.typing(setup.ab).map(\.user) == [setup.bob])
     }
 
     @Test("a burst across two conversations and a read receipt: each conversation stored in order, the receipt applied")
