@@ -55,14 +55,23 @@ public struct LiveConnection: Sendable {
     /// consumer that was busy gets a burst in one go and a lone event as soon as it comes. The
     /// stream ends when the connection does. Nothing waits for more events to gather: the reader
     /// thread keeps reading while the consumer works, and what it decoded meanwhile is the next batch.
+    ///
+    /// What waits for the consumer is bounded (``Inbox/capacity`` events, ``Inbox/byteCapacity``
+    /// bytes of message text): past that the reader thread stops reading until the consumer
+    /// takes a batch, so a server that sends faster than the store can save fills its own send
+    /// buffer, not this process's memory.
     public func batches(limit: Int = 1000, byteLimit: Int = 4 << 20) -> AsyncStream<[Event]> {
         let inbox = Inbox(limit: limit, byteLimit: byteLimit)
         let session = Session(configuration: self, emit: { inbox.push($0) }, finish: { inbox.finish() })
         DispatchQueue(label: "chatdir.live").async { session.run() }
         // Stopped when the consuming task is cancelled, and when the stream is let go of (a
-        // consumer that left its loop), as ``events()``'s onTermination does.
+        // consumer that left its loop), as ``events()``'s onTermination does; a reader thread
+        // waiting for room is let go then.
         let reader = BatchReader(inbox: inbox, session: session)
-        return AsyncStream(unfolding: { await reader.next() }, onCancel: { session.stop() })
+        return AsyncStream(unfolding: { await reader.next() }, onCancel: {
+            inbox.stop()
+            session.stop()
+        })
     }
 
     /// The consumer's end of ``batches(limit:byteLimit:)``: stops the session when let go of.
@@ -74,37 +83,96 @@ public struct LiveConnection: Sendable {
             self.session = session
         }
         func next() async -> [Event]? { await inbox.next() }
-        deinit { session.stop() }
+        deinit {
+            inbox.stop()
+            session.stop()
+        }
     }
 
     /// The events the reader thread decoded and the consumer has not taken yet, and the
-    /// consumer waiting for one, if it is.
-    private final class Inbox: Sendable {
+    /// consumer waiting for one, if it is. Bounded: ``push(_:)`` waits for room.
+    final class Inbox: Sendable {
         private struct State {
             var queue: [Event] = []
             /// Where the next event is (the queue's consumed front is dropped in chunks).
             var front = 0
+            /// Message text bytes of the events past `front`.
+            var queuedBytes = 0
             var finished = false
+            /// The consumer is gone: nothing more is queued and no push waits.
+            var stopped = false
+            /// The reader thread waits in ``push(_:)`` for ``room``.
+            var pusherWaiting = false
             var waiting: CheckedContinuation<[Event]?, Never>?
         }
 
         private let state = Lock(State())
+        private let room = DispatchSemaphore(value: 0)
         private let limit: Int
         private let byteLimit: Int
+        /// Events that may wait for the consumer before the reader thread stops reading.
+        let capacity: Int
+        /// Bytes of message text that may wait (the first event past it still goes in when the
+        /// queue is empty, so one long message never stalls the connection).
+        let byteCapacity: Int
 
-        init(limit: Int, byteLimit: Int) {
+        init(limit: Int, byteLimit: Int, capacity: Int = 20_000, byteCapacity: Int = 64 << 20) {
             self.limit = max(1, limit)
             self.byteLimit = byteLimit
+            self.capacity = max(1, capacity)
+            self.byteCapacity = byteCapacity
         }
 
+        private enum Pushed {
+            case queued, dropped, full
+            case handedOver(CheckedContinuation<[Event]?, Never>, [Event])
+        }
+
+        /// Queues `event` (on the reader thread), handing a batch to a waiting consumer; waits
+        /// while the queue is full, and drops the event once the consumer has stopped.
         func push(_ event: Event) {
-            let handOver = state.withLock { state -> (CheckedContinuation<[Event]?, Never>, [Event])? in
-                state.queue.append(event)
-                guard let waiting = state.waiting else { return nil }
-                state.waiting = nil
-                return (waiting, take(&state))
+            let size = Self.textBytes(event)
+            while true {
+                let pushed = state.withLock { state -> Pushed in
+                    if state.stopped { return .dropped }
+                    let queued = state.queue.count - state.front
+                    if queued > 0, queued >= capacity || state.queuedBytes + size > byteCapacity {
+                        state.pusherWaiting = true
+                        return .full
+                    }
+                    state.queue.append(event)
+                    state.queuedBytes += size
+                    guard let waiting = state.waiting else { return .queued }
+                    state.waiting = nil
+                    return .handedOver(waiting, take(&state))
+                }
+                switch pushed {
+                case .queued, .dropped: return
+                case .full: room.wait()
+                case let .handedOver(waiting, batch):
+                    waiting.resume(returning: batch)
+                    return
+                }
             }
-            if let (waiting, batch) = handOver { waiting.resume(returning: batch) }
+        }
+
+        /// The consumer is gone: a waiting push returns, later ones drop their event.
+        func stop() {
+            state.withLock { state in
+                state.stopped = true
+                Self.wakePusher(&state, room)
+            }
+        }
+
+        private static func wakePusher(_ state: inout State, _ room: DispatchSemaphore) {
+            guard state.pusherWaiting else { return }
+            state.pusherWaiting = false
+            room.signal()
+        }
+
+        private static func textBytes(_ event: Event) -> Int {
+            if case let .event(.message(_, message)) = event { return message.text.utf8.count }
+            return 0
         }
 
         func finish() {
@@ -140,6 +208,8 @@ public struct LiveConnection: Sendable {
                 end += 1
             }
             let batch = Array(state.queue[state.front..<end])
+            state.queuedBytes -= batch.reduce(0) { $0 + Self.textBytes($1) }
+            Self.wakePusher(&state, room)
             if end == state.queue.count {
                 state.queue.removeAll(keepingCapacity: true)
                 state.front = 0

@@ -157,11 +157,23 @@ import ChatTestSupport
         #expect(rows.first == "60|bob|2026-11-29T10:00:00.000Z|text 60")
         let list = try Subprocess.capture([sqlite3, database, SQLiteShell.listQuery]).output
         #expect(String(decoding: list, as: UTF8.self) == "c1|60|bob|2026-11-29T10:00:00.000Z|text 60|0|0\nc2|1|carol|2026-11-29T11:00:00.000Z|hello|0|0\n")
-        #expect(try SQLiteShell.time(sqlite3, database: database, SQLiteShell.viewQuery, runs: 1) > 0)
-        #expect(try SQLiteShell.send(sqlite3, database: database, scratch: scratch.path + "/send", runs: 1) > 0)
+        let timed = try SQLiteShell.paired(["/bin/true"], sqlite3, database: database, SQLiteShell.viewQuery, runs: 1)
+        #expect(timed.chatdir > 0 && timed.sqlite3 > 0)
+        let send = try SQLiteShell.send(chatdir: builtProduct("chatdir").path, sqlite3, database: database, scratch: scratch.path + "/send", runs: 1)
+        #expect(send.chatdir > 0 && send.sqlite3 > 0)
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/send"))
         let outbox = try Subprocess.capture([sqlite3, database, "select count(*) from outbox"]).output
         #expect(String(decoding: outbox, as: UTF8.self) == "0\n")  // the inserts went into the copy
+    }
+
+    @Test("paired timings take turns, first then second, after one warm-up run of each")
+    func pairedTurns() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        let log = scratch.path + "/turns"
+        let walls = try CLIWorkloads.pairedMedianWalls(["/bin/sh", "-c", "echo a >> \(log)"], ["/bin/sh", "-c", "echo b >> \(log)"], runs: 3)
+        #expect(walls.first > 0 && walls.second > 0)
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "a\nb\na\nb\na\nb\na\nb\n")
     }
 
     @Test("the table shows ratios to the best peer and judges each goal")
