@@ -29,6 +29,7 @@ public struct Outbox: Sendable {
     /// stand for its own).
     init(_ conversation: Conversation, clock: @escaping @Sendable () -> UInt64, memory: OutboxMemory) {
         self.conversation = conversation
+        self.directory = conversation.outboxDirectory
         self.now = clock
         self.memory = memory
     }
@@ -36,7 +37,8 @@ public struct Outbox: Sendable {
     /// This process's knowledge of the newest ordinal (``OutboxMemory``).
     let memory: OutboxMemory
 
-    private var directory: String { conversation.outboxDirectory }
+    /// `outbox/`'s path, joined once per value: a send names it in half a dozen calls.
+    private let directory: String
 
     /// Queues `text` as a new pending message with a fresh client message ID, at the back of
     /// the queue: its ordinal is the clock's nanoseconds, or one more than the newest ordinal in

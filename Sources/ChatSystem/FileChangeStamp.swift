@@ -42,7 +42,11 @@ extension FileDescriptor {
         let capacity = 65_536
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
-        var greatest = [UInt8](repeating: 0, count: length)
+        let best = UnsafeMutablePointer<UInt8>.allocate(capacity: length)
+        defer { best.deallocate() }
+        // The kernel sizes each record as the name, its NUL and the header, rounded up to 8
+        // bytes (fs/readdir.c, the same for every file system): other sizes hold other lengths.
+        let wanted = (Self.direntNameOffset + length + 1 + 7) & ~7
         var found = false
         while true {
             let filled = try Syscall.retrying("getdents64", path) { getdents(rawValue, buffer, capacity) }
@@ -54,20 +58,20 @@ extension FileDescriptor {
                 guard recordLength > Self.direntNameOffset, offset + recordLength <= filled else {
                     throw SystemError(operation: "getdents64", path: path, errno: .invalidArgument)
                 }
-                let name = (buffer + offset + Self.direntNameOffset).assumingMemoryBound(to: CChar.self)
-                // The name ends at its NUL inside the record.
-                if strnlen(name, recordLength - Self.direntNameOffset) == length {
-                    let greater = greatest.withUnsafeMutableBytes { best in
-                        guard let base = best.baseAddress, !found || memcmp(name, base, length) > 0 else { return false }
-                        memcpy(base, name, length)
-                        return true
+                if recordLength == wanted {
+                    // `length` + 1 bytes are inside the record. Compared first: a name that does not
+                    // beat the best so far is skipped whatever its length; one that does must end
+                    // exactly at `length` (its first NUL there).
+                    let name = (buffer + offset + Self.direntNameOffset).assumingMemoryBound(to: UInt8.self)
+                    if !found || memcmp(name, best, length) > 0, name[length] == 0, memchr(name, 0, length) == nil {
+                        best.update(from: name, count: length)
+                        found = true
                     }
-                    if greater { found = true }
                 }
                 offset += recordLength
             }
         }
-        return found ? String(decoding: greatest, as: UTF8.self) : nil
+        return found ? String(decoding: UnsafeBufferPointer(start: best, count: length), as: UTF8.self) : nil
     }
 
     /// Where `d_name` starts in a `linux_dirent64` record.
