@@ -51,8 +51,10 @@ public struct Outbox: Sendable {
         // the unlink of the temp name, with no other open for writing (docs/ARCHITECTURE.md).
         return try locked { (outbox: borrowing FileDescriptor) throws(StoreError) in
             let now = self.now()
-            let clockOffset = OutboxMemory.clockOffset()
             let remembered = memory.entry(for: directory)
+            // Only a process that sent here before reads the monotonic clock: `chatdir send`
+            // under a faked clock before 1970 (faketime shifts the monotonic clock too) stays safe.
+            let clockOffset = remembered == nil ? 0 : OutboxMemory.clockOffset()
             let ordinal: UInt64
             if let remembered, remembered.stamp != nil,
                OutboxMemory.trusts(remembered, stamp: try system { () throws(SystemError) in try outbox.changeStamp(path: directory) },
