@@ -91,6 +91,26 @@ import ChatTestSupport
         #expect(memories[0].trustedCount >= 5 && memories[1].trustedCount >= 1, "the remembered ordinal was used \(memories.map(\.trustedCount)) times")
     }
 
+    @Test("a real chatdir send between two sends of this process, its ordinal ahead of this process's clock, is queued before the next one")
+    func realSecondProcess() throws {
+        let fixture = try Fixture()
+        let memory = OutboxMemory()
+        // This process's clock is a year behind the real one the other process reads.
+        let behind = Clock.nanosecondsSince1970() - 365 * 24 * Self.hour
+        try fixture.sender(memory, at: behind).enqueue("mine 0")
+        try fixture.sender(memory, at: behind + 1).enqueue("mine 1")
+        try fixture.sender(memory, at: behind + 2).enqueue("mine 2")
+        #expect(memory.trustedCount == 1)
+        try fixture.waitForTheClockToPassTheOutbox()
+        let other = CapturedProcess.run([builtProduct("chatdir").path, "send", "--store", fixture.store.root, "c1", "from another process"], timeout: .seconds(60))
+        #expect(other.status == 0, "\(String(decoding: other.standardError, as: UTF8.self))")
+        let theirs = try #require(try fixture.conversation.outbox().last)
+        #expect(theirs.text == "from another process" && theirs.ordinal > behind + 3)
+        let entry = try fixture.sender(memory, at: behind + 3).enqueue("mine 3")
+        #expect(entry.ordinal == theirs.ordinal + 1)
+        #expect(try fixture.conversation.outbox().map(\.text) == ["mine 0", "mine 1", "mine 2", "from another process", "mine 3"])
+    }
+
     @Test("a file written by hand with an ordinal ahead of the clock is seen by the next send of a process that remembered")
     func fileAppearsBehindItsBack() throws {
         let fixture = try Fixture()
