@@ -22,11 +22,23 @@ public struct Outbox: Sendable {
 
     /// An outbox whose ordinals and `createdAt` start from `clock` (for tests that step the clock).
     public init(_ conversation: Conversation, clock: @escaping @Sendable () -> UInt64) {
-        self.conversation = conversation
-        self.now = clock
+        self.init(conversation, clock: clock, memory: .shared)
     }
 
-    private var directory: String { conversation.outboxDirectory }
+    /// An outbox that remembers its newest ordinal in `memory` (tests give each process they
+    /// stand for its own).
+    init(_ conversation: Conversation, clock: @escaping @Sendable () -> UInt64, memory: OutboxMemory) {
+        self.conversation = conversation
+        self.directory = conversation.outboxDirectory
+        self.now = clock
+        self.memory = memory
+    }
+
+    /// This process's knowledge of the newest ordinal (``OutboxMemory``).
+    let memory: OutboxMemory
+
+    /// `outbox/`'s path, joined once per value: a send names it in half a dozen calls.
+    private let directory: String
 
     /// Queues `text` as a new pending message with a fresh client message ID, at the back of
     /// the queue: its ordinal is the clock's nanoseconds, or one more than the newest ordinal in
@@ -39,14 +51,37 @@ public struct Outbox: Sendable {
         // the unlink of the temp name, with no other open for writing (docs/ARCHITECTURE.md).
         return try locked { (outbox: borrowing FileDescriptor) throws(StoreError) in
             let now = self.now()
-            let ordinal = max(now, try newestOrdinal().map(Self.next) ?? 0)
+            let remembered = memory.entry(for: directory)
+            // Only a process that sent here before reads the monotonic clock: `chatdir send`
+            // under a faked clock before 1970 (faketime shifts the monotonic clock too) stays safe.
+            let clockOffset = remembered == nil ? 0 : OutboxMemory.clockOffset()
+            let ordinal: UInt64
+            if let remembered, remembered.stamp != nil,
+               OutboxMemory.trusts(remembered, stamp: try system { () throws(SystemError) in try outbox.changeStamp(path: directory) },
+                                   now: now, clockOffset: clockOffset) {
+                // Nothing at or past `now` is in the outbox: what a listing would give.
+                ordinal = now
+                memory.countTrusted()
+            } else {
+                ordinal = max(now, try newestOrdinal(in: outbox).map(Self.next) ?? 0)
+            }
             let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
             // Stale temp files of killed senders are the writer's to clean (StoreWriter, at start).
             do throws(SystemError) {
                 try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id),
                                        inDirectoryFD: outbox, directory: directory)
             } catch {
+                memory.forget(directory)
                 throw .system(error)
+            }
+            // Still under the lock, after the change. The message is queued whatever happens
+            // here: a stamp that cannot be read only means the next send lists.
+            if remembered == nil {
+                memory.remember(OutboxMemory.Entry(stamp: nil, newest: ordinal, clockOffset: clockOffset), for: directory)
+            } else if let stamp = try? outbox.changeStamp(path: directory) {
+                memory.remember(OutboxMemory.Entry(stamp: stamp, newest: ordinal, clockOffset: clockOffset), for: directory)
+            } else {
+                memory.forget(directory)
             }
             return entry
         }
@@ -66,13 +101,15 @@ public struct Outbox: Sendable {
     /// atomic step: never two files for one ID), then its content is rewritten as pending. A
     /// crash between leaves it failed at the back.
     public func requeue(_ id: ClientMessageID) throws(StoreError) -> (entry: OutboxEntry, alreadyPending: Bool) {
-        try locked { _ throws(StoreError) in
+        try locked { (outbox: borrowing FileDescriptor) throws(StoreError) in
             guard let entry = try conversation.outbox().first(where: { $0.clientMessageID == id }) else {
                 throw .unknownOutboxMessage(conversation.id, id)
             }
             guard entry.state == .failed else { return (entry, true) }
+            // A retry makes an ordinal too: what this process remembered is no longer the newest.
+            memory.forget(directory)
             var retried = entry
-            retried.ordinal = max(now(), Self.next(try newestOrdinal() ?? entry.ordinal))
+            retried.ordinal = max(now(), Self.next(try newestOrdinal(in: outbox) ?? entry.ordinal))
             retried.state = .pending
             retried.error = nil
             let newName = OutboxFile.fileName(ordinal: retried.ordinal, id: id)
@@ -186,12 +223,12 @@ public struct Outbox: Sendable {
         ordinal < UInt64.max ? ordinal + 1 : ordinal
     }
 
-    /// The highest ordinal among the outbox's message files (names only; nil when empty).
-    /// Ordinals are fixed-width, so the greatest name of that length holds it: names are
-    /// compared as bytes in the directory stream, and only the winner is parsed (all of them
-    /// only when it is not an outbox file name).
-    private func newestOrdinal() throws(StoreError) -> UInt64? {
-        let greatest = try system { () throws(SystemError) in try Sys.greatestName(in: directory, length: OutboxFile.nameLength) }
+    /// The highest ordinal among the outbox's message files (names only; nil when empty), read
+    /// through the locked descriptor `outbox`. Ordinals are fixed-width, so the greatest name of
+    /// that length holds it: names are compared as bytes where the kernel put them, and only the
+    /// winner is parsed (all of them only when it is not an outbox file name).
+    private func newestOrdinal(in outbox: borrowing FileDescriptor) throws(StoreError) -> UInt64? {
+        let greatest = try system { () throws(SystemError) in try outbox.greatestName(length: OutboxFile.nameLength, path: directory) }
         guard let greatest else { return nil }
         if let parsed = OutboxFile.parseName(greatest) { return parsed.ordinal }
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(directory) }

@@ -23,6 +23,19 @@ import ChatTestSupport
         #expect(names.allSatisfy { $0.count == 20 + 1 + 36 + 5 })
     }
 
+    @Test("an outbox file name is the ordinal in 20 digits, a dash, the ID and .json, and parses back", arguments: [
+        UInt64(0), 1, 9, 10, 1_764_417_600_000_000_000, 9_999_999_999_999_999_999, UInt64.max,
+    ])
+    func fileName(ordinal: UInt64) throws {
+        let id = ClientMessageID.random()
+        let name = OutboxFile.fileName(ordinal: ordinal, id: id)
+        let digits = String(ordinal)
+        #expect(name == String(repeating: "0", count: 20 - digits.count) + digits + "-" + id.rawValue + ".json")
+        #expect(name.utf8.count == OutboxFile.nameLength)
+        let parsed = try #require(OutboxFile.parseName(name))
+        #expect(parsed.ordinal == ordinal && parsed.id == id)
+    }
+
     @Test("text the server would refuse is refused before anything is written", arguments: ["", String(repeating: "a", count: 4097)])
     func invalidText(_ text: String) throws {
         let directory = try TemporaryDirectory()
