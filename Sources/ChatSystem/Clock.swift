@@ -27,11 +27,22 @@ public enum Clock {
         return whole + UInt64(nanoseconds)
     }
 
-    /// Nanoseconds on the monotonic clock (CLOCK_MONOTONIC).
+    /// Nanoseconds on the monotonic clock (CLOCK_MONOTONIC), counted from one second before
+    /// this process first read it. The clock's own zero means nothing, and it can be negative:
+    /// libfaketime moves it with the wall clock, so `faketime '@1969-12-31 23:00:00' chatdir
+    /// sync` read -1 h there and trapped converting it. Within a process the differences are
+    /// the clock's own.
     public static func monotonicNanoseconds() -> UInt64 {
         let now = read(CLOCK_MONOTONIC)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        let elapsed = (Int64(now.tv_sec) &- monotonicBase.seconds) &* 1_000_000_000 &+ (Int64(now.tv_nsec) &- monotonicBase.nanoseconds)
+        return UInt64(clamping: elapsed &+ 1_000_000_000)
     }
+
+    /// The monotonic clock's first reading in this process.
+    private static let monotonicBase: (seconds: Int64, nanoseconds: Int64) = {
+        let now = read(CLOCK_MONOTONIC)
+        return (Int64(now.tv_sec), Int64(now.tv_nsec))
+    }()
 
     /// Milliseconds on the monotonic clock: for deadlines and latencies.
     public static func monotonicMilliseconds() -> Int {

@@ -88,6 +88,30 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["check", store]).status == 0)
     }
 
+    @Test("sync with the clock before 1970 ends as a sync with no server does (75), instead of trapping on the monotonic clock",
+          .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
+    func syncBefore1970() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.file("store")
+        #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
+        #expect(try ChatdirProcess.run(["send", "--store", store, "c1", "waits"]).status == 0)
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
+        process.arguments = ["-f", "@1969-12-31 23:00:00", ChatdirProcess.executable.path, "sync", "--store", store, "--server", "http://127.0.0.1:9"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHATDIR_TOKEN"] = "alice-token"
+        process.environment = environment
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 75, "\(error)")
+        #expect(try pendingTexts(store, "c1") == ["waits"])
+    }
+
     @Test("two retries of one failed message at once, 20 rounds: one file per ID and a clean check every round; the loser says it is already queued")
     func concurrentRetries() throws {
         let directory = try TemporaryDirectory()
