@@ -12,7 +12,8 @@ import ChatTestSupport
     static let bob = try! UserID("bob")
     static let alice = try! UserID("alice")
 
-    /// A data directory at `path` of `count` conversations `c1`… of bob and alice, `messages` each.
+    /// A data directory at `path` of `count` conversations `c1`… of bob and alice, `messages`
+    /// each, and no positions yet (every POST below moves one).
     static func makeData(at path: String, count: Int, messages: Int) throws {
         var generator = FixtureGenerator(userID: bob)
         generator.conversations = count
@@ -20,6 +21,9 @@ import ChatTestSupport
         generator.members = 2
         try generator.generate(at: path)
         try FileManager.default.removeItem(atPath: path + "/" + StoreLayout.manifest)
+        for index in 1...count {
+            try FileManager.default.removeItem(atPath: try conversation(path, index).directory + "/" + StoreLayout.positions)
+        }
         try DataDirectory.create(at: path, users: UserTokens(["bob-token": bob, "alice-token": alice]), conversations: [:])
     }
 
