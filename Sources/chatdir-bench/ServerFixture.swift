@@ -79,8 +79,8 @@ final class ServerFixture {
         Subprocess.removeTree(directory)
         caFile = nil
         _ = try Subprocess.capture(["/bin/cp", "-a", cached, directory])
-        // Write back what the copy dirtied (70,000 files and directories for 10,000 conversations) now: the
-        // first syncfs of the client's first group commit would otherwise pay for it.
+        // Write back what the copy dirtied (70,000 files and directories for 10,000
+        // conversations) now: the client's first group commit's syncfs would pay for it.
         sync()
         server = try Self.start(directory, tls: false, faults: .none)
     }
