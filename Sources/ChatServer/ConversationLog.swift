@@ -22,6 +22,8 @@ final class ConversationLog: Sendable {
     let members: Set<UserID>
     /// The conversation's files in the data directory: segments, positions.json (ChatStore's door).
     let log: SegmentLog
+    /// Where positions.json writes go: made durable with other conversations' (one per data directory).
+    private let positionsCommitter: PositionsCommitter
 
     private let state: Lock<State>
     /// The durable positions; held while positions.json is rewritten, so writes keep their order.
@@ -33,7 +35,7 @@ final class ConversationLog: Sendable {
         var durableCount: Int
         var sequenceByClientID: [ClientMessageID: Int]
         /// POSTs waiting for their message to become durable.
-        var waiting: [(sequence: Int, ticket: CommitTicket)] = []
+        var waiting: [(sequence: Int, ticket: CommitTicket<Message>)] = []
         /// Whether some thread is writing a batch right now (or was asked to).
         var committing = false
         /// How many messages the last batch made durable (see ``gatherDelayMicroseconds``).
@@ -49,12 +51,14 @@ final class ConversationLog: Sendable {
     }
 
     /// Loads a conversation from its directory in the data directory.
+    /// - Parameter positionsCommitter: the data directory's, shared by its conversations.
     /// - Throws: ``ServerError`` naming the damaged file, or a hole in the sequences.
-    init(id: ConversationID, info: ConversationInfo, conversation: Conversation) throws(ServerError) {
+    init(id: ConversationID, info: ConversationInfo, conversation: Conversation, positionsCommitter: PositionsCommitter) throws(ServerError) {
         self.id = id
         self.info = info
         members = Set(info.members)
         log = SegmentLog(conversation)
+        self.positionsCommitter = positionsCommitter
         var messages: [Message] = []
         do {
             for range in try conversation.segmentRanges() {
@@ -98,7 +102,7 @@ final class ConversationLog: Sendable {
         clientMessageID: ClientMessageID, sender: UserID, text: String, now: () -> String,
         published: ([Message]) -> Void
     ) throws(StoreError) -> AppendResult {
-        let ticket = CommitTicket()
+        let ticket = CommitTicket<Message>()
         enum Step { case done(AppendResult), wait(created: Bool), lead }
         let step = state.withLock { state -> Step in
             if let sequence = state.sequenceByClientID[clientMessageID] {
@@ -155,7 +159,7 @@ final class ConversationLog: Sendable {
         } catch {
             failure = error
         }
-        var resolved: [(CommitTicket, CommitTicket.Outcome)] = []
+        var resolved: [(CommitTicket<Message>, CommitTicket<Message>.Outcome)] = []
         var madeDurable: [Message] = []
         state.withLock { state in
             if let failure {
@@ -175,7 +179,7 @@ final class ConversationLog: Sendable {
             madeDurable = Array(state.messages[state.durableCount..<newDurable])
             state.lastBatchSize = madeDurable.count
             state.durableCount = newDurable
-            var remaining: [(sequence: Int, ticket: CommitTicket)] = []
+            var remaining: [(sequence: Int, ticket: CommitTicket<Message>)] = []
             for entry in state.waiting {
                 if entry.sequence <= newDurable {
                     resolved.append((entry.ticket, .durable(state.messages[entry.sequence - 1])))
@@ -225,7 +229,8 @@ final class ConversationLog: Sendable {
     }
 
     /// Moves `member`'s position forward to `asked` (clamped to the last durable sequence), writes
-    /// positions.json durably if it moved, and returns the position with whether it moved.
+    /// positions.json durably if it moved (with other conversations' writes of the moment, see
+    /// ``PositionsCommitter``), and returns the position with whether it moved.
     /// Reading implies delivery: a read position raises the delivered one with it.
     func advance(_ member: UserID, delivered: Int?, read: Int?) throws(StoreError) -> (position: MemberPosition, moved: Bool) {
         let last = lastSequence
@@ -234,7 +239,7 @@ final class ConversationLog: Sendable {
             var updated = stored
             let moved = updated.merge(asked, for: member)
             if moved {
-                try log.writePositions(updated)
+                try positionsCommitter.write(PositionsFile.encode(updated), in: log.conversation.directory)
                 stored = updated
             }
             return (stored[member], moved)
@@ -243,9 +248,9 @@ final class ConversationLog: Sendable {
 }
 
 /// One POST's wait for its batch: resolved once with the outcome (or asked to lead the next batch).
-final class CommitTicket: Sendable {
+final class CommitTicket<Value: Sendable>: Sendable {
     enum Outcome: Sendable {
-        case durable(Message)
+        case durable(Value)
         case failed(StoreError)
         /// Write the next batch, then wait again.
         case lead

@@ -34,7 +34,7 @@ extension DataDirectory {
                 DurableFile.removeHiddenBuild(building)
                 throw .storage(.system(error))
             }
-            let log = try ConversationLog(id: id, info: info, conversation: final)
+            let log = try ConversationLog(id: id, info: info, conversation: final, positionsCommitter: positionsCommitter)
             table.withLock { $0[id] = log }
             started += 1
             return .started(log)

@@ -35,6 +35,8 @@ public final class DataDirectory: Sendable {
     let starting = Lock<Int>(0)
     /// The flock on `.lock`; nil once released.
     private let lock: Lock<StoreLock?>
+    /// Every conversation's positions.json writes, made durable together.
+    let positionsCommitter = PositionsCommitter()
 
     /// Loads `path`, taking its lock so no second server writes into it.
     /// - Parameter usersFile: the users file; `path/users.json` when nil.
@@ -71,7 +73,7 @@ public final class DataDirectory: Sendable {
             guard let info else {
                 throw .badDataDirectory(path: conversation.directory, reason: "it has no conversation.json; write one like {\"members\":[\"alice\",\"bob\"],\"title\":\"Alice and Bob\"} or remove the directory")
             }
-            conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation)
+            conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation, positionsCommitter: positionsCommitter)
         }
         table = Lock(conversations)
     }

@@ -37,9 +37,15 @@ public final class GroupCommit: Sendable {
     private let state = Lock(State())
     /// Groups of at least this many files are made durable by `syncfs(2)`; smaller ones by an
     /// fsync per file and per directory.
-    static let syncfsFrom = 16
+    public static let syncfsFrom = 16
+    /// This group's threshold for `syncfs(2)` (``syncfsFrom`` unless given).
+    private let wholeFileSystemFrom: Int
 
-    public init() {}
+    /// - Parameter syncfsFrom: the fewest files made durable by `syncfs(2)` instead of an
+    ///   fsync each (a caller whose files are each in a directory of their own gains sooner).
+    public init(syncfsFrom: Int = GroupCommit.syncfsFrom) {
+        wholeFileSystemFrom = syncfsFrom
+    }
 
     /// Whether the group has nothing to commit.
     public var isEmpty: Bool { state.withLock { $0.files.isEmpty && $0.parents.isEmpty } }
@@ -89,7 +95,7 @@ public final class GroupCommit: Sendable {
         }
         // A few files are cheaper made durable one fsync each than by flushing the whole file
         // system (whatever else is dirty on it) twice.
-        let wholeFileSystem = staged.files.count >= Self.syncfsFrom
+        let wholeFileSystem = staged.files.count >= wholeFileSystemFrom
         var temps: [String] = []
         temps.reserveCapacity(staged.files.count)
         var renamed = 0

@@ -10,11 +10,11 @@ import ChatStore
 ///
 /// 1. for each, in flight: outbox files already stored removed, its catch-up page fetched (none
 ///    when the list's `lastSequence` is what the store holds), its receipts;
-/// 2. one commit: details, pages (checked as the one-at-a-time catch-up checks them), receipts;
-/// 3. one commit: the catch-up markers, now that the pages are durable;
-/// 4. in flight: delivered positions posted where the server is behind, the messages durable;
-/// 5. one commit: the positions the server confirmed;
-/// 6. in flight, for those with anything in `outbox/`: the outbox drained, the read position posted.
+/// 2. one commit: details, pages (checked as the one-at-a-time catch-up checks them);
+/// 3. in flight: delivered positions posted where the server is behind, the messages durable;
+/// 4. one commit: the catch-up markers, now that the pages are durable, and `positions.json`:
+///    the receipts and the delivered positions the server confirmed, merged into one write;
+/// 5. in flight, for those with anything in `outbox/`: the outbox drained, the read position posted.
 ///
 /// A conversation whose catch-up needs more than one page, after the group, goes the
 /// one-at-a-time way (from the page fetched already). One conversation's failure leaves the others going; a refused token
@@ -83,7 +83,7 @@ extension SyncEngine {
         }
     }
 
-    /// Steps 1–6 for one group; each conversation's outcome, in the group's order.
+    /// Steps 1–5 for one group; each conversation's outcome, in the group's order.
     private func syncGroup(_ conversations: [WireConversation]) async throws -> [GroupedConversation] {
         let (api, store, options) = (self.api, self.store, self.options)
         let width = max(options.conversationsInFlight, 1)
@@ -110,21 +110,14 @@ extension SyncEngine {
             }
         }
 
-        let marked = items.indices.filter { items[$0].through != nil && !items[$0].needsMorePages }
-        for (index, result) in zip(marked, await store.recordGrouped(marked.map { SyncStore.GroupedMarker(id: items[$0].id, through: items[$0].through) })) {
-            switch result {
-            case .success: metrics?.caughtUp(items[index].id)
-            case let .failure(error):
-                items[index].positions = nil
-                if items[index].error == nil { items[index].error = error }
-            }
-        }
-
+        // My delivered positions, posted where the server is behind now that the pages are
+        // durable; then the markers and positions.json (receipts and what the server confirmed)
+        // in one commit, so each conversation's positions are written once in the pass.
         let me = await store.me
-        let behind = items.indices.filter { items[$0].error == nil && items[$0].positions != nil }
-        let posted = await Self.inPool(behind.map { (items[$0].id, items[$0].positions ?? Positions()) }, width: width) { id, known in
+        let behind = items.indices.filter { items[$0].error == nil && items[$0].positions != nil && items[$0].through != nil }
+        let posted = await Self.inPool(behind.map { (items[$0].id, items[$0].positions ?? Positions(), items[$0].through) }, width: width) { id, known, through in
             do {
-                let high = try await store.catchUpPoint(id)
+                let high = try await store.catchUpPoint(id, assumingMarker: through)
                 guard high > known[me].deliveredUpTo else { return Result<Int?, any Error>.success(nil) }
                 return .success(try await Self.retrying(api, options: options) { api in try await api.delivered(id, upTo: high) })
             } catch {
@@ -137,11 +130,17 @@ extension SyncEngine {
             case let .failure(error): items[index].error = error
             }
         }
-        try Self.endPassIfRefused(items)
-        let confirmed = items.indices.filter { items[$0].delivered != nil }
-        for (index, result) in zip(confirmed, await store.recordGrouped(confirmed.map { SyncStore.GroupedMarker(id: items[$0].id, delivered: items[$0].delivered) })) {
-            if case let .failure(error) = result { items[index].error = error }
+        let marked = items.indices.filter { items[$0].through != nil && !items[$0].needsMorePages }
+        let markers = marked.map { SyncStore.GroupedMarker(id: items[$0].id, through: items[$0].through, receipts: items[$0].positions == nil ? nil : items[$0].receipts, delivered: items[$0].delivered) }
+        for (index, result) in zip(marked, await store.recordGrouped(markers)) {
+            switch result {
+            case .success: metrics?.caughtUp(items[index].id)
+            case let .failure(error):
+                items[index].positions = nil
+                if items[index].error == nil { items[index].error = error }
+            }
         }
+        try Self.endPassIfRefused(items)
 
         let outboxes = await store.withOutbox(items.filter { $0.error == nil && $0.positions != nil }.map(\.id))
         let busy = items.indices.filter { outboxes.contains(items[$0].id) }
@@ -156,7 +155,7 @@ extension SyncEngine {
         return items
     }
 
-    /// Step 6 for one conversation: what the drain did, and the error that stopped it or the read post.
+    /// Step 5 for one conversation: what the drain did, and the error that stopped it or the read post.
     private func drainAndPostRead(_ id: ConversationID) async -> (DrainOutcome?, (any Error)?) {
         var outcome: DrainOutcome?
         do {

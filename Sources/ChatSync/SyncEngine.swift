@@ -585,14 +585,16 @@ extension SyncStore {
     /// Where catching up starts: the lower of the marker and the end of the run of stored
     /// sequences at the head (read from the newest two segments). Holes above the marker (an
     /// own message accepted before the one ahead of it was fetched, then a crash) are filled.
-    func catchUpPoint(_ id: ConversationID) throws(StoreError) -> Int {
+    /// `assumingMarker`: the marker about to be recorded, in place of the stored one (a grouped
+    /// pass posts delivered positions before it writes the markers).
+    func catchUpPoint(_ id: ConversationID, assumingMarker: Int? = nil) throws(StoreError) -> Int {
         let conversation = store.conversation(id)
         let ranges = try conversation.segmentRanges().suffix(2)
         var sequences: [Int] = []
         for range in ranges { sequences += try conversation.readSegment(range).map(\.sequence) }
         guard let low = sequences.min() else { return 0 }
         let head = contiguousHigh(from: low - 1, in: sequences)
-        guard let marker = caughtUpMarker(id), marker <= head,
+        guard let marker = assumingMarker ?? caughtUpMarker(id), marker <= head,
               try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize)).contains(where: { $0.sequence == marker }) || marker == 0
         else { return head }
         return marker

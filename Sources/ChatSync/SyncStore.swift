@@ -115,11 +115,16 @@ actor SyncStore {
     @discardableResult
     func mergeServerPositions(_ positions: Positions, in id: ConversationID, newest known: Int? = nil) throws(StoreError) -> Positions {
         let newest = if let known { known } else { try newestSequence(id) }
+        return try writer.mergePositions(Self.clamped(positions, to: newest), in: id)
+    }
+
+    /// `positions` with every number lowered to `newest` at most.
+    private static func clamped(_ positions: Positions, to newest: Int) -> Positions {
         var clamped = Positions()
         for (member, position) in positions.members {
             clamped.merge(MemberPosition(deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)), for: member)
         }
-        return try writer.mergePositions(clamped, in: id)
+        return clamped
     }
 
     func markFailed(_ messageID: ClientMessageID, reason: String, in id: ConversationID) throws(StoreError) {
@@ -223,14 +228,16 @@ actor SyncStore {
     /// What a group commit stored of one conversation.
     struct SavedPage: Sendable {
         var inserted: [Message]
-        /// The stored positions after merging the receipts; nil without receipts.
+        /// The positions the store will hold once the receipts are merged (``recordGrouped(_:)``
+        /// writes them); nil without receipts.
         var positions: Positions?
     }
 
-    /// Saves each conversation's details, page and receipts as ``SyncEngine/syncConversation(_:head:report:)``
-    /// would one by one, staged into one ``GroupCommit``: two `syncfs` for all of them. A
-    /// conversation whose page is refused (``ServerHistoryCheck``) fails alone; a failed commit
-    /// fails every one.
+    /// Saves each conversation's details and page as ``SyncEngine/syncConversation(_:head:report:)``
+    /// would one by one, staged into one ``GroupCommit``: two `syncfs` for all of them. The
+    /// receipts are only merged in memory here: `positions.json` is written once, with the
+    /// delivered position the server confirms, by ``recordGrouped(_:)``. A conversation whose
+    /// page is refused (``ServerHistoryCheck``) fails alone; a failed commit fails every one.
     func saveGrouped(_ pages: [GroupedPage]) -> [Result<SavedPage?, any Error>] {
         let group = GroupCommit()
         let results = group.staging {
@@ -241,7 +248,8 @@ actor SyncStore {
                 guard let receipts = grouped.receipts else { return SavedPage(inserted: inserted, positions: nil) }
                 // Clamped as after a save: to the newest stored, the page's included.
                 let newest = max(try newestSequence(grouped.id), inserted.last?.sequence ?? 0)
-                return SavedPage(inserted: inserted, positions: try mergeServerPositions(receipts, in: grouped.id, newest: newest))
+                let stored = try store.conversation(grouped.id).positions() ?? Positions()
+                return SavedPage(inserted: inserted, positions: stored.merged(with: Self.clamped(receipts, to: newest)))
             } }
         }
         do throws(SystemError) {
@@ -252,23 +260,29 @@ actor SyncStore {
         return results
     }
 
-    /// One conversation's catch-up marker and, when the server confirmed one, my delivered position.
+    /// One conversation's catch-up marker, the receipts, and the delivered position the server
+    /// confirmed, each when there is one.
     struct GroupedMarker: Sendable {
         var id: ConversationID
         var through: Int? = nil
+        var receipts: Positions? = nil
         var delivered: Int? = nil
     }
 
     /// Records catch-up markers (after the pages they speak of are durable, ``saveGrouped(_:)``:
-    /// a marker may lag, never lead) or delivered positions the server confirmed, in one ``GroupCommit``.
+    /// a marker may lag, never lead) and the receipts with my confirmed delivered position,
+    /// merged into `positions.json` in one write (the result of merging them one after the
+    /// other: the merge only takes maxima), all in one ``GroupCommit``.
     func recordGrouped(_ markers: [GroupedMarker]) -> [Result<Void, any Error>] {
         let group = GroupCommit()
         let results = group.staging {
             markers.map { marker in Result { () throws -> Void in
                 if let through = marker.through { try writer.recordCaughtUp(through: through, in: marker.id) }
+                var positions = marker.receipts
                 if let delivered = marker.delivered {
-                    try mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: 0)]), in: marker.id)
+                    positions = (positions ?? Positions()).merged(with: Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: 0)]))
                 }
+                if let positions { try mergeServerPositions(positions, in: marker.id) }
             } }
         }
         do throws(SystemError) {
