@@ -18,11 +18,11 @@ import ChatTestSupport
     }
 
     /// Runs `chatdir arguments…` under `faketime spec` (libfaketime moves the clock of that process only).
-    func runAtFakeTime(_ spec: String, _ arguments: [String]) throws -> ChatdirProcess.Result {
+    func runAtFakeTime(_ spec: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChatdirProcess.Result {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
         process.arguments = ["-f", spec, ChatdirProcess.executable.path] + arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
         process.environment = env
@@ -95,20 +95,9 @@ import ChatTestSupport
         let store = directory.file("store")
         #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
         #expect(try ChatdirProcess.run(["send", "--store", store, "c1", "waits"]).status == 0)
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
-        process.arguments = ["-f", "@1969-12-31 23:00:00", ChatdirProcess.executable.path, "sync", "--store", store, "--server", "http://127.0.0.1:9"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        process.environment = environment
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 75, "\(error)")
+        let synced = try runAtFakeTime("@1969-12-31 23:00:00", ["sync", "--store", store, "--server", "http://127.0.0.1:9"],
+                                       environment: ["CHATDIR_TOKEN": "alice-token"])
+        #expect(synced.status == 75, "\(synced.stderr)")
         #expect(try pendingTexts(store, "c1") == ["waits"])
     }
 
