@@ -37,17 +37,7 @@ public struct Conversation: Sendable {
     func read(_ relativeName: String, expected: Int = 1024) throws(StoreError) -> [UInt8]? {
         let path = directory + "/" + relativeName
         do {
-            let file = try FileDescriptor.open(path, .readOnly)
-            var bytes = [UInt8](repeating: 0, count: max(expected, 64))
-            var filled = 0
-            while true {
-                let count = try file.read(into: &bytes, from: filled, path: path)
-                filled += count
-                if count == 0 || filled < bytes.count { break }
-                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
-            }
-            bytes.removeLast(bytes.count - filled)
-            return bytes
+            return try FileDescriptor.open(path, .readOnly).readToEnd(expected: expected, path: path)
         } catch {
             if error.isNotFound { return nil }
             throw .system(error)

@@ -32,6 +32,10 @@ enum Syscall {
     }
 
     /// One `read(2)` into `buffer` from `offset`; 0 at the end of the file.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(SystemError) -> Int {
+        try retrying("read", path) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
     static func read(_ fd: Int32, into buffer: inout [UInt8], from offset: Int = 0, path: String) throws(SystemError) -> Int {
         try retrying("read", path) {
             buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }

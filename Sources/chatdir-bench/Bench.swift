@@ -119,12 +119,12 @@ struct Bench {
             }
             let store = try cache.store(messages: size).root
             let view = try SQLiteShell.paired([options.chatdir, "view", "--store", store, "c1", "--limit", "50"], sqlite3, database: database, SQLiteShell.viewQuery, runs: options.viewRuns)
-            (chatdir["cli_view_ms_\(size)"], figures["cli_view_ms_\(size)"]) = (Stats.round1(view.chatdir), Stats.round1(view.sqlite3))
+            (chatdir["cli_view_ms_\(size)"], figures["cli_view_ms_\(size)"]) = (Stats.round2(view.chatdir), Stats.round2(view.sqlite3))
             let list = try SQLiteShell.paired([options.chatdir, "list", "--store", store], sqlite3, database: database, SQLiteShell.listQuery, runs: options.viewRuns)
-            (chatdir["cli_list_ms_\(size)"], figures["cli_list_ms_\(size)"]) = (Stats.round1(list.chatdir), Stats.round1(list.sqlite3))
+            (chatdir["cli_list_ms_\(size)"], figures["cli_list_ms_\(size)"]) = (Stats.round2(list.chatdir), Stats.round2(list.sqlite3))
             if figures["cli_send_ms"] == nil {
                 let send = try SQLiteShell.send(chatdir: options.chatdir, sqlite3, database: database, scratch: work + "/sqlite3-send", runs: options.sendRuns)
-                (chatdir["cli_send_ms"], figures["cli_send_ms"]) = (Stats.round1(send.chatdir), Stats.round1(send.sqlite3))
+                (chatdir["cli_send_ms"], figures["cli_send_ms"]) = (Stats.round2(send.chatdir), Stats.round2(send.sqlite3))
             }
         }
         for (key, value) in chatdir { report.figures["chatdir", default: [:]][key] = value }
