@@ -20,6 +20,9 @@ struct Bench {
                 throw Subprocess.Failure(description: "\(options.chatdir) is missing: build it first with swift build -c release --product chatdir (or pass --chatdir PATH)")
             }
         }
+        if options.runs("cli"), Self.hasLocalRunPath(options.chatdir) {
+            report.notes.append("\(options.chatdir) was built without --disable-local-rpath: every start first looks for libc and libm beside the binary (24 failed openat), which make install's binary does not; the process rows are slower for it.")
+        }
         if options.runs("store") { try storeWorkloads(into: &chatdir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
@@ -95,6 +98,13 @@ struct Bench {
         log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
         // The rows beside the sqlite3 shell (issue 16) are measured by turns with it, after the
         // peers have made its databases (sqliteShellWorkloads).
+    }
+
+    /// Whether `binary` carries SwiftPM's `$ORIGIN` run path (a build without
+    /// `--disable-local-rpath`): the string is in its dynamic section only then.
+    static func hasLocalRunPath(_ binary: String) -> Bool {
+        guard let bytes = FileManager.default.contents(atPath: binary) else { return false }
+        return bytes.range(of: Data("$ORIGIN".utf8)) != nil
     }
 
     /// The `sqlite3` command line on the SQLite peer's databases (made by the peer runner, so

@@ -166,6 +166,17 @@ import ChatTestSupport
         #expect(String(decoding: outbox, as: UTF8.self) == "0\n")  // the inserts went into the copy
     }
 
+    @Test("a chatdir built without --disable-local-rpath is noticed (its $ORIGIN run path), one built with it is not")
+    func localRunPath() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: scratch.path + "/with", contents: Data("\u{7F}ELF...$ORIGIN\0...".utf8)))
+        #expect(FileManager.default.createFile(atPath: scratch.path + "/without", contents: Data("\u{7F}ELF...ORIGINAL\0...".utf8)))
+        #expect(Bench.hasLocalRunPath(scratch.path + "/with"))
+        #expect(!Bench.hasLocalRunPath(scratch.path + "/without"))
+        #expect(!Bench.hasLocalRunPath(scratch.path + "/missing"))
+    }
+
     @Test("paired timings take turns, first then second, after one warm-up run of each")
     func pairedTurns() throws {
         let scratch = Scratch()
