@@ -32,8 +32,8 @@ let package = Package(
         // The release binary carries the Swift runtime and standard library inside it (issue 16):
         // the loader then maps and relocates ten fewer libraries at every start (view: 16.9 M
         // instructions before, most of them in ld.so). The C++ library the runtime needs comes
-        // from libstdc++.a too (scripts/link/libstdc++.so says how), so libc and libm are all
-        // that is left to bind; lld packs the binary's 30,000 relative relocations (DT_RELR,
+        // from libstdc++.a too (scripts/link/libstdc++.so says how), and its unwinder from
+        // libgcc_eh.a (libgcc_s.so there), so libc and libm are all that is left to bind; lld packs the binary's 30,000 relative relocations (DT_RELR,
         // glibc 2.36), which gold cannot. Debug builds and tests link them as usual.
         .executableTarget(
             name: "chatdir", dependencies: ["ChatCLI", "ChatSystem"],
