@@ -52,9 +52,7 @@ public struct Outbox: Sendable {
         return try locked { (outbox: borrowing FileDescriptor) throws(StoreError) in
             let now = self.now()
             let remembered = memory.entry(for: directory)
-            // Only a process that sent here before reads the monotonic clock: `chatdir send`
-            // under a faked clock before 1970 (faketime shifts the monotonic clock too) stays safe.
-            let clockOffset = remembered == nil ? 0 : OutboxMemory.clockOffset()
+            let clockOffset = OutboxMemory.clockOffset()
             let ordinal: UInt64
             if let remembered, remembered.stamp != nil,
                OutboxMemory.trusts(remembered, stamp: try system { () throws(SystemError) in try outbox.changeStamp(path: directory) },

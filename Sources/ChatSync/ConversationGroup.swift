@@ -35,6 +35,8 @@ extension SyncEngine {
         var inserted = 0
         /// The stored positions after the receipts were merged.
         var positions: Positions?
+        /// The newest sequence stored after the page, as the save found it.
+        var newest: Int?
         var delivered: Int?
         var drained: DrainOutcome?
 
@@ -100,6 +102,7 @@ extension SyncEngine {
             case let .success(page?):
                 items[index].inserted = page.inserted.count
                 items[index].positions = page.positions
+                items[index].newest = page.newest
                 clearTyping(of: page.inserted, in: items[index].id)
             case .success(nil):
                 items[index].through = nil
@@ -131,7 +134,7 @@ extension SyncEngine {
             }
         }
         let marked = items.indices.filter { items[$0].through != nil && !items[$0].needsMorePages }
-        let markers = marked.map { SyncStore.GroupedMarker(id: items[$0].id, through: items[$0].through, receipts: items[$0].positions == nil ? nil : items[$0].receipts, delivered: items[$0].delivered) }
+        let markers = marked.map { SyncStore.GroupedMarker(id: items[$0].id, through: items[$0].through, receipts: items[$0].positions == nil ? nil : items[$0].receipts, delivered: items[$0].delivered, newest: items[$0].newest) }
         for (index, result) in zip(marked, await store.recordGrouped(markers)) {
             switch result {
             case .success: metrics?.caughtUp(items[index].id)

@@ -40,16 +40,6 @@ public struct LiveConnection: Sendable {
         self.connectTimeout = connectTimeout
     }
 
-    /// Opens one connection; the stream yields its events and ends when it drops.
-    public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
-        let session = Session(configuration: self, emit: { continuation.yield($0) }, finish: { continuation.finish() })
-        continuation.onTermination = { _ in session.stop() }
-        // A serial queue of its own: the blocking reads never sit on the cooperative pool.
-        DispatchQueue(label: "chatdir.live").async { session.run() }
-        return stream
-    }
-
     /// Opens one connection; each element is every event received since the last one was taken
     /// (at least one, at most `limit` events and about `byteLimit` bytes of message text), so a
     /// consumer that was busy gets a burst in one go and a lone event as soon as it comes. The
@@ -65,8 +55,7 @@ public struct LiveConnection: Sendable {
         let session = Session(configuration: self, emit: { inbox.push($0) }, finish: { inbox.finish() })
         DispatchQueue(label: "chatdir.live").async { session.run() }
         // Stopped when the consuming task is cancelled, and when the stream is let go of (a
-        // consumer that left its loop), as ``events()``'s onTermination does; a reader thread
-        // waiting for room is let go then.
+        // consumer that left its loop); a reader thread waiting for room is let go then.
         let reader = BatchReader(inbox: inbox, session: session)
         return AsyncStream(unfolding: { await reader.next() }, onCancel: {
             inbox.stop()

@@ -231,6 +231,9 @@ actor SyncStore {
         /// The positions the store will hold once the receipts are merged (``recordGrouped(_:)``
         /// writes them); nil without receipts.
         var positions: Positions?
+        /// The newest sequence stored once the page is, which the receipts were clamped to; nil
+        /// without receipts.
+        var newest: Int?
     }
 
     /// Saves each conversation's details and page as ``SyncEngine/syncConversation(_:head:report:)``
@@ -249,7 +252,7 @@ actor SyncStore {
                 // Clamped as after a save: to the newest stored, the page's included.
                 let newest = max(try newestSequence(grouped.id), inserted.last?.sequence ?? 0)
                 let stored = try store.conversation(grouped.id).positions() ?? Positions()
-                return SavedPage(inserted: inserted, positions: stored.merged(with: Self.clamped(receipts, to: newest)))
+                return SavedPage(inserted: inserted, positions: stored.merged(with: Self.clamped(receipts, to: newest)), newest: newest)
             } }
         }
         do throws(SystemError) {
@@ -267,6 +270,8 @@ actor SyncStore {
         var through: Int? = nil
         var receipts: Positions? = nil
         var delivered: Int? = nil
+        /// The newest sequence stored, when ``saveGrouped(_:)`` found it (no second read).
+        var newest: Int? = nil
     }
 
     /// Records catch-up markers (after the pages they speak of are durable, ``saveGrouped(_:)``:
@@ -282,7 +287,7 @@ actor SyncStore {
                 if let delivered = marker.delivered {
                     positions = (positions ?? Positions()).merged(with: Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: 0)]))
                 }
-                if let positions { try mergeServerPositions(positions, in: marker.id) }
+                if let positions { try mergeServerPositions(positions, in: marker.id, newest: marker.newest) }
             } }
         }
         do throws(SystemError) {

@@ -35,18 +35,8 @@ public enum Sys {
     public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
         let fd = try FileDescriptor.open(path, .readOnly)
         // One read of size + 1 bytes usually returns the whole file and proves the end (a short
-        // read of a regular file is its end); loop only if the file grew meanwhile.
-        var result = [UInt8](repeating: 0, count: try fd.size(path: path) + 1)
-        var filled = 0
-        while true {
-            if filled == result.count { result.append(contentsOf: [UInt8](repeating: 0, count: max(4096, result.count))) }
-            let count = try fd.read(into: &result, from: filled, path: path)
-            filled += count
-            if count == 0 || filled < result.count {
-                result.removeLast(result.count - filled)
-                return result
-            }
-        }
+        // read of a regular file is its end); it reads on only if the file grew meanwhile.
+        return try fd.readToEnd(expected: try fd.size(path: path) + 1, path: path)
     }
 
     /// What kind of thing is at a path, without following a final symlink; nil when nothing is.

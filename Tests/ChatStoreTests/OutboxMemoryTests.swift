@@ -44,13 +44,7 @@ import ChatTestSupport
             let scratch = directory.file("tick")
             try DurableFile.makeDirectories(scratch)
             let outboxChanged = try #require(Sys.changeStamp(of: outboxDirectory)?.changed, sourceLocation: sourceLocation)
-            let deadline = Clock.monotonicMilliseconds() + 10_000
-            while Clock.monotonicMilliseconds() < deadline {
-                try Sys.mkdir(scratch + "/probe")
-                try Sys.removeDirectory(scratch + "/probe")
-                if let probed = Sys.changeStamp(of: scratch)?.changed, probed > outboxChanged { return }
-            }
-            Issue.record("the file system's clock never passed the outbox's ctime", sourceLocation: sourceLocation)
+            try waitForFileSystemClock(past: outboxChanged, probing: scratch, sourceLocation: sourceLocation)
         }
 
         /// Queues `text` at `ordinal` as something other than a sender would: by hand, or a checkout.

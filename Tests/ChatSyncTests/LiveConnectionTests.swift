@@ -26,9 +26,11 @@ import Testing
         var live = LiveConnection(server: server, token: "t", connectTimeout: .seconds(20))
         live.connector = ScriptedConnector([stream]).connector
         var events: [LiveConnection.Event] = []
-        for await event in live.events() {
-            events.append(event)
-            if events.count == count { break }
+        receiving: for await batch in live.batches() {
+            for event in batch {
+                events.append(event)
+                if events.count == count { break receiving }
+            }
         }
         return events
     }

@@ -51,13 +51,7 @@ import ChatTestSupport
         // Each step waits for the file system's clock to pass the last stamp (coarse before
         // Linux 6.13), probing with a scratch directory, so the change gets a later time.
         for step in ["make", "rename", "remove"] {
-            let scratch = directory.file("scratch")
-            let deadline = Clock.monotonicMilliseconds() + 10_000
-            while Clock.monotonicMilliseconds() < deadline {
-                try Sys.mkdir(scratch)
-                try Sys.removeDirectory(scratch)
-                if let probed = Sys.changeStamp(of: directory.path)?.changed, probed > last.changed { break }
-            }
+            try waitForFileSystemClock(past: last.changed, probing: directory.path)
             switch step {
             case "make": try Self.touch(path + "/a")
             case "rename": try Sys.rename(path + "/a", path + "/b")
