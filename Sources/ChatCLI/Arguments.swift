@@ -1,10 +1,13 @@
 /// Parsed arguments: options by name (the last one wins), flags, positionals in order.
+///
+/// Options and flags are kept in arrays, searched in order: a command line has a few, and the
+/// first `String`-keyed dictionary or set a process makes costs a scan of every protocol
+/// conformance in the binary (about 140,000 instructions, 5 % of `chatdir view`).
 struct ParsedArguments {
     var command: String
-    var values: [String: String] = [:]
-    /// Every value of each option, in the order given (`--member bob --member carol`).
-    var repeatedValues: [String: [String]] = [:]
-    var flags: Set<String> = []
+    /// Every option given with its value, in the order given (`--member bob --member carol`).
+    var options: [(name: String, value: String)] = []
+    var flags: [String] = []
     var positionals: [String] = []
     var wantsHelp = false
 
@@ -41,31 +44,31 @@ struct ParsedArguments {
             }
             if let placeholder = option.value {
                 if let inlineValue {
-                    values[name] = inlineValue
+                    options.append((name, inlineValue))
                 } else if index < arguments.count {
-                    values[name] = arguments[index]
+                    options.append((name, arguments[index]))
                     index += 1
                 } else {
                     throw UsageError(message: "\(name) needs a value (\(name) \(placeholder))", command: spec.name)
                 }
-                repeatedValues[name, default: []].append(values[name] ?? "")
             } else {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value", command: spec.name) }
-                flags.insert(name)
+                if !flags.contains(name) { flags.append(name) }
             }
         }
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    func value(_ name: String) -> String? { values[name] }
+    /// The last value given for `name`.
+    func value(_ name: String) -> String? { options.last { $0.name == name }?.value }
 
     /// Every value given for an option that may be repeated, in order.
-    func allValues(_ name: String) -> [String] { repeatedValues[name] ?? [] }
+    func allValues(_ name: String) -> [String] { options.filter { $0.name == name }.map(\.value) }
 
     /// An integer option within `range`, or nil when absent.
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = values[name] else { return nil }
+        guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text.debugDescription)", command: command)
         }

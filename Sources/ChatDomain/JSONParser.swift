@@ -6,9 +6,10 @@
 /// leading zeros, trailing commas, and anything past its ``Limits`` (nesting deeper than 64,
 /// more than 10,000 keys in one object, more than 1,000,000 elements in one array).
 ///
-/// Parsing is linear in the input: duplicate keys are found with a hash set, so a hostile
-/// answer of one object with half a million keys is refused at the cap in milliseconds
-/// instead of being compared key against key for minutes. A caller with a deadline (the sync's
+/// Parsing is linear in the input: duplicate keys are found with a hash set (past 16 keys in
+/// one object; below that, by comparing), so a hostile answer of one object with half a million
+/// keys is refused at the cap in milliseconds instead of being compared key against key for
+/// minutes. A caller with a deadline (the sync's
 /// request deadline) passes it, and parsing stops once it has passed.
 public struct JSONParser {
     /// How big one container may be. Past a limit, parsing fails naming it.
@@ -137,12 +138,18 @@ public struct JSONParser {
         if depth > limits.maxDepth { throw failure("nesting deeper than \(limits.maxDepth) levels") }
     }
 
+    /// Members up to which an object's keys are checked for repeats without a hash set.
+    private static var linearKeys: Int { 16 }
+
     private mutating func parseObject() throws(Failure) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
-        var keys: Set<String> = []
+        // Small objects (every object a store file holds) are checked for a repeated key by
+        // comparing with the keys so far: the first `Set<String>` a process makes costs a scan
+        // of every protocol conformance in the binary. Past `linearKeys` members, a set.
+        var keys: Set<String>?
         skipWhitespace()
         if index < end && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -155,7 +162,15 @@ public struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            guard keys.insert(key).inserted else {
+            let repeated: Bool
+            if members.count < Self.linearKeys {
+                repeated = members.contains { $0.key == key }
+            } else {
+                var set = keys.take() ?? Set(members.map(\.key))
+                repeated = !set.insert(key).inserted
+                keys = set
+            }
+            guard !repeated else {
                 throw Failure(offset: keyOffset, reason: "the key \(quoted(key)) appears twice in one object")
             }
             guard members.count < limits.maxMembers else {

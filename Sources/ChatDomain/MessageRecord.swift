@@ -4,7 +4,7 @@
 /// server sent), so the record is written here, below both, and nowhere else.
 extension Message {
     /// The keys of a message record, for decoders that refuse any other key.
-    public static let recordKeys: Set<String> = ["clientMessageId", "senderId", "sentAt", "sequence", "text"]
+    public static let recordKeys: [String] = ["clientMessageId", "senderId", "sentAt", "sequence", "text"]
 
     /// The largest sequence chatdir accepts anywhere: the store's segment names have 10 digits,
     /// so the last sequence of a segment must stay ≤ 9,999,999,999 whatever the segment size (at

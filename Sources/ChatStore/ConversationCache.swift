@@ -181,7 +181,7 @@ final class ConversationCache {
         if let info {
             members = info.members
         } else {
-            var seen = Set(positions?.members.keys.map { $0 } ?? [])
+            var seen = Set(positions?.entries.map(\.member) ?? [])
             seen.formUnion(messages.map(\.senderID))
             seen.insert(me)
             members = seen.sorted()

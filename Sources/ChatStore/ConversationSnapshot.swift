@@ -20,7 +20,7 @@ public struct ConversationSnapshot: Sendable, Hashable {
     /// Members from `conversation.json`; without it, everyone seen in positions and messages.
     public func members(me: UserID) -> [UserID] {
         if let info { return info.members }
-        var seen = Set(positions?.members.keys.map { $0 } ?? [])
+        var seen = Set(positions?.entries.map(\.member) ?? [])
         seen.formUnion(messages.map(\.senderID))
         seen.insert(me)
         return seen.sorted()

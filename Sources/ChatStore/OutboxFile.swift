@@ -4,7 +4,7 @@ import ChatDomain
 public enum OutboxFile {
     /// Digits in an ordinal: nanoseconds since 1970 fit in 20, and fixed width makes `ls` order = queue order.
     public static let ordinalWidth = 20
-    static let keys: Set<String> = ["attempts", "clientMessageId", "createdAt", "error", "state", "text"]
+    static let keys: [String] = ["attempts", "clientMessageId", "createdAt", "error", "state", "text"]
 
     /// `<ordinal, 20 digits>-<id>.json`, written byte by byte into one string (a send names its
     /// file with it; joining five strings was an eighth of a send's instructions).

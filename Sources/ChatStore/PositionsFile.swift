@@ -5,16 +5,16 @@ public enum PositionsFile {
     public static func encode(_ positions: Positions) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{\n")
-        for (index, member) in positions.members.keys.sorted().enumerated() {
+        for (index, entry) in positions.entries.enumerated() {
             if index > 0 { writer.raw(",\n") }
-            let position = positions[member]
-            writer.write(member.rawValue)
+            let position = entry.position
+            writer.write(entry.member.rawValue)
             writer.raw(":{")
             writer.key("deliveredUpTo"); writer.write(position.deliveredUpTo)
             writer.raw(","); writer.key("readUpTo"); writer.write(position.readUpTo)
             writer.raw("}")
         }
-        writer.raw(positions.members.isEmpty ? "}\n" : "\n}\n")
+        writer.raw(positions.isEmpty ? "}\n" : "\n}\n")
         return writer.bytes
     }
 
@@ -26,18 +26,18 @@ public enum PositionsFile {
         let positions: Positions? = bytes.withUnsafeBufferPointer { buffer in
             var cursor = ByteCursor(bytes: buffer, index: 0, end: buffer.count)
             guard cursor.literal("{\n") else { return nil }
-            var members: [UserID: MemberPosition] = [:]
+            var entries: [Positions.Entry] = []
             while cursor.literal("\"") {
                 guard let name = cursor.plainString(), let user = UserID(utf8: name),
                       cursor.literal(":{\"deliveredUpTo\":"), let delivered = cursor.number(),
                       cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}") else { return nil }
-                members[user] = MemberPosition(deliveredUpTo: delivered, readUpTo: read)
+                entries.append(Positions.Entry(member: user, position: MemberPosition(deliveredUpTo: delivered, readUpTo: read)))
                 if cursor.literal(",\n") { continue }
                 guard cursor.literal("\n") else { return nil }
                 break
             }
             guard cursor.literal("}\n"), cursor.index == buffer.count else { return nil }
-            return Positions(members)
+            return Positions(entries: entries)
         }
         guard let positions, encode(positions) == bytes else { return nil }
         return positions

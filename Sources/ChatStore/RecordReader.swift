@@ -82,7 +82,9 @@ struct RecordReader {
     }
 
     /// Records a problem for each key that is not in `allowed`.
-    mutating func rejectUnknownKeys(_ allowed: Set<String>) {
+    /// `allowed` is a short list, searched in order (a `Set` here was the first `String`-keyed
+    /// hash of every store open, and the first one a process makes scans every conformance).
+    mutating func rejectUnknownKeys(_ allowed: [String]) {
         for member in members where !allowed.contains(member.key) {
             problem("unknown field \(quoted(member.key)); remove it (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }

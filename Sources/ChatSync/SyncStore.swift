@@ -121,8 +121,9 @@ actor SyncStore {
     /// `positions` with every number lowered to `newest` at most.
     private static func clamped(_ positions: Positions, to newest: Int) -> Positions {
         var clamped = Positions()
-        for (member, position) in positions.members {
-            clamped.merge(MemberPosition(deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)), for: member)
+        for entry in positions.entries {
+            let position = entry.position
+            clamped.merge(MemberPosition(deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)), for: entry.member)
         }
         return clamped
     }
