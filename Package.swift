@@ -34,10 +34,13 @@ let package = Package(
         // instructions before, most of them in ld.so). The C++ library the runtime needs comes
         // from libstdc++.a too (scripts/link/libstdc++.so says how), and its unwinder from
         // libgcc_eh.a (libgcc_s.so there), so libc and libm are all that is left to bind; lld packs the binary's 30,000 relative relocations (DT_RELR,
-        // glibc 2.36), which gold cannot. Debug builds and tests link them as usual.
+        // glibc 2.36), which gold cannot. `--no-export-dynamic` takes back the `-export-dynamic`
+        // of the toolchain's static-stdlib-args.lnk: nothing loads chatdir's symbols, and the
+        // runtime's start-up `dladdr` (finding its own path) walked all 4,047 of them, 125,000
+        // instructions of every command. Debug builds and tests link them as usual.
         .executableTarget(
             name: "chatdir", dependencies: ["ChatCLI", "ChatSystem"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/scripts/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/scripts/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
                                           .when(configuration: .release))]
         ),
         // Test support: a writer the crash-safety test kills with SIGKILL.
