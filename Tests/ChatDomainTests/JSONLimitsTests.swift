@@ -60,6 +60,21 @@ import ChatTestSupport
         }
     }
 
+    @Test("a repeated key is found in objects below, at and past the size where the parser starts hashing keys", arguments: [2, 15, 16, 17, 40])
+    func duplicateAroundTheHashingThreshold(keys: Int) {
+        for repeated in [0, keys / 2, keys - 1] {
+            var text = String(decoding: Self.object(keys: keys).dropLast(), as: UTF8.self)
+            text += ",\"key\(repeated)\":1}"
+            do {
+                _ = try JSONParser.parse(text)
+                Issue.record("the duplicate key\(repeated) among \(keys) keys was accepted")
+            } catch {
+                #expect(error.reason == "the key \"key\(repeated)\" appears twice in one object")
+            }
+            #expect((try? JSONParser.parse(Self.object(keys: keys))) != nil)
+        }
+    }
+
     @Test("an array with more elements than the cap is refused, naming the cap")
     func arrayCap() {
         let text = "[" + Array(repeating: "0", count: 101).joined(separator: ",") + "]"

@@ -27,6 +27,39 @@ import ChatTestSupport
         #expect(positions[bob] == MemberPosition(deliveredUpTo: 3, readUpTo: 1))
     }
 
+    @Test("positions are kept sorted by user ID whatever order members arrive in, and equal positions compare equal")
+    func sortedEntries() throws {
+        let names = ["mallory", "alice", "zoe", "bob", "carol", "alice2", "a", "Bob"]
+        var byMerge = Positions()
+        var dictionary: [UserID: MemberPosition] = [:]
+        for (index, name) in names.enumerated() {
+            let user = try UserID(name)
+            let position = MemberPosition(deliveredUpTo: index + 1, readUpTo: index)
+            byMerge.merge(position, for: user)
+            dictionary[user] = position
+        }
+        let fromDictionary = Positions(dictionary)
+        #expect(byMerge.entries.map(\.member.rawValue) == names.sorted())
+        #expect(byMerge == fromDictionary)
+        #expect(byMerge.hashValue == fromDictionary.hashValue)
+        #expect(byMerge.members == dictionary)
+        for (user, position) in dictionary { #expect(byMerge[user] == position) }
+        #expect(byMerge[try UserID("nobody")] == .zero)
+    }
+
+    @Test("entries listed twice keep the last position, as a dictionary assignment would")
+    func lastEntryWins() throws {
+        let bob = try UserID("bob"), carol = try UserID("carol")
+        let positions = Positions(entries: [
+            Positions.Entry(member: carol, position: MemberPosition(deliveredUpTo: 9, readUpTo: 9)),
+            Positions.Entry(member: bob, position: MemberPosition(deliveredUpTo: 5, readUpTo: 4)),
+            Positions.Entry(member: carol, position: MemberPosition(deliveredUpTo: 2, readUpTo: 1)),
+        ])
+        #expect(positions.entries.map(\.member) == [bob, carol])
+        #expect(positions[carol] == MemberPosition(deliveredUpTo: 2, readUpTo: 1))
+        #expect(positions.merged(with: Positions([carol: MemberPosition(deliveredUpTo: 7, readUpTo: 0)]))[carol] == MemberPosition(deliveredUpTo: 7, readUpTo: 1))
+    }
+
     @Test("contiguousHigh finds the end of the run without holes")
     func contiguous() {
         #expect(contiguousHigh(from: 0, in: [1, 2, 3, 5]) == 3)
