@@ -93,11 +93,15 @@ extension FileDescriptor {
         try Syscall.read(rawValue, into: &buffer, from: offset, path: path)
     }
 
-    /// The rest of a regular file: one read into a buffer of `expected` bytes made without
-    /// zeroing it (a short read is the end), then on into a buffer that doubles while reads fill
-    /// it. The store's small files and segments are read this way: zeroing a segment-sized
-    /// buffer first was 5 % of opening a conversation.
-    public func readToEnd(expected: Int, path: String) throws(SystemError) -> [UInt8] {
+    /// The rest of a file: one read into a buffer of `expected` bytes made without zeroing it,
+    /// then on into a buffer that doubles while reads fill it. The store's small files and
+    /// segments are read this way: zeroing a segment-sized buffer first was 5 % of opening a
+    /// conversation.
+    ///
+    /// With `shortReadEnds` (a regular file), a read that does not fill the buffer is the end.
+    /// Without it (`/proc/locks` and the like, which `fstat` calls empty and which return one
+    /// record per read, or as many as fit), only a read of 0 bytes is.
+    public func readToEnd(expected: Int, shortReadEnds: Bool = true, path: String) throws(SystemError) -> [UInt8] {
         let capacity = max(expected, 64)
         var failure: SystemError?
         var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
@@ -109,13 +113,13 @@ extension FileDescriptor {
             }
         }
         if let failure { throw failure }
-        guard bytes.count == capacity else { return bytes }
+        if bytes.isEmpty || (shortReadEnds && bytes.count < capacity) { return bytes }
         var filled = bytes.count
         while true {
-            bytes.append(contentsOf: repeatElement(0, count: bytes.count))
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, capacity))) }
             let count = try read(into: &bytes, from: filled, path: path)
             filled += count
-            if count == 0 || filled < bytes.count { break }
+            if count == 0 || (shortReadEnds && filled < bytes.count) { break }
         }
         bytes.removeLast(bytes.count - filled)
         return bytes

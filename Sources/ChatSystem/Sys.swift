@@ -35,8 +35,13 @@ public enum Sys {
     public static func readFile(_ path: String) throws(SystemError) -> [UInt8] {
         let fd = try FileDescriptor.open(path, .readOnly)
         // One read of size + 1 bytes usually returns the whole file and proves the end (a short
-        // read of a regular file is its end); it reads on only if the file grew meanwhile.
-        return try fd.readToEnd(expected: try fd.size(path: path) + 1, path: path)
+        // read of a regular file is its end); it reads on only if the file grew meanwhile. A
+        // size of 0 is also what `fstat` says of /proc files, which hand out a record or a page
+        // per read: those are read in 64 KiB reads until one returns nothing (a 64-byte first
+        // read had made `/proc/locks` one line long, and `status` miss the sync worker's lock).
+        let size = try fd.size(path: path)
+        if size == 0 { return try fd.readToEnd(expected: 65_536, shortReadEnds: false, path: path) }
+        return try fd.readToEnd(expected: size + 1, path: path)
     }
 
     /// What kind of thing is at a path, without following a final symlink; nil when nothing is.
