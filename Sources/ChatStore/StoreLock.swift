@@ -58,14 +58,20 @@ extension StoreLock {
     /// Looks the lock file up in `/proc/locks` instead of trying the lock: taking it even for a
     /// moment could make a sync worker starting at that instant fail with "locked", and opening
     /// `.lock` would wake every inotify watcher of the store root. Linux only; elsewhere nil.
+    ///
+    /// The kernel hands the table out a page per `read(2)` and finds its place again by counting
+    /// records, so while other processes take and drop locks between two reads a line can be
+    /// skipped: a table that does not list the lock is read again, up to five times in all.
     public static func holder(storeRoot: String) -> Int32? {
-        guard let identity = Sys.lockIdentity(of: storeRoot + "/" + StoreLayout.lock),
-              let table = try? Sys.readFile("/proc/locks") else { return nil }
-        // "1: FLOCK  ADVISORY  WRITE 9940 fe:00:16220310 0 EOF"; waiters have "->" after the number.
-        for line in table.split(separator: UInt8(ascii: "\n")) {
-            let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
-            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity else { continue }
-            return Int32(fields[4])
+        guard let identity = Sys.lockIdentity(of: storeRoot + "/" + StoreLayout.lock) else { return nil }
+        for _ in 0..<5 {
+            guard let table = try? Sys.readFile("/proc/locks") else { return nil }
+            // "1: FLOCK  ADVISORY  WRITE 9940 fe:00:16220310 0 EOF"; waiters have "->" after the number.
+            for line in table.split(separator: UInt8(ascii: "\n")) {
+                let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+                guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity else { continue }
+                return Int32(fields[4])
+            }
         }
         return nil
     }

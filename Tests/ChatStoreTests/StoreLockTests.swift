@@ -1,3 +1,7 @@
+import Glibc
+import ChatSystem
+import ChatProcess
+import Foundation
 import Testing
 @testable import ChatStore
 import ChatTestSupport
@@ -21,5 +25,48 @@ import ChatTestSupport
         writer = nil
         #expect(!StoreLock.isHeld(storeRoot: store.root))
         _ = try StoreWriter(store: store)
+    }
+
+    @Test("the holder's pid is found in /proc/locks every time while other processes take and drop locks")
+    func holderUnderChurn() throws {
+        let directory = try TemporaryDirectory()
+        // A child holds 150 locks, then the store's (the newest, so listed just after the locks
+        // that come and go), and the table spans several pages: the kernel hands it out a page
+        // per read, and a reader that skipped a line between two reads told `chatdir status` no
+        // worker ran.
+        let script = """
+            import fcntl, os, sys, time
+            fds = []
+            for name in ["other-%d" % i for i in range(150)] + [".lock"]:
+                fd = os.open(os.path.join(sys.argv[1], name), os.O_CREAT | os.O_RDWR, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fds.append(fd)
+            open(os.path.join(sys.argv[1], "ready"), "w").close()
+            time.sleep(120)
+            """
+        let holder = TestProcess()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", script, directory.path]
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: directory.path + "/ready"), Date() < deadline { usleep(10_000) }
+        try #require(FileManager.default.fileExists(atPath: directory.path + "/ready"))
+        let stop = Lock(false)
+        for index in 0..<2 {
+            let path = directory.path + "/churn-\(index)"
+            Thread.detachNewThread {
+                while !stop.withLock({ $0 }) {
+                    let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+                    guard fd >= 0 else { return }
+                    flock(fd, LOCK_EX)
+                    close(fd)
+                }
+            }
+        }
+        defer { stop.withLock { $0 = true } }
+        var found: [Int32?] = []
+        for _ in 0..<300 { found.append(StoreLock.holder(storeRoot: directory.path)) }
+        #expect(found.filter { $0 != holder.processIdentifier }.count == 0, "\(Set(found.map { $0.map(String.init) ?? "nil" }))")
     }
 }
