@@ -66,7 +66,7 @@ import ChatTestSupport
         }
         defer { stop.withLock { $0 = true } }
         var found: [Int32?] = []
-        for _ in 0..<300 { found.append(StoreLock.holder(storeRoot: directory.path)) }
+        for _ in 0..<200 { found.append(StoreLock.holder(storeRoot: directory.path)) }
         #expect(found.filter { $0 != holder.processIdentifier }.count == 0, "\(Set(found.map { $0.map(String.init) ?? "nil" }))")
     }
 }
