@@ -9,8 +9,8 @@
 /// Parsing is linear in the input: duplicate keys are found with a hash set (past 16 keys in
 /// one object; below that, by comparing), so a hostile answer of one object with half a million
 /// keys is refused at the cap in milliseconds instead of being compared key against key for
-/// minutes. A caller with a deadline (the sync's
-/// request deadline) passes it, and parsing stops once it has passed.
+/// minutes. A caller with a deadline (the sync's request deadline) passes it, and parsing stops
+/// once it has passed.
 public struct JSONParser {
     /// How big one container may be. Past a limit, parsing fails naming it.
     public struct Limits: Sendable, Equatable {

@@ -33,7 +33,7 @@ public struct Positions: Hashable, Sendable {
 
     /// The members and their positions as a dictionary.
     public var members: [UserID: MemberPosition] {
-        Dictionary(entries.map { ($0.member, $0.position) }, uniquingKeysWith: { _, last in last })
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.member, $0.position) })
     }
 
     public var isEmpty: Bool { entries.isEmpty }

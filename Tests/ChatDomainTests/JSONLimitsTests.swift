@@ -48,29 +48,28 @@ import ChatTestSupport
         #expect(members.last?.key == "key499999")
     }
 
-    @Test("a duplicate key far from its first occurrence is still found")
-    func distantDuplicate() {
-        var text = String(decoding: Self.object(keys: 5_000).dropLast(), as: UTF8.self)
-        text += ",\"key17\":1}"
+    /// An object of `keys` keys with `key<repeated>` given once more at the end must be refused,
+    /// naming that key.
+    static func expectRepeatRefused(keys: Int, repeated: Int) {
+        var text = String(decoding: object(keys: keys).dropLast(), as: UTF8.self)
+        text += ",\"key\(repeated)\":1}"
         do {
             _ = try JSONParser.parse(text)
-            Issue.record("the duplicate was accepted")
+            Issue.record("the duplicate key\(repeated) among \(keys) keys was accepted")
         } catch {
-            #expect(error.reason == "the key \"key17\" appears twice in one object")
+            #expect(error.reason == "the key \"key\(repeated)\" appears twice in one object")
         }
+    }
+
+    @Test("a duplicate key far from its first occurrence is still found")
+    func distantDuplicate() {
+        Self.expectRepeatRefused(keys: 5_000, repeated: 17)
     }
 
     @Test("a repeated key is found in objects below, at and past the size where the parser starts hashing keys", arguments: [2, 15, 16, 17, 40])
     func duplicateAroundTheHashingThreshold(keys: Int) {
         for repeated in [0, keys / 2, keys - 1] {
-            var text = String(decoding: Self.object(keys: keys).dropLast(), as: UTF8.self)
-            text += ",\"key\(repeated)\":1}"
-            do {
-                _ = try JSONParser.parse(text)
-                Issue.record("the duplicate key\(repeated) among \(keys) keys was accepted")
-            } catch {
-                #expect(error.reason == "the key \"key\(repeated)\" appears twice in one object")
-            }
+            Self.expectRepeatRefused(keys: keys, repeated: repeated)
             #expect((try? JSONParser.parse(Self.object(keys: keys))) != nil)
         }
     }
