@@ -46,13 +46,12 @@ extension Conversation {
             summary.creation = creation?.state
             let wish = names.contains(StoreLayout.readPosition) ? try wantedReadPosition() : nil
             let readUpTo = max(try positions()?[me].readUpTo ?? 0, wish ?? 0)
-            // Newest first from the `.newest` hint, as a page is found: no listing of messages/
-            // (10,000 names at a million messages, listed twice here before).
-            var walk = try SegmentWalk(self, before: nil)
-            while let range = try walk.next(), range.last > readUpTo, summary.unread < ConversationSummary.unreadCap {
-                let messages = try readSegment(range)
-                if summary.last == nil { summary.last = messages.last }
-                summary.unread += messages.filter { $0.sequence > readUpTo && $0.senderID != me }.count
+            // Only the records past my read position, from the segments' ends; whole files when a
+            // tail is not plainly sound, whose decoder names the damaged file and line.
+            if let fromTails = try unreadFromTails(me: me, readUpTo: readUpTo) {
+                (summary.last, summary.unread) = fromTails
+            } else {
+                (summary.last, summary.unread) = try unreadDecodingWhole(me: me, readUpTo: readUpTo)
             }
             if summary.last == nil {
                 // All read: only the newest record is shown, read from the newest segment's tail.
@@ -63,5 +62,41 @@ extension Conversation {
             summary.problem = error.description
         }
         return summary
+    }
+
+    /// The newest message and the count of others' messages past `readUpTo`, segment by segment
+    /// newest first until ``ConversationSummary/unreadCap`` is reached, decoding only the records
+    /// past `readUpTo` from each segment's end (``SegmentFile/decodeTail(_:range:count:below:above:)``).
+    /// Segments are found from the `.newest` hint, as a page is: no listing of messages/. Nil
+    /// when a tail is not plainly canonical and sound or a client ID repeats among the records
+    /// read; the last message is nil when every message is read.
+    func unreadFromTails(me: UserID, readUpTo: Int) throws(StoreError) -> (last: Message?, unread: Int)? {
+        var walk = try SegmentWalk(self, before: nil)
+        var last: Message?
+        var unread = 0
+        var read: [Message] = []
+        while let range = try walk.next(), range.last > readUpTo, unread < ConversationSummary.unreadCap {
+            guard let bytes = try self.read(StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
+            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: .max, above: readUpTo) else { return nil }
+            if last == nil { last = tail.messages.last }
+            unread += tail.messages.reduce(0) { $1.senderID != me ? $0 + 1 : $0 }
+            read.append(contentsOf: tail.messages)
+        }
+        if Self.repeatsClientID(read) { return nil }
+        return (last, unread)
+    }
+
+    /// The same from whole segment files, each decoded and checked in full: throws the first
+    /// error of a damaged file, naming file and line.
+    func unreadDecodingWhole(me: UserID, readUpTo: Int) throws(StoreError) -> (last: Message?, unread: Int) {
+        var walk = try SegmentWalk(self, before: nil)
+        var last: Message?
+        var unread = 0
+        while let range = try walk.next(), range.last > readUpTo, unread < ConversationSummary.unreadCap {
+            let messages = try readSegment(range)
+            if last == nil { last = messages.last }
+            unread += messages.filter { $0.sequence > readUpTo && $0.senderID != me }.count
+        }
+        return (last, unread)
     }
 }

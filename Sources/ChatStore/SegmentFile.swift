@@ -198,8 +198,9 @@ public enum SegmentFile {
     }
 
     /// Reads the last records of a segment in the canonical layout, from its end, until `count`
-    /// of them have a sequence below `below` (all count when nil) or the file's first record is
-    /// read; records at or above `below` are checked but left out. Only those lines are decoded.
+    /// of them have a sequence below `below` (all count when nil), a record's sequence is at or
+    /// under `above` (that record is checked but not kept), or the file's first record is read;
+    /// records at or above `below` are checked but left out. Only those lines are decoded.
     ///
     /// Nil when the file is not in the one-record-per-line layout (no "[" and "]" lines, no final
     /// newline, a misplaced comma, a blank line, conflict markers) or when a record read is
@@ -208,7 +209,7 @@ public enum SegmentFile {
     /// wrong, with the line. A record line the canonical reader refuses (an escape, another key
     /// order) is parsed and checked as `decode` does. Records the page does not reach are not
     /// looked at; checking a whole file is `chatdir check`'s job.
-    public static func decodeTail(_ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil) -> Tail? {
+    public static func decodeTail(_ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil, above: Int? = nil) -> Tail? {
         let size = bytes.count
         // "[" LF, then records, then LF "]" LF; "[\n]\n" when empty.
         guard size >= 4, bytes[0] == UInt8(ascii: "["), bytes[1] == 0x0A,
@@ -231,6 +232,7 @@ public enum SegmentFile {
                 guard !content.isEmpty, let message = record(bytes, buffer, content) else { return nil }
                 if let range, !range.contains(message.sequence) { return nil }
                 if let newer, message.sequence >= newer { return nil }
+                if let above, message.sequence <= above { break }
                 newer = message.sequence
                 if below.map({ message.sequence < $0 }) ?? true { messages.append(message) }
                 lineEnd = start - 1

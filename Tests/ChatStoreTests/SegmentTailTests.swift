@@ -36,6 +36,24 @@ import ChatTestSupport
         #expect(tail.hasEarlier == (expected.first.map { $0.sequence > 1 } ?? false))
     }
 
+    @Test("reading stops at the first record at or under the floor, which is not kept", arguments: [0, 1, 10, 41, 59, 60, 101])
+    func above(floor: Int) throws {
+        let bytes = segment(60)
+        let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: .max, above: floor))
+        let expected = whole(bytes).messages.filter { $0.sequence > floor }
+        #expect(tail.messages == expected)
+        #expect(tail.hasEarlier == (floor >= 1), "the record at or under the floor is left in the file")
+    }
+
+    @Test("the floor and the bound together: records between them, newest first up to the count")
+    func between() throws {
+        let bytes = segment(60)
+        let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: 5, below: 40, above: 30))
+        #expect(tail.messages.map(\.sequence) == [35, 36, 37, 38, 39])
+        let all = try #require(SegmentFile.decodeTail(bytes, range: range, count: 50, below: 40, above: 30))
+        #expect(all.messages.map(\.sequence) == Array(31...39))
+    }
+
     @Test("records with escapes, quotes and non-ASCII text read as the whole-file decoder reads them")
     func escapes() throws {
         let texts = ["See \"you\"\nsoon ☕", "tab\there", "back\\slash", "é", "日本語のテキスト、少し長めのメッセージ", "\u{1F600} emoji at the end"]

@@ -77,7 +77,10 @@ enum ListCommand: Command {
             case .failed?: counts.append(output.styled("the server refused to create it", .red))
             case nil: break
             }
-            if !counts.isEmpty { line += "  (" + counts.joined(separator: ", ") + ")" }
+            // Joined by hand: `joined(separator:)` is not specialized for [String], and its
+            // first call looks up an associated type by scanning every conformance record.
+            for (index, count) in counts.enumerated() { line += (index == 0 ? "  (" : ", ") + count }
+            if !counts.isEmpty { line += ")" }
             if let last = summary.last {
                 let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
                 line += "  " + output.styled(output.safe(time.format(last.sentAt)), .dim) + " " + output.safe(last.senderID.rawValue) + ": "
