@@ -69,8 +69,20 @@ public struct JSONWriter {
             return
         }
         bytes.append(UInt8(ascii: "\""))
-        let hex = Self.hexDigits
-        for byte in text.utf8 {
+        var text = text
+        text.withUTF8 { utf8 in appendEscaped(utf8) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `utf8` escaped canonically: the runs between the bytes that need an escape are copied
+    /// whole, not appended a byte at a time.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var run = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+            run = index + 1
             switch byte {
             case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
             case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
@@ -79,12 +91,12 @@ public struct JSONWriter {
             case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
             case 0x08: bytes.append(0x5C); bytes.append(UInt8(ascii: "b"))
             case 0x0C: bytes.append(0x5C); bytes.append(UInt8(ascii: "f"))
-            case 0x00..<0x20:
+            default:
+                let hex = Self.hexDigits
                 bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
     }
 
     /// ``Escaping/terminalSafe``: scalar by scalar, `\u` for DEL, C1 and bidi overrides too.

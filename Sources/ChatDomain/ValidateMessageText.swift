@@ -1,6 +1,9 @@
 /// Checks a message text against the wire contract's limits.
 public func validateMessageText(_ text: String) throws(DomainError) {
     if text.isEmpty { throw .emptyText }
+    // A character is at least one UTF-8 byte: a text of no more bytes than the limit is within
+    // it, and its characters need not be counted (grapheme breaking, for every record read).
+    if text.utf8.count <= DomainError.maxTextCharacters { return }
     let count = text.count
     if count > DomainError.maxTextCharacters { throw .textTooLong(characters: count) }
 }
