@@ -94,9 +94,9 @@ extension FileDescriptor {
     }
 
     /// The rest of a file: one read into a buffer of `expected` bytes made without zeroing it,
-    /// then, while reads fill their buffers, reads as large as what is read so far (doubling). The store's small files and
-    /// segments are read this way: zeroing a segment-sized buffer first was 5 % of opening a
-    /// conversation.
+    /// then, while reads fill their buffers, reads as large as what is read so far (doubling).
+    /// The store's small files and segments are read this way: zeroing a segment-sized buffer
+    /// first was 5 % of opening a conversation.
     ///
     /// With `shortReadEnds` (a regular file), a read that does not fill the buffer is the end.
     /// Without it (`/proc/locks` and the like, which `fstat` calls empty and which return one
