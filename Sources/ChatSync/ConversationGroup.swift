@@ -50,7 +50,7 @@ extension SyncEngine {
         while start < conversations.count {
             if deadline.isOver() {
                 let rest = Array(conversations[start...])
-                report.record(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.id.rawValue).joined(separator: ", "))", budget: deadline.budget))
+                report.record(SyncError.passBudgetSpent(server, beforeSyncing: rest.map(\.id), budget: deadline.budget))
                 // Their details, as the one-at-a-time pass writes every conversation's up front.
                 _ = await store.saveGrouped(rest.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
                 for conversation in rest { report.stillPending += (try? await store.pendingOutbox(conversation.id).count) ?? 0 }

@@ -29,6 +29,23 @@ extension SyncError {
         .temporary("the pass's \(budget.shortDescription) budget ran out before \(request) to \(server); run `chatdir sync` again later", retryAfter: nil)
     }
 
+    /// The pass's deadline came before these conversations' turn: how many, and the first few
+    /// by name (a first sync of thousands must not print thousands of IDs on one line).
+    static func passBudgetSpent(_ server: ServerAddress, beforeSyncing rest: [ConversationID], budget: Duration) -> SyncError {
+        passBudgetSpent(server, before: "syncing " + namedBriefly(rest), budget: budget)
+    }
+
+    /// "c7", "c7 and c8", or "12 conversations (c7, c8, c9 and 9 more)": at most `shown` IDs.
+    static func namedBriefly(_ ids: [ConversationID], shown: Int = 3) -> String {
+        let names = ids.map(\.rawValue)
+        switch names.count {
+        case 0...1: return names.first ?? "no conversation"
+        case 2...shown: return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+        default:
+            return "\(names.count) conversations (\(names.prefix(shown).joined(separator: ", ")) and \(names.count - shown) more)"
+        }
+    }
+
     /// A retry would wait past the pass's deadline.
     static func noTimeToRetry(_ reason: String, budget: Duration, retryAfter: Duration?) -> SyncError {
         .temporary("\(reason); no time left for another attempt within the pass's \(budget.shortDescription) budget", retryAfter: retryAfter)

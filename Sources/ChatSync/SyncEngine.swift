@@ -225,7 +225,7 @@ public actor SyncEngine {
                 let id = conversation.id
                 if deadline.isOver() {
                     let rest = conversations[index...].map(\.id)
-                    report.record(SyncError.passBudgetSpent(server, before: "syncing \(rest.map(\.rawValue).joined(separator: ", "))", budget: deadline.budget))
+                    report.record(SyncError.passBudgetSpent(server, beforeSyncing: rest, budget: deadline.budget))
                     for id in rest { report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0 }
                     break
                 }

@@ -207,4 +207,34 @@ import ChatTestSupport
         let report = StoreChecker.check(root: store.root)
         #expect(report.errors.isEmpty && report.warnings.isEmpty, "\(report.errors) \(report.warnings)")
     }
+
+    @Test("a pass whose budget ends before 53 conversations' turn names how many and the first three, not all 53, and writes every one's details")
+    func budgetSpentNamesBriefly() async throws {
+        let directory = try TemporaryDirectory(inMemory: true)
+        try await Self.makeServerData(at: directory.file("server"), count: 50)
+        let server = try Self.start(directory.file("server"), faults: "")
+        defer { server.stop() }
+        let store = try Store.create(at: directory.file("bob"), manifest: Manifest(userID: Self.bob))
+        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: UInt16(server.port)), token: "bob-token", options: fastOptions)
+        let conversations = try await engine.discoverConversations(saving: false)
+        #expect(conversations.count == 53)
+        var report = SyncEngine.Report()
+        try await engine.syncGrouped(conversations, deadline: PassDeadline(budget: .zero), report: &report)
+        #expect(report.problems.count == 1, "\(report.problems)")
+        let problem = report.problems.first ?? ""
+        let first = conversations.prefix(3).map(\.id.rawValue)
+        #expect(problem.contains("before syncing 53 conversations (\(first.joined(separator: ", ")) and 50 more) to http://127.0.0.1:\(server.port)"), "\(problem)")
+        #expect(problem.utf8.count < 300, "\(problem)")
+        for conversation in conversations {
+            #expect(FileManager.default.fileExists(atPath: store.conversation(conversation.id).directory + "/conversation.json"), "\(conversation.id)")
+        }
+    }
+
+    @Test("a short list of conversations is named whole", arguments: [
+        ([String](), "no conversation"), (["c1"], "c1"), (["c1", "c2"], "c1 and c2"), (["c1", "c2", "c3"], "c1, c2 and c3"),
+        (["c1", "c2", "c3", "c4"], "4 conversations (c1, c2, c3 and 1 more)"),
+    ])
+    func namedBriefly(names: [String], expected: String) throws {
+        #expect(SyncError.namedBriefly(try names.map(ConversationID.init)) == expected)
+    }
 }
