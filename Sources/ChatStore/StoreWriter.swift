@@ -46,7 +46,10 @@ public final class StoreWriter: Sendable {
         guard let newest = try? conversation.segmentRanges().last else { return }
         let bytes = Array((newest.fileName + "\n").utf8)
         let path = conversation.messagesDirectory + "/" + StoreLayout.newestHint
-        if (try? Sys.readFile(path)) != bytes {
+        let hint = try? Sys.readFile(path)
+        // A conversation of one segment, the first, has no hint (see ``save(_:in:)``).
+        if hint == nil, newest.first == 1 { return }
+        if hint != bytes {
             try? DurableFile.write(bytes, to: StoreLayout.newestHint, in: conversation.messagesDirectory)
         }
     }
@@ -134,7 +137,10 @@ public final class StoreWriter: Sendable {
             }
         }
         // A spliced segment was written by this writer before, and the hint was moved past it then.
-        if spliced < files.count, let written = byRange.keys.max(),
+        // While the newest segment is the first, there is no hint: readers list a directory of
+        // one file as cheaply as they read the hint, and a first sync of many one-segment
+        // conversations makes one file fewer each.
+        if spliced < files.count, let written = byRange.keys.max(), written.first > 1,
            written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)) {
             files.append((StoreLayout.newestHint, Array((written.fileName + "\n").utf8)))
         }

@@ -27,6 +27,33 @@ import ChatTestSupport
         #expect(a.count == 4)  // three segments and .newest
     }
 
+    @Test("messages/.newest appears with the second segment, not before; pages read the same with and without it, and a writer's start makes none for one segment")
+    func newestHintFromTheSecondSegment() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory, name: "hint", segmentSize: 100)
+        let conversation = store.conversation(c1)
+        let hint = conversation.messagesDirectory + "/" + StoreLayout.newestHint
+        do {
+            let writer = try StoreWriter(store: store)
+            try writer.save((1...100).map { message($0, bob) }, in: c1)
+            #expect(Sys.kind(of: hint) == nil)
+            #expect(try conversation.newestMessages(limit: 3).messages.map(\.sequence) == [98, 99, 100])
+        }
+        // A writer starting on a store of one segment leaves it without a hint.
+        do {
+            let writer = try StoreWriter(store: store)
+            #expect(Sys.kind(of: hint) == nil)
+            try writer.save([message(101, alice)], in: c1)
+            #expect(try Sys.readFile(hint) == Array("0000000101-0000000200.json\n".utf8))
+            #expect(try conversation.newestMessages(limit: 2).messages.map(\.sequence) == [100, 101])
+        }
+        // A hint left wrong by hand is put right when a writer starts, as before.
+        try Array("0000000001-0000000100.json\n".utf8).write(toFile: hint)
+        #expect(try conversation.newestMessages(limit: 2).messages.map(\.sequence) == [100, 101])
+        _ = try StoreWriter(store: store)
+        #expect(try Sys.readFile(hint) == Array("0000000101-0000000200.json\n".utf8))
+    }
+
     /// The segment file `range` of `store`'s c1.
     static func segmentPath(_ store: Store, _ range: SegmentRange) -> String {
         store.conversation(c1).messagesDirectory + "/" + range.fileName

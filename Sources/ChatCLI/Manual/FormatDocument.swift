@@ -16,7 +16,7 @@ chatdir.json                                   the manifest
 conversations/<conversation-id>/
     conversation.json                          title and members
     messages/<first>-<last>.json               accepted messages, keyed by sequence range
-    messages/.newest                           the newest segment's file name (a reader's hint)
+    messages/.newest                           the newest segment's file name (a reader's hint; from the second segment)
     positions.json                             every member's deliveredUpTo / readUpTo
     outbox/<ordinal>-<client-message-id>.json  my messages the server has not accepted yet
     outbox/read.json                           my wanted read position, not yet accepted
@@ -115,7 +115,10 @@ a JSON array with one message per line, ascending by sequence:
 - A conversation view reads the newest segment files only, as many as its page needs: it never
   scans the whole history, and it does not list `messages/` either: `messages/.newest` holds the
   newest segment's file name and a newline (`0000999901-0001000000.json`), written by the writer in
-  the same commit as the segment. Readers check it (the file it names exists, the next range's
+  the same commit as the segment, from the second segment on: while the only segment is the
+  first (`0000000001-…`), there is no hint, since listing a directory of one file costs a reader
+  what reading the hint does, and a first sync of many small conversations makes one file fewer
+  for each. Readers check it (the file it names exists, the next range's
   does not; they step forward past any that do) and list the directory when it is missing or
   wrong; the writer rewrites it when it starts. After editing segments by hand, delete it or
   leave it: readers cope either way. It is deterministic, so devices still hold identical
