@@ -44,15 +44,22 @@ public final class StoreWriter: Sendable {
     /// readers check the hint and list the directory when it is wrong.
     private func repairNewestHint(_ conversation: Conversation) {
         guard let newest = try? conversation.segmentRanges().last else { return }
-        let bytes = Array((newest.fileName + "\n").utf8)
-        let path = conversation.messagesDirectory + "/" + StoreLayout.newestHint
-        let hint = try? Sys.readFile(path)
-        // A conversation of one segment, the first, has no hint (see ``save(_:in:)``).
-        if hint == nil, newest.first == 1 { return }
+        let bytes = Self.hintBytes(naming: newest)
+        let hint = try? Sys.readFile(conversation.messagesDirectory + "/" + StoreLayout.newestHint)
+        if hint == nil, !Self.isHinted(newest) { return }
         if hint != bytes {
             try? DurableFile.write(bytes, to: StoreLayout.newestHint, in: conversation.messagesDirectory)
         }
     }
+
+    /// Whether a conversation whose newest segment is `newest` has a `messages/.newest` hint:
+    /// not while that is the first range (its only segment). A reader lists a directory of one
+    /// file as cheaply as it reads the hint, and a first sync of many one-segment conversations
+    /// makes one file fewer each.
+    private static func isHinted(_ newest: SegmentRange) -> Bool { newest.first > 1 }
+
+    /// `messages/.newest`'s bytes when `newest` is the newest segment.
+    private static func hintBytes(naming newest: SegmentRange) -> [UInt8] { Array((newest.fileName + "\n").utf8) }
 
     /// Directories are made below the store root, never the root itself: a store removed while
     /// a writer still runs stays removed instead of coming back half made.
@@ -137,12 +144,9 @@ public final class StoreWriter: Sendable {
             }
         }
         // A spliced segment was written by this writer before, and the hint was moved past it then.
-        // While the newest segment is the first, there is no hint: readers list a directory of
-        // one file as cheaply as they read the hint, and a first sync of many one-segment
-        // conversations makes one file fewer each.
-        if spliced < files.count, let written = byRange.keys.max(), written.first > 1,
+        if spliced < files.count, let written = byRange.keys.max(), Self.isHinted(written),
            written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)) {
-            files.append((StoreLayout.newestHint, Array((written.fileName + "\n").utf8)))
+            files.append((StoreLayout.newestHint, Self.hintBytes(naming: written)))
         }
         if files.isEmpty, !result.alreadyStored.isEmpty {
             // A record found in place may be from a save whose directory fsync failed (its rename

@@ -35,9 +35,10 @@ extension SyncError {
         passBudgetSpent(server, before: "syncing " + namedBriefly(rest), budget: budget)
     }
 
-    /// "c7", "c7 and c8", or "12 conversations (c7, c8, c9 and 9 more)": at most `shown` IDs.
-    static func namedBriefly(_ ids: [ConversationID], shown: Int = 3) -> String {
+    /// "c7", "c7 and c8", or "12 conversations (c7, c8, c9 and 9 more)": at most three IDs.
+    static func namedBriefly(_ ids: [ConversationID]) -> String {
         let names = ids.map(\.rawValue)
+        let shown = 3
         switch names.count {
         case 0...1: return names.first ?? "no conversation"
         case 2...shown: return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
