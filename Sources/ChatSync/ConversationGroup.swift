@@ -51,21 +51,31 @@ extension SyncEngine {
             if deadline.isOver() {
                 let rest = Array(conversations[start...])
                 report.record(SyncError.passBudgetSpent(server, beforeSyncing: rest.map(\.id), budget: deadline.budget))
-                // Their details, as the one-at-a-time pass writes every conversation's up front.
-                _ = await store.saveGrouped(rest.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
+                await saveDetails(of: rest)
                 for conversation in rest { report.stillPending += (try? await store.pendingOutbox(conversation.id).count) ?? 0 }
                 return
             }
             let group = Array(conversations[start..<min(start + max(options.conversationsPerCommit, 1), conversations.count)])
+            let items: [GroupedConversation]
+            do {
+                items = try await syncGroup(group)
+            } catch {
+                // A refused token or TLS ends the pass; the conversations it did not reach still
+                // get their details (this group's may be written already: the same bytes are skipped).
+                await saveDetails(of: conversations[start...])
+                throw error
+            }
             start += group.count
-            for item in try await syncGroup(group) {
+            for item in items {
                 report.newMessages += item.inserted
                 if item.needsMorePages, item.error == nil {
                     do {
                         try await syncConversation(item.id, head: item.conversation.lastSequence, firstPage: item.firstOfMany, report: &report)
                     } catch {
-                        if case SyncError.unauthorized = error { throw error }
-                        if case SyncError.untrusted = error { throw error }
+                        if Self.endsThePass(error) {
+                            await saveDetails(of: conversations[start...])
+                            throw error
+                        }
                         report.record(error, in: item.id)
                         report.stillPending += (try? await store.pendingOutbox(item.id).count) ?? 0
                     }
@@ -83,6 +93,12 @@ extension SyncEngine {
                 }
             }
         }
+    }
+
+    /// The details of conversations a pass ends before, as the one-at-a-time pass writes every
+    /// conversation's up front; a failure to write them is the next pass's to meet.
+    private func saveDetails(of conversations: some Collection<WireConversation>) async {
+        _ = await store.saveGrouped(conversations.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
     }
 
     /// Steps 1–5 for one group; each conversation's outcome, in the group's order.
@@ -201,9 +217,13 @@ extension SyncEngine {
 
     /// A refused token or TLS ends the whole pass, as in the one-at-a-time loop.
     private nonisolated static func endPassIfRefused(_ items: [GroupedConversation]) throws {
-        for case let error? in items.map(\.error) {
-            if case SyncError.unauthorized = error { throw error }
-            if case SyncError.untrusted = error { throw error }
+        for case let error? in items.map(\.error) where endsThePass(error) { throw error }
+    }
+
+    private nonisolated static func endsThePass(_ error: any Error) -> Bool {
+        switch error {
+        case SyncError.unauthorized, SyncError.untrusted: true
+        default: false
         }
     }
 

@@ -230,6 +230,36 @@ import ChatTestSupport
         }
     }
 
+    @Test("a token refused in the middle of a grouped first sync ends the pass, and every listed conversation still gets its details, as the one-at-a-time pass writes them up front")
+    func tokenRefusedMidway() async throws {
+        // 40 empty conversations (nothing to fetch); the receipts of c11 on are refused, as when
+        // the token is revoked while the pass runs: groups of 10, so the second group meets it.
+        let list = (1...40).map { #"{"id":"c\#($0)","title":"Chat \#($0)","members":["bob","alice"],"lastSequence":0}"# }
+        let server = try CannedServer { _, path in
+            if path == "/v1/me" { return .json(200, #"{"userId":"bob"}"#) }
+            if path == "/v1/conversations" { return .json(200, "{\"items\":[\(list.joined(separator: ","))]}") }
+            if path.hasSuffix("/receipts"), let number = Int(path.split(separator: "/").dropFirst(2).first?.dropFirst() ?? ""), number <= 10 {
+                return .json(200, #"{"members":[]}"#)
+            }
+            return .json(401, #"{"error":"token revoked"}"#)
+        }
+        defer { server.stop() }
+        let directory = try TemporaryDirectory(inMemory: true)
+        let store = try Store.create(at: directory.file("bob"), manifest: Manifest(userID: Self.bob))
+        var options = fastOptions
+        options.conversationsPerCommit = 10
+        options.conversationsInFlight = 2
+        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: server.port), token: "bob-token", options: options)
+        let report = await engine.syncOnce()
+        #expect(report.unauthorized, "\(report.problems)")
+        #expect(report.problems.count == 1 && report.problems.first?.contains("token revoked") == true, "\(report.problems)")
+        #expect(server.seenRequests.filter { $0.hasSuffix("/receipts") }.count <= 20, "\(server.seenRequests)")
+        for number in 1...40 {
+            let info = try store.conversation(try ConversationID("c\(number)")).info()
+            #expect(info?.title == "Chat \(number)", "c\(number)")
+        }
+    }
+
     @Test("a short list of conversations is named whole", arguments: [
         ([String](), "no conversation"), (["c1"], "c1"), (["c1", "c2"], "c1 and c2"), (["c1", "c2", "c3"], "c1, c2 and c3"),
         (["c1", "c2", "c3", "c4"], "4 conversations (c1, c2, c3 and 1 more)"),
