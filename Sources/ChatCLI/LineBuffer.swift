@@ -11,19 +11,25 @@ struct LineBuffer {
     /// The size at which ``append(_:)`` writes what it has gathered.
     static let flushSize = 1 << 16
 
-    private var pending = ""
+    private var pending: [UInt8] = []
 
     /// Adds `line` and a newline; writes everything gathered once it reaches ``flushSize``.
     mutating func append(_ line: String) {
-        pending += line
-        pending += "\n"
-        if pending.utf8.count >= Self.flushSize { flush() }
+        appendLine { $0.append(contentsOf: line.utf8) }
     }
 
-    /// Writes what is gathered, if anything, in one call of ``Output/write(_:_:)``.
+    /// Adds the line `body` writes as bytes (without its newline), then a newline; writes
+    /// everything gathered once it reaches ``flushSize``.
+    mutating func appendLine(_ body: (inout [UInt8]) -> Void) {
+        body(&pending)
+        pending.append(0x0A)
+        if pending.count >= Self.flushSize { flush() }
+    }
+
+    /// Writes what is gathered, if anything, in one call of ``Output/write(_:bytes:)``.
     mutating func flush() {
         guard !pending.isEmpty else { return }
-        Output.write(StandardIO.output, pending)
+        Output.write(StandardIO.output, bytes: pending)
         pending.removeAll(keepingCapacity: true)
     }
 }

@@ -33,8 +33,13 @@ struct Output: Sendable {
     }
 
     static func write(_ fd: Int32, _ text: String) {
+        write(fd, bytes: Array(text.utf8))
+    }
+
+    /// As ``write(_:_:)``, for text already in bytes.
+    static func write(_ fd: Int32, bytes: [UInt8]) {
         do {
-            try StandardIO.write(fd, text)
+            try StandardIO.write(fd, bytes: bytes)
         } catch {
             // EPIPE: the reader went away (`| head`), nothing more to say. Anything else on
             // stdout (ENOSPC, EIO) is remembered: the command must not exit 0.

@@ -116,14 +116,78 @@ struct RowText {
         }
     }
 
-    func lines(_ rows: [TimelineRow]) -> [String] {
-        let width = rows.map(\.senderID.rawValue.count).max() ?? 0
-        let times = rows.map { time.format($0.time) }
-        let timeWidth = times.map { TerminalSafe.visible($0).count }.max() ?? 0
-        return zip(rows, times).map { row, formatted in
-            line(RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: formatted, senderID: row.senderID, text: row.text, status: row.status),
-                 senderWidth: width, timeWidth: timeWidth)
+    /// The rows' lines (``line(_:senderWidth:timeWidth:)-(RowState,_,_)``), senders and times
+    /// padded to the widest of `rows`, each added to `out` as bytes (``appendLine(_:senderWidth:timeWidth:to:)``).
+    func appendLines(_ rows: [TimelineRow], to out: inout LineBuffer) {
+        let (states, width, timeWidth) = padded(rows)
+        for state in states {
+            out.appendLine { appendLine(state, senderWidth: width, timeWidth: timeWidth, to: &$0) }
         }
+    }
+
+    /// ``appendLines(_:to:)`` as strings, one a row (a multi-line text's row is one string).
+    func lines(_ rows: [TimelineRow]) -> [String] {
+        let (states, width, timeWidth) = padded(rows)
+        return states.map { state in
+            var bytes: [UInt8] = []
+            appendLine(state, senderWidth: width, timeWidth: timeWidth, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The rows with their times formatted, and the widths their senders and times are padded to.
+    private func padded(_ rows: [TimelineRow]) -> (states: [RowState], senderWidth: Int, timeWidth: Int) {
+        let width = rows.map { Self.characterCount($0.senderID.rawValue) }.max() ?? 0
+        let states = rows.map { row in
+            RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time), senderID: row.senderID, text: row.text, status: row.status)
+        }
+        let timeWidth = states.map { Self.characterCount(TerminalSafe.visible($0.time)) }.max() ?? 0
+        return (states, width, timeWidth)
+    }
+
+    /// Adds the bytes of ``line(_:senderWidth:timeWidth:)-(RowState,_,_)`` to `bytes`. A plain
+    /// row (no colour; a time, sender and one-line text of printable ASCII and tabs, as most
+    /// are) is copied in without building a string per part: `view` draws every row this way.
+    func appendLine(_ row: RowState, senderWidth: Int, timeWidth: Int, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        if !output.useColor {
+            let padding = timeWidth - row.time.utf8.count
+            if padding > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
+            if Self.appendPlain(row.time, to: &bytes) {
+                bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
+                let senderPadding = senderWidth - row.senderID.rawValue.utf8.count
+                if Self.appendPlain(row.senderID.rawValue, to: &bytes) {
+                    if senderPadding > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: senderPadding)) }
+                    bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
+                    if Self.appendPlain(row.text, to: &bytes) {
+                        if let tick = status(row.status, id: row.clientMessageID) {
+                            bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
+                            bytes.append(contentsOf: tick.utf8)
+                        }
+                        return
+                    }
+                }
+            }
+            bytes.removeSubrange(start...)
+        }
+        bytes.append(contentsOf: line(row, senderWidth: senderWidth, timeWidth: timeWidth).utf8)
+    }
+
+    /// Appends `text` when it is plain (printable ASCII and tabs: one byte, one character, one
+    /// column, nothing ``TerminalSafe`` would change, no second line); false, having appended
+    /// nothing, when it is not.
+    private static func appendPlain(_ text: String, to bytes: inout [UInt8]) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        } ?? false
+    }
+
+    /// `text.count`, without walking grapheme clusters when `text` is printable ASCII.
+    private static func characterCount(_ text: String) -> Int {
+        let plain = text.utf8.withContiguousStorageIfAvailable { utf8 in utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        return plain == true ? text.utf8.count : text.count
     }
 
     /// One JSON object per row, for `--json` (JSON Lines: one per line, `jq` reads the stream).

@@ -20,38 +20,50 @@ struct TimeText {
             return "\(parts.year)-\(Self.pad(parts.month))-\(Self.pad(parts.day)) \(Self.pad(parts.hour)):\(Self.pad(parts.minute))"
         }
         // Written as bytes: every row of `view` formats its time.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        func digits(_ value: Int, _ count: Int) {
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
+        return String(unsafeUninitializedCapacity: 16) { bytes in
+            var count = 0
+            func digits(_ value: Int, _ width: Int) {
+                var divisor = 1
+                for _ in 1..<width { divisor *= 10 }
+                while divisor > 0 {
+                    bytes[count] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
+                    count += 1
+                    divisor /= 10
+                }
             }
+            func byte(_ character: Unicode.Scalar) {
+                bytes[count] = UInt8(ascii: character)
+                count += 1
+            }
+            if !isToday {
+                digits(parts.year, 4)
+                byte("-")
+                digits(parts.month, 2)
+                byte("-")
+                digits(parts.day, 2)
+                byte(" ")
+            }
+            digits(parts.hour, 2)
+            byte(":")
+            digits(parts.minute, 2)
+            return count
         }
-        if !isToday {
-            digits(parts.year, 4)
-            bytes.append(UInt8(ascii: "-"))
-            digits(parts.month, 2)
-            bytes.append(UInt8(ascii: "-"))
-            digits(parts.day, 2)
-            bytes.append(UInt8(ascii: " "))
-        }
-        digits(parts.hour, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(parts.minute, 2)
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Seconds since 1970 of `YYYY-MM-DDTHH:MM:SS[.fff]Z`; nil for anything else.
     static func parse(_ iso: String) -> Int? {
-        let bytes = Array(iso.utf8)
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+        // A native string's bytes are read in place; only a bridged one is copied.
+        if let seconds = iso.utf8.withContiguousStorageIfAvailable(parse(utf8:)) { return seconds }
+        return Array(iso.utf8).withUnsafeBufferPointer(parse(utf8:))
+    }
+
+    private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 20, bytes[bytes.count - 1] == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
-            for byte in bytes[range] {
+            for index in range {
+                let byte = bytes[index]
                 guard byte >= 0x30 && byte <= 0x39 else { return nil }
                 value = value * 10 + Int(byte - 0x30)
             }

@@ -16,7 +16,12 @@ public enum StandardIO {
 
     /// Writes every byte of `text` to `fd` (looping over partial writes and EINTR).
     public static func write(_ fd: Int32, _ text: String) throws(SystemError) {
-        try Syscall.writeAll(fd, Array(text.utf8), path: fd == output ? "(standard output)" : "(standard error)")
+        try write(fd, bytes: Array(text.utf8))
+    }
+
+    /// Writes every one of `bytes` to `fd` (looping over partial writes and EINTR).
+    public static func write(_ fd: Int32, bytes: [UInt8]) throws(SystemError) {
+        try Syscall.writeAll(fd, bytes, path: fd == output ? "(standard output)" : "(standard error)")
     }
 
     /// One `read(2)` of what `fd` has now (at most `buffer.count` bytes): 0 at its end.

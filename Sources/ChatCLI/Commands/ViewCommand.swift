@@ -77,7 +77,7 @@ enum ViewCommand: Command {
                 out.append(output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
             }
         }
-        for line in text.lines(rows) { out.append(line) }
+        text.appendLines(rows, to: &out)
         if output.isTerminal {
             if rows.isEmpty { out.append(output.styled("  no messages yet: " + context.hint.command("send", "\(id) TEXT"), .dim)) }
             let pending = snapshot.outbox.filter { $0.state == .pending }.count
