@@ -130,7 +130,26 @@ public struct CalendarTime: Hashable, Sendable {
     }
 
     /// These fields read as UTC, in seconds since 1970 (`timegm(3)`; out-of-range fields roll over).
+    /// Computed for the fields a parsed timestamp has (`view` converts every row's), where it is
+    /// `timegm`'s answer; `timegm` itself for a month outside 1…12 or a field out of these ranges.
     public var utcSecondsSince1970: Int {
+        let small = -100_000...100_000
+        guard (1...12).contains(month), small.contains(year), small.contains(day), small.contains(hour),
+              small.contains(minute), small.contains(second) else { return Self.withTimegm(self) }
+        // A civil date to days since 1970 (the proleptic Gregorian calendar, in 400-year eras,
+        // each year counted from March so the leap day is its last); linear in the day, so an
+        // out-of-range day, hour, minute or second rolls over as `timegm` rolls it.
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfMarchYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfMarchYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return days * 86_400 + hour * 3_600 + minute * 60 + second
+    }
+
+    private static func withTimegm(_ time: CalendarTime) -> Int {
+        let (year, month, day, hour, minute, second) = (time.year, time.month, time.day, time.hour, time.minute, time.second)
         var parts = tm()
         parts.tm_year = Int32(clamping: year - 1900)
         parts.tm_mon = Int32(clamping: month - 1)

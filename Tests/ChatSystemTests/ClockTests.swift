@@ -23,6 +23,28 @@ import Testing
         #expect(computed.dayOfYear == Int(parts.tm_yday))
     }
 
+    @Test("calendar fields read as UTC seconds are timegm's, rolled-over fields too: every month of leap and common years, days 0 to 32, hours, minutes and seconds past their ranges, years 0 to 9999")
+    func utcSecondsAreTimegm() {
+        var checked = 0
+        for year in [0, 1, 4, 99, 100, 400, 1600, 1899, 1900, 1969, 1970, 1971, 2000, 2024, 2026, 2100, 2400, 9999] {
+            for month in 1...12 {
+                for (day, hour, minute, second) in [(1, 0, 0, 0), (0, 0, 0, 0), (28, 23, 59, 59), (29, 12, 0, 0), (30, 0, 0, 60), (31, 24, 60, 0), (32, 99, 99, 99)] {
+                    let time = CalendarTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+                    var parts = tm()
+                    (parts.tm_year, parts.tm_mon, parts.tm_mday) = (Int32(year - 1900), Int32(month - 1), Int32(day))
+                    (parts.tm_hour, parts.tm_min, parts.tm_sec) = (Int32(hour), Int32(minute), Int32(second))
+                    let expected = Int(timegm(&parts))
+                    #expect(time.utcSecondsSince1970 == expected, "\(year)-\(month)-\(day) \(hour):\(minute):\(second)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 18 * 12 * 7)
+        // Outside the computed ranges, timegm answers: a month of 13 is January of the next year.
+        #expect(CalendarTime(year: 2026, month: 13, day: 1, hour: 0, minute: 0, second: 0).utcSecondsSince1970
+            == CalendarTime(year: 2027, month: 1, day: 1, hour: 0, minute: 0, second: 0).utcSecondsSince1970)
+    }
+
     @Test("ISO 8601 in UTC with milliseconds")
     func iso8601() {
         #expect(Clock.iso8601(nanoseconds: 0) == "1970-01-01T00:00:00.000Z")
