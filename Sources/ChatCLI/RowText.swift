@@ -150,44 +150,51 @@ struct RowText {
     /// are) is copied in without building a string per part: `view` draws every row this way.
     func appendLine(_ row: RowState, senderWidth: Int, timeWidth: Int, to bytes: inout [UInt8]) {
         let start = bytes.count
-        if !output.useColor {
-            let padding = timeWidth - row.time.utf8.count
-            if padding > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
-            if Self.appendPlain(row.time, to: &bytes) {
-                bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
-                let senderPadding = senderWidth - row.senderID.rawValue.utf8.count
-                if Self.appendPlain(row.senderID.rawValue, to: &bytes) {
-                    if senderPadding > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: senderPadding)) }
-                    bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
-                    if Self.appendPlain(row.text, to: &bytes) {
-                        if let tick = status(row.status, id: row.clientMessageID) {
-                            bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
-                            bytes.append(contentsOf: tick.utf8)
-                        }
-                        return
-                    }
-                }
-            }
-            bytes.removeSubrange(start...)
-        }
+        if !output.useColor, appendPlainLine(row, senderWidth: senderWidth, timeWidth: timeWidth, to: &bytes) { return }
+        bytes.removeSubrange(start...)
         bytes.append(contentsOf: line(row, senderWidth: senderWidth, timeWidth: timeWidth).utf8)
     }
 
-    /// Appends `text` when it is plain (printable ASCII and tabs: one byte, one character, one
-    /// column, nothing ``TerminalSafe`` would change, no second line); false, having appended
-    /// nothing, when it is not.
+    /// ``appendLine(_:senderWidth:timeWidth:to:)`` for a plain row; false as soon as a part is
+    /// not plain, leaving what it appended for the caller to take back.
+    private func appendPlainLine(_ row: RowState, senderWidth: Int, timeWidth: Int, to bytes: inout [UInt8]) -> Bool {
+        let sender = row.senderID.rawValue
+        Self.appendSpaces(timeWidth - row.time.utf8.count, to: &bytes)
+        guard Self.appendPlain(row.time, to: &bytes) else { return false }
+        Self.appendSpaces(2, to: &bytes)
+        guard Self.appendPlain(sender, to: &bytes) else { return false }
+        Self.appendSpaces(max(0, senderWidth - sender.utf8.count) + 2, to: &bytes)
+        guard Self.appendPlain(row.text, to: &bytes) else { return false }
+        if let tick = status(row.status, id: row.clientMessageID) {
+            Self.appendSpaces(2, to: &bytes)
+            bytes.append(contentsOf: tick.utf8)
+        }
+        return true
+    }
+
+    /// `count` spaces (none when `count` is not positive), as ``spaces(_:)`` makes them.
+    private static func appendSpaces(_ count: Int, to bytes: inout [UInt8]) {
+        if count > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
+    }
+
+    /// Whether every byte is printable ASCII or a tab: one byte, one character, one column,
+    /// nothing ``TerminalSafe`` would change, no second line.
+    private static func isPlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }
+    }
+
+    /// Appends `text` when it is plain (``isPlain(_:)``); false, having appended nothing, when it is not.
     private static func appendPlain(_ text: String, to bytes: inout [UInt8]) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else { return false }
+            guard isPlain(utf8) else { return false }
             bytes.append(contentsOf: utf8)
             return true
         } ?? false
     }
 
-    /// `text.count`, without walking grapheme clusters when `text` is printable ASCII.
+    /// `text.count`, without walking grapheme clusters when `text` is plain (``isPlain(_:)``).
     private static func characterCount(_ text: String) -> Int {
-        let plain = text.utf8.withContiguousStorageIfAvailable { utf8 in utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
-        return plain == true ? text.utf8.count : text.count
+        text.utf8.withContiguousStorageIfAvailable(isPlain) == true ? text.utf8.count : text.count
     }
 
     /// One JSON object per row, for `--json` (JSON Lines: one per line, `jq` reads the stream).
