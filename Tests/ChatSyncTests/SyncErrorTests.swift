@@ -7,7 +7,7 @@ import ChatTestSupport
 
 /// The cases of ``SyncError``: the words a person reads, and what the worker and the exit
 /// status make of each case (never of the words).
-@Suite struct SyncErrorTests {
+@Suite(.ownThreads) struct SyncErrorTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var error: SyncError
         var words: String
@@ -46,6 +46,10 @@ import ChatTestSupport
         options.connector = scripted.connector
         options.attemptsPerPass = 2
         options.backoff = Backoff(initial: .milliseconds(1), maximum: .milliseconds(2))
+        // Wall-clock deadlines, generous as in `fastOptions`: in the parallel suite this pass of
+        // two requests once ran past the default 30 s budget.
+        options.passBudget = .seconds(300)
+        options.requestTimeout = .seconds(120)
         let store = try Store.create(at: directory.path + "/store", manifest: Manifest(userID: try UserID("alice")))
         let engine = try SyncEngine(store: store, server: ServerAddress(host: "chat.example", port: 8080), token: "t", options: options)
         let report = await engine.syncOnce()
