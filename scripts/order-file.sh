@@ -31,11 +31,14 @@ profile send --store "$work/store" c1 on my way
 profile search --store "$work/store" --count pizza
 profile --help
 
-# The names callgrind saw (the first time it names a function it prints it after its number),
-# in order of the profiles above, each once, kept only where the binary defines them.
+# The names callgrind saw, each once, in the order it first named them (about the order they
+# first ran: the start-up path first), kept only where the binary defines them. Ordered so, a
+# view took 7 page faults fewer than with the same names sorted.
 nm "$binary" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u > "$work/defined"
 for command in view list send search --help; do
     sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$work/$command.cg"
 done | awk '!seen[$0]++' > "$work/executed"
 grep -Fxf "$work/defined" "$work/executed" > scripts/link/chatdir.order
 echo "scripts/link/chatdir.order: $(wc -l < scripts/link/chatdir.order) functions of $(wc -l < "$work/executed") executed"
+# SwiftPM does not know the link reads this file: remove the binary so the next build links anew.
+rm -f "$binary"

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// The `chatdir` command line: finds the command, parses its arguments, runs it, and turns
 /// every error into a message on stderr and a sysexits code. `main.swift` only calls ``run(_:environment:)``.
@@ -37,7 +38,7 @@ public enum Chatdir {
     }
 
     /// Runs `chatdir` with `arguments` (without the program name); returns the exit code.
-    public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+    public static func run(_ arguments: [String], environment: Environment) -> Int32 {
         let output = Output(environment: environment)
         guard let name = arguments.first else {
             output.error(help)

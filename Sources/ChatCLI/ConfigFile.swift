@@ -49,13 +49,13 @@ struct ConfigFile: Sendable {
 
     /// `$XDG_CONFIG_HOME/chatdir/config` when XDG_CONFIG_HOME is an absolute path, else
     /// `$HOME/.config/chatdir/config`.
-    static func location(_ environment: [String: String]) -> String {
+    static func location(_ environment: Environment) -> String {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/chatdir/config" }
         return (environment["HOME"] ?? "") + "/.config/chatdir/config"
     }
 
     /// Reads the config file at ``location(_:)``; no file is an empty config.
-    static func load(_ environment: [String: String]) throws(ConfigFileError) -> ConfigFile {
+    static func load(_ environment: Environment) throws(ConfigFileError) -> ConfigFile {
         let path = location(environment)
         let bytes: [UInt8]
         do { bytes = try Sys.readFile(path) } catch {

@@ -5,7 +5,7 @@ import ChatSystem
 /// What a running command has: output, environment, its parsed arguments.
 struct Context {
     var output: Output
-    var environment: [String: String]
+    var environment: Environment
     var arguments: ParsedArguments
     /// Nanoseconds since 1970 when the command started (for `view` and `chat`'s time to open).
     /// The wall clock, not the monotonic one: reading that traps where it is faked below zero

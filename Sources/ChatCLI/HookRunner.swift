@@ -20,7 +20,7 @@ final class HookRunner: Sendable {
     static let graceMilliseconds = 2000
 
     let command: String
-    let environment: [String: String]
+    let environment: Environment
     let store: String
     let timeoutSeconds: Int
     private let log: @Sendable (String) -> Void
@@ -35,7 +35,7 @@ final class HookRunner: Sendable {
     private let thread = DedicatedThread()
 
     /// Starts the runner's thread. `environment` is watch's own, passed on to every hook.
-    init(command: String, environment: [String: String], store: String, timeoutSeconds: Int, log: @escaping @Sendable (String) -> Void) throws(SystemError) {
+    init(command: String, environment: Environment, store: String, timeoutSeconds: Int, log: @escaping @Sendable (String) -> Void) throws(SystemError) {
         self.command = command
         self.environment = environment
         self.store = store
@@ -97,7 +97,7 @@ final class HookRunner: Sendable {
 
     /// One run, start to reaped.
     private func run(_ event: HookEvent) {
-        var variables = environment
+        var variables = environment.variables
         for (name, value) in event.environment(store: store) { variables[name] = value }
         var child: SpawnedChild
         do {

@@ -10,7 +10,7 @@ struct Output: Sendable {
     var isTerminalError: Bool
     var useColor: Bool
 
-    init(environment: [String: String]) {
+    init(environment: Environment) {
         isTerminal = TerminalDevice.isTerminal(StandardIO.output)
         isTerminalError = TerminalDevice.isTerminal(StandardIO.error)
         useColor = isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"

@@ -21,7 +21,7 @@ struct SyncSetup {
     var tokenSource: TokenSource
     /// CA certificates trusted besides the system store for an `https://` server.
     var caFile: String?
-    private let environment: [String: String]
+    private let environment: Environment
 
     init(_ context: Context) throws {
         store = try context.openStore()

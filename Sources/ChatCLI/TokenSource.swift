@@ -27,7 +27,7 @@ enum TokenSource: Equatable, CustomStringConvertible {
 
     /// Reads the token. Throws a ``CommandFailure`` that names the source and what is wrong,
     /// never the token: 66 no such file, 77 a file others can read, 78 no usable token.
-    func fetch(_ environment: [String: String], timeout: Duration = commandTimeout) throws -> String {
+    func fetch(_ environment: Environment, timeout: Duration = commandTimeout) throws -> String {
         switch self {
         case let .file(file):
             guard let mode = Sys.mode(of: file) else { throw CommandFailure(message: "\(file): no such token file", exitCode: 66) }
@@ -52,7 +52,7 @@ enum TokenSource: Equatable, CustomStringConvertible {
 
     /// ``fetch(_:timeout:)`` on a dispatch queue: a token command can take seconds, which must
     /// not be spent on the cooperative pool.
-    func fetchOffPool(_ environment: [String: String]) async throws -> String {
+    func fetchOffPool(_ environment: Environment) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "chatdir.token").async {
                 continuation.resume(with: Result { try fetch(environment) })

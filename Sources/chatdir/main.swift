@@ -7,4 +7,4 @@ import Glibc
 
 // No Foundation here on purpose: `chatdir view` starts in a few milliseconds and a small
 // resident size; the environment comes straight from `environ`.
-exit(Chatdir.run(Array(CommandLine.arguments.dropFirst()), environment: Sys.processEnvironment()))
+exit(Chatdir.run(Array(CommandLine.arguments.dropFirst()), environment: .process))

@@ -40,7 +40,7 @@ enum DemoCommand: Command {
 private final class Demo: Sendable {
     let root: String
     let output: Output
-    let environment: [String: String]
+    let environment: Environment
     let ab: ConversationID
     let alice: UserID
     let bob: UserID
