@@ -7,6 +7,11 @@ import PackageDescription
 // ChatSystem (the operating system: syscalls, threads, clocks) is under every module that
 // needs one; it depends on nothing of ours. ChatTLS (over ChatSystem and the system OpenSSL)
 // is under ChatSync and ChatServer.
+// Release builds of chatdir's modules reach generic types' metadata through their accessors, not by
+// demangling a mangled name at the first use of each type (issue 16: about 12,000 instructions per
+// type at start, 21 types on `view`'s path).
+let releaseSwift: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
+
 let package = Package(
     name: "chatdir",
     products: [
@@ -15,26 +20,26 @@ let package = Package(
         .library(name: "ChatDomain", targets: ["ChatDomain"]),
     ],
     targets: [
-        .target(name: "ChatSystem"),
+        .target(name: "ChatSystem", swiftSettings: releaseSwift),
         // The system OpenSSL (libssl-dev): a system library, not a package dependency (issue 11).
         // Its headers only: libssl is opened at the first TLS connection, not linked (issue 16).
         .target(name: "COpenSSL"),
         // TLS for the client's streams and the server's connections; the only module that sees OpenSSL.
-        .target(name: "ChatTLS", dependencies: ["COpenSSL", "ChatSystem"]),
+        .target(name: "ChatTLS", dependencies: ["COpenSSL", "ChatSystem"], swiftSettings: releaseSwift),
         // The command line as glibc hands it to the program's constructors; in the release
         // binary also the Swift runtime's argv, in place of a constructor that parses
         // /proc/self/maps at every start (Sources/CStart/CStart.c, issue 16).
         // DWARF 4: valgrind 3.19 (Debian 12; callgrind is how start-up is profiled) gives up on this
         // object's DWARF 5 string offsets.
         .target(name: "CStart", cSettings: [.define("CHATDIR_OWN_ARGV", .when(configuration: .release)), .unsafeFlags(["-gdwarf-4"])]),
-        .target(name: "ChatDomain"),
-        .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"]),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer", "ChatSystem"]),
-        .target(name: "ChatWire"),
+        .target(name: "ChatDomain", swiftSettings: releaseSwift),
+        .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"], swiftSettings: releaseSwift),
+        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer", "ChatSystem"], swiftSettings: releaseSwift),
+        .target(name: "ChatWire", swiftSettings: releaseSwift),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
-        .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"]),
-        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"]),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"]),
+        .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"], swiftSettings: releaseSwift),
+        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"], swiftSettings: releaseSwift),
+        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"], swiftSettings: releaseSwift),
         // The release binary carries the Swift runtime and standard library inside it (issue 16):
         // the loader then maps and relocates ten fewer libraries at every start (view: 16.9 M
         // instructions before, most of them in ld.so). The C++ library the runtime needs comes
