@@ -177,14 +177,28 @@ import ChatTestSupport
         #expect(!Bench.hasLocalRunPath(scratch.path + "/missing"))
     }
 
-    @Test("paired timings take turns, first then second, after one warm-up run of each")
+    @Test("paired timings take turns after one warm-up run of each, and each round swaps which goes first")
     func pairedTurns() throws {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
         let log = scratch.path + "/turns"
         let walls = try CLIWorkloads.pairedMedianWalls(["/bin/sh", "-c", "echo a >> \(log)"], ["/bin/sh", "-c", "echo b >> \(log)"], runs: 3)
         #expect(walls.first > 0 && walls.second > 0)
-        #expect(try String(contentsOfFile: log, encoding: .utf8) == "a\nb\na\nb\na\nb\na\nb\n")
+        // Warm-up a b, then b a, a b, b a: each program first in half the rounds.
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "a\nb\nb\na\na\nb\nb\na\n")
+    }
+
+    @Test("a program's files for the page cache are the program and the libraries ldd lists; a missing file is named")
+    func programFiles() throws {
+        let files = PageCache.programFiles("/bin/sh")
+        #expect(files.first == "/bin/sh")
+        #expect(files.contains { $0.hasSuffix("/libc.so.6") })
+        #expect(files.allSatisfy { $0.hasPrefix("/") })
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: scratch.path + "/file", contents: Data("x".utf8)))
+        #expect(PageCache.evict([scratch.path + "/file", scratch.path + "/missing"]) == [scratch.path + "/missing"])
+        #expect(FileManager.default.contents(atPath: scratch.path + "/file") == Data("x".utf8))
     }
 
     @Test("the table shows ratios to the best peer and judges each goal")
