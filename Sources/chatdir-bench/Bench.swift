@@ -24,6 +24,8 @@ struct Bench {
             try? FileManager.default.removeItem(atPath: trash)
         }
         var chatdir: [String: Double] = [:]
+        // The Maildir sequence measured by turns with chatdir's durable writes, in this process.
+        var pairedMaildir: [String: Double] = [:]
         if options.runs("store") || options.runs("cli") {
             guard FileManager.default.isExecutableFile(atPath: options.chatdir) else {
                 throw Subprocess.Failure(description: "\(options.chatdir) is missing: build it first with swift build -c release --product chatdir (or pass --chatdir PATH)")
@@ -32,7 +34,7 @@ struct Bench {
         if options.runs("cli"), Self.hasLocalRunPath(options.chatdir) {
             report.notes.append("\(options.chatdir) was built without --disable-local-rpath: every start first looks for libc and libm beside the binary (24 failed openat), which make install's binary does not; the process rows are slower for it.")
         }
-        if options.runs("store") { try storeWorkloads(into: &chatdir) }
+        if options.runs("store") { try storeWorkloads(into: &chatdir, pairedMaildir: &pairedMaildir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
         if options.runs("sync") { try await syncWorkloads(into: &chatdir) }
         if options.runs("sync") || options.runs("conversations") { try await conversationsWorkload(into: &chatdir) }
@@ -51,13 +53,14 @@ struct Bench {
                 report.notes.append("Maildir is not filled past \(options.maildirMaxSize) messages (--maildir-max): a million files take minutes to list and make.")
             }
         }
+        for (key, value) in pairedMaildir { report.figures["maildir", default: [:]][key] = value }
         if options.runs("cli") { try sqliteShellWorkloads(into: &report) }
         report.notes.append("Observer latency (rename → redraw) has its own tool: swift run -c release observer-latency (BENCHMARKS.md).")
         report.machine["load at end"] = Machine.load()
         return report
     }
 
-    private func storeWorkloads(into figures: inout [String: Double]) throws {
+    private func storeWorkloads(into figures: inout [String: Double], pairedMaildir: inout [String: Double]) throws {
         var cache = SeedCache(root: options.cache, chatdir: options.chatdir)
         cache.log = log
         // Ingest and outbox first: they make new files, and on this VM's ext4 (no journal) a new
@@ -69,8 +72,10 @@ struct Bench {
         figures["ingest_msgs_per_s"] = ingest.perSecond.rounded()
         let outbox = try StoreWorkloads.outbox(ingest.store, count: options.outboxCount)
         figures["outbox_us_median"] = Stats.round1(outbox)
+        let outboxPaired = try StoreWorkloads.outboxPaired(ingest.store, maildir: work + "/maildir-outbox", count: options.outboxCount)
+        (figures["outbox_paired_us_median"], pairedMaildir["outbox_paired_us_median"]) = (Stats.round1(outboxPaired.chatdir), Stats.round1(outboxPaired.maildir))
         Subprocess.removeTree(work + "/ingest")
-        log("ingest \(Report.number(ingest.perSecond)) msg/s, outbox \(Report.number(outbox)) µs")
+        log("ingest \(Report.number(ingest.perSecond)) msg/s, outbox \(Report.number(outbox)) µs; by turns with the Maildir sequence \(Report.number(outboxPaired.chatdir)) against \(Report.number(outboxPaired.maildir)) µs")
         for size in options.sizes.sorted() {
             let store = try cache.store(messages: size)
             let open = try StoreWorkloads.open(store, runs: options.openRuns)
@@ -89,6 +94,9 @@ struct Bench {
             let append = try StoreWorkloads.append(store, existing: size, count: options.appendCount)
             figures["append_p50_us_\(size)"] = Stats.round1(append.p50)
             figures["append_p99_us_\(size)"] = Stats.round1(append.p99)
+            let appendPaired = try StoreWorkloads.appendPaired(store, existing: size, count: options.appendCount, maildir: work + "/maildir-append")
+            (figures["append_paired_p50_us_\(size)"], pairedMaildir["append_paired_p50_us_\(size)"]) = (Stats.round1(appendPaired.chatdir), Stats.round1(appendPaired.maildir))
+            log("N=\(size): append p50 by turns with the Maildir sequence \(Report.number(appendPaired.chatdir)) against \(Report.number(appendPaired.maildir)) µs")
             log("N=\(size): open \(Report.number(open)) µs, scan \(Report.number(scan.milliseconds)) ms (\(scan.count) matches), grep \(Report.number(grep.milliseconds)) ms, search \(Report.number(search.milliseconds)) ms (\(search.count) hits), append p50 \(Report.number(append.p50)) µs p99 \(Report.number(append.p99)) µs")
         }
         let git = try StoreWorkloads.git(at: work + "/git", pages: options.gitPages, pageSize: options.gitPageSize)

@@ -84,9 +84,15 @@ struct Report {
             rows.append(compared("durable append p50, N=\(Self.count(size))", unit: "µs", key: "append_p50_us_\(size)", goalFactor: 1.1, against: "maildir"))
             rows.append(compared("durable append p99, N=\(Self.count(size))", unit: "µs", key: "append_p99_us_\(size)", goalFactor: 1.5))
         }
+        for size in sizes {
+            // The same, by turns with the Maildir sequence in this process (MaildirSequence): both
+            // sides' fsyncs at the same moment of the disk.
+            rows.append(compared("durable append p50 by turns with Maildir's sequence, N=\(Self.count(size))", unit: "µs", key: "append_paired_p50_us_\(size)", goalFactor: 1.1, against: "maildir"))
+        }
         rows.append(compared("ingest \(Self.count(options.ingestTotal)) in pages of 500", unit: "msg/s", key: "ingest_msgs_per_s", lowerIsBetter: false, goalFactor: 1.0))
         // Issue 16: the same two fsyncs as Maildir and nothing else.
         rows.append(compared("outbox send, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_us_median", goalFactor: 1.0, against: "maildir"))
+        rows.append(compared("outbox send by turns with Maildir's sequence, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_paired_us_median", goalFactor: 1.0, against: "maildir"))
         for size in sizes {
             rows.append(compared("scan \"pizza\", N=\(Self.count(size)) (library)", unit: "ms", key: "scan_ms_\(size)",
                                  goalFactor: size == 100_000 ? 1.0 : nil, goalText: "≤ 1.0× SQLite LIKE"))

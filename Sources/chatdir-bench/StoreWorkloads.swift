@@ -109,6 +109,54 @@ enum StoreWorkloads {
         return Stats.median(times)
     }
 
+    /// outbox, by turns with the Maildir peer's sequence in this process (``MaildirSequence``):
+    /// `count` sends each, each round swapping which goes first; the two medians, µs.
+    static func outboxPaired(_ store: Store, maildir root: String, count: Int) throws -> (chatdir: Double, maildir: Double) {
+        let outbox = Outbox(store.conversation(c1))
+        var maildir = try MaildirSequence(root: root)
+        defer { Subprocess.removeTree(root) }
+        var times: ([Double], [Double]) = ([], [])
+        for round in 0..<count {
+            for side in round % 2 == 0 ? [0, 1] : [1, 0] {
+                let start = Stats.now()
+                if side == 0 { try outbox.enqueue("on my way") } else { try maildir.queue("on my way") }
+                let elapsed = Double(Stats.now() - start) / 1e3
+                if side == 0 { times.0.append(elapsed) } else { times.1.append(elapsed) }
+            }
+        }
+        return (Stats.median(times.0), Stats.median(times.1))
+    }
+
+    /// append, by turns with the Maildir peer's save of the same message in this process: the
+    /// same untimed pass first (chatdir's removed again), then `count` appends each, each round
+    /// swapping which goes first; the two p50s, µs.
+    static func appendPaired(_ store: Store, existing: Int, count: Int, maildir root: String) throws -> (chatdir: Double, maildir: Double) {
+        try SeedCache.trim(store, to: existing)
+        defer { try? SeedCache.trim(store, to: existing) }
+        let writer = try StoreWriter(store: store)
+        var random = SplitMix64(seed: 7)
+        let appended = messages(from: existing + 1, count: count, random: &random)
+        for message in appended { try writer.save([message], in: c1) }
+        try SeedCache.trim(store, to: existing)
+        var maildir = try MaildirSequence(root: root)
+        defer { Subprocess.removeTree(root) }
+        var times: ([Double], [Double]) = ([], [])
+        for (round, message) in appended.enumerated() {
+            for side in round % 2 == 0 ? [0, 1] : [1, 0] {
+                let start = Stats.now()
+                if side == 0 {
+                    let result = try writer.save([message], in: c1)
+                    guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(message.sequence) was not inserted") }
+                } else {
+                    try maildir.save(message)
+                }
+                let elapsed = Double(Stats.now() - start) / 1e3
+                if side == 0 { times.0.append(elapsed) } else { times.1.append(elapsed) }
+            }
+        }
+        return (Stats.p50p99(times.0).p50, Stats.p50p99(times.1).p50)
+    }
+
     /// How many times scan and grep run (after one untimed run that warms the page cache):
     /// the same in the peer runner.
     static let scanRuns = 5
