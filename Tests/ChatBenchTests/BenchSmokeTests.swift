@@ -201,6 +201,24 @@ import ChatTestSupport
         #expect(FileManager.default.contents(atPath: scratch.path + "/file") == Data("x".utf8))
     }
 
+    @Test("the in-process Maildir sequence leaves what the peer runner's Maildir leaves: named files in the folder, nothing in tmp/")
+    func maildirSequence() throws {
+        let scratch = Scratch()
+        var maildir = try MaildirSequence(root: scratch.path + "/maildir")
+        try maildir.queue("on my way")
+        let message = Message(sequence: 10_001, clientMessageID: try ClientMessageID("C14C9B80-0000-4000-8000-000000000001"), senderID: try UserID("bob"), text: "pizza?", sentAt: "2026-12-05T08:00:00.000Z")
+        try maildir.save(message)
+        let root = scratch.path + "/maildir"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp").isEmpty)
+        let queued = try FileManager.default.contentsOfDirectory(atPath: root + "/outbox")
+        #expect(queued.count == 1 && queued[0].count == 20 + 1 + 36 + 5 && queued[0].hasSuffix(".json"), "\(queued)")
+        let line = try String(contentsOfFile: root + "/outbox/" + queued[0], encoding: .utf8)
+        #expect(line.hasPrefix("{\"clientMessageId\": \"") && line.hasSuffix("\"text\": \"on my way\"}\n"), "\(line)")
+        let saved = try String(contentsOfFile: root + "/c1/0000010001.json", encoding: .utf8)
+        #expect(saved == "{\"clientMessageId\":\"C14C9B80-0000-4000-8000-000000000001\",\"sender\":\"bob\",\"sentAt\":\"2026-12-05T08:00:00.000Z\",\"sequence\":10001,\"text\":\"pizza?\"}\n")
+        #expect(MaildirSequence.padded(42, 5) == "00042" && MaildirSequence.padded(123_456, 3) == "123456")
+    }
+
     @Test("the table shows ratios to the best peer and judges each goal")
     func report() throws {
         var report = Report(options: try BenchOptions.parse(["--sizes", "10000,1000000"]))
