@@ -146,7 +146,7 @@ struct Bench {
         // Both programs as read back from disk (PageCache): the warm-up run of each pair reads them.
         let evicted = [options.chatdir] + PageCache.programFiles(sqlite3)
         let unopened = PageCache.evict(evicted)
-        report.notes.append("The process rows start both programs as read back from disk: \(evicted.count - unopened.count) files (chatdir, sqlite3 and the libraries ldd lists for it) were dropped from the page cache before them (BENCHMARKS.md, \"Session 14\").")
+        report.notes.append("The process rows start both programs as read back from disk: \(evicted.count - unopened.count) files (chatdir, sqlite3 and the libraries ldd lists for it) were dropped from the page cache before them (BENCHMARKS.md, \"Session 14: the binary's pages\").")
         for size in options.sizes.sorted() {
             let database = options.cache + "/peers/sqlite-\(size)/chat.db"
             guard FileManager.default.fileExists(atPath: options.cache + "/peers/sqlite-\(size).complete") else {

@@ -59,15 +59,8 @@ enum StoreWorkloads {
     /// stored ones, `count` times; p50 and p99 µs. The appended segments are removed afterwards,
     /// so the cached store keeps exactly N messages. An untimed pass of the same appends comes first.
     static func append(_ store: Store, existing: Int, count: Int) throws -> (p50: Double, p99: Double) {
-        try SeedCache.trim(store, to: existing)
         defer { try? SeedCache.trim(store, to: existing) }
-        let writer = try StoreWriter(store: store)
-        var random = SplitMix64(seed: 7)
-        let appended = messages(from: existing + 1, count: count, random: &random)
-        // An untimed pass of the same appends, removed again, as the peer runner does (there it
-        // gives SQLite's WAL the size a running app's has).
-        for message in appended { try writer.save([message], in: c1) }
-        try SeedCache.trim(store, to: existing)
+        let (writer, appended) = try untimedAppends(store, existing: existing, count: count)
         var times: [Double] = []
         for message in appended {
             let start = Stats.now()
@@ -76,6 +69,34 @@ enum StoreWorkloads {
             guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(message.sequence) was not inserted") }
         }
         return Stats.p50p99(times)
+    }
+
+    /// What the append rows time: the store trimmed to `existing`, the `count` messages after it,
+    /// and an untimed pass of them, removed again, as the peer runner does (there it gives
+    /// SQLite's WAL the size a running app's has).
+    private static func untimedAppends(_ store: Store, existing: Int, count: Int) throws -> (writer: StoreWriter, messages: [Message]) {
+        try SeedCache.trim(store, to: existing)
+        let writer = try StoreWriter(store: store)
+        var random = SplitMix64(seed: 7)
+        let appended = messages(from: existing + 1, count: count, random: &random)
+        for message in appended { try writer.save([message], in: c1) }
+        try SeedCache.trim(store, to: existing)
+        return (writer, appended)
+    }
+
+    /// `chatdir(round)` and `maildir(round)` for `count` rounds by turns, each round swapping which
+    /// goes first; each side's times, µs.
+    private static func byTurns(_ count: Int, chatdir: (Int) throws -> Void, maildir: (Int) throws -> Void) throws -> (chatdir: [Double], maildir: [Double]) {
+        var times: (chatdir: [Double], maildir: [Double]) = ([], [])
+        for round in 0..<count {
+            for chatdirsTurn in round % 2 == 0 ? [true, false] : [false, true] {
+                let start = Stats.now()
+                if chatdirsTurn { try chatdir(round) } else { try maildir(round) }
+                let elapsed = Double(Stats.now() - start) / 1e3
+                if chatdirsTurn { times.chatdir.append(elapsed) } else { times.maildir.append(elapsed) }
+            }
+        }
+        return times
     }
 
     /// ingest: `total` messages into a new store in pages of `page`, one durable commit per page
@@ -115,46 +136,23 @@ enum StoreWorkloads {
         let outbox = Outbox(store.conversation(c1))
         var maildir = try MaildirSequence(root: root)
         defer { Subprocess.removeTree(root) }
-        var times: ([Double], [Double]) = ([], [])
-        for round in 0..<count {
-            for side in round % 2 == 0 ? [0, 1] : [1, 0] {
-                let start = Stats.now()
-                if side == 0 { try outbox.enqueue("on my way") } else { try maildir.queue("on my way") }
-                let elapsed = Double(Stats.now() - start) / 1e3
-                if side == 0 { times.0.append(elapsed) } else { times.1.append(elapsed) }
-            }
-        }
-        return (Stats.median(times.0), Stats.median(times.1))
+        let times = try byTurns(count, chatdir: { _ in try outbox.enqueue("on my way") }, maildir: { _ in try maildir.queue("on my way") })
+        return (Stats.median(times.chatdir), Stats.median(times.maildir))
     }
 
     /// append, by turns with the Maildir peer's save of the same message in this process: the
     /// same untimed pass first (chatdir's removed again), then `count` appends each, each round
     /// swapping which goes first; the two p50s, µs.
     static func appendPaired(_ store: Store, existing: Int, count: Int, maildir root: String) throws -> (chatdir: Double, maildir: Double) {
-        try SeedCache.trim(store, to: existing)
         defer { try? SeedCache.trim(store, to: existing) }
-        let writer = try StoreWriter(store: store)
-        var random = SplitMix64(seed: 7)
-        let appended = messages(from: existing + 1, count: count, random: &random)
-        for message in appended { try writer.save([message], in: c1) }
-        try SeedCache.trim(store, to: existing)
+        let (writer, appended) = try untimedAppends(store, existing: existing, count: count)
         var maildir = try MaildirSequence(root: root)
         defer { Subprocess.removeTree(root) }
-        var times: ([Double], [Double]) = ([], [])
-        for (round, message) in appended.enumerated() {
-            for side in round % 2 == 0 ? [0, 1] : [1, 0] {
-                let start = Stats.now()
-                if side == 0 {
-                    let result = try writer.save([message], in: c1)
-                    guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(message.sequence) was not inserted") }
-                } else {
-                    try maildir.save(message)
-                }
-                let elapsed = Double(Stats.now() - start) / 1e3
-                if side == 0 { times.0.append(elapsed) } else { times.1.append(elapsed) }
-            }
-        }
-        return (Stats.p50p99(times.0).p50, Stats.p50p99(times.1).p50)
+        let times = try byTurns(count, chatdir: { round in
+            let result = try writer.save([appended[round]], in: c1)
+            guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(appended[round].sequence) was not inserted") }
+        }, maildir: { round in try maildir.save(appended[round]) })
+        return (Stats.p50p99(times.chatdir).p50, Stats.p50p99(times.maildir).p50)
     }
 
     /// How many times scan and grep run (after one untimed run that warms the page cache):
