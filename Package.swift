@@ -78,7 +78,7 @@ let package = Package(
         // the tests' and crash-loop's, never Foundation's Process (see TestProcess).
         .target(name: "ChatProcess", dependencies: ["ChatSystem"], path: "Tests/ChatProcess"),
         .testTarget(name: "ChatSystemTests", dependencies: ["ChatTestSupport", "ChatSystem", "CStart"]),
-        .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain"]),
+        .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain", "ChatStore"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
         .testTarget(name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),

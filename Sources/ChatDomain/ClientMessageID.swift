@@ -51,6 +51,27 @@ public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConve
     public var description: String { rawValue }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// FNV-1a over the ID's bytes, eight at a time: an unseeded hash for finding repeats by
+    /// sorting (``repeatedClientIDs(count:_:)``), never for a table others can fill with collisions.
+    public var fnv1a: UInt64 {
+        var text = rawValue
+        return text.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            guard let base = bytes.baseAddress else { return hash }
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+                hash = (hash ^ word) &* 0x0000_0100_0000_01b3
+                offset += 8
+            }
+            while offset < bytes.count {
+                hash = (hash ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01b3
+                offset += 1
+            }
+            return hash
+        }
+    }
+
     static func isCanonicalUUID(_ string: String) -> Bool {
         var string = string
         return string.withUTF8 { isCanonicalUUID(utf8: $0) }

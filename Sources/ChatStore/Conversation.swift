@@ -155,35 +155,11 @@ public struct Conversation: Sendable {
         return (messages, hasEarlier ? true : try walk.hasMore())
     }
 
-    /// Whether two of `messages` share a client ID. Sorts FNV-1a hashes of the IDs (eight bytes
-    /// a step) and compares the IDs of equal hashes: a page's worth of `Set` inserts (SipHash of
-    /// each ID) cost as much as decoding the records.
+    /// Whether two of `messages` share a client ID (``repeatedClientIDs(count:_:)``: sorted by a
+    /// cheap hash, not a page's worth of `Set` inserts, which cost as much as decoding the records;
+    /// and an ID repeated among others of the same hash is still found).
     static func repeatsClientID(_ messages: [Message]) -> Bool {
-        var hashes: [(hash: UInt64, index: Int)] = []
-        hashes.reserveCapacity(messages.count)
-        for (index, message) in messages.enumerated() {
-            var text = message.clientMessageID.rawValue
-            let hash = text.withUTF8 { bytes in
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-                guard let base = bytes.baseAddress else { return hash }
-                var offset = 0
-                while offset + 8 <= bytes.count {
-                    hash = (hash ^ ByteScan.word(base + offset)) &* 0x0000_0100_0000_01b3
-                    offset += 8
-                }
-                while offset < bytes.count {
-                    hash = (hash ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01b3
-                    offset += 1
-                }
-                return hash
-            }
-            hashes.append((hash, index))
-        }
-        hashes.sort { $0.hash < $1.hash }
-        for (earlier, later) in zip(hashes, hashes.dropFirst()) where earlier.hash == later.hash {
-            if messages[earlier.index].clientMessageID == messages[later.index].clientMessageID { return true }
-        }
-        return false
+        repeatedClientIDs(count: messages.count) { messages[$0].clientMessageID }.contains(true)
     }
 
     /// The page from whole segment files, each decoded and checked in full.

@@ -1,3 +1,4 @@
+import ChatStore
 import Testing
 import ChatTestSupport
 @testable import ChatDomain
@@ -45,5 +46,46 @@ import ChatTestSupport
         let positions = Positions([bob: MemberPosition(deliveredUpTo: 2, readUpTo: 1)])
         let rows = timeline(messages: [message(1, alice), message(2, alice), message(3, bob)], outbox: [], positions: positions, members: [alice, bob], me: alice)
         #expect(rows.map(\.status) == [.outgoing(.read), .outgoing(.delivered), .incoming])
+    }
+}
+
+@Suite struct RepeatedClientIDsTests {
+    /// The first of each ID in order is kept, as a `Set` filled in order would keep it.
+    static func reference(_ ids: [ClientMessageID]) -> [Bool] {
+        var seen = Set<ClientMessageID>()
+        return ids.map { !seen.insert($0).inserted }
+    }
+
+    @Test("every position whose ID an earlier one has, and only those, over random pages with repeats")
+    func sameAsASet() {
+        var generator = SplitMix64(seed: 16)
+        for round in 0..<300 {
+            let distinct = (0..<(1 + round % 40)).map { _ in ClientMessageID.random(using: &generator) }
+            let ids = (0..<(round % 70)).map { _ in distinct[Int(generator.next() % UInt64(distinct.count))] }
+            let expected = Self.reference(ids)
+            #expect(repeatedClientIDs(count: ids.count) { ids[$0] } == expected, "round \(round)")
+            // Every hash equal (a collision made on purpose), or only a few values: the same answer.
+            #expect(repeatedClientIDs(count: ids.count, hash: { _ in 7 }) { ids[$0] } == expected, "round \(round), one hash")
+            #expect(repeatedClientIDs(count: ids.count, hash: { $0.fnv1a % 3 }) { ids[$0] } == expected, "round \(round), three hashes")
+        }
+    }
+
+    @Test("a repeat among other IDs of the same hash is found, whatever the order between them")
+    func repeatInsideACollision() throws {
+        let a = try ClientMessageID("00000000-0000-4000-8000-00000000000A")
+        let b = try ClientMessageID("00000000-0000-4000-8000-00000000000B")
+        let c = try ClientMessageID("00000000-0000-4000-8000-00000000000C")
+        for ids in [[a, b, a], [b, a, c, a], [a, b, c, b, a]] {
+            #expect(repeatedClientIDs(count: ids.count, hash: { _ in 0 }) { ids[$0] } == Self.reference(ids), "\(ids)")
+        }
+        #expect(repeatedClientIDs(count: 0) { _ in a } == [])
+        #expect(repeatedClientIDs(count: 1) { _ in a } == [false])
+    }
+
+    @Test("the hash is of the ID's bytes: equal IDs hash alike, and it is FNV-1a's for a short text")
+    func hash() throws {
+        let id = try ClientMessageID("C14C9B80-A0B1-4C2D-8E3F-001122334455")
+        #expect(id.fnv1a == (try ClientMessageID("C14C9B80-A0B1-4C2D-8E3F-001122334455")).fnv1a)
+        #expect(id.fnv1a != (try ClientMessageID("c14c9b80-a0b1-4c2d-8e3f-001122334455")).fnv1a)
     }
 }
