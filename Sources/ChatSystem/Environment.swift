@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Environment variables by name: this process's own, read where a command asks for one, or a
 /// given set (tests, a child's environment).
 ///
@@ -9,7 +5,7 @@ import Glibc
 /// process's environment is not copied into a dictionary at start: that was 164,000 of `view`'s
 /// 1.8 M instructions (a `String` and a hash for every variable of the shell's 30 to 100).
 public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
-    /// nil: this process's environment, looked up with getenv(3) (chatdir never changes it).
+    /// nil: this process's environment, looked up with getenv(3) (`Sys.environment`; chatdir never changes it).
     private let given: [String: String]?
 
     /// This process's environment.
@@ -31,7 +27,7 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
     /// The value of `name`, or nil when it is not set.
     public subscript(name: String) -> String? {
         if let given { return given[name] }
-        return getenv(name).map { String(cString: $0) }
+        return Sys.environment(name)
     }
 
     /// Every variable, for a child process that inherits them.

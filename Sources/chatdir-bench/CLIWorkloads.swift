@@ -45,13 +45,12 @@ enum CLIWorkloads {
     /// Median process wall times of `first` and `second` over `runs` runs each, run by turns
     /// after one warm-up run of each, ms. Paired, so a slow moment of the machine falls on both
     /// sides of a ratio instead of on whichever ran then; each round swaps which goes first
-    /// (first, second, second, first, …), since the same program measured 0.19 ms apart in the
-    /// two places of a fixed turn (BENCHMARKS.md, "Session 13").
+    /// (first, second, second, first, …: ``Stats/turnOrder(_:)``).
     static func pairedMedianWalls(_ first: [String], _ second: [String], runs: Int) throws -> (first: Double, second: Double) {
         var walls: ([Double], [Double]) = ([], [])
         for run in 0...runs {
-            let turn = run % 2 == 0 ? [(0, first), (1, second)] : [(1, second), (0, first)]
-            for (index, arguments) in turn {
+            for index in Stats.turnOrder(run) {
+                let arguments = index == 0 ? first : second
                 let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
                 guard result.status == 0 else {
                     throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)")

@@ -31,6 +31,13 @@ enum Stats {
         return (sorted[sorted.count / 2], sorted[max(0, Int(Double(sorted.count) * 0.99) - 1)])
     }
 
+    /// Which of two sides goes first in round `round` of a by-turns measurement: 0 then 1 in even
+    /// rounds, 1 then 0 in odd ones, so each goes first in half the rounds (the same program
+    /// measured 0.19 ms apart in the two places of a fixed turn: BENCHMARKS.md, "Session 13").
+    static func turnOrder(_ round: Int) -> [Int] {
+        round % 2 == 0 ? [0, 1] : [1, 0]
+    }
+
     static func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
     /// To 0.01: the process rows beside the sqlite3 shell are 2–5 ms, where 0.1 ms is 2–5 % of a ratio.
     static func round2(_ value: Double) -> Double { (value * 100).rounded() / 100 }

@@ -85,15 +85,15 @@ enum StoreWorkloads {
     }
 
     /// `chatdir(round)` and `maildir(round)` for `count` rounds by turns, each round swapping which
-    /// goes first; each side's times, µs.
+    /// goes first (``Stats/turnOrder(_:)``); each side's times, µs.
     private static func byTurns(_ count: Int, chatdir: (Int) throws -> Void, maildir: (Int) throws -> Void) throws -> (chatdir: [Double], maildir: [Double]) {
         var times: (chatdir: [Double], maildir: [Double]) = ([], [])
         for round in 0..<count {
-            for chatdirsTurn in round % 2 == 0 ? [true, false] : [false, true] {
+            for side in Stats.turnOrder(round) {
                 let start = Stats.now()
-                if chatdirsTurn { try chatdir(round) } else { try maildir(round) }
+                if side == 0 { try chatdir(round) } else { try maildir(round) }
                 let elapsed = Double(Stats.now() - start) / 1e3
-                if chatdirsTurn { times.chatdir.append(elapsed) } else { times.maildir.append(elapsed) }
+                if side == 0 { times.chatdir.append(elapsed) } else { times.maildir.append(elapsed) }
             }
         }
         return times
