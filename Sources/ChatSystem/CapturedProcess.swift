@@ -14,11 +14,17 @@ public struct CapturedProcess: Sendable {
     public var timedOut: Bool
 
     /// Runs `arguments` (the program found on PATH) with stdin on /dev/null and stdout and
-    /// stderr each in a pipe of its own, read until both close and the program exits, or until
-    /// `timeout` passes and it is killed. Each output keeps its first `limit` bytes (the rest is
-    /// read and dropped, so a chatty program never blocks on a full pipe). The program inherits
-    /// only 0, 1 and 2 (``ChildProcess/spawn(_:environment:standardInput:standardOutput:standardError:searchPath:ownProcessGroup:)``).
-    /// `posix_spawnp(3)`, `pipe(2)`, `poll(2)`, `waitpid(2)`, `kill(2)`.
+    /// stderr each in a pipe of its own, until the program exits or `timeout` passes and it is
+    /// killed. Each output keeps its first `limit` bytes (the rest is read and dropped, so a
+    /// chatty program never blocks on a full pipe). The program inherits only 0, 1 and 2
+    /// (``ChildProcess/spawn(_:environment:standardInput:standardOutput:standardError:searchPath:ownProcessGroup:)``).
+    ///
+    /// The program is done when it exits, not when its pipes close: what it wrote before
+    /// exiting is in the pipes then, and is taken without waiting for more. A process it left
+    /// running in the background (`sleep 100 &` in a token command) may hold the pipes open for
+    /// as long as it likes; nothing waits for it.
+    /// `posix_spawnp(3)`, `pipe(2)`, `poll(2)` (on the pipes and a `pidfd_open(2)` descriptor of
+    /// the program, or every 10 ms without one), `waitpid(2)`, `kill(2)`.
     public static func run(_ arguments: [String], timeout: Duration, limit: Int = 1 << 16) -> CapturedProcess {
         var failed = CapturedProcess(status: 127, standardOutput: [], standardError: [], timedOut: false)
         guard !arguments.isEmpty, let output = try? pipeEnds(), let errors = try? pipeEnds() else { return failed }
@@ -41,44 +47,107 @@ public struct CapturedProcess: Sendable {
             return failed
         }
         let deadline = Clock.monotonicNanoseconds() + nanoseconds(timeout)
-        var open = [output.read, errors.read]
-        var collected: [Int32: [UInt8]] = [output.read: [], errors.read: []]
+        // Readable once the program has exited (Linux 5.3); without it, a short poll and a look.
+        let exitWatch = pidfdOpen.map { $0(pid, 0) } ?? -1
+        var pipes = Pipes(output: output.read, errors: errors.read, limit: limit)
+        var status: Int32 = 0
+        var exited = false
         var timedOut = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !open.isEmpty {
+        while !exited {
+            if reap(pid, &status) { exited = true; break }
             let now = Clock.monotonicNanoseconds()
             guard now < deadline else { timedOut = true; break }
-            let ready = (try? Poll.wait(open, timeoutMilliseconds: Int((deadline - now) / 1_000_000) + 1)) ?? open.map { _ in PollResult(readable: false, hungUp: true) }
-            for (fd, result) in zip(open, ready) where result.readyToRead {
+            let remaining = Int((deadline - now) / 1_000_000) + 1
+            let watched = pipes.open + (exitWatch >= 0 ? [exitWatch] : [])
+            let wait = exitWatch >= 0 ? remaining : min(remaining, 10)
+            guard !watched.isEmpty, let ready = try? Poll.wait(watched, timeoutMilliseconds: wait) else {
+                // Both pipes closed and no exit watch: the program is ending; look again shortly.
+                usleep(5_000)
+                continue
+            }
+            for (fd, result) in zip(watched, ready) where result.readyToRead && fd != exitWatch {
+                pipes.read(fd)
+            }
+        }
+        if exitWatch >= 0 { Syscall.close(exitWatch) }
+        if timedOut {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && Errno.current == .interrupted {}
+        } else {
+            // What the program wrote before it exited; whatever its descendants write later is not its answer.
+            pipes.drain()
+        }
+        pipes.closeAll()
+        // WIFEXITED / WEXITSTATUS, which do not import as functions.
+        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return CapturedProcess(status: exit, standardOutput: pipes.collected(output.read), standardError: pipes.collected(errors.read), timedOut: timedOut)
+    }
+
+    /// `waitpid(pid, WNOHANG)`: true once the program has exited (its status in `status`), or
+    /// when it cannot be waited for (status 127).
+    private static func reap(_ pid: pid_t, _ status: inout Int32) -> Bool {
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return true }
+            if reaped == 0 { return false }
+            if Errno.current == .interrupted { continue }
+            status = 127 << 8
+            return true
+        }
+    }
+
+    /// The read ends of the program's stdout and stderr and what came through each.
+    private struct Pipes {
+        var open: [Int32]
+        var bytes: [Int32: [UInt8]]
+        let limit: Int
+        var buffer = [UInt8](repeating: 0, count: 4096)
+
+        init(output: Int32, errors: Int32, limit: Int) {
+            open = [output, errors]
+            bytes = [output: [], errors: []]
+            self.limit = limit
+        }
+
+        /// One `read(2)` of `fd` (non-blocking): keeps what fits under the limit, closes the
+        /// pipe at its end or on an error. Returns the bytes read, 0 when there were none (for
+        /// now, or any more).
+        @discardableResult
+        mutating func read(_ fd: Int32) -> Int {
+            while true {
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    let room = max(0, limit - (collected[fd]?.count ?? 0))
-                    collected[fd, default: []] += buffer[0..<min(count, room)]
-                } else if count == 0 || (Errno.current != .interrupted && Errno.current != .wouldBlock) {
-                    Syscall.close(fd)
-                    open.removeAll { $0 == fd }
+                    let room = max(0, limit - (bytes[fd]?.count ?? 0))
+                    bytes[fd, default: []] += buffer[0..<min(count, room)]
+                    return count
+                }
+                if count < 0 && Errno.current == .interrupted { continue }
+                if count < 0 && Errno.current == .wouldBlock { return 0 }
+                Syscall.close(fd)
+                open.removeAll { $0 == fd }
+                return 0
+            }
+        }
+
+        /// Reads each pipe until it is empty for now (or at its end), at most `limit` bytes
+        /// more each, so a descendant that keeps writing cannot hold the caller.
+        mutating func drain() {
+            for fd in open {
+                var taken = 0
+                while taken <= limit {
+                    let count = read(fd)
+                    if count == 0 { break }
+                    taken += count
                 }
             }
         }
-        for fd in open { Syscall.close(fd) }
-        // Both pipes closed: the program is ending (or closed them and went on, which the
-        // deadline also bounds).
-        var status: Int32 = 0
-        while true {
-            if timedOut { kill(pid, SIGKILL) }
-            let reaped = waitpid(pid, &status, timedOut ? 0 : WNOHANG)
-            if reaped == pid { break }
-            if reaped < 0 {
-                if Errno.current == .interrupted { continue }
-                status = 127 << 8
-                break
-            }
-            // Still running with its pipes closed: wait for it, within the same deadline.
-            if Clock.monotonicNanoseconds() >= deadline { timedOut = true } else { usleep(5_000) }
+
+        mutating func closeAll() {
+            for fd in open { Syscall.close(fd) }
+            open = []
         }
-        // WIFEXITED / WEXITSTATUS, which do not import as functions.
-        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return CapturedProcess(status: exit, standardOutput: collected[output.read] ?? [], standardError: collected[errors.read] ?? [], timedOut: timedOut)
+
+        func collected(_ fd: Int32) -> [UInt8] { bytes[fd] ?? [] }
     }
 
     /// A pipe whose ends are both close-on-exec, the read end non-blocking.
@@ -102,3 +171,10 @@ public struct CapturedProcess: Sendable {
         return UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
     }
 }
+
+/// glibc's `pidfd_open` (since 2.36), found at run time as FileDescriptor's `syncfs` is: a descriptor
+/// that polls readable once the process has exited.
+private let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
+}()

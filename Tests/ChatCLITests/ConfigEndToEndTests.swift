@@ -107,6 +107,21 @@ import ChatTestSupport
         for output in [configured.stdout, configured.stderr, environment.stderr] { #expect(!output.contains("alice-token")) }
     }
 
+    @Test("a token command is done when it exits, even while a process it started in the background holds its output")
+    func tokenCommandWithBackgroundChild() throws {
+        let server = try SyncEndToEndTests.Server()
+        let home = try Home()
+        let store = try initStore(home, "alice", server: server.url)
+        let pidFile = home.directory.file("sleeper.pid")
+        try home.write("[store \(store)]\ntoken-command = echo alice-token; sleep 300 & echo $! > \(pidFile)\n")
+        let result = try home.run(["sync", "--store", store])
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGKILL)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "synced 2 conversations, 7 new messages, 0 sent\n")
+    }
+
     @Test("a failing token command: exit 78 naming the command, its status and its stderr; nothing sent")
     func failingTokenCommand() throws {
         let home = try Home()

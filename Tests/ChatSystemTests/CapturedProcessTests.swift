@@ -1,4 +1,5 @@
 import ChatSystem
+import Foundation
 import Testing
 import ChatTestSupport
 
@@ -31,6 +32,18 @@ import ChatTestSupport
     func closedOutput() {
         let result = CapturedProcess.run(["/bin/sh", "-c", "exec >&- 2>&-; exec sleep 600"], timeout: .milliseconds(300))
         #expect(result.timedOut)
+    }
+
+    @Test("a program that exits while a process it left in the background holds its pipes is done when it exits")
+    func backgroundDescendant() throws {
+        // The shell prints, starts `sleep` holding both pipes, says its pid and exits 0.
+        let result = CapturedProcess.run(["/bin/sh", "-c", "echo alice-token; sleep 600 & echo $! >&2"], timeout: .seconds(30))
+        let sleeper = Int32(String(decoding: result.standardError, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        if let sleeper { kill(sleeper, SIGKILL) }
+        #expect(!result.timedOut)
+        #expect(result.status == 0)
+        #expect(result.standardOutput == Array("alice-token\n".utf8))
+        #expect(sleeper != nil, "stderr: \(String(decoding: result.standardError, as: UTF8.self))")
     }
 
     @Test("a program that cannot be started: status 127 and why")
