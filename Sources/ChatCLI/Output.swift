@@ -70,9 +70,10 @@ struct Output: Sendable {
         case cyan = "36"
     }
 
-    /// Reads all of standard input, or nil when it is a terminal (nothing was piped).
-    static func readStandardInput() -> [UInt8]? {
+    /// Reads standard input to its end or to `limit` bytes, whichever comes first; nil when it
+    /// is a terminal (nothing was piped).
+    static func readStandardInput(atMost limit: Int) throws(SystemError) -> [UInt8]? {
         if TerminalDevice.isTerminal(StandardIO.input) { return nil }
-        return StandardIO.readAll(StandardIO.input)
+        return try StandardIO.read(StandardIO.input, atMost: limit)
     }
 }

@@ -5,10 +5,16 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidClientMessageID(String)
     case emptyText
     case textTooLong(characters: Int)
+    case textTooLarge(bytes: Int)
     case invalidSequence(Int)
 
     /// The longest message text the wire contract accepts, in characters.
     public static let maxTextCharacters = 4096
+    /// The largest message text, in bytes of UTF-8: 64 KiB, what the reference server's request
+    /// body cap and a Matrix event's size limit let through. A character may be any number of
+    /// bytes (a letter with a thousand combining accents is one), so this bounds what a text can
+    /// cost to read, store and send, where the character count does not.
+    public static let maxTextBytes = 65_536
 
     public var description: String {
         switch self {
@@ -22,6 +28,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "the message text is empty or only white space; write something to send"
         case let .textTooLong(characters):
             "the message text is \(characters) characters long; at most \(Self.maxTextCharacters) are allowed"
+        case let .textTooLarge(bytes):
+            "the message text is \(bytes) bytes of UTF-8; at most \(Self.maxTextBytes) are allowed"
         case let .invalidSequence(value):
             "invalid sequence \(value): sequences start at 1"
         }

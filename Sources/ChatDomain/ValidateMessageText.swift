@@ -1,9 +1,12 @@
-/// Checks a message text against the wire contract's limits.
+/// Checks a message text against the wire contract's limits: 1 to 4,096 characters, at most
+/// 64 KiB of UTF-8.
 public func validateMessageText(_ text: String) throws(DomainError) {
     if text.isEmpty { throw .emptyText }
     // A character is at least one UTF-8 byte: a text of no more bytes than the limit is within
     // it, and its characters need not be counted (grapheme breaking, for every record read).
-    if text.utf8.count <= DomainError.maxTextCharacters { return }
+    let bytes = text.utf8.count
+    if bytes <= DomainError.maxTextCharacters { return }
+    if bytes > DomainError.maxTextBytes { throw .textTooLarge(bytes: bytes) }
     let count = text.count
     if count > DomainError.maxTextCharacters { throw .textTooLong(characters: count) }
 }

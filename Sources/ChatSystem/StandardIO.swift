@@ -29,13 +29,18 @@ public enum StandardIO {
         try Syscall.read(fd, into: &buffer, path: "(standard input)")
     }
 
-    /// Reads `fd` to its end; a read error ends it too, with what was read before.
-    public static func readAll(_ fd: Int32 = input) -> [UInt8] {
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            guard let count = try? Syscall.read(fd, into: &buffer, path: "(standard input)"), count > 0 else { return result }
-            result.append(contentsOf: buffer[0..<count])
+    /// Reads `fd` until its end or until `limit` bytes are read, whichever comes first, in
+    /// memory bounded by `limit` whatever the other end writes: a caller that wants to know
+    /// whether there was more asks for one byte past what it accepts.
+    public static func read(_ fd: Int32 = input, atMost limit: Int) throws(SystemError) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: max(0, limit))
+        var filled = 0
+        while filled < result.count {
+            let count = try Syscall.read(fd, into: &result, from: filled, path: "(standard input)")
+            if count == 0 { break }
+            filled += count
         }
+        result.removeSubrange(filled...)
+        return result
     }
 }

@@ -7,24 +7,24 @@ import ChatTestSupport
 /// A message whose body is over the server's cap must come back as a 413 the client can read
 /// (the message fails once, with the reason), never as a reset it would retry forever.
 @Suite(.ownThreads) struct OversizedBodyTests {
-    /// One character (a letter with 4,000,000 combining accents): within the 4,096-character
-    /// text limit, but 8 MB of UTF-8: far over the server's 64 KiB body cap, and more than the
-    /// socket buffers hold, so the client is still sending when the server refuses it.
-    static let hugeCharacter = "a" + String(repeating: "\u{301}", count: 4_000_000)
+    /// Within both text limits (4,000 characters, 64,000 bytes of UTF-8), yet a body over the
+    /// server's 64 KiB cap: each of the 1,000 control characters is one byte of text and six of
+    /// JSON (`\u0001`), beside 3,000 letters with ten combining accents each (21 bytes).
+    static let oversizedText = String(repeating: "a" + String(repeating: "\u{301}", count: 10) + "\u{1}" + "a" + String(repeating: "\u{301}", count: 10) + "a" + String(repeating: "\u{301}", count: 10), count: 1000)
 
     @Test("a message over the server's body cap is marked failed with the 413 reason, exactly once")
     func oversizedMessageFailsOnce() async throws {
+        #expect(Self.oversizedText.count == 4000 && Self.oversizedText.utf8.count == 64_000)
         let directory = try TemporaryDirectory()
         let server = try LocalServer()
         let alice = try clientStore("alice", in: directory)
         #expect(try await pass(alice, server).outcome == .complete)
         let ab = try ConversationID("ab")
         let outbox = Outbox(alice.conversation(ab))
-        let entry = try outbox.enqueue(Self.hugeCharacter)
+        let entry = try outbox.enqueue(Self.oversizedText)
         try outbox.enqueue("small one after it")
 
-        // The rule under test is the 413, not the clock: under a load average of 19 the 8 MB
-        // message took the pass past its 30 s budget (exit 75, still pending).
+        // The rule under test is the 413, not the clock: generous deadlines for a loaded machine.
         var patient = fastOptions
         patient.passBudget = .seconds(600)
         patient.requestTimeout = .seconds(300)

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSystem
 
 /// `chatdir send`: queues a message in the outbox, durably, and prints its client message ID.
 enum SendCommand: Command {
@@ -29,8 +30,18 @@ enum SendCommand: Command {
         if arguments.positionals.count > 1 {
             text = arguments.positionals.dropFirst().joined(separator: " ")
         } else {
-            guard let input = Output.readStandardInput() else {
+            // At most the largest text, its newline and one byte more, however much is piped:
+            // `yes | chatdir send c1` is refused in constant memory.
+            let largest = DomainError.maxTextBytes
+            let read: [UInt8]?
+            do { read = try Output.readStandardInput(atMost: largest + 2) } catch {
+                throw CommandFailure(message: "cannot read the message from standard input: \(error)", exitCode: 74)
+            }
+            guard let input = read else {
                 throw context.usage("missing TEXT: give it as arguments or pipe it on standard input")
+            }
+            guard input.count - (input.last == UInt8(ascii: "\n") ? 1 : 0) <= largest else {
+                throw context.usage("standard input holds more than \(largest) bytes; a message is at most \(largest) bytes of UTF-8 (\(DomainError.maxTextCharacters) characters)")
             }
             guard let decoded = String(validating: input, as: UTF8.self) else {
                 throw context.usage("standard input is not UTF-8 text")
