@@ -15,26 +15,70 @@ import ChatSystem
 /// Every file is replaced whole by rename, so a reader sees an old or a new value, never a mix.
 /// Everything read here was written by another process and is checked like any untrusted input:
 /// a file that does not parse reads as absent.
+///
+/// `/tmp` is everybody's: another user may make `/tmp/chatdir-<uid>` first, or plant a symlink
+/// in it. So every directory of the channel, from `chatdir` (or `chatdir-<uid>`) down, is a
+/// ``PrivateDirectory``: checked to be a directory owned by this user with mode 0700 whether it
+/// was just made or found, and its files are opened through it, never through a symlink. A
+/// directory that fails the check is refused with its path and owner (``problem()``), and
+/// nothing is read from or written into it.
 public struct RuntimeChannel: Sendable {
     /// The store's directory under the runtime root.
     public let root: String
+    /// The directory trusted as it is (`$XDG_RUNTIME_DIR`, `/tmp`), and the directories below
+    /// it down to ``root``, each checked.
+    private let anchor: String
+    private let components: [String]
 
     /// The channel of the store at `storeRoot`: the same directory for every process that opens
     /// that store, whatever its working directory or the path it was given (symlinks resolved).
     public init(storeRoot: String, runtimeDirectory: String? = Sys.environment("XDG_RUNTIME_DIR")) {
         let storeRoot = Sys.realPath(storeRoot) ?? storeRoot
-        let base: String
         if let runtime = runtimeDirectory, runtime.hasPrefix("/") {
-            base = runtime + "/chatdir"
+            anchor = runtime
+            components = ["chatdir", Self.key(storeRoot)]
         } else {
-            base = "/tmp/chatdir-\(Sys.currentUserID)"
+            anchor = "/tmp"
+            components = ["chatdir-\(Sys.currentUserID)", Self.key(storeRoot)]
         }
-        root = base + "/" + Self.key(storeRoot)
+        root = (anchor == "/" ? "" : anchor) + "/" + components.joined(separator: "/")
     }
 
-    /// A channel rooted at `root` exactly (tests).
+    /// A channel rooted at `root` exactly (tests): its nearest existing ancestor is trusted,
+    /// and every directory below it is checked.
     public init(root: String) {
         self.root = root
+        var anchor = DurableFile.parentPath(of: root)
+        var components = [root.split(separator: "/").last.map(String.init) ?? root]
+        while Sys.kind(of: anchor) == nil, anchor != "/", anchor != "." {
+            components.insert(anchor.split(separator: "/").last.map(String.init) ?? anchor, at: 0)
+            anchor = DurableFile.parentPath(of: anchor)
+        }
+        self.anchor = anchor
+        self.components = components
+    }
+
+    /// The channel's directory `path` below the root (`[]`: the root), checked on the way;
+    /// made with `create` (mode 0700), else nil when missing.
+    public func directory(_ path: [String], create: Bool) throws(SystemError) -> PrivateDirectory? {
+        try PrivateDirectory.open(components + path, under: anchor, create: create)
+    }
+
+    /// Why the channel cannot be used, when a directory of it is refused (another user's, a
+    /// symlink, open to others); nil when it is sound or not made yet. Commands that use the
+    /// channel say this once, so a refusal is never silent.
+    public func problem() -> SystemError? {
+        do throws(SystemError) {
+            _ = try directory([], create: false)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// How a refused channel is said to a person: what is not shared, then why.
+    public static func refusal(_ error: SystemError) -> String {
+        "the runtime directory is refused, so typing, older-page requests and open times are not shared with other chatdir processes: \(error)"
     }
 
     /// `<last path component>-<16 hex digits of FNV-1a of the whole path>`: readable, and
@@ -58,33 +102,33 @@ public struct RuntimeChannel: Sendable {
 
     /// Says I am typing in `id` now (`milliseconds` since the epoch).
     public func signalMyTyping(_ id: ConversationID, atMilliseconds milliseconds: Int64) throws(SystemError) {
-        try write(Array("\(milliseconds)\n".utf8), to: "typing-me", in: directory(of: id))
+        try write(Array("\(milliseconds)\n".utf8), to: "typing-me", in: [id.rawValue])
     }
 
     /// When I last signalled typing in `id`; nil when never (or unreadable).
     public func myTyping(_ id: ConversationID) -> Int64? {
-        read("typing-me", in: directory(of: id)).flatMap(Self.milliseconds)
+        read("typing-me", in: [id.rawValue]).flatMap(Self.milliseconds)
     }
 
     // MARK: typing, worker → screen
 
     /// Notes that `user` was heard typing in `id` at `milliseconds`.
     public func noteTyping(_ id: ConversationID, user: UserID, atMilliseconds milliseconds: Int64) throws(SystemError) {
-        try write(Array("\(milliseconds)\n".utf8), to: user.rawValue, in: typingDirectory(of: id))
+        try write(Array("\(milliseconds)\n".utf8), to: user.rawValue, in: [id.rawValue, "typing"])
     }
 
     /// Forgets that `user` was typing in `id` (their message arrived); quiet when nothing was noted.
     public func clearTyping(_ id: ConversationID, user: UserID) {
-        try? Sys.unlink(typingDirectory(of: id) + "/" + user.rawValue)
+        guard let typing = try? directory([id.rawValue, "typing"], create: false) else { return }
+        typing.remove(user.rawValue)
     }
 
     /// Every member noted typing in `id`, with when, sorted by user ID. Names that are not
     /// valid user IDs and files that do not parse are left out.
     public func typing(_ id: ConversationID) -> [(user: UserID, milliseconds: Int64)] {
-        let directory = typingDirectory(of: id)
-        let names = (try? Sys.listDirectoryIfPresent(directory)) ?? []
+        guard let typing = try? directory([id.rawValue, "typing"], create: false), let names = try? typing.names() else { return [] }
         return names.compactMap { name -> (user: UserID, milliseconds: Int64)? in
-            guard !name.hasPrefix("."), let user = try? UserID(name), let time = read(name, in: directory).flatMap(Self.milliseconds) else { return nil }
+            guard !name.hasPrefix("."), let user = try? UserID(name), let time = Self.line(of: typing, name).flatMap(Self.milliseconds) else { return nil }
             return (user, time)
         }.sorted { $0.user.rawValue < $1.user.rawValue }
     }
@@ -133,45 +177,53 @@ public struct RuntimeChannel: Sendable {
     /// Asks the worker for the page of `id` older than `sequence`.
     /// Asking again after a failure clears the failed answer, so the worker tries again.
     public func wantOlder(_ id: ConversationID, before sequence: Int) throws(SystemError) {
-        if case let .failed(before, _)? = olderAnswer(id), before == sequence {
-            try? Sys.unlink(directory(of: id) + "/older-answer")
+        if case let .failed(before, _)? = olderAnswer(id), before == sequence,
+           let conversation = try? directory([id.rawValue], create: false) {
+            conversation.remove("older-answer")
         }
-        try write(Array("before=\(sequence)\n".utf8), to: "older-wanted", in: directory(of: id))
+        try write(Array("before=\(sequence)\n".utf8), to: "older-wanted", in: [id.rawValue])
     }
 
     /// The sequence a screen wants older pages before; nil when it wants none.
     public func olderWanted(_ id: ConversationID) -> Int? {
-        guard let text = read("older-wanted", in: directory(of: id)), text.hasPrefix("before="),
+        guard let text = read("older-wanted", in: [id.rawValue]), text.hasPrefix("before="),
               let before = Int(text.dropFirst("before=".count)), before > 0 else { return nil }
         return before
     }
 
     /// The worker's answer to the wish (it leaves the wish in place; a new wish replaces it).
     public func answerOlder(_ id: ConversationID, _ answer: OlderAnswer) throws(SystemError) {
-        try write(Array((answer.line + "\n").utf8), to: "older-answer", in: directory(of: id))
+        try write(Array((answer.line + "\n").utf8), to: "older-answer", in: [id.rawValue])
     }
 
     public func olderAnswer(_ id: ConversationID) -> OlderAnswer? {
-        read("older-answer", in: directory(of: id)).flatMap(OlderAnswer.init(line:))
+        read("older-answer", in: [id.rawValue]).flatMap(OlderAnswer.init(line:))
     }
 
     /// Every conversation with a channel directory (for a worker's first look).
     public func conversations() -> [ConversationID] {
-        ((try? Sys.listDirectoryIfPresent(root)) ?? []).compactMap { try? ConversationID($0) }.sorted { $0.rawValue < $1.rawValue }
+        guard let root = try? directory([], create: false), let names = try? root.names() else { return [] }
+        return names.compactMap { try? ConversationID($0) }.sorted { $0.rawValue < $1.rawValue }
     }
 
     // MARK: files
 
-    /// Replaces `name` in `directory` by rename (no fsync: tmpfs, and nothing here must survive
-    /// a crash), making the directory and its parents (mode 0700) first.
-    private func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SystemError) {
-        try Self.makePrivateDirectories(directory)
-        try EphemeralFile.replace(bytes, as: name, in: directory)
+    /// Replaces `name` in the channel's directory `path` by rename (no fsync: tmpfs, and nothing
+    /// here must survive a crash), making the directories (mode 0700) first.
+    private func write(_ bytes: [UInt8], to name: String, in path: [String]) throws(SystemError) {
+        guard let directory = try directory(path, create: true) else { return }
+        try directory.replace(name, with: bytes)
     }
 
-    /// At most one line of text (4 KiB), without its newline; nil when absent or unreadable.
-    private func read(_ name: String, in directory: String) -> String? {
-        guard let bytes = try? Sys.readFile(directory + "/" + name), bytes.count <= 4096 else { return nil }
+    /// At most one line of text (4 KiB), without its newline; nil when absent, unreadable, or
+    /// in a directory that is refused.
+    private func read(_ name: String, in path: [String]) -> String? {
+        guard let directory = try? directory(path, create: false) else { return nil }
+        return Self.line(of: directory, name)
+    }
+
+    private static func line(of directory: borrowing PrivateDirectory, _ name: String) -> String? {
+        guard let bytes = try? directory.read(name, limit: 4096) else { return nil }
         let line = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         return String(validating: line, as: UTF8.self)
     }
@@ -179,28 +231,5 @@ public struct RuntimeChannel: Sendable {
     private static func milliseconds(_ text: String) -> Int64? {
         guard let value = Int64(text), value >= 0 else { return nil }
         return value
-    }
-
-    /// Makes `path` and its missing parents with mode 0700. A directory under a shared /tmp that
-    /// is not ours, or is a symlink, is refused: another user could read or plant files there.
-    public static func makePrivateDirectories(_ path: String) throws(SystemError) {
-        switch Sys.kind(of: path) {
-        case .directory:
-            return
-        case .symlink, .file, .other:
-            throw SystemError(operation: "mkdir", path: path, errno: .fileExists)
-        case nil:
-            break
-        }
-        let parent = DurableFile.parentPath(of: path)
-        if parent != path { try makePrivateDirectories(parent) }
-        do throws(SystemError) {
-            try Sys.mkdir(path)
-        } catch {
-            if !error.isAlreadyExists { throw error }
-        }
-        if path.hasPrefix("/tmp/chatdir-"), path.split(separator: "/").count == 2, Sys.owner(of: path) != Sys.currentUserID {
-            throw SystemError(operation: "mkdir", path: path, errno: .notPermitted)
-        }
     }
 }

@@ -16,7 +16,7 @@ extension SyncEngine {
         let channel = runtime
         let madeRoot = Sys.kind(of: channel.root) == nil
         do {
-            try RuntimeChannel.makePrivateDirectories(channel.root)
+            _ = try channel.directory([], create: true)
         } catch {
             log("runtime channel: \(error); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only")
         }

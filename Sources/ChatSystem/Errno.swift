@@ -46,4 +46,6 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let hostUnreachable = Errno(rawValue: EHOSTUNREACH)
     public static let networkUnreachable = Errno(rawValue: ENETUNREACH)
     public static let inProgress = Errno(rawValue: EINPROGRESS)
+    public static let tooManyLinks = Errno(rawValue: ELOOP)
+    public static let fileTooLarge = Errno(rawValue: EFBIG)
 }

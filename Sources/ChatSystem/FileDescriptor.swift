@@ -45,6 +45,8 @@ public struct OpenOptions: OptionSet, Sendable {
     public static let truncate = OpenOptions(rawValue: O_TRUNC)
     public static let append = OpenOptions(rawValue: O_APPEND)
     public static let directory = OpenOptions(rawValue: O_DIRECTORY)
+    /// Refuse a final symlink (ELOOP) instead of opening what it points to.
+    public static let noFollow = OpenOptions(rawValue: O_NOFOLLOW)
 }
 
 extension FileDescriptor {
@@ -101,17 +103,28 @@ extension FileDescriptor {
     /// With `shortReadEnds` (a regular file), a read that does not fill the buffer is the end.
     /// Without it (`/proc/locks` and the like, which `fstat` calls empty and which return one
     /// record per read, or as many as fit), only a read of 0 bytes is.
-    public func readToEnd(expected: Int, shortReadEnds: Bool = true, path: String) throws(SystemError) -> [UInt8] {
-        let capacity = max(expected, 64)
+    ///
+    /// `limit` bounds what is read, whatever the file is: past `limit` bytes the read stops and
+    /// throws EFBIG (``SystemError/isTooLarge``), having held at most about twice the limit.
+    public func readToEnd(expected: Int, limit: Int = .max, shortReadEnds: Bool = true, path: String) throws(SystemError) -> [UInt8] {
+        // One byte past the limit tells a file of exactly `limit` bytes from a larger one.
+        let ceiling = limit < Int.max ? limit + 1 : Int.max
+        let capacity = min(max(expected, 64), ceiling)
         var bytes = try readOnce(upTo: capacity, path: path)
-        if bytes.isEmpty || (shortReadEnds && bytes.count < capacity) { return bytes }
-        while true {
+        if bytes.isEmpty || (shortReadEnds && bytes.count < capacity) { return try within(limit, bytes, path: path) }
+        while bytes.count <= limit {
             // Each read asks for as much as there is so far, so the reads double as they fill.
-            let asked = max(bytes.count, capacity)
+            let asked = min(max(bytes.count, capacity), ceiling - bytes.count)
             let more = try readOnce(upTo: asked, path: path)
             bytes.append(contentsOf: more)
-            if more.isEmpty || (shortReadEnds && more.count < asked) { return bytes }
+            if more.isEmpty || (shortReadEnds && more.count < asked && bytes.count <= limit) { return bytes }
         }
+        return try within(limit, bytes, path: path)
+    }
+
+    private func within(_ limit: Int, _ bytes: [UInt8], path: String) throws(SystemError) -> [UInt8] {
+        guard bytes.count > limit else { return bytes }
+        throw SystemError(operation: "read", path: path, errno: .fileTooLarge)
     }
 
     /// One `read(2)` of at most `count` bytes into a new buffer that is not zeroed first (a

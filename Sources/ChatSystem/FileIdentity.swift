@@ -26,6 +26,44 @@ extension FileDescriptor {
     }
 }
 
+/// What `fstat(2)` says of an open file that decides whether to trust it.
+public struct FileStatus: Sendable, Equatable {
+    public var kind: Sys.FileKind
+    /// The owner's user ID.
+    public var owner: UInt32
+    /// The permission bits (`st_mode & 0o7777`).
+    public var permissions: UInt32
+    public var size: Int
+}
+
+extension FileDescriptor {
+    /// Kind, owner, permissions and size of the open file (`fstat(2)`).
+    public func status(path: String) throws(SystemError) -> FileStatus {
+        var info = stat()
+        _ = try Syscall.retrying("stat", path) { fstat(rawValue, &info) }
+        return FileStatus(kind: Sys.FileKind(mode: info.st_mode), owner: info.st_uid, permissions: UInt32(info.st_mode & 0o7777), size: Int(info.st_size))
+    }
+
+    /// `mkdirat(2)` of `name` in this directory, mode 0700.
+    public func makeDirectoryAt(_ name: String, path: String) throws(SystemError) {
+        _ = try Syscall.retrying("mkdir", path) { mkdirat(rawValue, name, FileDescriptor.directoryMode) }
+    }
+
+    /// The names in this directory, without `.` and `..`, in no particular order: read through
+    /// a duplicate of the descriptor (`dup(2)`, `fdopendir(3)`), so nothing is opened by name.
+    public func names(path: String) throws(SystemError) -> [String] {
+        let copy = try Syscall.retrying("dup", path) { dup(rawValue) }
+        guard let stream = fdopendir(copy) else {
+            let error = SystemError(operation: "opendir", path: path, errno: .current)
+            Syscall.close(copy)
+            throw error
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        return try Sys.names(in: stream, path: path)
+    }
+}
+
 extension Sys {
     /// The file `path` names now (`stat(2)`, following symlinks); nil when nothing is there.
     public static func identity(of path: String) -> FileIdentity? {

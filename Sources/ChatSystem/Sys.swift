@@ -45,17 +45,23 @@ public enum Sys {
     }
 
     /// What kind of thing is at a path, without following a final symlink; nil when nothing is.
-    public enum FileKind: Sendable { case file, directory, symlink, other }
+    public enum FileKind: Sendable {
+        case file, directory, symlink, other
+
+        init(mode: mode_t) {
+            switch mode & S_IFMT {
+            case S_IFREG: self = .file
+            case S_IFDIR: self = .directory
+            case S_IFLNK: self = .symlink
+            default: self = .other
+            }
+        }
+    }
 
     public static func kind(of path: String) -> FileKind? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return .file
-        case S_IFDIR: return .directory
-        case S_IFLNK: return .symlink
-        default: return .other
-        }
+        return FileKind(mode: info.st_mode)
     }
 
     /// The permission bits of `path` (following symlinks); nil when it does not exist.
@@ -90,6 +96,11 @@ public enum Sys {
             throw SystemError(operation: "opendir", path: path, errno: .current)
         }
         defer { closedir(directory) }
+        return try names(in: directory, path: path)
+    }
+
+    /// The names a directory stream holds from where it stands, without `.` and `..`.
+    static func names(in directory: OpaquePointer, path: String) throws(SystemError) -> [String] {
         // `d_name` is declared as 256 bytes, but glibc packs the records of a directory stream
         // into one buffer and a record ends right after its name's NUL: copying the whole field
         // (`entry.pointee.d_name`) reads past the last record of the buffer (AddressSanitizer:

@@ -9,6 +9,17 @@ import ChatTestSupport
     let c1 = try! ConversationID("c1")
     let bob = try! UserID("bob")
 
+    /// Makes `path` and its missing parents below `base` as chatdir makes them: mode 0700.
+    func makePrivate(_ path: String, below base: String) throws {
+        var current = base
+        for component in path.dropFirst(base.count).split(separator: "/") {
+            current += "/" + component
+            if !FileManager.default.fileExists(atPath: current) {
+                try FileManager.default.createDirectory(atPath: current, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            }
+        }
+    }
+
     @Test("one store gets one channel directory from every process, under XDG_RUNTIME_DIR or a private /tmp directory")
     func placement() {
         let channel = RuntimeChannel(storeRoot: "/home/alice/chats", runtimeDirectory: "/run/user/1000")
@@ -63,8 +74,8 @@ import ChatTestSupport
     ])
     func garbage(_ text: String) throws {
         let directory = try TemporaryDirectory()
-        let channel = RuntimeChannel(root: directory.path)
-        try FileManager.default.createDirectory(atPath: channel.typingDirectory(of: c1), withIntermediateDirectories: true)
+        let channel = RuntimeChannel(root: directory.path + "/run")
+        try makePrivate(channel.typingDirectory(of: c1), below: directory.path)
         for name in ["typing-me", "older-wanted", "older-answer", "typing/bob", "typing/not a user!"] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: channel.directory(of: c1) + "/" + name))
         }
@@ -77,8 +88,8 @@ import ChatTestSupport
     @Test("a file too large to be a value is not read at all")
     func oversized() throws {
         let directory = try TemporaryDirectory()
-        let channel = RuntimeChannel(root: directory.path)
-        try FileManager.default.createDirectory(atPath: channel.directory(of: c1), withIntermediateDirectories: true)
+        let channel = RuntimeChannel(root: directory.path + "/run")
+        try makePrivate(channel.directory(of: c1), below: directory.path)
         try Data(("before=5\n" + String(repeating: "x", count: 10_000)).utf8).write(to: URL(fileURLWithPath: channel.directory(of: c1) + "/older-wanted"))
         #expect(channel.olderWanted(c1) == nil)
     }
@@ -91,5 +102,68 @@ import ChatTestSupport
         let channel = RuntimeChannel(root: directory.path + "/channel")
         #expect(throws: SystemError.self) { try channel.signalMyTyping(c1, atMilliseconds: 1) }
         #expect(try Sys.listDirectory(directory.path + "/elsewhere").isEmpty)
+    }
+
+    /// A directory as another local user would leave it in a shared /tmp: theirs, open to all,
+    /// with `opens` a symlink to a file of the victim's.
+    func squat(_ path: String, owner: Int = 4242, mode: Int = 0o777, pointingAt victim: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: mode, .ownerAccountID: owner], ofItemAtPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path + "/opens", withDestinationPath: victim)
+    }
+
+    @Test("a channel directory another user made first is refused with its path and owner; nothing is written through its links",
+          .enabled(if: getuid() == 0, "giving a directory to another user takes root (CI runs as root)"))
+    func anotherUsersDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let victim = directory.file("victim.txt")
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: victim))
+        // The top directory (as /tmp/chatdir-<uid>), and the store-key folder inside a sound one.
+        try squat(directory.file("chatdir-top"), pointingAt: victim)
+        try makePrivate(directory.file("sound"), below: directory.path)
+        try squat(directory.file("sound/store-key"), pointingAt: victim)
+        for root in [directory.file("chatdir-top"), directory.file("sound/store-key")] {
+            let channel = RuntimeChannel(root: root)
+            let refusal = OpenTimes(channel).record(milliseconds: 7)
+            #expect(refusal?.description == "open \(root): owned by uid 4242, not by this user (uid 0); another user may have made it to read or plant files here: remove it (it is not chatdir's) or set XDG_RUNTIME_DIR")
+            #expect(channel.problem() == refusal)
+            #expect(throws: SystemError.self) { try channel.signalMyTyping(c1, atMilliseconds: 1) }
+            #expect(throws: SystemError.self) { try channel.wantOlder(c1, before: 3) }
+            #expect(OpenTimes(channel).recent().isEmpty)
+            #expect(channel.conversations().isEmpty)
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine\n")
+            #expect(!FileManager.default.fileExists(atPath: root + "/c1"))
+        }
+    }
+
+    @Test("a channel directory of mine that is open to others is refused (files may have been planted in it)")
+    func openToOthers() throws {
+        let directory = try TemporaryDirectory()
+        let root = directory.file("run")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: root)
+        let channel = RuntimeChannel(root: root)
+        #expect(channel.problem()?.description == "open \(root): mode 777 lets others in (a private directory is 0700); files may have been planted in it: remove it")
+        #expect(throws: SystemError.self) { try channel.noteTyping(c1, user: bob, atMilliseconds: 1) }
+        #expect(channel.myTyping(c1) == nil)
+    }
+
+    @Test("directories made by the channel are 0700 and pass the same check when found again; a planted file link is not followed")
+    func madeThenFound() throws {
+        let directory = try TemporaryDirectory()
+        let channel = RuntimeChannel(root: directory.file("run/chatdir/store-1"))
+        #expect(channel.problem() == nil)
+        #expect(OpenTimes(channel).record(milliseconds: 12) == nil)
+        #expect(OpenTimes(channel).recent() == [12])
+        for path in ["run", "run/chatdir", "run/chatdir/store-1"] { #expect(Sys.mode(of: directory.file(path)) == 0o700, "\(path)") }
+        #expect(channel.problem() == nil)
+        // A link in place of `opens` (which only this user could have made here) is not written through.
+        let victim = directory.file("victim.txt")
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.removeItem(atPath: channel.root + "/opens")
+        try FileManager.default.createSymbolicLink(atPath: channel.root + "/opens", withDestinationPath: victim)
+        #expect(OpenTimes(channel).record(milliseconds: 13)?.isSymbolicLink == true)
+        #expect(OpenTimes(channel).recent().isEmpty)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine\n")
     }
 }

@@ -30,12 +30,12 @@ final class ChatSession: @unchecked Sendable {
     private var model: ChatScreenModel
     private var workerRunning = false
     /// Called once, after the first frame that shows the conversation (time to open).
-    private var opened: (() -> Void)?
+    private var opened: (() -> String?)?
     /// How many older rows one look into the stored segments reads.
     static let olderPage = 100
 
     init(store: Store, conversation: Conversation, channel: RuntimeChannel, output: Output, hint: PasteHint, mouse: Bool,
-         opened: (() -> Void)? = nil) throws(StoreError) {
+         opened: (() -> String?)? = nil) throws(StoreError) {
         self.opened = opened
         self.store = store
         self.conversation = conversation
@@ -96,7 +96,10 @@ final class ChatSession: @unchecked Sendable {
             draw()
             if case .state = event, let report = opened {
                 opened = nil
-                report()
+                if let warning = report() {
+                    model.notify(warning)
+                    draw()
+                }
             }
         }
         return 0
@@ -154,8 +157,9 @@ final class ChatSession: @unchecked Sendable {
     static func watch(_ channel: RuntimeChannel, _ id: ConversationID, create: Bool = true) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let directory = channel.directory(of: id)
-        if create { try? RuntimeChannel.makePrivateDirectories(channel.typingDirectory(of: id)) }
-        let watcher = Sys.kind(of: directory) == .directory ? try? DirectoryWatcher(root: directory, depth: 1) { _ in continuation.yield() } : nil
+        // Watched only once checked (made when asked): never a directory another user made.
+        let checked = try? channel.directory([id.rawValue] + (create ? ["typing"] : []), create: create)
+        let watcher = checked != nil ? try? DirectoryWatcher(root: directory, depth: 1) { _ in continuation.yield() } : nil
         continuation.onTermination = { _ in if let watcher { StoreObserver.stopLater(watcher) } }
         return stream
     }

@@ -69,11 +69,14 @@ struct StatusReport {
     /// Queue time (nanoseconds since 1970) of the oldest pending message.
     var oldestPending: UInt64?
     var opens: [Int]
+    /// Why the runtime directory is refused (another user's, a symlink), when it is.
+    var runtimeRefused: String?
     var now: Int64
 
     init(store: Store, runtime: RuntimeChannel, now: Int64 = Int64(Clock.nanosecondsSince1970() / 1_000_000)) throws(StoreError) {
         self.now = now
         opens = OpenTimes(runtime).recent()
+        if let problem = runtime.problem(), problem.detail != nil { runtimeRefused = RuntimeChannel.refusal(problem) }
         switch SyncStatusFile.read(storeRoot: store.root) {
         case let .success(found)?: status = found
         case let .failure(error)?: unreadable = error
@@ -187,6 +190,7 @@ struct StatusReport {
         } else {
             lines.append("time to open: no opens measured yet")
         }
+        if let runtimeRefused { lines.append("warning: " + runtimeRefused) }
         let width = conversations.map { $0.id.rawValue.count }.max() ?? 0
         for conversation in conversations {
             var line = "  " + conversation.id.rawValue + String(repeating: " ", count: width - conversation.id.rawValue.count) + "  "
@@ -247,6 +251,7 @@ struct StatusReport {
                 ("oldestPendingAgeMs", optional(oldestPendingAge.map { Int($0) })),
                 ("pending", .integer(pending)),
             ])),
+            ("runtimeDirectoryRefused", runtimeRefused.map { .string($0) } ?? .null),
             ("sendToSentMs", .object([
                 ("count", .integer(deliveries.count)),
                 ("p50", optional(Self.percentile(deliveries, 0.5))),

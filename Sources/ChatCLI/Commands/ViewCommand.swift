@@ -60,7 +60,7 @@ enum ViewCommand: Command {
         if arguments.flag("--mark-read"), let newest = snapshot.messages.last?.sequence {
             try Outbox(try store.existingConversation(id)).wantRead(upTo: newest)
         }
-        defer { context.recordOpen(store: store) }
+        defer { context.recordOpenSayingWhy(store: store) }
         // Every line in one write(2) (LineBuffer), not one per row.
         var out = LineBuffer()
         defer { out.flush() }
@@ -112,6 +112,7 @@ enum ViewCommand: Command {
                 var last: ConversationState?
                 var typing: String?
                 var opened = false
+                var warning: String?
                 for await event in events {
                     switch event {
                     case let .state(state):
@@ -130,10 +131,15 @@ enum ViewCommand: Command {
                     let size = Terminal.size() ?? (rows: 24, columns: 80)
                     var view = model.viewState(state, visibleRows: size.rows)
                     view.typing = typing
+                    if let warning { view.problems.append(warning) }
                     terminal.draw(screen.frame(view, rows: size.rows, columns: size.columns))
                     if !opened {
                         opened = true
-                        context.recordOpen(store: store)
+                        warning = context.recordOpen(store: store)
+                        if let warning {
+                            view.problems.append(warning)
+                            terminal.draw(screen.frame(view, rows: size.rows, columns: size.columns))
+                        }
                     }
                 }
                 return 0
@@ -147,7 +153,7 @@ enum ViewCommand: Command {
                     printer.print(state)
                     if !opened {
                         opened = true
-                        context.recordOpen(store: store)
+                        context.recordOpenSayingWhy(store: store)
                     }
                 case .signal(.resize): continue
                 case .signal(.stop), .ended: return 0
