@@ -9,7 +9,6 @@ public enum WireDecoder {
     /// (segment names are 10 digits). JSON would carry up to 2^53, but what cannot be stored
     /// where readers look must not be stored at all.
     public static let maxSequence = Message.maxSequence
-    static let maxSentAtLength = 64
 
     /// Parses an answer, within the request's `deadline` when given: a slow decode counts as a
     /// slow answer (``WireDecodingError/deadlinePassed(what:byteCount:)``), not as one that holds
@@ -72,7 +71,7 @@ public enum WireDecoder {
         do { try validateMessageText(text) } catch { throw .contract("\(what): \(error)") }
         let sequence = try integer(value, "sequence", what, in: 1...maxSequence)
         let sentAt = try string(value, "sentAt", what)
-        guard sentAt.utf8.count <= maxSentAtLength, sentAt.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
+        guard Message.isTimestampShaped(sentAt) else {
             throw .contract("\(what): \"sentAt\" is not a timestamp")
         }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)

@@ -18,7 +18,7 @@ extension Conversation {
     /// The sync marker, or nil when there is none or it cannot be read (catching up then starts
     /// from the run of stored sequences at the head, which is never wrong, only slower).
     public func caughtUpMarker() -> Int? {
-        guard let bytes = (try? read(StoreLayout.caughtUp)) ?? nil else { return nil }
+        guard let bytes = (try? read(StoreLayout.caughtUp, limit: 4096)) ?? nil else { return nil }
         return CaughtUpFile.decode(bytes)
     }
 }

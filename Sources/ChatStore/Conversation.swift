@@ -9,6 +9,9 @@ public struct Conversation: Sendable {
     public let storeRoot: String
     public let id: ConversationID
     public let segmentSize: Int
+    /// Whether its folders were found to be plain directories (``requirePlainDirectories()``)
+    /// when this value was made, so a door it is handed to need not look again.
+    var checkedPlain = false
 
     /// The conversation `id` under `storeRoot`, for a directory in the store layout that is not
     /// a whole store (the reference server's data directory has no manifest). No I/O.
@@ -33,15 +36,10 @@ public struct Conversation: Sendable {
     /// `open`, `read`, `close`, without an `fstat` for the size (a screen reads four or five
     /// small files each time): a short read of a regular file is its end, so a file smaller
     /// than `expected` bytes (1 KiB unless said) takes one read, and a larger one is read on
-    /// into a buffer that doubles.
-    func read(_ relativeName: String, expected: Int = 1024) throws(StoreError) -> [UInt8]? {
-        let path = directory + "/" + relativeName
-        do {
-            return try FileDescriptor.open(path, .readOnly).readToEnd(expected: expected, path: path)
-        } catch {
-            if error.isNotFound { return nil }
-            throw .system(error)
-        }
+    /// into a buffer that doubles. Never through a symlink, never past `limit` bytes
+    /// (``StoreFiles/read(_:relative:expected:limit:what:)``).
+    func read(_ relativeName: String, expected: Int = 1024, limit: Int = StoreFiles.maxFileBytes, what: String = "a store file") throws(StoreError) -> [UInt8]? {
+        try StoreFiles.read(directory + "/" + relativeName, relative: relative(relativeName), expected: expected, limit: limit, what: what)
     }
 
     /// A buffer that holds a whole segment of this conversation in one read, as a rule.
@@ -117,7 +115,7 @@ public struct Conversation: Sendable {
     /// A segment's messages with their lines; throws the first error of a damaged file.
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
-        guard let bytes = try read(name, expected: expectedSegmentBytes) else { return SegmentFile.Decoded(messages: [], problems: []) }
+        guard let bytes = try segmentBytes(range) else { return SegmentFile.Decoded(messages: [], problems: []) }
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError { throw .damaged(problem) }
         return decoded
@@ -144,7 +142,7 @@ public struct Conversation: Sendable {
         var collected = 0
         var hasEarlier = false
         while collected < limit, let range = try walk.next() {
-            guard let bytes = try read(StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
+            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
             guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else { return nil }
             tails.append(tail.messages)
             collected += tail.messages.count
@@ -200,7 +198,7 @@ public struct Conversation: Sendable {
     /// newer segment removed, or a crash between the two renames) a few ranges before it are
     /// tried. Nil when there is no usable hint; callers then list the directory.
     func hintedNewestSegment() -> SegmentRange? {
-        guard let bytes = try? read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64),
+        guard let bytes = try? read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64, limit: 4096),
               let hint = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
               hint.isAligned(size: segmentSize) else { return nil }
         var newest = hint

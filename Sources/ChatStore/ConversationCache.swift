@@ -235,7 +235,7 @@ final class ConversationCache {
     /// far stays on screen instead (a tool writing in place may be half-way through).
     private func readSegment(_ range: SegmentRange, keeping old: [Message]? = nil) -> [Message] {
         let name = StoreLayout.messages + "/" + range.fileName
-        guard let bytes = note(path: name, { () throws(StoreError) in try conversation.read(name, expected: conversation.expectedSegmentBytes) }) ?? nil else { return [] }
+        guard let bytes = note(path: name, { () throws(StoreError) in try conversation.segmentBytes(range) }) ?? nil else { return [] }
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError {
             problems[relative(name)] = problem.description

@@ -18,7 +18,7 @@ extension Conversation {
         var count = 0
         for range in try segmentRanges() {
             let name = StoreLayout.messages + "/" + range.fileName
-            guard let bytes = try read(name, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
+            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
             count += try countInSegment(bytes, name: name, range: range, needle: needle, prefilter: prefilter)
         }
         return count

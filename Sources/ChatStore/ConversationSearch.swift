@@ -30,7 +30,7 @@ extension Conversation {
         }
         for range in try segmentRanges() {
             let name = StoreLayout.messages + "/" + range.fileName
-            guard let bytes = try read(name, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
+            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
             let goOn: Bool
             if let literal, Self.isCanonicalSegment(bytes) {
                 goOn = try searchRaw(bytes, name: name, range: range, literal: literal, matcher: matcher, include: include, visit)

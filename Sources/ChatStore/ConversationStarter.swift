@@ -14,6 +14,7 @@ extension Store {
     @discardableResult
     public func startConversation(_ id: ConversationID, title: String, members: [UserID], now: UInt64 = Clock.nanosecondsSince1970()) throws(StoreError) -> QueuedCreation {
         let conversation = conversation(id)
+        try StoreFiles.requireDirectory(root + "/" + StoreLayout.conversations, relative: StoreLayout.conversations)
         if Sys.kind(of: conversation.directory) != nil { throw .alreadyExists(path: conversation.relativePath) }
         let creation = QueuedCreation(title: title, members: members + [userID], createdAt: Clock.iso8601(nanoseconds: now))
         let parent = root + "/" + StoreLayout.conversations
@@ -45,6 +46,7 @@ extension Conversation {
     /// for the next sync. Returns false when it was pending already (nothing changed).
     /// - Throws: ``StoreError/unknownConversation(_:)`` when the conversation has no queued creation.
     public func requeueCreation() throws(StoreError) -> Bool {
+        try requirePlainDirectories()
         guard var creation = try queuedCreation() else { throw .unknownConversation(id) }
         guard creation.state == .failed else { return false }
         creation.state = .pending
@@ -57,7 +59,7 @@ extension Conversation {
 extension StoreWriter {
     /// Forgets the queued creation once the server has the conversation.
     public func removeCreation(in id: ConversationID) throws(StoreError) {
-        let outbox = store.conversation(id).outboxDirectory
+        let outbox = try checkedConversation(id).outboxDirectory
         try system { () throws(SystemError) in
             do throws(SystemError) { try Sys.unlink(outbox + "/" + StoreLayout.creation) } catch {
                 if !error.isNotFound { throw error }
@@ -70,7 +72,7 @@ extension StoreWriter {
     /// Marks the queued creation failed with the server's reason; the conversation's messages
     /// stay as they are (pending), waiting for it.
     public func markCreationFailed(in id: ConversationID, reason: String) throws(StoreError) {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         guard var creation = try conversation.queuedCreation() else { return }
         creation.state = .failed
         creation.error = reason

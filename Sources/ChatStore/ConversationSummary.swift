@@ -36,6 +36,7 @@ extension Conversation {
     public func summary(me: UserID) -> ConversationSummary {
         var summary = ConversationSummary(id: id, title: id.rawValue, last: nil, unread: 0, pending: 0, failed: 0, creation: nil, activity: "", problem: nil)
         do {
+            try requirePlainDirectories()
             summary.title = try info()?.title ?? id.rawValue
             // One listing of outbox/: the read wish and the creation are read only when there.
             let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(outboxDirectory) }
@@ -76,7 +77,7 @@ extension Conversation {
         var unread = 0
         var read: [Message] = []
         while let range = try walk.next(), range.last > readUpTo, unread < ConversationSummary.unreadCap {
-            guard let bytes = try self.read(StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes) else { continue }  // removed meanwhile
+            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
             guard let tail = SegmentFile.decodeTail(bytes, range: range, count: .max, above: readUpTo) else { return nil }
             if last == nil { last = tail.messages.last }
             unread += tail.messages.reduce(0) { $1.senderID != me ? $0 + 1 : $0 }

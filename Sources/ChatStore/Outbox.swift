@@ -167,9 +167,10 @@ public struct Outbox: Sendable {
         let path = directory + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: id)
         let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(path, .readOnly)
+            fd = try FileDescriptor.open(path, [.readOnly, .noFollow])
         } catch {
             if error.isNotFound { return nil }
+            if error.isSymbolicLink { throw .damaged(StoreFiles.symbolicLink(conversation.relative(StoreLayout.outbox + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: id)))) }
             throw .system(error)
         }
         var busy = false
@@ -238,21 +239,33 @@ public struct Outbox: Sendable {
     /// this process would wait for the first. The directory is made only when opening it finds
     /// nothing: a send to an existing outbox makes no `stat` first.
     private func locked<T>(_ body: (borrowing FileDescriptor) throws(StoreError) -> T) throws(StoreError) -> T {
-        let fd = try system { () throws(SystemError) -> FileDescriptor in
-            try openOutbox()
-        }
+        if !conversation.checkedPlain { try conversation.requirePlainDirectories() }
+        let fd = try openOutboxRefusingLinks()
         try system { () throws(SystemError) in try fd.lockExclusiveWaiting(path: directory) }
         return try body(fd)
     }
 
+    /// ``openOutbox()``, with a symlink or a file in place of `outbox/` refused by name (the
+    /// folders above it are checked by ``Store/existingConversation(_:)`` and the writer's doors).
+    private func openOutboxRefusingLinks() throws(StoreError) -> FileDescriptor {
+        do {
+            return try openOutbox()
+        } catch {
+            if error.isSymbolicLink || error.errno == .notDirectory {
+                throw .damaged(StoreFiles.notPlainDirectory(conversation.relative(StoreLayout.outbox), found: Sys.kind(of: directory) ?? .other))
+            }
+            throw .system(error)
+        }
+    }
+
     private func openOutbox() throws(SystemError) -> FileDescriptor {
         do {
-            return try FileDescriptor.openDirectory(directory)
+            return try FileDescriptor.open(directory, [.directory, .noFollow])
         } catch {
             guard error.isNotFound else { throw error }
         }
         try DurableFile.makeDirectories(directory)
-        return try FileDescriptor.openDirectory(directory)
+        return try FileDescriptor.open(directory, [.directory, .noFollow])
     }
 
     /// Records that the user has read up to `sequence`, forward only: the stored wish becomes

@@ -24,7 +24,7 @@ public final class OutboxClaim: Sendable {
     public static func take(_ entry: OutboxEntry, in conversation: Conversation) -> OutboxClaim? {
         let path = conversation.outboxDirectory + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: entry.clientMessageID)
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(path, .readOnly) } catch { return nil }
+        do { fd = try FileDescriptor.open(path, [.readOnly, .noFollow]) } catch { return nil }
         do { try fd.lockExclusive(path: path) } catch { return nil }
         // A cancel may have removed the name between the open and the lock: then this lock
         // guards a file nobody can see, and the message is not to be sent.

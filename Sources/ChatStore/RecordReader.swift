@@ -75,6 +75,17 @@ struct RecordReader {
         do { return try UserID(text) } catch { problem("\"\(key)\": \(error)"); return nil }
     }
 
+    /// A server's timestamp, kept as given: at most 64 bytes, as the wire decoder allows, so a
+    /// record's size is bounded by its text (``StoreFiles/maxRecordBytes``).
+    mutating func timestamp(_ key: String) -> String? {
+        guard let text = string(key) else { return nil }
+        guard text.utf8.count <= Message.maxSentAtBytes else {
+            problem("\"\(key)\" is \(text.utf8.count) bytes long; a timestamp is at most \(Message.maxSentAtBytes)")
+            return nil
+        }
+        return text
+    }
+
     mutating func messageText(_ key: String) -> String? {
         guard let text = string(key) else { return nil }
         do { try validateMessageText(text) } catch { problem("\"\(key)\": \(error)"); return nil }

@@ -183,7 +183,7 @@ public enum SegmentFile {
     /// A message record's fields, each nil (with a problem in `reader`) when missing or invalid;
     /// unknown keys are problems too.
     private static func fields(_ reader: inout RecordReader) -> (ClientMessageID?, UserID?, String?, Int?, String?) {
-        let fields = (reader.clientMessageID("clientMessageId"), reader.userID("senderId"), reader.string("sentAt"),
+        let fields = (reader.clientMessageID("clientMessageId"), reader.userID("senderId"), reader.timestamp("sentAt"),
                       reader.integer("sequence", atLeast: 1), reader.messageText("text"))
         reader.rejectUnknownKeys(messageKeys)
         return fields
@@ -282,7 +282,8 @@ private extension ByteCursor {
               literal(",\"sequence\":"), let sequence = number(), sequence >= 1,
               literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
               let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
-              let sentAt = ByteCursor.string(sentAtBytes), let text = ByteCursor.string(textBytes) else { return nil }
+              sentAtBytes.count <= Message.maxSentAtBytes, let sentAt = ByteCursor.string(sentAtBytes),
+              let text = ByteCursor.string(textBytes) else { return nil }
         // A text of at most the limit in bytes is within it in characters: count graphemes only
         // for a longer one.
         if textBytes.isEmpty || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil) { return nil }

@@ -54,14 +54,8 @@ public struct Store: Sendable {
     /// Opens the store at `root`, reading only its manifest.
     public static func open(at root: String) throws(StoreError) -> Store {
         let path = root + "/" + StoreLayout.manifest
-        let bytes: [UInt8]
-        do {
-            bytes = try Sys.readFile(path)
-        } catch {
-            if error.isNotFound {
-                throw .notAStore(path: root, reason: Sys.kind(of: root) == nil ? "it does not exist" : "it has no \(StoreLayout.manifest)")
-            }
-            throw .system(error)
+        guard let bytes = try StoreFiles.read(path, relative: StoreLayout.manifest, limit: 1 << 20, what: "a manifest") else {
+            throw .notAStore(path: root, reason: Sys.kind(of: root) == nil ? "it does not exist" : "it has no \(StoreLayout.manifest)")
         }
         return Store(root: root, manifest: try Manifest.decode(bytes, path: StoreLayout.manifest))
     }
@@ -85,10 +79,13 @@ public struct Store: Sendable {
         Conversation(storeRoot: root, id: id, segmentSize: manifest.segmentSize)
     }
 
-    /// The conversation `id`, or ``StoreError/unknownConversation(_:)`` when it has no directory.
+    /// The conversation `id`, or ``StoreError/unknownConversation(_:)`` when it has no directory;
+    /// refused, naming it, when its folder (or `messages/`, `outbox/`) is a symlink or a file
+    /// (``Conversation/requirePlainDirectories()``).
     public func existingConversation(_ id: ConversationID) throws(StoreError) -> Conversation {
-        let conversation = conversation(id)
-        guard conversation.exists else { throw .unknownConversation(id) }
+        var conversation = conversation(id)
+        guard try conversation.requirePlainDirectories() else { throw .unknownConversation(id) }
+        conversation.checkedPlain = true
         return conversation
     }
 }

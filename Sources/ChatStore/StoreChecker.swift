@@ -43,12 +43,35 @@ public struct StoreChecker {
         report.problems.append(StoreProblem(path: path, line: line, message, severity: .warning))
     }
 
-    private func read(_ relative: String) -> Result<[UInt8], SystemError> {
-        Result { () throws(SystemError) in try Sys.readFile(root + "/" + relative) }
+    /// A store file's bytes (nil when missing), read as every reader reads it: never through a
+    /// symlink, never past what its kind can hold (``StoreFiles``).
+    private func read(_ relative: String, limit: Int = StoreFiles.maxFileBytes, what: String = "a store file") -> Result<[UInt8]?, StoreError> {
+        Result { () throws(StoreError) in try StoreFiles.read(root + "/" + relative, relative: relative, limit: limit, what: what) }
+    }
+
+    /// Reports why a file could not be read, in the words a reader fails with.
+    private mutating func report(_ failure: StoreError, at relative: String) {
+        if case let .damaged(problem) = failure {
+            report.problems.append(problem)
+        } else {
+            error(relative, "cannot be read: \(failure)")
+        }
     }
 
     private func list(_ relative: String) -> [String]? {
         try? Sys.listDirectory(root + "/" + relative).sorted()
+    }
+
+    /// The names in the store directory `relative`; nil (with the problem reported) when it is
+    /// a symlink or a file, so nothing outside the store is looked at.
+    private mutating func listPlain(_ relative: String) -> [String]? {
+        do throws(StoreError) {
+            try StoreFiles.requireDirectory(root + "/" + relative, relative: relative)
+        } catch {
+            report(error, at: relative)
+            return nil
+        }
+        return list(relative)
     }
 
     private mutating func run() {
@@ -57,11 +80,14 @@ public struct StoreChecker {
             return
         }
         let manifest: Manifest
-        switch read(StoreLayout.manifest) {
+        switch read(StoreLayout.manifest, limit: 1 << 20, what: "a manifest") {
         case let .failure(failure):
-            error(StoreLayout.manifest, failure.isNotFound ? "missing: every store has one; create a store with `chatdir init`" : failure.description)
+            report(failure, at: StoreLayout.manifest)
             return
-        case let .success(bytes):
+        case .success(nil):
+            error(StoreLayout.manifest, "missing: every store has one; create a store with `chatdir init`")
+            return
+        case let .success(bytes?):
             do {
                 manifest = try Manifest.decode(bytes, path: StoreLayout.manifest)
             } catch {
@@ -77,6 +103,10 @@ public struct StoreChecker {
         for name in list("") ?? [] where !known.contains(name) && !name.hasPrefix(".") {
             warning(name, "not part of a chatdir store; chatdir ignores it")
         }
+        if let kind = Sys.kind(of: root + "/" + StoreLayout.conversations), kind != .directory {
+            report.problems.append(StoreFiles.notPlainDirectory(StoreLayout.conversations, found: kind))
+            return
+        }
         guard let names = list(StoreLayout.conversations) else {
             error(StoreLayout.conversations, "missing: create the directory (`mkdir -m 700 \(StoreLayout.conversations)`)")
             return
@@ -87,8 +117,8 @@ public struct StoreChecker {
                 error(path, "\(quoted(name)) is not a valid conversation ID: it \(reason); rename the directory")
                 continue
             }
-            guard Sys.kind(of: root + "/" + path) == .directory else {
-                error(path, "not a directory (a symbolic link or a file); a conversation is a plain directory")
+            if let kind = Sys.kind(of: root + "/" + path), kind != .directory {
+                report.problems.append(StoreFiles.notPlainDirectory(path, found: kind))
                 continue
             }
             checkConversation(path, segmentSize: manifest.segmentSize)
@@ -103,17 +133,20 @@ public struct StoreChecker {
             warning(path + "/" + name, "not part of a conversation; chatdir ignores it")
         }
         switch read(path + "/" + StoreLayout.conversationInfo) {
-        case let .success(bytes):
+        case let .success(bytes?):
             report.problems += ConversationInfo.decode(bytes, path: path + "/" + StoreLayout.conversationInfo).problems
+        case .success(nil):
+            warning(path + "/" + StoreLayout.conversationInfo, "missing: title and members are unknown until `chatdir sync` fetches them")
         case let .failure(failure):
-            if failure.isNotFound {
-                warning(path + "/" + StoreLayout.conversationInfo, "missing: title and members are unknown until `chatdir sync` fetches them")
-            } else {
-                error(path + "/" + StoreLayout.conversationInfo, failure.description)
-            }
+            report(failure, at: path + "/" + StoreLayout.conversationInfo)
         }
-        if case let .success(bytes) = read(path + "/" + StoreLayout.positions) {
+        switch read(path + "/" + StoreLayout.positions) {
+        case let .success(bytes?):
             report.problems += PositionsFile.decode(bytes, path: path + "/" + StoreLayout.positions).problems
+        case .success(nil):
+            break
+        case let .failure(failure):
+            report(failure, at: path + "/" + StoreLayout.positions)
         }
         let stored = checkSegments(path + "/" + StoreLayout.messages, segmentSize: segmentSize)
         checkOutbox(path + "/" + StoreLayout.outbox, stored: stored)
@@ -122,8 +155,8 @@ public struct StoreChecker {
     /// Checks every segment; returns the client message IDs stored, with the file of each.
     private mutating func checkSegments(_ path: String, segmentSize: Int) -> [ClientMessageID: String] {
         var ids: [ClientMessageID: String] = [:]
-        let names = list(path) ?? []
-        if let newest = names.compactMap(SegmentRange.init(fileName:)).max(), case let .success(hint) = read(path + "/" + StoreLayout.newestHint),
+        let names = listPlain(path) ?? []
+        if let newest = names.compactMap(SegmentRange.init(fileName:)).max(), case let .success(hint?) = read(path + "/" + StoreLayout.newestHint, limit: 4096),
            hint != Array((newest.fileName + "\n").utf8) {
             warning(path + "/" + StoreLayout.newestHint, "does not name the newest segment (\(newest.fileName)); readers list the directory instead, and the sync worker rewrites it when it starts")
         }
@@ -139,8 +172,12 @@ public struct StoreChecker {
                 error(file, "the range \(range) does not match this store's segmentSize \(segmentSize) (expected \(expected.fileName)); move its messages into the right files")
                 continue
             }
-            guard case let .success(bytes) = read(file) else {
-                error(file, "cannot be read")
+            let bytes: [UInt8]
+            switch read(file, limit: StoreFiles.maxSegmentBytes(segmentSize: segmentSize), what: StoreFiles.segment(of: segmentSize)) {
+            case let .success(read?): bytes = read
+            case .success(nil): continue  // removed meanwhile
+            case let .failure(failure):
+                report(failure, at: file)
                 continue
             }
             report.segments += 1
@@ -161,11 +198,15 @@ public struct StoreChecker {
 
     private mutating func checkOutbox(_ path: String, stored: [ClientMessageID: String]) {
         var seen: [ClientMessageID: String] = [:]
-        for name in list(path) ?? [] {
+        for name in listPlain(path) ?? [] {
             let file = path + "/" + name
             if name.hasPrefix(".") { checkTemporary(file); continue }
-            guard case let .success(bytes) = read(file) else {
-                error(file, "cannot be read")
+            let bytes: [UInt8]
+            switch read(file) {
+            case let .success(read?): bytes = read
+            case .success(nil): continue  // delivered meanwhile
+            case let .failure(failure):
+                report(failure, at: file)
                 continue
             }
             if name == StoreLayout.readPosition {

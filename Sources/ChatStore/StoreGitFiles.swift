@@ -41,11 +41,7 @@ public enum StoreGitFiles {
     public static func install(in root: String) throws(StoreError) -> [String] {
         var written: [String] = []
         for (name, text) in [(ignoreName, ignore), (attributesName, attributes)] {
-            let existing: [UInt8]?
-            do { existing = try Sys.readFile(root + "/" + name) } catch {
-                guard error.isNotFound else { throw .system(error) }
-                existing = nil
-            }
+            let existing = try StoreFiles.read(root + "/" + name, relative: name)
             guard let bytes = completed(existing, with: text) else { continue }
             do { try DurableFile.write(bytes, to: name, in: root) } catch { throw .system(error) }
             written.append(name)

@@ -31,7 +31,7 @@ public final class StoreWriter: Sendable {
         DurableFile.removeStaleTemporaries(in: store.root)
         DurableFile.removeStaleTemporaries(in: store.root + "/" + StoreLayout.conversations)
         for id in (try? store.conversationIDs()) ?? [] {
-            let conversation = store.conversation(id)
+            let conversation = try checkedConversation(id)
             for directory in [conversation.directory, conversation.messagesDirectory, conversation.outboxDirectory] {
                 DurableFile.removeStaleTemporaries(in: directory)
             }
@@ -45,7 +45,7 @@ public final class StoreWriter: Sendable {
     private func repairNewestHint(_ conversation: Conversation) {
         guard let newest = try? conversation.segmentRanges().last else { return }
         let bytes = Self.hintBytes(naming: newest)
-        let hint = try? Sys.readFile(conversation.messagesDirectory + "/" + StoreLayout.newestHint)
+        let hint = try? conversation.read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64, limit: 4096)
         if hint == nil, !Self.isHinted(newest) { return }
         if hint != bytes {
             try? DurableFile.write(bytes, to: StoreLayout.newestHint, in: conversation.messagesDirectory)
@@ -61,6 +61,15 @@ public final class StoreWriter: Sendable {
     /// `messages/.newest`'s bytes when `newest` is the newest segment.
     private static func hintBytes(naming newest: SegmentRange) -> [UInt8] { Array((newest.fileName + "\n").utf8) }
 
+    /// The conversation `id`, refused when its folder, `messages/` or `outbox/` is a symlink or
+    /// a file (``Conversation/requirePlainDirectories()``): nothing is written outside the store.
+    func checkedConversation(_ id: ConversationID) throws(StoreError) -> Conversation {
+        var conversation = store.conversation(id)
+        try conversation.requirePlainDirectories()
+        conversation.checkedPlain = true
+        return conversation
+    }
+
     /// Directories are made below the store root, never the root itself: a store removed while
     /// a writer still runs stays removed instead of coming back half made.
     private func requireStore() throws(StoreError) {
@@ -71,7 +80,7 @@ public final class StoreWriter: Sendable {
 
     /// Creates the conversation's directories if needed and writes its details if they changed.
     public func saveInfo(_ info: ConversationInfo, for id: ConversationID) throws(StoreError) {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         try requireStore()
         try system { () throws(SystemError) in
             try DurableFile.makeDirectories(conversation.messagesDirectory)
@@ -102,7 +111,7 @@ public final class StoreWriter: Sendable {
     /// Saved by client ID and sequence, so a message seen twice is stored once.
     @discardableResult
     public func save(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         var result = SaveResult()
         guard !messages.isEmpty else { return result }
         if let beyond = messages.first(where: { $0.sequence > StoreLayout.maxSequence }) {
@@ -118,7 +127,7 @@ public final class StoreWriter: Sendable {
         for range in byRange.keys.sorted() {
             let name = StoreLayout.messages + "/" + range.fileName
             let incoming = byRange[range, default: []].sorted { $0.sequence < $1.sequence }
-            guard let bytes = try conversation.read(name, expected: conversation.expectedSegmentBytes) else {
+            guard let bytes = try conversation.segmentBytes(range) else {
                 missing = true
                 if let new = insert(incoming, into: [], result: &result) {
                     files.append((range.fileName, SegmentFile.encode(new)))
@@ -210,7 +219,7 @@ public final class StoreWriter: Sendable {
     /// (or the file did not exist). Returns the stored positions.
     @discardableResult
     public func mergePositions(_ positions: Positions, in id: ConversationID) throws(StoreError) -> Positions {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         let old = try conversation.positions()
         let new = (old ?? Positions()).merged(with: positions)
         if new != old {
@@ -227,7 +236,7 @@ public final class StoreWriter: Sendable {
     /// Call it only after a catch-up's pages are durable, so the marker may lag but never lead.
     /// Writes only when the number changed.
     public func recordCaughtUp(through sequence: Int, in id: ConversationID) throws(StoreError) {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         guard conversation.caughtUpMarker() != sequence else { return }
         try system { () throws(SystemError) in
             try DurableFile.write(CaughtUpFile.encode(sequence), to: StoreLayout.caughtUp, in: conversation.directory)
@@ -249,7 +258,7 @@ extension StoreWriter {
     @discardableResult
     public func accept(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
         let result = try save(messages, in: id)
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         let stored = Dictionary(result.storedExactly.map { ($0.clientMessageID, $0.text) }, uniquingKeysWith: { first, _ in first })
         let names = try conversation.outbox().filter { stored[$0.clientMessageID] == $0.text }.map {
             OutboxFile.fileName(ordinal: $0.ordinal, id: $0.clientMessageID)
@@ -276,7 +285,7 @@ extension StoreWriter {
     /// removing). Looks in the newest segments, where such messages are. Returns the IDs removed.
     @discardableResult
     public func removeAcceptedOutboxFiles(in id: ConversationID) throws(StoreError) -> [ClientMessageID] {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         let names = try conversation.outboxFileNames()
         guard !names.isEmpty else { return [] }
         let queued = Dictionary(try conversation.outbox().map { ($0.clientMessageID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -308,7 +317,7 @@ extension StoreWriter {
     }
 
     private func updateOutboxEntry(_ messageID: ClientMessageID, in id: ConversationID, _ change: (inout OutboxEntry) -> Void) throws(StoreError) {
-        let conversation = store.conversation(id)
+        let conversation = try checkedConversation(id)
         guard var entry = try conversation.outbox().first(where: { $0.clientMessageID == messageID }) else {
             throw .unknownOutboxMessage(id, messageID)
         }

@@ -140,8 +140,10 @@ public enum SyncStatusFile {
     /// The store's status file: nil when there is none, else what it holds or why it cannot be read.
     public static func read(storeRoot: String) -> Result<SyncStatus, SyncStatusError>? {
         let bytes: [UInt8]
-        do { bytes = try Sys.readFile(storeRoot + "/" + StoreLayout.syncStatus) } catch {
-            if error.isNotFound { return nil }
+        do throws(StoreError) {
+            guard let read = try StoreFiles.read(storeRoot + "/" + StoreLayout.syncStatus, relative: StoreLayout.syncStatus, limit: 1 << 20, what: "a status file") else { return nil }
+            bytes = read
+        } catch {
             return .failure(SyncStatusError(reason: error.description))
         }
         return decode(bytes)
