@@ -81,6 +81,14 @@ public struct Conversation: Sendable {
         return entries
     }
 
+    /// The outbox entries among `ids`, in queue order: one listing of `outbox/` (the IDs are in
+    /// the file names), and only the files that match are read.
+    public func outboxEntries(carrying ids: Set<ClientMessageID>) throws(StoreError) -> [OutboxEntry] {
+        guard !ids.isEmpty else { return [] }
+        let matching = try outboxFileNames().filter { OutboxFile.parseName($0).map { ids.contains($0.id) } ?? false }
+        return matching.isEmpty ? [] : try outboxEntries(matching)
+    }
+
     /// Names of outbox message files in queue order (ordinal names sort as the queue).
     func outboxFileNames() throws(StoreError) -> [String] {
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(outboxDirectory) }

@@ -51,6 +51,28 @@ enum ServerHistoryCheck {
     }
 }
 
+extension ServerHistoryCheck {
+    /// Against my outbox: a record that carries the client message ID of a message I queued
+    /// must be that message, sent by me with the text I queued. A server that answers a POST
+    /// with another sender, or stores other words under my ID (and hands them out in a page, a
+    /// live event or a history page), would otherwise put them in my mouth and take my own
+    /// message out of the outbox as delivered. `queued` are the outbox entries whose IDs the
+    /// page carries.
+    static func againstOutbox(_ queued: [OutboxEntry], _ items: [Message], me: UserID) throws(SyncError) {
+        guard !queued.isEmpty else { return }
+        let byID = Dictionary(queued.map { ($0.clientMessageID, $0) }, uniquingKeysWith: { first, _ in first })
+        for message in items {
+            guard let entry = byID[message.clientMessageID] else { continue }
+            if message.senderID != me {
+                throw .historyDiffers(at: message.sequence, "the server has my queued message \(message.clientMessageID) there as sent by \(message.senderID)")
+            }
+            if message.text != entry.text {
+                throw .historyDiffers(at: message.sequence, "the server has my queued message \(message.clientMessageID) there with other text than the outbox's")
+            }
+        }
+    }
+}
+
 extension SyncError {
     /// What to do is the same whichever way the histories differ: the store is kept as it is.
     static func historyDiffers(at sequence: Int, _ detail: String) -> SyncError {

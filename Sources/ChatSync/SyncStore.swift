@@ -70,6 +70,7 @@ actor SyncStore {
         guard !messages.isEmpty else { return try writer.save([], in: id) }
         try ServerHistoryCheck.page(messages, after: after, before: before, what: what)
         try ServerHistoryCheck.against(try storedNear(messages, in: id), messages)
+        try ServerHistoryCheck.againstOutbox(try queued(among: messages, in: id), messages, me: me)
         return try writer.save(messages, in: id)
     }
 
@@ -81,7 +82,13 @@ actor SyncStore {
         guard !messages.isEmpty else { return try writer.save([], in: id) }
         try ServerHistoryCheck.page(messages.sorted { $0.sequence < $1.sequence }, what: "the messages the server accepted")
         try ServerHistoryCheck.against(try storedNear(messages, in: id), messages)
+        try ServerHistoryCheck.againstOutbox(try queued(among: messages, in: id), messages, me: me)
         return try writer.accept(messages, in: id)
+    }
+
+    /// My outbox entries whose client message IDs `messages` carry.
+    private func queued(among messages: [Message], in id: ConversationID) throws(StoreError) -> [OutboxEntry] {
+        try store.conversation(id).outboxEntries(carrying: Set(messages.map(\.clientMessageID)))
     }
 
     /// The stored records a page must agree with: the segments it writes to, the one before

@@ -61,4 +61,89 @@ import ChatTestSupport
         #expect(view.lines.last?.contains("hi") == true, "\(view.stdout)")
         #expect(view.lines.last?.contains("✓ sent") == false)
     }
+
+    /// A reference server on a port it can be restarted on, over a copy of SampleData/server.
+    final class RestartableServer {
+        let data: String
+        var server: ChatServer?
+        let port: Int
+        var url: String { "http://127.0.0.1:\(port)" }
+
+        init(in directory: TemporaryDirectory) throws {
+            data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
+            let data = data
+            let server = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
+                let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
+                try server.start()
+                return server
+            }
+            self.server = server
+            port = server.port
+        }
+
+        /// Stops the server, lets `change` edit its data directory, and starts it again on the same port.
+        func restart(changing change: (String) throws -> Void) throws {
+            server?.stop()
+            server = nil
+            try change(data)
+            let data = data
+            server = try restartOnSamePort(port, isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
+                let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
+                try server.start()
+                return server
+            }
+        }
+
+        deinit { server?.stop() }
+    }
+
+    /// Appends `record` (one canonical line) as the last record of the server's `dinner` segment.
+    static func plant(_ record: String, in data: String) throws {
+        let path = data + "/conversations/dinner/messages/0000000001-0000000100.json"
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasSuffix("}\n]\n"))
+        text.removeLast(3)
+        text += ",\n" + record + "\n]\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The next sequence of the server's `dinner` conversation.
+    static func nextSequence(in data: String) throws -> Int {
+        let text = try String(contentsOfFile: data + "/conversations/dinner/messages/0000000001-0000000100.json", encoding: .utf8)
+        return text.components(separatedBy: "\"sequence\":").count
+    }
+
+    @Test("a server that holds my queued message's ID as another member's, or with other words: refused as a differing history on every pass, the message kept in the outbox, nothing stored",
+          arguments: ["bob", "alice"])
+    func wordsInMyMouth(_ sender: String) throws {
+        let directory = try TemporaryDirectory()
+        let server = try RestartableServer(in: directory)
+        let alice = directory.file("alice")
+        let token = ["CHATDIR_TOKEN": "alice-token"]
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, alice]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: token).status == 0)
+        let sent = try ChatdirProcess.run(["send", "--store", alice, "dinner", "see you at 8"])
+        let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(sent.status == 0 && id.count == 36, "\(sent.stderr)")
+        // The server holds my client message ID: as bob's message, or as mine with other words.
+        let text = sender == "alice" ? "I owe you 1000 EUR" : "see you at 8"
+        try server.restart { data in
+            let sequence = try Self.nextSequence(in: data)
+            try Self.plant(#"{"clientMessageId":"\#(id)","senderId":"\#(sender)","sentAt":"2026-12-05T20:00:00.000Z","sequence":\#(sequence),"text":"\#(text)"}"#, in: data)
+        }
+        let before = try snapshotFiles(alice + "/conversations/dinner/messages")
+        for pass in 1...2 {
+            let sync = try ChatdirProcess.run(["sync", "--store", alice], environment: token)
+            #expect(sync.status == 76, "pass \(pass): \(sync.stderr)")
+            let how = sender == "alice" ? "with other text than the outbox's" : "as sent by bob"
+            #expect(sync.stderr.contains("chatdir sync: dinner: the server broke the wire contract: the server's history differs from the store's at sequence 5: the server has my queued message \(id) there \(how)"), "pass \(pass): \(sync.stderr)")
+            #expect(sync.stderr.contains("this conversation's outbox keeps its messages"), "pass \(pass): \(sync.stderr)")
+            #expect(try snapshotFiles(alice + "/conversations/dinner/messages") == before, "pass \(pass) stored the server's record")
+        }
+        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/dinner/outbox").filter { $0.hasSuffix(id + ".json") }
+        #expect(outbox.count == 1)
+        let view = try ChatdirProcess.run(["view", "--store", alice, "dinner"])
+        #expect(!view.stdout.contains("I owe you"), "\(view.stdout)")
+        #expect(view.lines.last?.contains("see you at 8") == true && view.lines.last?.contains("pending") == true, "\(view.stdout)")
+    }
 }

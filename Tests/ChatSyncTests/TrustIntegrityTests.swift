@@ -389,4 +389,41 @@ import ChatTestSupport
         #expect(Array(try storedMessages(alice, "ab").map(\.sequence).prefix(100)) == Array(1...100))
         #expect(try storedMessages(alice, "group").count == 3)
     }
+
+    // MARK: - Records that carry my outbox's client message IDs
+
+    @Test("a record with one of my queued client IDs is refused unless it is my message as queued, from every path: a POST's answer, a catch-up or history page, a live batch",
+          arguments: ["accepted", "catch-up", "live messages"])
+    func recordsCarryingMyQueuedIDs(_ path: String) async throws {
+        let directory = try TemporaryDirectory()
+        let alice = try clientStore("alice", in: directory)
+        let store = try SyncStore(store: alice)
+        let queued = try Outbox(alice.conversation(ab)).enqueue("see you at 8")
+        let me = try UserID("alice"), bob = try UserID("bob")
+        func record(_ sender: UserID, _ text: String) -> Message {
+            Message(sequence: 1, clientMessageID: queued.clientMessageID, senderID: sender, text: text, sentAt: Self.sentAt)
+        }
+        func save(_ message: Message) async throws {
+            if path == "accepted" {
+                try await store.acceptFromServer([message], in: ab)
+            } else {
+                try await store.saveFromServer([message], in: ab, after: path == "catch-up" ? 0 : nil, what: path)
+            }
+        }
+        for (lie, words) in [(record(bob, "see you at 8"), "as sent by bob"), (record(me, "I owe you 1000 EUR"), "with other text than the outbox's")] {
+            do {
+                try await save(lie)
+                Issue.record("\(path): stored \(lie)")
+            } catch let error as SyncError {
+                #expect(error.description.contains("the server's history differs from the store's at sequence 1: the server has my queued message \(queued.clientMessageID) there \(words)"), "\(error)")
+                #expect(error.description.contains("this conversation's outbox keeps its messages"))
+            }
+            #expect(try storedMessages(alice, "ab").isEmpty)
+            #expect(try alice.conversation(ab).outbox().map(\.clientMessageID) == [queued.clientMessageID])
+        }
+        // My message as I queued it is stored (and, accepted, leaves the outbox).
+        try await save(record(me, "see you at 8"))
+        #expect(try storedMessages(alice, "ab").map(\.text) == ["see you at 8"])
+        #expect(try alice.conversation(ab).outbox().isEmpty == (path == "accepted"))
+    }
 }
