@@ -6,7 +6,9 @@ import ChatSystem
 ///
 /// - A segment is the union of both sides' records by sequence: a record on both sides is kept
 ///   once; one sequence holding two different records (or one client message ID at two
-///   sequences) is a real conflict, left between git's markers for a person to resolve.
+///   sequences) is a real conflict, left between git's markers for a person to resolve. Each
+///   hunk spans every sequence its conflicts link, and deleting the markers and either side of
+///   each hunk, chosen hunk by hunk, leaves a sound segment (``conflictedSegment(_:hunks:)``).
 /// - `positions.json` takes the higher of each number per member (``Positions/merged(with:)``).
 /// - `conversation.json` takes the side whose members include the other's; equal members with
 ///   two titles take the title that changed since the base; anything else is a conflict.
@@ -102,9 +104,11 @@ public enum StoreMerge {
         for message in other { bySequence[message.sequence, default: (nil, nil)].theirs = message }
 
         // A sequence is in conflict when the sides hold two different records there, or when
-        // one client message ID sits at two sequences (a message is stored once).
+        // one client message ID sits at two sequences (a message is stored once). Each conflict
+        // links the sequences it involves: one, or the ID's two.
         var conflicted: Set<Int> = []
         var conflicts: [String] = []
+        var links: [ClosedRange<Int>] = []
         var sequencesOfID: [ClientMessageID: Set<Int>] = [:]
         for (sequence, pair) in bySequence {
             for message in [pair.ours, pair.theirs].compactMap({ $0 }) { sequencesOfID[message.clientMessageID, default: []].insert(sequence) }
@@ -112,42 +116,101 @@ public enum StoreMerge {
         for sequence in bySequence.keys.sorted() {
             guard let pair = bySequence[sequence], let mine = pair.ours, let other = pair.theirs, mine != other else { continue }
             conflicted.insert(sequence)
+            links.append(sequence...sequence)
             conflicts.append("sequence \(sequence) holds \(mine.clientMessageID) on our side and \(other.clientMessageID == mine.clientMessageID ? "a different record of it" : other.clientMessageID.description) on theirs")
         }
         for (id, sequences) in sequencesOfID.sorted(by: { $0.key < $1.key }) where sequences.count > 1 {
             conflicted.formUnion(sequences)
+            if let low = sequences.min(), let high = sequences.max() { links.append(low...high) }
             conflicts.append("client message ID \(id) is at sequence \(sequences.sorted().map(String.init).joined(separator: " and ")) on the two sides")
         }
-        let entries: [(sequence: Int, ours: Message?, theirs: Message?, conflicted: Bool)] = bySequence.keys.sorted().compactMap { sequence in
-            bySequence[sequence].map { (sequence: sequence, ours: $0.ours, theirs: $0.theirs, conflicted: conflicted.contains(sequence)) }
+        let slots: [Slot] = bySequence.keys.sorted().compactMap { sequence in
+            bySequence[sequence].map { Slot(sequence: sequence, ours: $0.ours, theirs: $0.theirs, conflicted: conflicted.contains(sequence)) }
         }
         if conflicts.isEmpty {
-            return Outcome(bytes: SegmentFile.encode(entries.compactMap { $0.ours ?? $0.theirs }), conflicts: [])
+            return Outcome(bytes: SegmentFile.encode(slots.compactMap { $0.ours ?? $0.theirs }), conflicts: [])
         }
-        return Outcome(bytes: conflictedSegment(entries), conflicts: conflicts)
+        return Outcome(bytes: conflictedSegment(slots, hunks: hunks(linking: links, in: slots)), conflicts: conflicts)
     }
 
-    /// A segment with each conflicting sequence's records (one side's may be none) between
-    /// git's markers, laid out so that deleting the markers and one side leaves a sound segment.
-    static func conflictedSegment(_ entries: [(sequence: Int, ours: Message?, theirs: Message?, conflicted: Bool)]) -> [UInt8] {
+    /// One sequence of a segment merge: each side's record there (nil when that side has none),
+    /// and whether a conflict involves it.
+    struct Slot {
+        var sequence: Int
+        var ours: Message?
+        var theirs: Message?
+        var conflicted: Bool
+
+        /// The record a person who keeps `side` keeps here: that side's at a conflicted
+        /// sequence (none when it has none), and elsewhere the one record the sides agree on or
+        /// only one of them has, as a clean merge keeps it.
+        func kept(by side: Side) -> Message? {
+            guard conflicted else { return ours ?? theirs }
+            return side == .ours ? ours : theirs
+        }
+    }
+
+    /// A side of a conflict hunk.
+    enum Side { case ours, theirs }
+
+    /// The hunks of a conflicted merge, as ranges of indices into `slots`: each `link` (the
+    /// sequences one conflict involves, ascending) covers every slot from its first sequence
+    /// to its last, and links that overlap or touch (no slot between them) make one hunk. So the
+    /// two sequences of a client ID at two places are always in one hunk, and hunks are apart.
+    static func hunks(linking links: [ClosedRange<Int>], in slots: [Slot]) -> [ClosedRange<Int>] {
+        var index: [Int: Int] = [:]
+        for (position, slot) in slots.enumerated() { index[slot.sequence] = position }
+        let spans = links.compactMap { link -> ClosedRange<Int>? in
+            guard let low = index[link.lowerBound], let high = index[link.upperBound] else { return nil }
+            return low...high
+        }.sorted { $0.lowerBound < $1.lowerBound }
+        var hunks: [ClosedRange<Int>] = []
+        for span in spans {
+            if let last = hunks.last, span.lowerBound <= last.upperBound + 1 {
+                hunks[hunks.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
+            } else {
+                hunks.append(span)
+            }
+        }
+        return hunks
+    }
+
+    /// A segment with each hunk between git's markers, laid out so that deleting the markers
+    /// and, in each hunk independently, either side leaves a sound segment.
+    ///
+    /// Outside the hunks is the clean merge's record of each sequence. Between `<<<<<<< ours`
+    /// and `=======` is every record of the hunk's sequences that keeping ours keeps (``Slot/kept(by:)``),
+    /// between `=======` and `>>>>>>> theirs` every record keeping theirs keeps: a record no
+    /// conflict involves is on both sides, so keeping either drops nothing a clean merge holds.
+    /// Why any choice is sound:
+    /// - sequences ascend: the hunks are apart, and each side lists its sequences in order;
+    /// - each client ID once: a record outside the conflicts has an ID found at no other
+    ///   sequence, and an ID at two sequences has both in one hunk, once on each side;
+    /// - the commas: every line ends with a comma but the file's last record, and no side of a
+    ///   hunk is empty (each hunk holds a conflict, and a conflict has a record on each side:
+    ///   two records at one sequence, or one ID at two), so a side's last record is the file's
+    ///   last exactly when the hunk ends the file, whichever side is kept.
+    static func conflictedSegment(_ slots: [Slot], hunks: [ClosedRange<Int>]) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("[\n")
-        for (index, entry) in entries.enumerated() {
-            let isLast = index == entries.count - 1
-            func endLine() { if isLast { writer.raw("\n") } else { writer.raw(",\n") } }
-            guard entry.conflicted else {
-                if let message = entry.ours ?? entry.theirs {
-                    SegmentFile.writeRecord(message, into: &writer)
-                    endLine()
-                }
-                continue
+        func write(_ messages: [Message], endingFile: Bool) {
+            for (index, message) in messages.enumerated() {
+                SegmentFile.writeRecord(message, into: &writer)
+                writer.raw(endingFile && index == messages.count - 1 ? "\n" : ",\n")
             }
-            writer.raw("<<<<<<< ours\n")
-            if let mine = entry.ours { SegmentFile.writeRecord(mine, into: &writer); endLine() }
-            writer.raw("=======\n")
-            if let other = entry.theirs { SegmentFile.writeRecord(other, into: &writer); endLine() }
-            writer.raw(">>>>>>> theirs\n")
         }
+        var next = 0
+        for hunk in hunks {
+            write(slots[next..<hunk.lowerBound].compactMap { $0.kept(by: .ours) }, endingFile: false)
+            let endsFile = hunk.upperBound == slots.count - 1
+            writer.raw("<<<<<<< ours\n")
+            write(slots[hunk].compactMap { $0.kept(by: .ours) }, endingFile: endsFile)
+            writer.raw("=======\n")
+            write(slots[hunk].compactMap { $0.kept(by: .theirs) }, endingFile: endsFile)
+            writer.raw(">>>>>>> theirs\n")
+            next = hunk.upperBound + 1
+        }
+        write(slots[next...].compactMap { $0.kept(by: .ours) }, endingFile: true)
         writer.raw("]\n")
         return writer.bytes
     }

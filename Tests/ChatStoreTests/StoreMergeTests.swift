@@ -74,6 +74,162 @@ import ChatTestSupport
         #expect(outcome.conflicts.first?.contains("is at sequence 3 and 4 on the two sides") == true)
     }
 
+    // MARK: - Resolving a conflict by hand
+
+    /// `record` moved to `sequence`: the same client message ID somewhere else.
+    func placed(_ record: Message, at sequence: Int) -> Message {
+        var moved = record
+        moved.sequence = sequence
+        return moved
+    }
+
+    /// The conflicted file's lines in short: a record as its sequence (with its comma), markers
+    /// and brackets as they are.
+    func layout(_ outcome: StoreMerge.Outcome) -> [String] {
+        String(decoding: outcome.bytes, as: UTF8.self).split(separator: "\n").map { line in
+            guard let match = line.firstMatch(of: /"sequence":(\d+),/) else { return String(line) }
+            return String(match.1) + (line.hasSuffix(",") ? "," : "")
+        }
+    }
+
+    /// Every way a person resolves `outcome` as docs/FORMAT.md says (in each hunk, delete the
+    /// markers and keep ours or keep theirs), by the choices made: the records each leaves.
+    /// Records an issue unless the file has `hunks` hunks and every resolution is a segment
+    /// `decode` reports no problem at all in, warning or error.
+    func everyResolution(of outcome: StoreMerge.Outcome, hunks: Int, sourceLocation: SourceLocation = #_sourceLocation) -> [[KeptSide]: [Message]] {
+        #expect(!outcome.isClean, sourceLocation: sourceLocation)
+        #expect(conflictHunkCount(outcome.bytes) == hunks, "\(layout(outcome))", sourceLocation: sourceLocation)
+        var resolutions: [[KeptSide]: [Message]] = [:]
+        for choice in everyChoice(ofHunks: hunks) {
+            guard let resolved = resolvingConflicts(outcome.bytes, keeping: choice) else {
+                Issue.record("the markers are not \(hunks) whole hunks: \(layout(outcome))", sourceLocation: sourceLocation)
+                continue
+            }
+            let decoded = SegmentFile.decode(resolved, path: segmentPath, range: SegmentRange(containing: 1, size: 10))
+            #expect(decoded.problems.isEmpty, "keeping \(choice): \(decoded.problems)", sourceLocation: sourceLocation)
+            resolutions[choice] = decoded.messages
+        }
+        return resolutions
+    }
+
+    @Test("one client ID at sequence 3 on ours and 4 on theirs: one hunk around both, and keeping either side leaves a sound segment")
+    func idAtThreeAndFour() throws {
+        let moved = message(3)
+        let outcome = try StoreMerge.merge(base: segment([1, 2]), ours: segment([1, 2, 3]), theirs: SegmentFile.encode([message(1), message(2), placed(moved, at: 4)]), path: segmentPath)
+        #expect(outcome.conflicts == ["client message ID \(moved.clientMessageID) is at sequence 3 and 4 on the two sides"])
+        func line(_ message: Message) -> String {
+            var writer = JSONWriter()
+            SegmentFile.writeRecord(message, into: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        #expect(String(decoding: outcome.bytes, as: UTF8.self) == """
+        [
+        \(line(message(1))),
+        \(line(message(2))),
+        <<<<<<< ours
+        \(line(moved))
+        =======
+        \(line(placed(moved, at: 4)))
+        >>>>>>> theirs
+        ]
+
+        """)
+        let resolutions = everyResolution(of: outcome, hunks: 1)
+        #expect(resolutions[[.ours]] == [message(1), message(2), moved])
+        #expect(resolutions[[.theirs]] == [message(1), message(2), placed(moved, at: 4)])
+    }
+
+    @Test("an ID conflict with records between its sequences: the hunk spans them all, and a record no conflict involves is on both sides")
+    func idConflictAroundCommonRecords() throws {
+        let moved = message(20, text: "moved")
+        let ours = SegmentFile.encode([message(1), placed(moved, at: 2), message(3)])
+        let theirs = SegmentFile.encode([message(1), message(3), message(4), placed(moved, at: 5), message(6)])
+        let outcome = try StoreMerge.merge(base: segment([1, 3]), ours: ours, theirs: theirs, path: segmentPath)
+        #expect(outcome.conflicts == ["client message ID \(moved.clientMessageID) is at sequence 2 and 5 on the two sides"])
+        // 3 is on both sides, 4 only on theirs: neither is in conflict, so either choice keeps them.
+        #expect(layout(outcome) == ["[", "1,", "<<<<<<< ours", "2,", "3,", "4,", "=======", "3,", "4,", "5,", ">>>>>>> theirs", "6", "]"])
+        let resolutions = everyResolution(of: outcome, hunks: 1)
+        #expect(resolutions[[.ours]] == [message(1), placed(moved, at: 2), message(3), message(4), message(6)])
+        #expect(resolutions[[.theirs]] == [message(1), message(3), message(4), placed(moved, at: 5), message(6)])
+    }
+
+    @Test("two records at the file's last sequence: each side's record ends the file without a comma")
+    func conflictAtTheEnd() throws {
+        let edited = message(3, text: "edited by hand")
+        let outcome = try StoreMerge.merge(base: segment([1, 2]), ours: SegmentFile.encode([message(1), message(2), edited]), theirs: segment([1, 2, 3]), path: segmentPath)
+        #expect(outcome.conflicts.count == 1)
+        #expect(layout(outcome) == ["[", "1,", "2,", "<<<<<<< ours", "3", "=======", "3", ">>>>>>> theirs", "]"])
+        let resolutions = everyResolution(of: outcome, hunks: 1)
+        #expect(resolutions[[.ours]] == [message(1), message(2), edited])
+        #expect(resolutions[[.theirs]] == [message(1), message(2), message(3)])
+    }
+
+    @Test("a conflict at the end whose sides hold different numbers of records: the last record of either ends the file")
+    func unevenConflictAtTheEnd() throws {
+        // Sequence 3 holds two records, and ours has theirs's record again at 4.
+        let moved = message(20, text: "moved")
+        let outcome = try StoreMerge.merge(base: segment([1, 2]), ours: SegmentFile.encode([message(1), message(2), message(3), placed(moved, at: 4)]),
+                                           theirs: SegmentFile.encode([message(1), message(2), placed(moved, at: 3)]), path: segmentPath)
+        #expect(outcome.conflicts.count == 2)
+        #expect(layout(outcome) == ["[", "1,", "2,", "<<<<<<< ours", "3,", "4", "=======", "3", ">>>>>>> theirs", "]"])
+        let resolutions = everyResolution(of: outcome, hunks: 1)
+        #expect(resolutions[[.ours]] == [message(1), message(2), message(3), placed(moved, at: 4)])
+        #expect(resolutions[[.theirs]] == [message(1), message(2), placed(moved, at: 3)])
+    }
+
+    @Test("two conflicts far apart are two hunks, each resolved on its own")
+    func twoHunks() throws {
+        let edited = message(2, text: "edited by hand")
+        let moved = message(20, text: "moved")
+        let middle = (3...8).map { message($0) }
+        let ours = SegmentFile.encode([message(1), edited] + middle + [placed(moved, at: 9)])
+        let theirs = SegmentFile.encode([message(1), message(2)] + middle + [placed(moved, at: 10)])
+        let outcome = try StoreMerge.merge(base: segment([1, 2]), ours: ours, theirs: theirs, path: segmentPath)
+        #expect(outcome.conflicts.count == 2)
+        #expect(layout(outcome) == ["[", "1,", "<<<<<<< ours", "2,", "=======", "2,", ">>>>>>> theirs", "3,", "4,", "5,", "6,", "7,", "8,",
+                                    "<<<<<<< ours", "9", "=======", "10", ">>>>>>> theirs", "]"])
+        let resolutions = everyResolution(of: outcome, hunks: 2)
+        #expect(resolutions.count == 4)
+        #expect(resolutions[[.ours, .ours]] == [message(1), edited] + middle + [placed(moved, at: 9)])
+        #expect(resolutions[[.ours, .theirs]] == [message(1), edited] + middle + [placed(moved, at: 10)])
+        #expect(resolutions[[.theirs, .ours]] == [message(1), message(2)] + middle + [placed(moved, at: 9)])
+        #expect(resolutions[[.theirs, .theirs]] == [message(1), message(2)] + middle + [placed(moved, at: 10)])
+    }
+
+    @Test("random sides, moved, edited and added on each: every resolution of every conflict is sound and keeps what its sides chose")
+    func randomResolutions() throws {
+        var conflictsSeen = 0
+        for seed in 0..<400 {
+            var random = SplitMix64(seed: UInt64(seed))
+            // A shared start, then on each side: records edited, and records of a pool both
+            // sides know placed at a free sequence of that side's choosing, or left out.
+            let base = (0..<Int.random(in: 0...5, using: &random)).map { message($0 + 1) }
+            let pool = (0..<Int.random(in: 1...4, using: &random)).map { message(20 + $0, text: "pooled \($0)") }
+            func side() -> [Message] {
+                var records = base.map { Int.random(in: 0..<4, using: &random) == 0 ? message($0.sequence, text: "edited \(seed)") : $0 }
+                for record in pool where Bool.random(using: &random) {
+                    let free = (1...10).filter { sequence in !records.contains { $0.sequence == sequence } }
+                    if let sequence = free.randomElement(using: &random) { records.append(placed(record, at: sequence)) }
+                }
+                return records.sorted { $0.sequence < $1.sequence }
+            }
+            let (ours, theirs) = (side(), side())
+            let outcome = try StoreMerge.merge(base: SegmentFile.encode(base), ours: SegmentFile.encode(ours), theirs: SegmentFile.encode(theirs), path: segmentPath)
+            if outcome.isClean { continue }
+            conflictsSeen += 1
+            let hunks = conflictHunkCount(outcome.bytes)
+            let resolutions = everyResolution(of: outcome, hunks: hunks)
+            #expect(resolutions.count == 1 << hunks)
+            // Keeping one side everywhere keeps every record of it; no choice invents a record.
+            #expect(Set(ours).isSubset(of: resolutions[Array(repeating: .ours, count: hunks)] ?? []), "seed \(seed)")
+            #expect(Set(theirs).isSubset(of: resolutions[Array(repeating: .theirs, count: hunks)] ?? []), "seed \(seed)")
+            for (choice, records) in resolutions {
+                #expect(Set(records).isSubset(of: Set(ours + theirs)), "seed \(seed), keeping \(choice)")
+            }
+        }
+        #expect(conflictsSeen > 100, "the sides conflicted only \(conflictsSeen) times")
+    }
+
     @Test("a damaged side is refused with the file, the side and the line", arguments: [
         ("[\n{\"clientMessageId\":1}\n]\n", "ours is damaged: line 2:"),
         ("", "ours is damaged: line 1: the file is empty"),
