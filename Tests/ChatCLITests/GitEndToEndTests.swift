@@ -1,3 +1,5 @@
+import ChatDomain
+import ChatStore
 import Foundation
 import Testing
 import ChatTestSupport
@@ -171,6 +173,44 @@ import ChatTestSupport
 
         // Resolved as README says: keep our side, and the store is sound again.
         try world.git(["checkout", "--ours", "--", Self.segment], in: laptop)
+        try world.chatdir(["check", "--quiet", "--store", laptop])
+    }
+
+    @Test("one message stored at two sequences on two branches: git stops at one hunk, and keeping ours or theirs in it leaves a store check accepts")
+    func idAtTwoSequences() throws {
+        let world = try World()
+        let laptop = try world.syncedRepository("laptop")
+        let file = laptop + "/" + Self.segment
+        let synced = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil).messages
+        let last = try #require(synced.last)
+        // One message, as two devices might each have stored it by hand: right after the
+        // synced records on main, one sequence further on the branch.
+        let message = Message(sequence: last.sequence + 1, clientMessageID: .random(), senderID: try UserID("alice"), text: "stored at two sequences", sentAt: last.sentAt)
+        var later = message
+        later.sequence += 1
+        try world.git(["checkout", "--quiet", "-b", "elsewhere"], in: laptop)
+        try Data(SegmentFile.encode(synced + [later])).write(to: URL(fileURLWithPath: file))
+        try world.commit(laptop, "stored one further on")
+        try world.git(["checkout", "--quiet", "main"], in: laptop)
+        try Data(SegmentFile.encode(synced + [message])).write(to: URL(fileURLWithPath: file))
+        try world.commit(laptop, "stored right after")
+
+        let merge = try world.git(["merge", "--no-edit", "elsewhere"], in: laptop, expect: 1)
+        #expect(merge.stdout.contains("CONFLICT (content): Merge conflict in \(Self.segment)"), "\(merge.stdout)")
+        #expect(merge.stderr.contains("chatdir merge-file: conflict in \(Self.segment): client message ID \(message.clientMessageID) is at sequence \(message.sequence) and \(later.sequence) on the two sides"), "\(merge.stderr)")
+        let conflicted = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(conflictHunkCount(conflicted) == 1, "\(String(decoding: conflicted, as: UTF8.self))")
+        try world.chatdir(["check", "--quiet", "--store", laptop], expect: 65)
+
+        // Resolved by hand as docs/FORMAT.md says: the markers deleted, and in every hunk one side.
+        for (side, kept) in [(KeptSide.ours, message), (.theirs, later)] {
+            let resolved = try #require(resolvingConflicts(conflicted, keeping: Array(repeating: side, count: conflictHunkCount(conflicted))))
+            try Data(resolved).write(to: URL(fileURLWithPath: file))
+            let check = try world.chatdir(["check", "--store", laptop])
+            #expect(check.stdout == "" && check.stderr.hasSuffix(": 0 errors, 0 warnings\n"), "keeping \(side): \(check.stdout)\(check.stderr)")
+            #expect(SegmentFile.decode(resolved, path: Self.segment, range: nil).messages == synced + [kept], "keeping \(side)")
+        }
+        try world.commit(laptop, "merge")
         try world.chatdir(["check", "--quiet", "--store", laptop])
     }
 
