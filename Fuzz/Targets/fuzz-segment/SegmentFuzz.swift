@@ -62,6 +62,8 @@ private func fuzzTail(_ bytes: [UInt8], decoded: SegmentFile.Decoded) {
 /// - a clean merge is a sound segment holding every record of both sides, and the same bytes
 ///   either way round;
 /// - a conflicted one names the conflict, and `check` reads it as one unresolved conflict;
+///   every way a person resolves it as docs/FORMAT.md says is a sound segment
+///   (``fuzzResolutions(_:ours:theirs:path:range:)``), either way round;
 /// - a side that is not a sound segment is refused with a reason, never merged.
 private func fuzzMerge(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
@@ -80,14 +82,68 @@ private func fuzzMerge(_ bytes: [UInt8]) {
     }
     check(forward.isClean == backward.isClean, "merge is clean one way round only")
     let merged = SegmentFile.decode(forward.bytes, path: path, range: range)
+    let ourRecords = SegmentFile.decode(ours, path: path, range: range).messages
+    let theirRecords = SegmentFile.decode(theirs, path: path, range: range).messages
     if forward.isClean {
         check(forward.bytes == backward.bytes, "a clean merge depends on which side is ours")
         check(merged.problems.isEmpty, "a clean merge is not a sound segment: \(merged.problems)")
-        let sides = Set(SegmentFile.decode(ours, path: path, range: range).messages + SegmentFile.decode(theirs, path: path, range: range).messages)
-        check(Set(merged.messages) == sides, "a clean merge lost or invented records")
+        check(Set(merged.messages) == Set(ourRecords + theirRecords), "a clean merge lost or invented records")
     } else {
         check(!forward.conflicts.isEmpty && !backward.conflicts.isEmpty, "a conflict without a reason")
         check(merged.problems.count == 1 && merged.problems[0].message.hasPrefix("unresolved git merge conflict"), "a conflicted merge is not read as one: \(merged.problems)")
+        fuzzResolutions(forward.bytes, ours: ourRecords, theirs: theirRecords, path: path, range: range)
+        fuzzResolutions(backward.bytes, ours: theirRecords, theirs: ourRecords, path: path, range: range)
+    }
+}
+
+/// Every way a person resolves a conflicted segment as docs/FORMAT.md says: the marker lines
+/// deleted and, in each hunk, the lines of ours or of theirs kept. All the choices up to 64 (six
+/// hunks); beyond, keeping ours everywhere, theirs everywhere and 62 choices drawn from a
+/// generator the file's length seeds, so a run is repeatable. Each must give:
+/// - a segment `decode` finds no problem in, error or warning: a comma after every record but
+///   the last, sequences ascending, each client message ID once;
+/// - only records one of the sides holds; keeping one side in every hunk keeps all of its.
+private func fuzzResolutions(_ conflicted: [UInt8], ours: [Message], theirs: [Message], path: String, range: SegmentRange) {
+    let (open, middle, close) = (Array("<<<<<<< ours".utf8), Array("=======".utf8), Array(">>>>>>> theirs".utf8))
+    let lines = conflicted.split(separator: 0x0A, omittingEmptySubsequences: false)
+    let hunks = lines.count { $0.elementsEqual(open) }
+    check(hunks > 0, "a conflicted merge has no hunk")
+    // true: keep ours in that hunk.
+    var choices: [[Bool]]
+    if hunks <= 6 {
+        choices = (0..<(1 << hunks)).map { bits in (0..<hunks).map { ((bits >> $0) & 1) == 0 } }
+    } else {
+        var random = SplitMix64(seed: UInt64(conflicted.count))
+        choices = [Array(repeating: true, count: hunks), Array(repeating: false, count: hunks)]
+        while choices.count < 64 { choices.append((0..<hunks).map { _ in Bool.random(using: &random) }) }
+    }
+    let sides = Set(ours + theirs)
+    for choice in choices {
+        var kept: [ArraySlice<UInt8>] = []
+        var hunk = 0
+        var inside: Bool?  // nil between hunks; true on our side of one, false on theirs
+        for line in lines {
+            if line.elementsEqual(open) {
+                check(inside == nil, "a hunk opens inside another")
+                inside = true
+            } else if line.elementsEqual(middle) {
+                check(inside == true, "a ======= line outside a hunk's ours")
+                inside = false
+            } else if line.elementsEqual(close) {
+                check(inside == false, "a hunk closes before its theirs")
+                inside = nil
+                hunk += 1
+            } else if inside == nil || inside == choice[hunk] {
+                kept.append(line)
+            }
+        }
+        check(inside == nil, "the last hunk is not closed")
+        let said = choice.map { $0 ? "ours" : "theirs" }.joined(separator: ",")
+        let resolved = SegmentFile.decode(Array(kept.joined(separator: [0x0A])), path: path, range: range)
+        check(resolved.problems.isEmpty, "keeping \(said) in the \(hunks) hunks leaves problems: \(resolved.problems)")
+        check(Set(resolved.messages).isSubset(of: sides), "keeping \(said) gives records neither side holds")
+        if choice.allSatisfy({ $0 }) { check(Set(ours).isSubset(of: resolved.messages), "keeping ours in every hunk loses records of ours") }
+        if !choice.contains(true) { check(Set(theirs).isSubset(of: resolved.messages), "keeping theirs in every hunk loses records of theirs") }
     }
 }
 
