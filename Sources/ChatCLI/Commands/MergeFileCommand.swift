@@ -19,9 +19,10 @@ enum MergeFileCommand: Command {
         Exit status 0 for a clean merge. 1 for a real conflict (one sequence holding two
         different records, two member lists neither of which includes the other): OURS then
         holds the conflict between git's markers, the conflicts are listed on stderr, and
-        `chatdir check` names the file until it is resolved. 65 when a side is damaged (named,
-        with its line), 64 for a PATH that is not a store file chatdir merges, 66 for a
-        missing BASE, OURS or THEIRS.
+        `chatdir check` names the file until it is resolved; deleting the markers and either
+        side of each hunk, hunk by hunk, always leaves a valid file (`chatdir manual store`
+        shows the layout). 65 when a side is damaged (named, with its line), 64 for a PATH
+        that is not a store file chatdir merges, 66 for a missing BASE, OURS or THEIRS.
 
         Example (what git runs):
           chatdir merge-file .merge_file_a1 .merge_file_b2 .merge_file_c3 conversations/dinner/positions.json

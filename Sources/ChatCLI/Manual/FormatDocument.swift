@@ -347,8 +347,8 @@ encoders, so a clean result is the bytes a device that saw both sides would hold
 
 - **Segments**: the union of both sides' records by sequence; a record on both sides once.
   One sequence with two different records, or one client message ID at two sequences, is a
-  conflict: the driver exits 1 and leaves the file with git's markers around the two versions
-  of each such line (delete the markers and one side to keep it).
+  conflict: the driver exits 1 and leaves the file with git's markers in hunks laid out so
+  that deleting the markers and one side of each hunk always leaves a valid segment (below).
 - **positions.json**: the higher of each number per member, `deliveredUpTo` at least `readUpTo`.
 - **conversation.json**: the side whose members include the other's; with the same members and
   two titles, the title that changed since the common ancestor; otherwise a conflict.
@@ -357,6 +357,37 @@ encoders, so a clean result is the bytes a device that saw both sides would hold
 
 Readers and `check` report a file with conflict markers as one error ("unresolved git merge
 conflict in FILE; run `git mergetool` or re-sync") instead of the JSON errors the markers cause.
+
+A conflicted segment is laid out as follows. A conflict involves one sequence (two records
+there) or two (one client message ID at both). A hunk runs from the first sequence its
+conflicts involve to the last, so both sequences of one ID are always in the same hunk;
+conflicts whose runs overlap, or have no record between them, share one hunk. Outside the
+hunks each line is the merged record of its sequence. Between `<<<<<<< ours` and `=======`
+are, in order of sequence, every record of the hunk's sequences that keeping ours keeps: our
+record at each sequence in conflict (none where we have none) and the merged record at every
+other; between `=======` and `>>>>>>> theirs` the same for theirs. A record no conflict
+involves, even one only one side had, is therefore on both sides, and no side of a hunk is
+ever empty. Every record line ends with a comma but the file's last record; when a hunk ends
+the file, the last record of each of its sides has none.
+
+So deleting the three marker lines of every hunk and, hunk by hunk, either side's lines (ours
+in one, theirs in the next, as you like) always leaves a segment `check` accepts: sequences
+ascending, each client message ID once, a comma after every record but the last. Keeping a
+side in every hunk keeps every record that side had. (`git checkout --ours FILE` or `--theirs`
+instead takes one side's whole file, as it was before the merge.) One client message ID at
+sequence 3 on our side and 4 on theirs, where only theirs has 5:
+
+```
+[
+{"clientMessageId":"0F6C…","senderId":"bob","sentAt":"…","sequence":1,"text":"hi"},
+<<<<<<< ours
+{"clientMessageId":"7A2E…","senderId":"alice","sentAt":"…","sequence":3,"text":"yo"},
+=======
+{"clientMessageId":"7A2E…","senderId":"alice","sentAt":"…","sequence":4,"text":"yo"},
+>>>>>>> theirs
+{"clientMessageId":"C51B…","senderId":"bob","sentAt":"…","sequence":5,"text":"soon"}
+]
+```
 
 Limits, said plainly. Segment files are keyed by sequence range and the segment size is fixed,
 so a message has one possible file on every device: when one side started a new segment file
