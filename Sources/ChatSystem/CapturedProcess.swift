@@ -23,8 +23,8 @@ public struct CapturedProcess: Sendable {
     /// exiting is in the pipes then, and is taken without waiting for more. A process it left
     /// running in the background (`sleep 100 &` in a token command) may hold the pipes open for
     /// as long as it likes; nothing waits for it.
-    /// `posix_spawnp(3)`, `pipe(2)`, `poll(2)` (on the pipes and a `pidfd_open(2)` descriptor of
-    /// the program, or every 10 ms without one), `waitpid(2)`, `kill(2)`.
+    /// `posix_spawnp(3)`, `pipe(2)`, `poll(2)` (on the pipes and the program's ``ExitWatch``, or
+    /// every 10 ms without one), `waitpid(2)`, `kill(2)`.
     public static func run(_ arguments: [String], timeout: Duration, limit: Int = 1 << 16) -> CapturedProcess {
         var failed = CapturedProcess(status: 127, standardOutput: [], standardError: [], timedOut: false)
         guard !arguments.isEmpty, let output = try? pipeEnds(), let errors = try? pipeEnds() else { return failed }
@@ -48,7 +48,8 @@ public struct CapturedProcess: Sendable {
         }
         let deadline = Clock.monotonicNanoseconds() + nanoseconds(timeout)
         // Readable once the program has exited (Linux 5.3); without it, a short poll and a look.
-        let exitWatch = pidfdOpen.map { $0(pid, 0) } ?? -1
+        let watch = ExitWatch(pid)
+        let exitWatch = watch?.rawValue ?? -1
         var pipes = Pipes(output: output.read, errors: errors.read, limit: limit)
         var status: Int32 = 0
         var exited = false
@@ -69,7 +70,6 @@ public struct CapturedProcess: Sendable {
                 pipes.read(fd)
             }
         }
-        if exitWatch >= 0 { Syscall.close(exitWatch) }
         if timedOut {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 && Errno.current == .interrupted {}
@@ -171,10 +171,3 @@ public struct CapturedProcess: Sendable {
         return UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
     }
 }
-
-/// glibc's `pidfd_open` (since 2.36), found at run time as FileDescriptor's `syncfs` is: a descriptor
-/// that polls readable once the process has exited.
-private let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
-}()

@@ -116,3 +116,34 @@ public enum ChildProcess {
         environment.map { "\($0.key)=\($0.value)" }
     }
 }
+
+/// Waiting for a child's end without reaping it: a `pidfd_open(2)` descriptor polls readable
+/// once the process has exited (Linux 5.3, glibc 2.36), so a caller can bound the wait with a
+/// timeout and still leave the reaping (`waitpid`) to whoever owns the child.
+public final class ExitWatch: Sendable {
+    /// The pidfd; poll it with others (``Poll/wait(_:writable:timeoutMilliseconds:)``).
+    public let rawValue: Int32
+
+    /// A watch on `pid`; nil when the system has no pidfds (or the process is gone already).
+    public init?(_ pid: pid_t) {
+        guard let open = pidfdOpen else { return nil }
+        let fd = open(pid, 0)
+        guard fd >= 0 else { return nil }
+        rawValue = fd
+    }
+
+    /// Whether the process exited within `timeoutMilliseconds` (-1: for ever).
+    public func waitForExit(timeoutMilliseconds: Int) -> Bool {
+        (try? Poll.wait([rawValue], timeoutMilliseconds: timeoutMilliseconds).first?.readyToRead) ?? true
+    }
+
+    deinit {
+        Syscall.close(rawValue)
+    }
+}
+
+/// glibc's `pidfd_open` (since 2.36), found at run time as FileDescriptor's `syncfs` is.
+private let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
+}()

@@ -57,6 +57,7 @@ enum Subprocess {
         // posix_spawn through TestProcess, not Foundation's Process (whose run() can crash the
         // caller on this toolchain); `env -C` runs the child in `directory`.
         let process = TestProcess()
+        process.deadline = nil  // a peer's run takes as long as its workload
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = (directory.map { ["-C", $0] } ?? []) + arguments
         let stdout = Pipe()

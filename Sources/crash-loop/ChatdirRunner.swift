@@ -32,6 +32,7 @@ struct ChatdirRunner {
     /// caller on this toolchain (swift-corelibs-foundation#5472).
     func start(_ arguments: [String], stdout: Pipe? = nil) throws -> TestProcess {
         let process = TestProcess()
+        process.deadline = nil  // a worker runs until the loop kills it
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment

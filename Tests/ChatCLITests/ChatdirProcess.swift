@@ -63,6 +63,9 @@ struct ChatdirProcess {
         // posix_spawn, not Foundation's Process, whose run() can crash the whole test process
         // on this toolchain (see ``spawnAndWait(_:_:environment:input:)``).
         let result = try spawnAndWait(executable.path, arguments, environment: env, input: input.map { Array($0.utf8) })
+        if result.timedOut {
+            throw DeadlineExceeded(command: ([executable.path] + arguments).joined(separator: " "), deadline: .seconds(600), stderr: String(decoding: result.stderr, as: UTF8.self))
+        }
         return Result(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self), stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 }

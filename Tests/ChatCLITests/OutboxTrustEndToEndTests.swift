@@ -9,34 +9,28 @@ import ChatTestSupport
 /// `send` order is queue order, `retry` never leaves two files for one ID, and `read` wishes
 /// stay within the stored messages.
 @Suite(.ownThreads) struct OutboxTrustEndToEndTests {
-    /// libfaketime is preloaded into the child; a sanitized `chatdir` (`.ci/sanitizers` sets
-    /// CHATDIR_SANITIZER) hangs in its runtime's start-up under that preload, so these two tests
-    /// run in the normal suite only. The ordinal rule itself is covered under the sanitizers
-    /// too, with an injected clock (`OutboxOrderTests`).
+    /// libfaketime is preloaded into the child; a sanitized `chatdir` hangs in its runtime's
+    /// start-up under that preload (both wrap the clock calls), so these tests run in a plain
+    /// build only, which the test knows by itself (``sanitizer``). The ordinal rule itself is
+    /// covered under the sanitizers too, with an injected clock (`OutboxOrderTests`).
     static var faketimeAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/faketime") && ProcessInfo.processInfo.environment["CHATDIR_SANITIZER"] == nil
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/faketime") && sanitizer == nil
     }
 
-    /// Runs `chatdir arguments…` under `faketime spec` (libfaketime moves the clock of that process only).
+    /// Runs `chatdir arguments…` under `faketime spec` (libfaketime moves the clock of that
+    /// process only), killed and failing the test if it runs two minutes.
     func runAtFakeTime(_ spec: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChatdirProcess.Result {
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
-        process.arguments = ["-f", spec, ChatdirProcess.executable.path] + arguments
         var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let error = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ChatdirProcess.Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                                     stderr: String(decoding: error, as: UTF8.self))
+        let result = try spawnAndWait("/usr/bin/faketime", ["-f", spec, ChatdirProcess.executable.path] + arguments, environment: env,
+                                      deadline: .seconds(120))
+        if result.timedOut {
+            throw DeadlineExceeded(command: "faketime -f \(spec) chatdir \(arguments.joined(separator: " "))", deadline: .seconds(120),
+                                   stderr: String(decoding: result.stderr, as: UTF8.self))
+        }
+        return ChatdirProcess.Result(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                                     stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 
     func pendingTexts(_ store: String, _ conversation: String) throws -> [String] {

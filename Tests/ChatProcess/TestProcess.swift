@@ -23,14 +23,30 @@ public final class TestProcess: @unchecked Sendable {
     public var standardOutput: Any?
     public var standardError: Any?
 
+    /// How long the child may run before it is killed (SIGKILL), so a child that hangs fails
+    /// its test instead of holding the whole run until CI's timeout; nil for none (the bench's
+    /// servers and the crash loop's workers, which run as long as they are measured). Set
+    /// before ``run()``.
+    public var deadline: Duration? = .seconds(600)
+
+    /// Told, from ``waitUntilExit()`` on the waiting test's thread, that the child was killed at
+    /// its deadline (ChatTestSupport records it as the test's issue).
+    public nonisolated(unsafe) static var deadlineReporter: (@Sendable (String) -> Void)?
+
     private struct State {
         var pid: pid_t = 0
         /// The raw `waitpid` status once reaped.
         var status: Int32?
+        /// Killed by the watchdog for running past ``deadline``.
+        var killedAtDeadline = false
+        var reported = false
     }
     private let state = Lock(State())
 
     public init() {}
+
+    /// Whether the child was killed for running past ``deadline``.
+    public var killedAtDeadline: Bool { state.withLock { $0.killedAtDeadline } }
 
     public var processIdentifier: Int32 { state.withLock { $0.pid } }
 
@@ -59,6 +75,7 @@ public final class TestProcess: @unchecked Sendable {
         let pid = try ChildProcess.spawn([executableURL.path] + (arguments ?? []), environment: environment,
                                          standardInput: input, standardOutput: output, standardError: error)
         state.withLock { $0.pid = pid }
+        if let deadline { watch(pid, for: deadline) }
         // The child has its copies: ours of the child's ends go, so the parent's ends see EOF.
         if let pipe = standardInput as? Pipe { try? pipe.fileHandleForReading.close() }
         if let pipe = standardOutput as? Pipe { try? pipe.fileHandleForWriting.close() }
@@ -67,7 +84,24 @@ public final class TestProcess: @unchecked Sendable {
         }
     }
 
-    /// Blocks until the child has ended (reaping it, unless another thread already did).
+    /// Kills the child (SIGKILL) if it has not exited `deadline` after it started: a thread
+    /// waits on its ``ExitWatch`` (which does not reap it; ``waitUntilExit()`` still does).
+    private func watch(_ pid: pid_t, for deadline: Duration) {
+        guard let exit = ExitWatch(pid) else { return }
+        let (seconds, attoseconds) = deadline.components
+        let milliseconds = Int(clamping: seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        Thread.detachNewThread { [state] in
+            guard !exit.waitForExit(timeoutMilliseconds: milliseconds) else { return }
+            state.withLock { state in
+                guard state.status == nil else { return }
+                state.killedAtDeadline = true
+                kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Blocks until the child has ended (reaping it, unless another thread already did); a
+    /// child killed at its ``deadline`` is reported once (``deadlineReporter``).
     public func waitUntilExit() {
         let pid = processIdentifier
         guard pid > 0 else { return }
@@ -80,6 +114,15 @@ public final class TestProcess: @unchecked Sendable {
                 // Another thread reaped it: its status arrives in a moment.
                 usleep(1_000)
             }
+        }
+        let report = state.withLock { state -> Bool in
+            guard state.killedAtDeadline, !state.reported else { return false }
+            state.reported = true
+            return true
+        }
+        if report, let deadline {
+            let command = ([executableURL?.path ?? "?"] + (arguments ?? [])).joined(separator: " ")
+            Self.deadlineReporter?("`\(command)` was still running \(deadline) after it started and was killed")
         }
     }
 

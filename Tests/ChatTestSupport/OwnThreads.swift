@@ -19,9 +19,17 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // Called once for the suite itself (no test case) and once per test case.
         guard testCase != nil else { return try await function() }
+        installDeadlineReporter
         try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
     }
 }
+
+/// A child killed at its ``TestProcess/deadline`` fails the test that waited for it (the
+/// report comes from `waitUntilExit()`, on the test's own task). Installed once, by the first
+/// test under ``OwnThreadsTrait`` (every suite that runs children has it).
+private let installDeadlineReporter: Void = {
+    TestProcess.deadlineReporter = { message in Issue.record(Comment(rawValue: message)) }
+}()
 
 extension Trait where Self == OwnThreadsTrait {
     /// Runs each test on threads of its own, off the cooperative pool (see ``OwnThreadsTrait``).

@@ -10,6 +10,24 @@ public struct SpawnedRunResult: Sendable {
     public var signaled: Bool
     public var stdout: Data
     public var stderr: Data
+    /// Whether it was killed (SIGKILL) for running past the deadline it was given.
+    public var timedOut = false
+}
+
+/// A child that ran past its deadline: the test that waited for it fails with this, instead of
+/// the whole run hanging until CI's timeout.
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    public var command: String
+    public var deadline: Duration
+    public var stderr: String
+
+    public init(command: String, deadline: Duration, stderr: String) {
+        self.command = command
+        self.deadline = deadline
+        self.stderr = stderr
+    }
+
+    public var description: String { "`\(command)` was still running \(deadline) after it started and was killed; its stderr: \(stderr)" }
 }
 
 /// Runs `executable arguments…` to its end with `posix_spawn(3)`, `input` on its standard input
@@ -26,7 +44,12 @@ public struct SpawnedRunResult: Sendable {
 /// standard input, output and error on pipes and no other descriptor (another test's pipe
 /// inherited by this child would keep that test waiting for an end of file), an empty signal
 /// mask and the default signal actions.
-public func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil) throws -> SpawnedRunResult {
+///
+/// A child still running `deadline` after it started is killed (SIGKILL) and its result says
+/// ``SpawnedRunResult/timedOut``; the wait for its output ends then too, even while a process
+/// it left behind holds the pipes.
+public func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
+                         deadline: Duration = .seconds(600)) throws -> SpawnedRunResult {
     let stdin = try cloexecPipe()
     let stdout = try cloexecPipe()
     let stderr = try cloexecPipe()
@@ -73,9 +96,18 @@ public func spawnAndWait(_ executable: String, _ arguments: [String], environmen
     var errors = Data()
     var open: [(fd: Int32, isError: Bool)] = [(stdout.read, false), (stderr.read, true)]
     var buffer = [UInt8](repeating: 0, count: 65536)
+    let end = ContinuousClock.now + deadline
+    var timedOut = false
     while !open.isEmpty {
         var polled = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        let ready = poll(&polled, nfds_t(polled.count), -1)
+        let left = end - ContinuousClock.now
+        guard left > .zero else {
+            timedOut = true
+            kill(pid, SIGKILL)
+            break
+        }
+        let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+        let ready = poll(&polled, nfds_t(polled.count), milliseconds)
         if ready < 0 {
             if errno == EINTR { continue }
             break
@@ -101,13 +133,26 @@ public func spawnAndWait(_ executable: String, _ arguments: [String], environmen
     for entry in open { close(entry.fd) }
 
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    // Both pipes closed, yet the child may still run (it closed them): the same deadline holds.
+    while !timedOut {
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid { break }
+        if reaped < 0, errno != EINTR { break }
+        if ContinuousClock.now >= end {
+            timedOut = true
+            kill(pid, SIGKILL)
+        } else {
+            usleep(2_000)
+        }
+    }
+    if timedOut { while waitpid(pid, &status, 0) < 0, errno == EINTR {} }
+    // The input thread ends once the child's end of stdin is gone (closed, or killed).
     written.wait()
     let signal = status & 0x7f
     if signal != 0 {
-        return SpawnedRunResult(status: signal, signaled: true, stdout: output, stderr: errors)
+        return SpawnedRunResult(status: signal, signaled: true, stdout: output, stderr: errors, timedOut: timedOut)
     }
-    return SpawnedRunResult(status: (status >> 8) & 0xff, signaled: false, stdout: output, stderr: errors)
+    return SpawnedRunResult(status: (status >> 8) & 0xff, signaled: false, stdout: output, stderr: errors, timedOut: timedOut)
 }
 
 private func cloexecPipe() throws -> (read: Int32, write: Int32) {
