@@ -230,4 +230,32 @@ struct Tmux {
         #expect(event["clientMessageId"] as? String == id)
         #expect(event["text"] as? String == "ping")
     }
+
+    @Test("view --follow in tmux: rows of CJK text cut at the edge stay on their line, hexagrams, trigrams and circled numbers (two cells in the terminal) among them",
+          .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"), arguments: [57, 58, 59, 60, 61])
+    func wideCharactersAtTheEdge(_ columns: Int) throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(in: directory)
+        let writer = try StoreWriter(store: try Store.open(at: store))
+        let cjk = "日本語のテキストはとても長いので䷀䷁䷂䷃䷄この行は画面の幅を超えてしまうでしょうか"
+        let texts = [cjk, "x" + cjk, "xx" + cjk, String(repeating: "☰☱⚊⚋㉈", count: 12), "x" + String(repeating: "䷀", count: 40)]
+        let bob = try UserID("bob")
+        for (index, text) in texts.enumerated() {
+            try writer.save([Message(sequence: 6 + index, clientMessageID: .random(), senderID: bob, text: text, sentAt: "2026-11-29T10:0\(index):00.000Z")], in: try ConversationID("c1"))
+        }
+        let tmux = Tmux()
+        defer { tmux.shutDown() }
+        let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; sleep 30"
+        try tmux.run(["new-session", "-d", "-s", "follow", "-x", "\(columns)", "-y", "20", command])
+        let shown = try waitFor { try tmux.pane().contains { $0.hasPrefix("2026-11-29 10:04") } }
+        let screen = try tmux.pane().joined(separator: "\n")
+        #expect(shown, "\(screen)")
+        // A line wider than the pane wraps: joining wrapped lines (-J) would then give fewer.
+        let joined = try tmux.run(["capture-pane", "-p", "-J", "-t", "follow"], capture: true).split(separator: "\n", omittingEmptySubsequences: false)
+        let pane = try tmux.pane()
+        #expect(joined.count == pane.count, "a line wrapped at \(columns) columns:\n\(pane.joined(separator: "\n"))")
+        let rows = pane.filter { $0.hasPrefix("2026-11-29 10:0") }
+        #expect(rows.count == texts.count, "\(pane.joined(separator: "\n"))")
+        #expect(rows.allSatisfy { $0.hasSuffix("…") }, "\(rows.joined(separator: "\n"))")
+    }
 }

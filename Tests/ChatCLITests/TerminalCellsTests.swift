@@ -59,4 +59,10 @@ import Testing
         #expect(lines.allSatisfy { Terminal.visibleWidth($0) <= 40 }, "\(lines)")
         #expect(lines[0].hasSuffix("…  ✓ sent"))
     }
+
+    @Test("characters terminals draw two cells wide count two: Yijing hexagrams beside CJK Extension A (wide since Unicode 15.1), trigrams, monograms and counting rods (16.0), circled numbers on black squares (glibc's wcwidth)",
+          arguments: ["䷀", "䷿", "☰", "☷", "⚊", "⚏", "𝌀", "𝍠", "㉈", "㉏", "㐀", "䶿"])
+    func terminalsDrawWide(_ text: String) {
+        #expect(TerminalCells.width(text) == 2)
+    }
 }
