@@ -114,3 +114,69 @@ public enum FaultInjection {
         }
     }
 }
+
+/// Test-only limits on inotify: the kernel's per-user limits, reached for the paths under one
+/// directory only, so a test sees `inotify_add_watch` fail with ENOSPC (or `inotify_init1` with
+/// EMFILE) as on a machine whose limits are used up, without using them up for everyone else.
+/// Kept apart from the file ``FaultInjection/Operation``s: tests that fail every file call in
+/// turn must not count the calls of watchers that happen to run beside them.
+extension FaultInjection {
+    struct InotifyLimits: Sendable {
+        /// `inotify_add_watch` calls still allowed; nil: no limit.
+        var watches: Int?
+        /// `inotify_init1` calls still allowed; nil: no limit.
+        var instances: Int?
+    }
+
+    private static let inotifyLimits = Lock<[String: InotifyLimits]>([:])
+    private static let inotifyActive = Atomic<Bool>(false)
+
+    /// From now on, for paths under `directory` (or equal to it): `inotify_add_watch` succeeds
+    /// `watches` more times, then fails with ENOSPC; `inotify_init1` (``Inotify/open(for:)``)
+    /// succeeds `instances` more times, then fails with EMFILE. Nil leaves that call alone.
+    public static func limitInotify(under directory: String, watches: Int?, instances: Int? = nil) {
+        inotifyLimits.withLock { limits in
+            limits[directory] = InotifyLimits(watches: watches, instances: instances)
+            inotifyActive.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Removes the limits set for `directory`.
+    public static func clearInotifyLimit(under directory: String) {
+        inotifyLimits.withLock { limits in
+            limits[directory] = nil
+            inotifyActive.store(!limits.isEmpty, ordering: .releasing)
+        }
+    }
+
+    /// The hook in ``Inotify/addWatch(_:path:mask:)``.
+    @inline(__always)
+    static func checkInotify(watching path: String) throws(SystemError) {
+        guard inotifyActive.load(ordering: .acquiring) else { return }
+        if spendInotify(path, \.watches) { throw SystemError(operation: Inotify.addWatchOperation, path: path, errno: .noSpace) }
+    }
+
+    /// The hook in ``Inotify/open(for:)``.
+    @inline(__always)
+    static func checkInotify(opening path: String) throws(SystemError) {
+        guard inotifyActive.load(ordering: .acquiring) else { return }
+        if spendInotify(path, \.instances) { throw SystemError(operation: Inotify.openOperation, path: path, errno: .tooManyOpenFiles) }
+    }
+
+    /// Counts one call against the limit for `path`; true when it is refused.
+    private static func spendInotify(_ path: String, _ allowance: WritableKeyPath<InotifyLimits, Int?>) -> Bool {
+        inotifyLimits.withLock { limits -> Bool in
+            var refused = false
+            for (directory, var limit) in limits where path == directory || (path.hasPrefix(directory) && path.utf8.dropFirst(directory.utf8.count).first == UInt8(ascii: "/")) {
+                guard let left = limit[keyPath: allowance] else { continue }
+                if left <= 0 {
+                    refused = true
+                } else {
+                    limit[keyPath: allowance] = left - 1
+                    limits[directory] = limit
+                }
+            }
+            return refused
+        }
+    }
+}

@@ -10,10 +10,18 @@ public enum Inotify {
     /// (`16 + NAME_MAX + 1`), which a smaller buffer would fail with EINVAL.
     public static let bufferSize = 64 * 1024
 
+    /// The operation a failed ``open(for:)`` names (``InotifyLimit/refusing(_:)`` reads it).
+    public static let openOperation = "inotify_init1"
+    /// The operation a failed ``addWatch(_:path:mask:)`` names.
+    public static let addWatchOperation = "inotify_add_watch"
+
     /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`: a non-blocking descriptor, so a read after
-    /// `poll(2)` drains the queue and stops with EAGAIN instead of waiting.
-    public static func open() throws(SystemError) -> FileDescriptor {
-        let fd = try Syscall.retrying("inotify_init1", "(no path; at most /proc/sys/fs/inotify/max_user_instances per user)") {
+    /// `poll(2)` drains the queue and stops with EAGAIN instead of waiting. `path` is the
+    /// directory it is for: an error names it (the call itself takes none), and a test's
+    /// ``FaultInjection/limitInotify(under:watches:instances:)`` matches it.
+    public static func open(for path: String = "") throws(SystemError) -> FileDescriptor {
+        try FaultInjection.checkInotify(opening: path)
+        let fd = try Syscall.retrying(openOperation, path.isEmpty ? "(no path; at most /proc/sys/fs/inotify/max_user_instances per user)" : path) {
             inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         }
         return FileDescriptor(owning: fd)
@@ -22,7 +30,8 @@ public enum Inotify {
     /// `inotify_add_watch(2)`; returns the watch descriptor (the same one again for a path
     /// already watched).
     public static func addWatch(_ fd: borrowing FileDescriptor, path: String, mask: InotifyMask) throws(SystemError) -> Int32 {
-        try Syscall.retrying("inotify_add_watch", path) { inotify_add_watch(fd.rawValue, path, mask.rawValue) }
+        try FaultInjection.checkInotify(watching: path)
+        return try Syscall.retrying(addWatchOperation, path) { inotify_add_watch(fd.rawValue, path, mask.rawValue) }
     }
 
     /// `inotify_rm_watch(2)`; a watch the kernel already dropped (EINVAL) is not an error.
