@@ -8,6 +8,13 @@ import Synchronization
 /// existed produce no events. Temp files (names starting with `.`) are ignored. IN_Q_OVERFLOW and
 /// read errors become a batch with ``WatchBatch/rescan`` set.
 ///
+/// When the kernel refuses a watch (the per-user limit `fs.inotify.max_user_watches` reached,
+/// or no memory) or inotify itself (`fs.inotify.max_user_instances`), the directories it would
+/// not watch, and everything below them, are listed every `pollInterval` instead
+/// (``PolledDirectories``), and what changed comes in the same batches, up to that much later.
+/// From then on every batch carries the reason (``WatchBatch/polling``), for the caller to say
+/// so once: nothing is silently left unwatched. Any other error on the root still throws.
+///
 /// The blocking `poll(2)` runs on a dedicated thread, never on the cooperative pool. The handler
 /// runs on that thread, one batch at a time: while it works, new events queue in the kernel and
 /// arrive together in the next batch (that is the coalescing; no timer delays a change). The first
@@ -20,6 +27,9 @@ public final class DirectoryWatcher: Sendable {
     public let root: String
     private let core: Core
     private let thread: DedicatedThread
+
+    /// How often directories inotify would not watch are listed, in milliseconds.
+    public static let defaultPollInterval = 1000
 
     /// Open watchers per watched root. Counted per root so that a leak test looks only at its
     /// own directory, whatever other tests running at the same time hold open.
@@ -41,18 +51,21 @@ public final class DirectoryWatcher: Sendable {
     /// only). When it returns, the watches are in place: a change made afterwards is seen.
     /// - Parameters:
     ///   - idleInterval: milliseconds without events after which the handler gets an idle batch; -1 for never.
+    ///   - pollInterval: milliseconds between looks at the directories inotify would not watch.
     ///   - handler: called on the watcher's thread with each batch.
-    /// - Throws: ``SystemError`` when the root cannot be watched (missing, not a directory, or the
-    ///   per-user inotify limits in /proc/sys/fs/inotify reached).
-    public convenience init(root: String, depth: Int, idleInterval: Int32 = -1, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
-        try self.init(root: root, depth: depth, idleInterval: idleInterval, paused: false, handler: handler)
+    /// - Throws: ``SystemError`` when the root cannot be watched (missing, not a directory, no
+    ///   permission). The per-user inotify limits throw nothing: the watcher polls instead.
+    public convenience init(root: String, depth: Int, idleInterval: Int32 = -1, pollInterval: Int = DirectoryWatcher.defaultPollInterval,
+                            handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+        try self.init(root: root, depth: depth, idleInterval: idleInterval, pollInterval: pollInterval, paused: false, handler: handler)
     }
 
     /// As the public initializer; `paused` keeps the thread from reading events until ``resume()``
     /// (tests use it to overflow the kernel's queue for real).
-    init(root: String, depth: Int, idleInterval: Int32, paused: Bool, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+    init(root: String, depth: Int, idleInterval: Int32, pollInterval: Int = DirectoryWatcher.defaultPollInterval, paused: Bool,
+         handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
         self.root = root
-        core = try Core(root: root, depth: depth, idleInterval: idleInterval, paused: paused, handler: handler)
+        core = try Core(root: root, depth: depth, idleInterval: idleInterval, pollInterval: pollInterval, paused: paused, handler: handler)
         Self.count(root, 1)
         thread = DedicatedThread()
         let core = core
@@ -84,36 +97,76 @@ public final class DirectoryWatcher: Sendable {
         stop()
     }
 
-    /// The thread's side: the inotify descriptor and the table are touched only by the watcher
-    /// thread once it runs (and by `init` before), so they need no lock; the flags are atomics.
+    /// The thread's side: the inotify descriptor, the table and the polled directories are
+    /// touched only by the watcher thread once it runs (and by `init` before), so they need no
+    /// lock; the flags are atomics.
     private final class Core: @unchecked Sendable {
         let root: String
         /// The inotify descriptor from `init` until the thread takes it (the thread closes it
-        /// when it ends); still here only if the thread never started.
+        /// when it ends); still here only if the thread never started. Nil from the start when
+        /// the kernel refused inotify or the root's watch: then the whole tree is polled.
         var inotify: FileDescriptor?
         let wake: WakePipe
         let idleInterval: Int32
+        let pollInterval: Int
         let handler: @Sendable (WatchBatch) -> Void
         var table: WatchTable
+        var polled: PolledDirectories
+        /// Why directories are polled: the first refusal, kept for every later batch.
+        var fallback: WatchFallback?
         var buffer: [UInt8]
         let stopping = Atomic<Bool>(false)
         let paused: Atomic<Bool>
 
-        init(root: String, depth: Int, idleInterval: Int32, paused: Bool, handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+        init(root: String, depth: Int, idleInterval: Int32, pollInterval: Int, paused: Bool,
+             handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
             self.root = root
             self.idleInterval = idleInterval
+            self.pollInterval = max(1, pollInterval)
             self.handler = handler
             self.paused = Atomic(paused)
             table = WatchTable(maxDepth: max(0, depth))
+            polled = PolledDirectories(root: root, maxDepth: max(0, depth))
             buffer = [UInt8](repeating: 0, count: Inotify.bufferSize)
+            inotify = nil
             // A throw below closes what was opened: each descriptor is owned by exactly one value.
-            let inotify = try Inotify.open()
             wake = try WakePipe()
-            let watch = try Inotify.addWatch(inotify, path: root, mask: .storeWatch)
+            let opened: FileDescriptor
+            do {
+                opened = try Inotify.open(for: root)
+            } catch {
+                try pollRoot(refused: error)
+                return
+            }
+            let watch: Int32
+            do {
+                watch = try Inotify.addWatch(opened, path: root, mask: .storeWatch)
+            } catch {
+                // An instance without even the root's watch is no use: the tree is polled whole.
+                opened.close()
+                try pollRoot(refused: error)
+                return
+            }
             table.register(watch, directory: "")
             var ignored: [WatchedChange] = []
-            addSubdirectories(of: "", inotify, report: false, into: &ignored)
-            self.inotify = consume inotify
+            addSubdirectories(of: "", opened, report: false, into: &ignored)
+            inotify = consume opened
+        }
+
+        /// The root could not be watched: polls the whole tree when a limit refused it, throws otherwise.
+        private func pollRoot(refused error: SystemError) throws(SystemError) {
+            try fallBack(error, path: root)
+            // The root must be there to be polled: a missing one fails as its watch would.
+            _ = try Sys.listDirectory(root)
+            var ignored: [WatchedChange] = []
+            polled.add("", report: false, into: &ignored)
+        }
+
+        /// Notes why directories are polled when `error` is one of the kernel's inotify limits
+        /// (the first reason is the one kept); rethrows any other error.
+        func fallBack(_ error: SystemError, path: String) throws(SystemError) {
+            guard let limit = InotifyLimit.refusing(error) else { throw error }
+            if fallback == nil { fallback = WatchFallback(limit: limit, path: path, intervalMilliseconds: pollInterval) }
         }
 
         func absolute(_ directory: String) -> String {
@@ -135,9 +188,22 @@ public final class DirectoryWatcher: Sendable {
         }
 
         /// Adds a watch on `directory` (relative), then scans it: watch first, so nothing made in
-        /// between is missed (it may be reported twice, which costs a re-read, not a miss).
+        /// between is missed (it may be reported twice, which costs a re-read, not a miss). A
+        /// directory the kernel will not watch is polled from now on (it and everything below).
         func watch(_ directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]) {
-            guard let watch = try? Inotify.addWatch(inotify, path: absolute(directory), mask: .storeWatch) else { return }
+            if polled.contains(directory) {
+                polled.add(directory, report: report, into: &changes)
+                return
+            }
+            let watch: Int32
+            do {
+                watch = try Inotify.addWatch(inotify, path: absolute(directory), mask: .storeWatch)
+            } catch {
+                // Any other error: the directory went away meanwhile, and its parent's events say so.
+                guard (try? fallBack(error, path: absolute(directory))) != nil else { return }
+                polled.add(directory, report: report, into: &changes)
+                return
+            }
             table.register(watch, directory: directory)
             addSubdirectories(of: directory, inotify, report: report, into: &changes)
         }
@@ -159,29 +225,62 @@ public final class DirectoryWatcher: Sendable {
         }
 
         func run() {
-            guard let inotify = self.inotify.take() else { return }
-            handler(WatchBatch(rescan: true))
+            handler(WatchBatch(rescan: true, polling: fallback))
+            if let inotify = inotify.take() {
+                loop(inotify: inotify.rawValue) { broken in readEvents(inotify, broken: &broken) }
+                inotify.close()
+            } else {
+                loop(inotify: nil) { _ in WatchBatch() }
+            }
+        }
+
+        /// Waits for events on `inotify` (read with `read`), for the next look at the polled
+        /// directories and for the idle interval, and hands each batch to the handler, until stopped.
+        func loop(inotify: Int32?, read: (inout Bool) -> WatchBatch) {
             var broken = false
+            var nextPoll = Clock.monotonicMilliseconds() + pollInterval
+            var lastBatch = Clock.monotonicMilliseconds()
             while !stopping.load(ordering: .acquiring) {
-                let reading = !broken && !paused.load(ordering: .acquiring)
+                let isPaused = paused.load(ordering: .acquiring)
+                let reading = inotify != nil && !broken && !isPaused
+                let polling = !polled.isEmpty && !broken && !isPaused
+                let idling = idleInterval >= 0 && (reading || polling)
+                var descriptors = [wake.readEnd]
+                if reading, let inotify { descriptors.append(inotify) }
+                let now = Clock.monotonicMilliseconds()
+                var timeout = -1
+                if polling { timeout = max(0, nextPoll - now) }
+                if idling {
+                    let idle = max(0, lastBatch + Int(idleInterval) - now)
+                    timeout = timeout < 0 ? idle : min(timeout, idle)
+                }
                 let readable: [PollResult]
                 do {
-                    readable = try Poll.wait(reading ? [wake.readEnd, inotify.rawValue] : [wake.readEnd], timeoutMilliseconds: reading ? Int(idleInterval) : -1)
+                    readable = try Poll.wait(descriptors, timeoutMilliseconds: timeout)
                 } catch {
                     broken = true
                     continue
                 }
                 if stopping.load(ordering: .acquiring) { break }
                 if readable[0].readyToRead { wake.drain() }
-                guard reading else { continue }
-                if readable.count > 1 && readable[1].readyToRead {
-                    let batch = readEvents(inotify, broken: &broken)
-                    if !batch.changes.isEmpty || batch.rescan { handler(batch) }
-                } else if !readable[0].readyToRead {
-                    handler(WatchBatch(isIdle: true))
+                var batch = WatchBatch()
+                if readable.count > 1 && readable[1].readyToRead { batch = read(&broken) }
+                if polling && Clock.monotonicMilliseconds() >= nextPoll {
+                    let found = polled.scan()
+                    batch.changes += found.changes
+                    batch.rescan = batch.rescan || found.rescan
+                    nextPoll = Clock.monotonicMilliseconds() + pollInterval
+                }
+                if !batch.changes.isEmpty || batch.rescan {
+                    batch.changes = Self.merged(batch.changes)
+                    batch.polling = fallback
+                    handler(batch)
+                    lastBatch = Clock.monotonicMilliseconds()
+                } else if idling && Clock.monotonicMilliseconds() - lastBatch >= Int(idleInterval) {
+                    handler(WatchBatch(isIdle: true, polling: fallback))
+                    lastBatch = Clock.monotonicMilliseconds()
                 }
             }
-            inotify.close()
         }
 
         /// Reads until the queue is empty and turns the events into one batch.

@@ -8,10 +8,14 @@ public struct WatchBatch: Sendable, Equatable {
     public var rescan: Bool
     /// Nothing happened for the idle interval: a moment to check what inotify cannot see.
     public var isIdle: Bool
+    /// Why some directories are looked at on a timer instead of watched (a kernel limit
+    /// reached): set on every batch from the first refusal on, nil while inotify sees everything.
+    public var polling: WatchFallback?
 
-    public init(changes: [WatchedChange] = [], rescan: Bool = false, isIdle: Bool = false) {
+    public init(changes: [WatchedChange] = [], rescan: Bool = false, isIdle: Bool = false, polling: WatchFallback? = nil) {
         self.changes = changes
         self.rescan = rescan
         self.isIdle = isIdle
+        self.polling = polling
     }
 }

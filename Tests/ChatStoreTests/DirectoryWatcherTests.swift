@@ -168,6 +168,145 @@ extension LiveStore {
         #expect(await done.wait { !$0.isEmpty })
         box.watcher = nil
     }
+
+    // MARK: The kernel's inotify limits
+
+    /// A watcher of `root` whose inotify calls are refused as the kernel's per-user limits
+    /// refuse them: `watches` more watches, `instances` more inotify descriptors. Polls every
+    /// 100 ms, so the tests wait less than a second per look.
+    func watchLimited(_ root: String, depth: Int = 1, watches: Int?, instances: Int? = nil) throws -> (DirectoryWatcher, Collector<WatchBatch>) {
+        FaultInjection.limitInotify(under: root, watches: watches, instances: instances)
+        defer { FaultInjection.clearInotifyLimit(under: root) }
+        let batches = Collector<WatchBatch>()
+        let watcher = try DirectoryWatcher(root: root, depth: depth, pollInterval: 100) { batches.append($0) }
+        return (watcher, batches)
+    }
+
+    @Test("a subdirectory the kernel will not watch (watch limit reached) is polled: its files' changes arrive, and every batch says why")
+    func watchLimitPollsSubdirectory() async throws {
+        let scratch = try ScratchDirectory()
+        try DurableFile.makeDirectories(scratch.path + "/messages")
+        try DurableFile.write(Array("[]\n".utf8), to: "old.json", in: scratch.path + "/messages")
+        // One watch: the root's. `messages/` is refused with ENOSPC, as at fs.inotify.max_user_watches.
+        let (watcher, batches) = try watchLimited(scratch.path, watches: 1)
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        let first = try #require(batches.all.first)
+        #expect(first.rescan)
+        let polling = try #require(first.polling, "the first batch says the watcher polls")
+        #expect(polling.limit == .watches)
+        #expect(polling.path == scratch.path + "/messages")
+        #expect(polling.intervalMilliseconds == 100)
+
+        try DurableFile.write(Array("[]\n".utf8), to: "new.json", in: scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "new.json", kind: .written)) })
+        try DurableFile.write(Array("[1]\n".utf8), to: "old.json", in: scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "old.json", kind: .written)) })
+        try DurableFile.remove("new.json", in: scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "new.json", kind: .removed)) })
+        // The watched root still reports through inotify.
+        try DurableFile.write(Array("{}\n".utf8), to: "positions.json", in: scratch.path)
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "", name: "positions.json", kind: .written)) })
+        #expect(batches.all.allSatisfy { $0.polling == polling }, "every batch carries the reason")
+        #expect(!changes(batches.all).contains { $0.name.hasPrefix(".") }, "temp files are not reported")
+    }
+
+    @Test("the root itself refused (watch limit reached): the whole tree is polled, a directory made later included")
+    func watchLimitPollsRoot() async throws {
+        let scratch = try ScratchDirectory()
+        try DurableFile.makeDirectories(scratch.path + "/outbox")
+        let (watcher, batches) = try watchLimited(scratch.path, watches: 0)
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        #expect(batches.all.first?.polling?.path == scratch.path)
+        try DurableFile.write(Array("x\n".utf8), to: "a.json", in: scratch.path + "/outbox")
+        try DurableFile.write(Array("{}\n".utf8), to: "conversation.json", in: scratch.path)
+        #expect(await batches.wait {
+            self.changes($0).contains(WatchedChange(directory: "outbox", name: "a.json", kind: .written))
+                && self.changes($0).contains(WatchedChange(directory: "", name: "conversation.json", kind: .written))
+        })
+        // Made elsewhere with a file inside, then renamed in.
+        let staging = try ScratchDirectory()
+        try DurableFile.makeDirectories(staging.path + "/messages")
+        try DurableFile.write(Array("[]\n".utf8), to: "0000000001-0000000100.json", in: staging.path + "/messages")
+        try Sys.rename(staging.path + "/messages", scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "0000000001-0000000100.json", kind: .written)) })
+        #expect(changes(batches.all).contains(WatchedChange(directory: "", name: "messages", kind: .directoryAppeared)))
+        try DurableFile.write(Array("[]\n".utf8), to: "0000000101-0000000200.json", in: scratch.path + "/messages")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "0000000101-0000000200.json", kind: .written)) })
+        try Sys.rename(scratch.path + "/messages", staging.path + "/gone")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "", name: "messages", kind: .directoryRemoved)) })
+    }
+
+    @Test("a directory that appears later and is refused a watch is polled from then on, and the batches say so from then on")
+    func watchLimitReachedLater() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watchLimited(scratch.path, watches: 1)
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        #expect(batches.all.first?.polling == nil, "the root's watch was granted")
+        FaultInjection.limitInotify(under: scratch.path, watches: 0)
+        defer { FaultInjection.clearInotifyLimit(under: scratch.path) }
+        try DurableFile.makeDirectories(scratch.path + "/outbox")
+        #expect(await batches.wait { $0.contains { $0.polling?.path == scratch.path + "/outbox" } })
+        try DurableFile.write(Array("x\n".utf8), to: "b.json", in: scratch.path + "/outbox")
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "outbox", name: "b.json", kind: .written)) })
+    }
+
+    @Test("inotify itself refused (instance limit reached): the tree is polled, and the reason names fs.inotify.max_user_instances")
+    func instanceLimitPolls() async throws {
+        let scratch = try ScratchDirectory()
+        let (watcher, batches) = try watchLimited(scratch.path, watches: nil, instances: 0)
+        defer { watcher.stop() }
+        #expect(await batches.wait { !$0.isEmpty })
+        let polling = try #require(batches.all.first?.polling)
+        #expect(polling.limit == .instances)
+        #expect(polling.description.contains("fs.inotify.max_user_instances"))
+        #expect(polling.description.hasPrefix("cannot start inotify for \(scratch.path): "))
+        try DurableFile.write(Array("x\n".utf8), to: "c.json", in: scratch.path)
+        #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "", name: "c.json", kind: .written)) })
+    }
+
+    @Test("idle batches still come while the whole tree is polled")
+    func idleWhilePolling() async throws {
+        let scratch = try ScratchDirectory()
+        FaultInjection.limitInotify(under: scratch.path, watches: 0)
+        defer { FaultInjection.clearInotifyLimit(under: scratch.path) }
+        let batches = Collector<WatchBatch>()
+        let watcher = try DirectoryWatcher(root: scratch.path, depth: 1, idleInterval: 50, pollInterval: 100) { batches.append($0) }
+        defer { watcher.stop() }
+        #expect(await batches.wait { $0.filter(\.isIdle).count >= 2 })
+        #expect(batches.all.filter(\.isIdle).allSatisfy { $0.polling?.limit == .watches })
+    }
+
+    @Test("a root that is missing still throws while the limits are reached, and a polling watcher leaves nothing open")
+    func limitsKeepOtherErrorsAndClose() throws {
+        let scratch = try ScratchDirectory()
+        FaultInjection.limitInotify(under: scratch.path, watches: 0)
+        defer { FaultInjection.clearInotifyLimit(under: scratch.path) }
+        #expect(throws: SystemError.self) { try DirectoryWatcher(root: scratch.path + "/missing", depth: 1) { _ in } }
+        let inotifyBefore = openInotifyDescriptors()
+        for _ in 0..<100 {
+            let watcher = try DirectoryWatcher(root: scratch.path, depth: 1) { _ in }
+            watcher.stop()
+        }
+        #expect(DirectoryWatcher.openWatchers(root: scratch.path) == 0)
+        #expect(openInotifyDescriptors() < inotifyBefore + 50)
+    }
+
+    @Test("the warning says what was refused, the setting and its value, what happens instead and what to do")
+    func warningText() {
+        let inContainer = WatchFallback(limit: .watches, path: "/s/conversations/c1/messages", intervalMilliseconds: 1000, value: 8192, namespaceValue: 3)
+        #expect(inContainer.description == "cannot watch /s/conversations/c1/messages: the kernel's inotify watch limit is reached "
+            + "(fs.inotify.max_user_watches = 8192; user.max_inotify_watches = 3 in this user namespace); checking for changes every second instead. "
+            + "Raise it with `sysctl fs.inotify.max_user_watches=524288` (as root; in /etc/sysctl.d/ to keep it), or stop programs that watch many files")
+        #expect(inContainer.summary == "checking for changes every second: inotify watch limit reached (fs.inotify.max_user_watches)")
+        let machine = WatchFallback(limit: .watches, path: "/s", intervalMilliseconds: 1000, value: 1_048_576, namespaceValue: 2_147_483_647)
+        #expect(machine.description.contains("(fs.inotify.max_user_watches = 1048576); checking"))
+        #expect(machine.description.contains("`sysctl fs.inotify.max_user_watches=2097152`"))
+        let memory = WatchFallback(limit: .memory, path: "/s", intervalMilliseconds: 250, value: nil, namespaceValue: nil)
+        #expect(memory.description == "cannot watch /s: the kernel has no memory for another inotify watch; checking for changes every 250 ms instead")
+    }
 }
 
 }
