@@ -40,9 +40,12 @@ public struct ConversationViewModel: Sendable {
                  senderID: row.senderID, text: row.text, status: row.status)
     }
 
-    /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker running (pid 42)`
+    /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker running (pid 42)`,
+    /// after why changes are looked for every second, when inotify could not watch (first, so a
+    /// narrow screen still shows it).
     func status(_ state: ConversationState) -> String {
         var parts: [String] = []
+        if let polling = state.polling { parts.append(polling.summary) }
         if !state.exists { parts.append("the conversation's directory is gone") }
         if state.pending > 0 { parts.append("\(state.pending) pending") }
         if state.failed > 0 { parts.append("\(state.failed) failed (\(hint.command("retry", "\(state.id) --all")))") }

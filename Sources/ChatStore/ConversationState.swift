@@ -23,4 +23,7 @@ public struct ConversationState: Hashable, Sendable {
     /// Every member's delivered and read position (`positions.json`); nil while never written.
     /// The chat screen's receipts panel says per member what the ticks say for all.
     public var positions: Positions? = nil
+    /// Why changes are found by looking at the files every second rather than told by
+    /// inotify (a kernel limit reached); nil while inotify sees everything. A screen says so.
+    public var polling: WatchFallback? = nil
 }

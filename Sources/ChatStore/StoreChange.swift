@@ -28,6 +28,10 @@ public enum StoreChange: Hashable, Sendable {
     case resynced(ConversationID?)
     /// A sync worker took the store's lock (its process ID) or let it go (nil).
     case syncWorker(pid: Int32?)
+    /// The kernel refused an inotify watch (a per-user limit reached): from now on the watcher
+    /// also finds changes by looking at the files on a timer. Not a change to the files; sent
+    /// once, before the changes of the batch where it happened, for the reader to say so.
+    case polling(WatchFallback)
 
     /// The conversation the change belongs to; nil for store-wide changes.
     public var conversation: ConversationID? {
@@ -38,7 +42,7 @@ public enum StoreChange: Hashable, Sendable {
             id
         case let .resynced(id):
             id
-        case .syncWorker:
+        case .syncWorker, .polling:
             nil
         }
     }

@@ -8,6 +8,8 @@ final class StoreFeed {
     var summaries: [ConversationID: ConversationSummary] = [:]
     var syncWorker: Int32?
     var isFirst = true
+    /// Why the watcher polls, from the first batch that said so (see ``WatchBatch/polling``).
+    var polling: WatchFallback?
 
     init(store: Store) {
         self.store = store
@@ -19,6 +21,10 @@ final class StoreFeed {
 
     func handle(_ batch: WatchBatch) -> [StoreChange] {
         var changes: [StoreChange] = []
+        if polling == nil, let reason = batch.polling {
+            polling = reason
+            changes.append(.polling(reason))
+        }
         if batch.rescan {
             if !isFirst { changes.append(.resynced(nil)) }
             changes += rescanAll(reportNew: !isFirst)

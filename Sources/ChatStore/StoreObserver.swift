@@ -20,6 +20,9 @@ public struct StoreObserver: Sendable {
     public let store: Store
     /// Milliseconds between checks of what inotify cannot see (whether a sync worker holds the lock).
     public var idleInterval: Int32 = 1000
+    /// Milliseconds between looks at the directories the kernel would not watch (its inotify
+    /// limits reached); see ``DirectoryWatcher``.
+    public var pollInterval: Int = DirectoryWatcher.defaultPollInterval
 
     public init(store: Store) {
         self.store = store
@@ -76,9 +79,9 @@ public struct StoreObserver: Sendable {
 
     /// The conversation list (newest activity first), once now and again after every change.
     /// A change re-reads only the conversations it touched.
-    public func summaries() throws(StoreError) -> AsyncStream<[ConversationSummary]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [ConversationSummary].self, bufferingPolicy: .bufferingNewest(1))
-        let watcher = try watchStore { summaries, _ in continuation.yield(summaries) }
+    public func summaries() throws(StoreError) -> AsyncStream<ConversationList> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConversationList.self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = try watchStore { list, _ in continuation.yield(list) }
         continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
     }
@@ -87,7 +90,9 @@ public struct StoreObserver: Sendable {
 
     /// Watches one conversation's directory, `messages/` and `outbox/`; calls `deliver` on the
     /// watcher's thread with the state after the first read and after every change that altered
-    /// something (with those changes, and whether it was a full re-read).
+    /// something (with those changes, and whether it was a full re-read). When the watcher
+    /// starts polling, the state says why from then on, and ``StoreChange/polling(_:)`` comes
+    /// once, first among the changes.
     func watchConversation(
         _ id: ConversationID, limit: Int,
         deliver: @escaping @Sendable (ConversationState, [StoreChange], Bool) -> Void
@@ -95,9 +100,17 @@ public struct StoreObserver: Sendable {
         let conversation = try store.existingConversation(id)
         let cache = ThreadConfined(ConversationCache(conversation: conversation, me: store.userID, limit: limit))
         let first = Atomic<Bool>(true)
+        let toldPolling = Atomic<Bool>(false)
         do {
-            return try DirectoryWatcher(root: conversation.directory, depth: 1, idleInterval: idleInterval) { batch in
+            return try DirectoryWatcher(root: conversation.directory, depth: 1, idleInterval: idleInterval, pollInterval: pollInterval) { batch in
                 let cache = cache.value
+                let state = {
+                    var state = cache.state()
+                    state.polling = batch.polling
+                    return state
+                }
+                var news: [StoreChange] = []
+                if let polling = batch.polling, !toldPolling.exchange(true, ordering: .relaxed) { news.append(.polling(polling)) }
                 var changes: [StoreChange]
                 if batch.rescan {
                     let isFirst = first.exchange(false, ordering: .relaxed)
@@ -105,7 +118,7 @@ public struct StoreObserver: Sendable {
                     if !isFirst { changes.insert(.resynced(id), at: 0) }
                     _ = cache.refreshSyncWorker()
                     if isFirst {
-                        deliver(cache.state(), [], true)
+                        deliver(state(), news, true)
                         return
                     }
                 } else if batch.isIdle {
@@ -113,7 +126,8 @@ public struct StoreObserver: Sendable {
                 } else {
                     changes = cache.apply(batch.changes) + cache.refreshSyncWorker()
                 }
-                if !changes.isEmpty { deliver(cache.state(), changes, batch.rescan) }
+                changes = news + changes
+                if !changes.isEmpty { deliver(state(), changes, batch.rescan) }
             }
         } catch {
             throw .system(error)
@@ -123,16 +137,17 @@ public struct StoreObserver: Sendable {
     // MARK: Store
 
     /// Watches `conversations/` and every conversation below it; calls `deliver` with the list
-    /// and the changes, first at once, then after every change.
-    func watchStore(deliver: @escaping @Sendable ([ConversationSummary], [StoreChange]) -> Void) throws(StoreError) -> DirectoryWatcher {
+    /// and the changes, first at once, then after every change (``StoreChange/polling(_:)``
+    /// once, first, when the watcher starts polling).
+    func watchStore(deliver: @escaping @Sendable (ConversationList, [StoreChange]) -> Void) throws(StoreError) -> DirectoryWatcher {
         let feed = ThreadConfined(StoreFeed(store: store))
         do {
             // The store root too: `conversations/` may be made after the watch starts.
-            return try DirectoryWatcher(root: store.root, depth: 3, idleInterval: idleInterval) { batch in
+            return try DirectoryWatcher(root: store.root, depth: 3, idleInterval: idleInterval, pollInterval: pollInterval) { batch in
                 let changes = feed.value.handle(batch)
                 if feed.value.isFirst || !changes.isEmpty {
                     feed.value.isFirst = false
-                    deliver(feed.value.list(), changes)
+                    deliver(ConversationList(conversations: feed.value.list(), polling: feed.value.polling), changes)
                 }
             }
         } catch {

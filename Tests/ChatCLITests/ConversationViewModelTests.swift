@@ -29,6 +29,15 @@ import ChatTestSupport
             == "1 pending · receipts not loaded yet · no sync worker running: pending messages wait in the outbox")
     }
 
+    @Test("a watcher that polls (inotify limit reached) is said first on the status line, so a narrow screen still shows it")
+    func statusLineWhilePolling() {
+        var polling = state(rows: [], pending: 1)
+        polling.polling = WatchFallback(limit: .watches, path: "/s/conversations/c1/messages", intervalMilliseconds: 1000, value: 8192, namespaceValue: nil)
+        #expect(ConversationViewModel(me: alice).viewState(polling).status
+            == "checking for changes every second: inotify watch limit reached (fs.inotify.max_user_watches) · 1 pending · "
+            + "no sync worker running: pending messages wait in the outbox")
+    }
+
     @Test("only the newest visible rows are formatted; the total and the history hint say what is above")
     func visibleRows() {
         let rows = (1...10_000).map { row($0, from: $0 % 2 == 0 ? alice : bob) }

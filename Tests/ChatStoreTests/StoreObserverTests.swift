@@ -1,5 +1,6 @@
 import ChatDomain
 @testable import ChatStore
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -125,11 +126,12 @@ extension LiveStore {
         let fixture = try LiveFixture(messages: 3)
         let (lists, task) = collect(try StoreObserver(store: fixture.store).summaries())
         defer { task.cancel() }
-        #expect(await lists.wait { $0.last?.map(\.id.rawValue) == ["c1"] })
+        #expect(await lists.wait { $0.last?.conversations.map(\.id.rawValue) == ["c1"] })
         let c2 = try ConversationID("c2")
         try fixture.writer.saveInfo(ConversationInfo(title: "Second", members: [fixture.alice, fixture.bob]), for: c2)
         try fixture.writer.save([fixture.message(1)], in: c2)
-        #expect(await lists.wait { $0.last?.first(where: { $0.id == c2 })?.last?.sequence == 1 })
+        #expect(await lists.wait { $0.last?.conversations.first(where: { $0.id == c2 })?.last?.sequence == 1 })
+        #expect(lists.all.allSatisfy { $0.polling == nil }, "inotify watched everything")
     }
 
     @Test("cancelling the caller's task ends the stream and stops its watcher")
@@ -150,6 +152,69 @@ extension LiveStore {
     func unknownConversation() throws {
         let fixture = try LiveFixture(messages: 0)
         #expect(throws: StoreError.self) { try StoreObserver(store: fixture.store).messages(in: try ConversationID("nope")) }
+    }
+
+    // MARK: The kernel's inotify limits
+
+    /// An observer whose watchers poll every 100 ms once refused.
+    func observer(_ fixture: LiveFixture) -> StoreObserver {
+        var observer = StoreObserver(store: fixture.store)
+        observer.pollInterval = 100
+        return observer
+    }
+
+    @Test("with only the conversation's directory watchable, states(in:) still shows a queued message and says why it polls")
+    func statesUnderWatchLimit() async throws {
+        let fixture = try LiveFixture(messages: 3)
+        let conversation = fixture.store.conversation(fixture.c1)
+        try DurableFile.makeDirectories(conversation.outboxDirectory)
+        FaultInjection.limitInotify(under: conversation.directory, watches: 1)
+        defer { FaultInjection.clearInotifyLimit(under: conversation.directory) }
+        let (states, task) = collect(try observer(fixture).states(in: fixture.c1))
+        defer { task.cancel() }
+        #expect(await states.wait { !$0.isEmpty })
+        #expect(states.all.first?.polling?.limit == .watches)
+        try Outbox(conversation).enqueue("while polling")
+        #expect(await states.wait { $0.last?.rows.last?.text == "while polling" })
+        try fixture.writer.save([fixture.message(4)], in: fixture.c1)
+        #expect(await states.wait { $0.last?.rows.contains { $0.sequence == 4 } == true })
+        #expect(states.all.allSatisfy { $0.polling != nil })
+    }
+
+    @Test("changes(in:) says it polls once, first, then the changes it finds")
+    func changesUnderWatchLimit() async throws {
+        let fixture = try LiveFixture(messages: 3)
+        let conversation = fixture.store.conversation(fixture.c1)
+        try DurableFile.makeDirectories(conversation.outboxDirectory)
+        FaultInjection.limitInotify(under: conversation.directory, watches: 1)
+        defer { FaultInjection.clearInotifyLimit(under: conversation.directory) }
+        let (changes, task) = collect(try observer(fixture).changes(in: fixture.c1))
+        defer { task.cancel() }
+        let entry = try Outbox(conversation).enqueue("hi")
+        try fixture.writer.save([fixture.message(4)], in: fixture.c1)
+        #expect(await changes.wait { $0.contains(.outboxAdded(fixture.c1, entry)) && $0.contains { if case .messageAdded(_, let message) = $0 { message.sequence == 4 } else { false } } })
+        guard case let .polling(reason)? = changes.all.first else {
+            Issue.record("the first change is .polling: \(changes.all)")
+            return
+        }
+        #expect(reason.path == conversation.directory + "/messages" || reason.path == conversation.outboxDirectory)
+        #expect(changes.all.filter { if case .polling = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test("summaries() with the store root refused a watch: the list still follows, and says why")
+    func summariesUnderWatchLimit() async throws {
+        let fixture = try LiveFixture(messages: 3)
+        FaultInjection.limitInotify(under: fixture.store.root, watches: 0)
+        defer { FaultInjection.clearInotifyLimit(under: fixture.store.root) }
+        let (lists, task) = collect(try observer(fixture).summaries())
+        defer { task.cancel() }
+        #expect(await lists.wait { $0.last?.conversations.map(\.id.rawValue) == ["c1"] })
+        #expect(lists.all.first?.polling?.path == fixture.store.root)
+        let c2 = try ConversationID("c2")
+        try fixture.writer.saveInfo(ConversationInfo(title: "Second", members: [fixture.alice, fixture.bob]), for: c2)
+        try fixture.writer.save([fixture.message(1)], in: c2)
+        #expect(await lists.wait { $0.last?.conversations.first(where: { $0.id == c2 })?.last?.sequence == 1 })
+        #expect(lists.all.allSatisfy { $0.polling != nil })
     }
 }
 }

@@ -6,8 +6,9 @@ import ChatSystem
 enum ChatEvent: Sendable {
     case state(ConversationState)
     case key(Key)
-    /// Something changed in the conversation's runtime channel (typing, an older-page answer).
-    case channel
+    /// Something changed in the conversation's runtime channel (typing, an older-page answer);
+    /// with why its watcher polls, when it does.
+    case channel(polling: WatchFallback?)
     /// Half a second passed: typing expires, the typing signal stops.
     case tick
     case resize
@@ -29,6 +30,8 @@ final class ChatSession: @unchecked Sendable {
     private let terminal: ChatTerminal
     private var model: ChatScreenModel
     private var workerRunning = false
+    /// Said on stderr once the screen is put away, and on the status line meanwhile.
+    private var polling: PollingWarning
     /// Called once, after the first frame that shows the conversation (time to open).
     private var opened: (() -> String?)?
     /// How many older rows one look into the stored segments reads.
@@ -42,6 +45,7 @@ final class ChatSession: @unchecked Sendable {
         self.channel = channel
         self.output = output
         terminal = ChatTerminal(mouse: mouse)
+        polling = PollingWarning(command: "chat", output: output, deferred: output.isTerminalError)
         let opened = try conversation.snapshot(limit: 1)
         let read = max(opened.positions?[store.userID].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
         let size = Terminal.size() ?? (rows: 24, columns: 80)
@@ -56,7 +60,10 @@ final class ChatSession: @unchecked Sendable {
         // Twice a screenful to start with; scrolling up reads older segments on demand.
         let states = try StoreObserver(store: store).states(in: id, limit: max(100, size.rows * 2))
         terminal.enter()
-        defer { terminal.restore() }
+        defer {
+            terminal.restore()
+            polling.finish()
+        }
         let events = Self.merge(states: states, keys: try ChatTerminal.keys(), channel: Self.watch(channel, id), signals: Terminal.signals(resize: true))
         draw()
         for await event in events {
@@ -65,12 +72,14 @@ final class ChatSession: @unchecked Sendable {
             switch event {
             case let .state(state):
                 workerRunning = state.syncWorker != nil
-                model.update(state)
+                polling.note(state.polling)
+                model.update(polling.marked(state))
                 model.update(olderAnswer: channel.olderAnswer(id), workerRunning: workerRunning)
                 effects += model.tick(now: now)
             case let .key(key):
                 effects += model.handle(key, now: now)
-            case .channel:
+            case let .channel(reason):
+                if polling.note(reason), let state = model.state { model.update(polling.marked(state)) }
                 model.update(typing: channel.typing(id), now: now)
                 model.update(olderAnswer: channel.olderAnswer(id), workerRunning: workerRunning)
                 effects += model.tick(now: now)
@@ -149,24 +158,26 @@ final class ChatSession: @unchecked Sendable {
         return model.takeEffects()
     }
 
-    /// A change in the conversation's runtime directory: one event per batch of changes. With
-    /// `create` the directory is made if missing, so it can be watched before the worker writes
-    /// anything (the chat screen writes there itself); without, a missing directory is not
-    /// watched and the half-second tick alone notices typing (`view --follow` leaves no
-    /// directories behind for a store nobody chats in).
-    static func watch(_ channel: RuntimeChannel, _ id: ConversationID, create: Bool = true) -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// A change in the conversation's runtime directory: one event per batch of changes, with
+    /// why the watcher polls when the kernel refused it inotify. With `create` the directory is
+    /// made if missing, so it can be watched before the worker writes anything (the chat screen
+    /// writes there itself); without, a missing directory is not watched and the half-second
+    /// tick alone notices typing (`view --follow` leaves no directories behind for a store
+    /// nobody chats in). A directory that cannot be watched otherwise (removed meanwhile) leaves
+    /// the tick to notice typing too.
+    static func watch(_ channel: RuntimeChannel, _ id: ConversationID, create: Bool = true) -> AsyncStream<WatchFallback?> {
+        let (stream, continuation) = AsyncStream.makeStream(of: WatchFallback?.self, bufferingPolicy: .bufferingNewest(1))
         let directory = channel.directory(of: id)
         // Watched only once checked (made when asked): never a directory another user made.
         let checked = try? channel.directory([id.rawValue] + (create ? ["typing"] : []), create: create)
-        let watcher = checked != nil ? try? DirectoryWatcher(root: directory, depth: 1) { _ in continuation.yield() } : nil
+        let watcher = checked != nil ? try? DirectoryWatcher(root: directory, depth: 1) { continuation.yield($0.polling) } : nil
         continuation.onTermination = { _ in if let watcher { StoreObserver.stopLater(watcher) } }
         return stream
     }
 
     /// Every source in one stream, plus a tick every half second. Without `keys` (`view
     /// --follow` reads none) the stream ends only with the store's or by a signal.
-    static func merge(states: AsyncStream<ConversationState>, keys: AsyncStream<Key>?, channel: AsyncStream<Void>,
+    static func merge(states: AsyncStream<ConversationState>, keys: AsyncStream<Key>?, channel: AsyncStream<WatchFallback?>,
                       signals: AsyncStream<TerminalSignal>) -> AsyncStream<ChatEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
         let tasks = [
@@ -179,7 +190,7 @@ final class ChatSession: @unchecked Sendable {
                 for await key in keys { continuation.yield(.key(key)) }
                 continuation.yield(.ended)
             },
-            Task { for await _ in channel { continuation.yield(.channel) } },
+            Task { for await polling in channel { continuation.yield(.channel(polling: polling)) } },
             Task {
                 for await signal in signals { continuation.yield(signal == .resize ? .resize : .stop) }
             },

@@ -100,13 +100,21 @@ enum ListCommand: Command {
         return try Follow.block {
             let events = Follow.merge(lists, Terminal.signals(resize: redraw))
             let terminal = Terminal()
+            // Said on stderr (once the screen is put away, when stderr is the same terminal)
+            // and, on the screen, on a status line under the list.
+            var polling = PollingWarning(command: "list", output: output, deferred: redraw && output.isTerminalError)
             if redraw { terminal.enter() }
-            defer { terminal.restore() }
+            defer {
+                terminal.restore()
+                polling.finish()
+            }
             var last: [ConversationSummary] = []
             var printed: [ConversationID: ConversationSummary] = [:]
             for await event in events {
                 switch event {
-                case let .value(list): last = list
+                case let .value(list):
+                    last = list.conversations
+                    polling.note(list.polling)
                 case .signal(.resize): break
                 case .signal(.stop), .ended: return 0
                 }
@@ -114,6 +122,9 @@ enum ListCommand: Command {
                     let size = Terminal.size() ?? (rows: 24, columns: 80)
                     var frame = lines(last, output: output)
                     if frame.isEmpty { frame = [output.styled("no conversations yet", .dim)] }
+                    if let reason = polling.reason {
+                        frame = Array(frame.prefix(max(0, size.rows - 1))) + [output.styled("  " + output.safe(reason.summary), .dim)]
+                    }
                     terminal.draw(frame.prefix(size.rows).map { Terminal.fit($0, width: size.columns) })
                     continue
                 }

@@ -107,8 +107,14 @@ enum ViewCommand: Command {
                 let events = ChatSession.merge(states: states, keys: nil, channel: ChatSession.watch(channel, id, create: false), signals: Terminal.signals(resize: true))
                 let terminal = Terminal()
                 let screen = ConversationScreen(output: output, conversation: id, hint: context.hint)
+                // Said on the status line, and on stderr at once or, when stderr is this
+                // terminal, once the screen is put away.
+                var polling = PollingWarning(command: "view", output: output, deferred: output.isTerminalError)
                 terminal.enter()
-                defer { terminal.restore() }
+                defer {
+                    terminal.restore()
+                    polling.finish()
+                }
                 var last: ConversationState?
                 var typing: String?
                 var opened = false
@@ -116,8 +122,12 @@ enum ViewCommand: Command {
                 for await event in events {
                     switch event {
                     case let .state(state):
+                        polling.note(state.polling)
                         last = state
-                    case .channel, .tick:
+                    case let .channel(reason):
+                        polling.note(reason)
+                        fallthrough
+                    case .tick:
                         let now = Int64(Clock.nanosecondsSince1970() / 1_000_000)
                         let line = TypingLine.text(channel.typing(id), me: me, now: now)
                         if line == typing, case .tick = event { continue }
@@ -129,7 +139,7 @@ enum ViewCommand: Command {
                     }
                     guard let state = last else { continue }
                     let size = Terminal.size() ?? (rows: 24, columns: 80)
-                    var view = model.viewState(state, visibleRows: size.rows)
+                    var view = model.viewState(polling.marked(state), visibleRows: size.rows)
                     view.typing = typing
                     if let warning { view.problems.append(warning) }
                     terminal.draw(screen.frame(view, rows: size.rows, columns: size.columns))
@@ -146,10 +156,12 @@ enum ViewCommand: Command {
             }
             let events = Follow.merge(states, Terminal.signals(resize: false))
             var printer = RowPrinter(output: output, conversation: id, me: me, json: json, hint: context.hint)
+            var polling = PollingWarning(command: "view", output: output)
             var opened = false
             for await event in events {
                 switch event {
                 case let .value(state):
+                    polling.note(state.polling)
                     printer.print(state)
                     if !opened {
                         opened = true

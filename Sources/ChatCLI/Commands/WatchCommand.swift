@@ -72,11 +72,17 @@ enum WatchCommand: Command {
         if let id { ready.append(("conversationId", .string(id.rawValue))) }
         context.output.print(JSONLine.encode(.object(ready)))
         let filterBox = Lock(filter)
+        let output = context.output
         return try Follow.block {
+            var polling = PollingWarning(command: "watch", output: output)
             for await event in Follow.merge(changes, Terminal.signals(resize: false)) {
                 switch event {
+                case let .value(.polling(reason)):
+                    // Not a change to the files: said once on stderr, stdout stays the changes.
+                    polling.note(reason)
                 case let .value(change):
-                    Output.write(1, line(change, me: me) + "\n")
+                    guard let text = line(change, me: me) else { continue }
+                    Output.write(1, text + "\n")
                     if let runner {
                         for hook in filterBox.withLock({ $0?.events(for: change) ?? [] }) { runner.submit(hook) }
                     }
@@ -118,8 +124,9 @@ enum WatchCommand: Command {
         }
     }
 
-    /// One change as one JSON object; `me` decides a message's "mine".
-    static func line(_ change: StoreChange, me: UserID) -> String {
+    /// One change as one JSON object; `me` decides a message's "mine". Nil for
+    /// ``StoreChange/polling(_:)``, which is no change to the files (watch says it on stderr).
+    static func line(_ change: StoreChange, me: UserID) -> String? {
         var members: [(key: String, value: JSONValue)] = []
         func add(_ key: String, _ value: JSONValue) { members.append((key, value)) }
         func event(_ name: String, _ id: ConversationID?) {
@@ -174,6 +181,8 @@ enum WatchCommand: Command {
             event("sync-worker", nil)
             add("running", .bool(pid != nil))
             add("pid", pid.map { .integer(Int($0)) } ?? .null)
+        case .polling:
+            return nil
         }
         return JSONLine.encode(.object(members))
     }
