@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatProtocol
 import ChatStore
+import ChatSystem
 
 /// The live worker (`chatdir sync --live`): stays connected, saves what arrives, fills gaps,
 /// delivers the outbox as it fills, posts positions; reconnects with backoff and catches up
@@ -454,11 +455,22 @@ extension SyncEngine {
     /// Delivers outbox files as they appear and posts wanted read positions, each conversation
     /// with its own backoff after temporary failures. Woken by inotify when a file lands in an
     /// `outbox/` (`send`, `retry`, `read`), and at least every ``Options/outboxPollInterval``
-    /// anyway (backoff deadlines, idle catch-up, and a machine out of inotify watches).
+    /// anyway (backoff deadlines, idle catch-up). When the kernel refuses the watches (its
+    /// inotify limits), the watcher polls and the log says so once; a directory that cannot be
+    /// watched at all is logged too, and the floor alone wakes the worker.
     func followOutbox(log: @escaping @Sendable (String) -> Void) async {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let watcher = try? DirectoryWatcher(root: store.store.root + "/" + StoreLayout.conversations, depth: 2) { batch in
-            if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) { wake.yield() }
+        let root = store.store.root + "/" + StoreLayout.conversations
+        let said = Lock(false)
+        let watcher: DirectoryWatcher?
+        do {
+            watcher = try DirectoryWatcher(root: root, depth: 2) { batch in
+                if let polling = batch.polling, said.withLock({ first in defer { first = true }; return !first }) { log("outbox: \(polling)") }
+                if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) { wake.yield() }
+            }
+        } catch {
+            watcher = nil
+            log("outbox: cannot watch for new messages to send (\(error)); looking every \(options.outboxPollInterval.shortDescription) instead")
         }
         let ticker = Self.ticker(every: options.outboxPollInterval, wake)
         defer {

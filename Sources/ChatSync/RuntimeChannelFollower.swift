@@ -23,8 +23,20 @@ extension SyncEngine {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // Depth 1: the root (new conversation directories) and each conversation's directory
         // (typing-me, older-wanted); what the worker writes itself (typing/, older-answer) wakes nothing.
-        let watcher = try? DirectoryWatcher(root: channel.root, depth: 1) { batch in
-            if batch.rescan || batch.changes.contains(where: { $0.directory.isEmpty || $0.name == "typing-me" || $0.name == "older-wanted" }) { wake.yield() }
+        // The kernel's inotify limits make the watcher poll, which the log says once.
+        let said = Lock(false)
+        let watcher: DirectoryWatcher?
+        do {
+            watcher = try DirectoryWatcher(root: channel.root, depth: 1) { batch in
+                if let polling = batch.polling, said.withLock({ first in defer { first = true }; return !first }) { log("runtime channel: \(polling)") }
+                if batch.rescan || batch.changes.contains(where: { $0.directory.isEmpty || $0.name == "typing-me" || $0.name == "older-wanted" }) { wake.yield() }
+            }
+        } catch {
+            watcher = nil
+            // The root could not be made (logged above) or went away: the ticker alone looks.
+            if Sys.kind(of: channel.root) == .directory {
+                log("runtime channel: cannot watch \(channel.root) (\(error)); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only")
+            }
         }
         let ticker = Self.ticker(every: options.outboxPollInterval, wake)
         defer {
