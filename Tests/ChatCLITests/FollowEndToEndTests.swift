@@ -28,10 +28,17 @@ final class RunningChatdir: Sendable {
         var all: [String] { storage.withLock { $0 } }
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `launcher` runs chatdir through another program: its first word is the program, the rest
+    /// its arguments before chatdir's path (`unshare -U -r sh -c …`).
+    init(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws {
         process = TestProcess()
-        process.executableURL = ChatdirProcess.executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [ChatdirProcess.executable.path] + arguments
+        } else {
+            process.executableURL = ChatdirProcess.executable
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
