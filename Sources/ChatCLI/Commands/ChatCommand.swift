@@ -32,6 +32,9 @@ enum ChatCommand: Command {
         Needs a terminal on standard input and output; in a pipe use `chatdir view CONV --follow`.
         Sending, receipts, typing and older pages need `chatdir sync --live` running for the
         store (the status line says whether it runs); without it messages wait in the outbox.
+        As with `view --follow`, when the kernel's inotify limits are reached the screen checks
+        for changes every second instead, and says so on the status line and, once the screen is
+        left, on stderr.
 
         Examples:
           chatdir chat c1

@@ -17,6 +17,10 @@ enum ListCommand: Command {
         One made here with `create` says "not on the server yet" until a sync creates it there,
         or that the server refused (`create ID --retry` queues it again); in --json, "creation"
         is "pending" or "failed", and absent otherwise.
+
+        With --follow, changes are seen through inotify; when the kernel's per-user inotify limits
+        are reached (fs.inotify.max_user_watches, max_user_instances), the store's folders are
+        checked every second instead, and stderr (and a line under the list) says so once.
         """
     )
 

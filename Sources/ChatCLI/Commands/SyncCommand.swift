@@ -24,6 +24,9 @@ enum SyncCommand: Command {
         --live holds the store's lock (a second worker on the same store exits with 75) and runs
         until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
         after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
+        New outbox files and typing are seen through inotify; when the kernel's per-user inotify
+        limits are reached (fs.inotify.max_user_watches, max_user_instances) they are checked
+        every second instead, and the log says so once.
 
         Each setting is taken from the first of: the flag, the environment ($CHATDIR_SERVER,
         $CHATDIR_TOKEN, $CHATDIR_CA_FILE), the store's section of the config file (`server`,

@@ -27,6 +27,10 @@ enum ViewCommand: Command {
         conversation's files: newest rows at the bottom, ticks change where they stand, a status
         line counts pending and failed messages and says whether a sync worker runs. In a pipe,
         --follow prints each new or changed row once (as text, or JSON Lines with --json).
+        Changes are seen through inotify. When the kernel refuses a watch (the per-user limit
+        fs.inotify.max_user_watches, or max_user_instances, is reached) the folders it would not
+        watch are checked every second instead: nothing is missed, and stderr and the status
+        line say so once, with the setting to raise (`sysctl fs.inotify.max_user_watches=…`).
 
         Examples:
           chatdir view c1

@@ -21,6 +21,10 @@ enum WatchCommand: Command {
         filled in), conversation-added, conversation-removed, resync (events were lost and the
         files were read again; the differences follow), sync-worker. A message line has
         "mine": true for my own messages. Runs until interrupted.
+        When the kernel refuses an inotify watch (the per-user limit fs.inotify.max_user_watches,
+        or max_user_instances, is reached), the folders it would not watch are checked every
+        second instead: no change is missed, lines may come up to a second late, and stderr says
+        so once, with the setting to raise. Standard output stays one line per change.
 
         Hooks: with --exec, CMD runs once per event: message (another member's new message),
         mine (one of mine, stored once the server took it), failed (one of my queued messages
