@@ -89,11 +89,13 @@ struct StatusReport {
             running = status.pid
         }
         for id in try store.conversationIDs() {
-            let outbox = try store.conversation(id).outbox()
+            // Checked as every command checks a conversation: nothing is read through a link.
+            let conversation = try store.existingConversation(id)
+            let outbox = try conversation.outbox()
             let pending = outbox.filter { $0.state == .pending }
             if let first = pending.map(\.ordinal).min() { oldestPending = min(oldestPending ?? first, first) }
             // A damaged create.json is `check`'s to report; here it counts as no creation.
-            let creation = try? store.conversation(id).queuedCreation()
+            let creation = try? conversation.queuedCreation()
             conversations.append(ConversationLine(id: id, pending: pending.count, failed: outbox.count - pending.count,
                                                   caughtUp: status?.caughtUp[id], creation: creation))
         }

@@ -107,8 +107,12 @@ a JSON array with one message per line, ascending by sequence:
 ```
 
 - Fields: `clientMessageId` (UUID), `senderId` (user ID), `sentAt` (the server's string, kept as
-  given, never the local clock), `sequence` (≥ 1, inside the file's range), `text` (1 to 4096
-  characters, as the wire contract allows).
+  given, never the local clock; at most 64 bytes), `sequence` (≥ 1, inside the file's range),
+  `text` (1 to 4096 characters and at most 65,536 bytes of UTF-8, as the wire contract allows).
+- A record line is therefore at most 394,240 bytes (a text of 64 KiB with every character
+  escaped, six bytes for one, and 1 KiB for the other fields and layout), and a segment file at
+  most `segmentSize` × 394,240 + 4 bytes (39,424,004 for the default 100). A larger file is
+  damaged and is not read (see "Links and sizes").
 - In a conversation a sequence appears at most once and a client message ID at most once
   (across all segments). A segment may have holes: a gap not filled yet, or history not
   fetched yet. A segment is never empty; an empty range has no file.
@@ -171,7 +175,10 @@ there plus one, see below), so name order is queue order (ties break on the ID).
   back of the queue; retrying again finishes the job.
 - Accepted: the message is written into its segment first, then the outbox file is removed. A
   crash between leaves both; readers show the message once (by client ID) and the worker
-  removes the outbox file on its next start.
+  removes the outbox file on its next start. A record from the server that carries an outbox
+  file's client message ID is stored only when it is that message, sent by this store's user
+  with the queued text; otherwise the conversation stops with `the server's history differs`
+  and the file stays (docs/PROTOCOL.md, "What the client refuses from a server").
 - `read.json` is `{"readUpTo":419}`: the read position the user wants and the server has not
   accepted yet. It only grows; writers serialize on `flock(2)` of the `outbox/` directory so two
   `chatdir read` processes cannot move it backwards.
@@ -260,6 +267,34 @@ whose `pid` is not the process holding `.lock` (read from `/proc/locks`) is the 
 and `status` says so. A file that does not parse is reported by `status` and rewritten by the
 next worker. Ignored by git, never compared between devices.
 
+## Links and sizes
+
+A store travels by git, so its tree is whatever a commit made it. chatdir reads and writes no
+file of a store through a symbolic link, and reads no file past what its kind can hold:
+
+- Every store file is opened with `O_NOFOLLOW`. A link where a file should be (a segment
+  replaced by a link to `/dev/zero`, say) is damaged: `check`, `view`, `list` and `sync` name it
+  and go no further (exit 65 for a command, 75 for a sync pass). Nothing is written through it
+  and it is not replaced.
+- `conversations/`, a conversation's folder, its `messages/` and its `outbox/` must be plain
+  directories. Every command that reads or writes a conversation (`view`, `send`, `read`,
+  `retry`, `cancel`, `history`, `create`, the sync worker's writes) checks them first (four
+  `lstat` calls) and refuses one that is a link or a file, before anything is read or written.
+  Commands that go over every conversation (`list`, `status`, `retry --all`) skip a conversation
+  folder that is a link, as they skip one whose name is not an ID, and report a `messages/` or
+  `outbox/` that is one; `check` reports them all.
+- Reads are bounded: a segment by its size (above: `segmentSize` × 394,240 + 4 bytes), the
+  manifest and `.sync-status` at 1 MiB, `.newest` and `.caught-up` at 4 KiB, every other file
+  at 16 MiB. A larger file is damaged, named with its size, and never read whole.
+
+What they say, in the words `check` prints too:
+
+```
+conversations/dinner/messages/0000000001-0000000100.json: a symbolic link; a store holds only plain files and directories, and chatdir reads and writes nothing through a link (a commit may have put it there): replace it with the file itself, or remove it and run `chatdir sync`
+conversations/alice-bob: a symbolic link, not a directory; a store holds only plain files and directories, and chatdir reads and writes nothing through a link (a commit may have put it there): remove it (`rm conversations/alice-bob`) and run `chatdir sync` to fetch it again
+conversations/c1/messages/0000000001-0000000100.json: 41943040 bytes, more than a segment of 100 messages can be (at most 39424004 bytes): damaged; restore it from git or another device, or remove it and run `chatdir sync`
+```
+
 ## Writes
 
 Every file is replaced the same way: create `.<name>.<pid>.<random>.tmp` in the same directory
@@ -305,9 +340,22 @@ Some state is shared between chatdir processes but must not travel with the stor
 typing right now, and a chat screen's wish for older pages from the server. Written into the
 store it would be different on every device, fill `git log` with noise and conflict in every
 merge. It lives in `$XDG_RUNTIME_DIR/chatdir/<store key>/<conversation>/` instead (tmpfs, one
-per user; `/tmp/chatdir-<uid>/` when the variable is unset, refused unless that directory is
-the user's own), where `<store key>` is the store directory's last name and a hash of its real
-path. The files are one line each, replaced by rename and never fsynced: `typing-me`,
+per user; `/tmp/chatdir-<uid>/<store key>/` when the variable is unset), where `<store key>` is
+the store directory's last name and a hash of its real path.
+
+`/tmp` is everybody's: another user can make `/tmp/chatdir-<uid>` first, open to all, and plant
+a link in it to a file of yours. So every directory of the channel, from `chatdir` (or
+`chatdir-<uid>`) down, is checked whether chatdir just made it or found it: a directory, not a
+link, owned by you, mode 0700 (no access for group or others). Each is opened at the one above
+it (`openat` with `O_NOFOLLOW`), and the files in them are read, replaced and appended through
+those descriptors, never through a link. A directory that fails is refused, with its path and
+what was found, and nothing is read from or written into it: `view` prints one warning on
+stderr, `view --follow` and `chat` show it on the screen, `status` lists it, the sync worker
+logs it. Typing, older-page requests and open times are then not shared; everything else works.
+
+```
+chatdir view: warning: the runtime directory is refused, so typing, older-page requests and open times are not shared with other chatdir processes: open /tmp/chatdir-1000: owned by uid 1001, not by this user (uid 1000); another user may have made it to read or plant files here: remove it (it is not chatdir's) or set XDG_RUNTIME_DIR
+``` The files are one line each, replaced by rename and never fsynced: `typing-me`,
 `typing/<user>` (milliseconds since 1970), `older-wanted` (`before=<sequence>`), `older-answer`
 (`loading|stored|beginning before=<sequence>` or `failed before=<sequence> <reason>`). Losing
 them loses nothing: a reboot or a logout empties them and nothing needs them back. Beside the
