@@ -84,6 +84,29 @@ extension FileDescriptor {
         try openAt(name, [.writeOnly, .create, .exclusive], path: path)
     }
 
+    /// Replaces file `name` in this directory by a temp file (`.<name>.<pid>.<random>.tmp`,
+    /// made with O_EXCL, mode 0600) and a rename, with no fsync: a reader sees the old bytes or
+    /// the new ones, but a crash may take the newest back. For files that may be lost (signals
+    /// between processes, figures). `directory` names this directory in errors.
+    public func replaceWithoutSync(_ name: String, with bytes: [UInt8], directory: String) throws(SystemError) {
+        let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let file = try createFile(temp, path: directory + "/" + temp)
+        do throws(SystemError) {
+            try file.writeAll(bytes, path: directory + "/" + temp)
+        } catch {
+            file.close()
+            unlinkQuietly(temp)
+            throw error
+        }
+        file.close()
+        do throws(SystemError) {
+            try renameAt(temp, name, path: directory + "/" + name)
+        } catch {
+            unlinkQuietly(temp)
+            throw error
+        }
+    }
+
     /// Writes every byte, looping over partial writes and EINTR.
     public func writeAll(_ bytes: [UInt8], path: String) throws(SystemError) {
         try FaultInjection.check(.write, path)

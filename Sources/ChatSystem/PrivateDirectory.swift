@@ -102,22 +102,7 @@ public struct PrivateDirectory: ~Copyable, Sendable {
     /// Replaces file `name` by a temp file (`.<name>.<pid>.<random>.tmp`, made with O_EXCL) and
     /// a rename: a reader sees the old bytes or the new ones. Never fsynced.
     public func replace(_ name: String, with bytes: [UInt8]) throws(SystemError) {
-        let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let file = try fd.createFile(temp, path: path + "/" + temp)
-        do throws(SystemError) {
-            try file.writeAll(bytes, path: path + "/" + temp)
-        } catch {
-            file.close()
-            fd.unlinkQuietly(temp)
-            throw error
-        }
-        file.close()
-        do throws(SystemError) {
-            try fd.renameAt(temp, name, path: path + "/" + name)
-        } catch {
-            fd.unlinkQuietly(temp)
-            throw error
-        }
+        try fd.replaceWithoutSync(name, with: bytes, directory: path)
     }
 
     /// Appends `bytes` to file `name` (made 0600 when missing; never through a symlink) in one
