@@ -22,14 +22,32 @@ struct RuntimeChannelEndToEndTests {
 
     /// Runs `setup` (shell, as root, on the namespace's fresh `/tmp`), then `chatdir arguments…`
     /// without XDG_RUNTIME_DIR, in one private mount namespace.
-    func run(setup: String, _ arguments: [String]) throws -> SpawnedRunResult {
+    /// A sanitizer's reports go where its `log_path` says, often under `/tmp`, which the
+    /// namespace hides: the child writes them into `scratch` instead, and they are moved to the
+    /// `log_path` afterwards, where the run that looks for them finds them.
+    func run(setup: String, _ arguments: [String], scratch: Scratch) throws -> SpawnedRunResult {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "XDG_RUNTIME_DIR")
         environment["NO_COLOR"] = "1"
         environment["TZ"] = "UTC"
+        var reports: [String] = []
+        for key in ["ASAN_OPTIONS", "TSAN_OPTIONS"] {
+            guard let options = environment[key] else { continue }
+            environment[key] = options.split(separator: ":").map { option in
+                guard option.hasPrefix("log_path=") else { return String(option) }
+                reports.append(String(option.dropFirst("log_path=".count)))
+                return "log_path=" + scratch.path + "/report"
+            }.joined(separator: ":")
+        }
         let script = "set -e; mount -t tmpfs -o mode=1777 tmpfs /tmp; \(setup); exec \"$0\" \"$@\""
-        return try spawnAndWait("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script, ChatdirProcess.executable.path] + arguments,
-                                environment: environment)
+        let result = try spawnAndWait("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script, ChatdirProcess.executable.path] + arguments,
+                                      environment: environment)
+        if let destination = reports.first {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? [] where name.hasPrefix("report.") {
+                try? FileManager.default.moveItem(atPath: scratch.path + "/" + name, toPath: destination + "." + name.dropFirst("report.".count) + ".namespace")
+            }
+        }
+        return result
     }
 
     @Test("view in a store whose /tmp/chatdir-<uid> another user made: the rows, a warning naming the directory and its owner, the victim's file untouched",
@@ -50,7 +68,7 @@ struct RuntimeChannelEndToEndTests {
             setup = "mkdir -m 700 \(top); mkdir -m 777 \(channel); chown 4242 \(channel); ln -s \(victim) \(channel)/opens"
             refused = channel
         }
-        let result = try run(setup: setup, ["view", "--store", store, "dinner"])
+        let result = try run(setup: setup, ["view", "--store", store, "dinner"], scratch: scratch)
         let stdout = String(decoding: result.stdout, as: UTF8.self)
         let stderr = String(decoding: result.stderr, as: UTF8.self)
         #expect(result.status == 0, "\(stderr)")
@@ -64,10 +82,10 @@ struct RuntimeChannelEndToEndTests {
         let scratch = try Scratch()
         let store = try copyStore(packageRoot.appendingPathComponent("SampleData/alice"), into: scratch)
         let top = "/tmp/chatdir-\(getuid())"
-        let squatted = try run(setup: "mkdir -m 777 \(top); chown 4242 \(top)", ["status", "--store", store])
+        let squatted = try run(setup: "mkdir -m 777 \(top); chown 4242 \(top)", ["status", "--store", store], scratch: scratch)
         let lines = String(decoding: squatted.stdout, as: UTF8.self)
         #expect(lines.contains("warning: the runtime directory is refused, so typing, older-page requests and open times are not shared with other chatdir processes: open \(top): owned by uid 4242"), "\(lines)")
-        let sound = try run(setup: "true", ["view", "--store", store, "dinner"])
+        let sound = try run(setup: "true", ["view", "--store", store, "dinner"], scratch: scratch)
         #expect(sound.status == 0)
         #expect(sound.stderr.isEmpty, "\(String(decoding: sound.stderr, as: UTF8.self))")
     }
