@@ -81,4 +81,18 @@ extension String {
     func replacingOccurrences(of target: String, with replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
+
+    @Test("a sentAt over 64 bytes is refused by the fast canonical reader and the general one alike (fuzz-segment's crash-sent-at-too-long)")
+    func sentAtTooLong() {
+        let long = "2026-11-" + String(repeating: "X", count: 60) + "29T17:58:00.000Z"
+        let line = #"{"clientMessageId":"4CDD2055-930D-4EAF-94F4-733F3E7D1BFB","senderId":"carol","sentAt":"\#(long)","sequence":3,"text":"Around 7"}"#
+        let decoded = SegmentFile.decode(Array(("[\n" + line + "\n]\n").utf8), path: "s.json", range: nil)
+        #expect(decoded.messages.isEmpty)
+        #expect(decoded.problems.map(\.description) == ["s.json:2: \"sentAt\" is 84 bytes long; a timestamp is at most 64"])
+        let bytes = Array(line.utf8)
+        #expect(SegmentFile.canonicalRecord(bytes, 0..<bytes.count) == nil)
+        let fitting = line.replacingOccurrences(of: long, with: "2026-11-29T17:58:00.000Z")
+        let fittingBytes = Array(fitting.utf8)
+        #expect(SegmentFile.canonicalRecord(fittingBytes, 0..<fittingBytes.count)?.sentAt == "2026-11-29T17:58:00.000Z")
+    }
 }

@@ -154,7 +154,7 @@ private func generalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? 
     guard var reader = RecordReader(value, what: "a message", path: "fuzz.json", line: 1, problems: &problems) else { return nil }
     let id = reader.clientMessageID("clientMessageId")
     let sender = reader.userID("senderId")
-    let sentAt = reader.string("sentAt")
+    let sentAt = reader.timestamp("sentAt")
     let sequence = reader.integer("sequence", atLeast: 1)
     let text = reader.messageText("text")
     reader.rejectUnknownKeys(SegmentFile.messageKeys)
