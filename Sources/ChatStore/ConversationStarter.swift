@@ -14,8 +14,8 @@ extension Store {
     @discardableResult
     public func startConversation(_ id: ConversationID, title: String, members: [UserID], now: UInt64 = Clock.nanosecondsSince1970()) throws(StoreError) -> QueuedCreation {
         let conversation = conversation(id)
-        try StoreFiles.requireDirectory(root + "/" + StoreLayout.conversations, relative: StoreLayout.conversations)
-        if Sys.kind(of: conversation.directory) != nil { throw .alreadyExists(path: conversation.relativePath) }
+        // A link or a file where the folder would go is named as such, not as a conversation.
+        if try conversation.requirePlainDirectories() { throw .alreadyExists(path: conversation.relativePath) }
         let creation = QueuedCreation(title: title, members: members + [userID], createdAt: Clock.iso8601(nanoseconds: now))
         let parent = root + "/" + StoreLayout.conversations
         let building = DurableFile.hiddenBuildPath(for: id.rawValue, in: parent)
