@@ -11,7 +11,9 @@ enum SendCommand: Command {
         options: [],
         discussion: """
         The words of TEXT are joined with spaces; without TEXT the message is read from standard
-        input (one trailing newline removed). Text made only of white space is refused, as the
+        input (one trailing newline removed). A message is at most 4096 characters and 65536
+        bytes of UTF-8; standard input is read no further than that, so a longer one is refused
+        (exit 64) without being read whole. Text made only of white space is refused, as the
         server refuses it. Text that starts with a dash goes after --, which ends the options
         (a dash then a digit, like -1, is text already). Prints the message's client message ID, which stays
         the same on every delivery attempt. Never waits for the network or the sync worker's lock.
