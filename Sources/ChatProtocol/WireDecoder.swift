@@ -71,7 +71,7 @@ public enum WireDecoder {
         do { try validateMessageText(text) } catch { throw .contract("\(what): \(error)") }
         let sequence = try integer(value, "sequence", what, in: 1...maxSequence)
         let sentAt = try string(value, "sentAt", what)
-        guard Message.isTimestampShaped(sentAt) else {
+        guard sentAt.utf8.count <= Message.maxSentAtBytes, sentAt.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
             throw .contract("\(what): \"sentAt\" is not a timestamp")
         }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)

@@ -1,7 +1,7 @@
 import ChatDomain
 import ChatProtocol
 import ChatStore
-import ChatSystem
+import Synchronization
 
 /// The live worker (`chatdir sync --live`): stays connected, saves what arrives, fills gaps,
 /// delivers the outbox as it fills, posts positions; reconnects with backoff and catches up
@@ -461,11 +461,11 @@ extension SyncEngine {
     func followOutbox(log: @escaping @Sendable (String) -> Void) async {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let root = store.store.root + "/" + StoreLayout.conversations
-        let said = Lock(false)
+        let said = Atomic<Bool>(false)
         let watcher: DirectoryWatcher?
         do {
             watcher = try DirectoryWatcher(root: root, depth: 2) { batch in
-                if let polling = batch.polling, said.withLock({ first in defer { first = true }; return !first }) { log("outbox: \(polling)") }
+                if let polling = batch.polling, !said.exchange(true, ordering: .relaxed) { log("outbox: \(polling)") }
                 if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) { wake.yield() }
             }
         } catch {

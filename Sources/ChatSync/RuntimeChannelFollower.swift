@@ -2,6 +2,7 @@ import ChatDomain
 import ChatProtocol
 import ChatStore
 import ChatSystem
+import Synchronization
 
 /// The live worker's side of the ``RuntimeChannel``: my typing goes to the server, other
 /// members' typing comes from it into the channel, and a screen's wish for an older page is
@@ -24,11 +25,11 @@ extension SyncEngine {
         // Depth 1: the root (new conversation directories) and each conversation's directory
         // (typing-me, older-wanted); what the worker writes itself (typing/, older-answer) wakes nothing.
         // The kernel's inotify limits make the watcher poll, which the log says once.
-        let said = Lock(false)
+        let said = Atomic<Bool>(false)
         let watcher: DirectoryWatcher?
         do {
             watcher = try DirectoryWatcher(root: channel.root, depth: 1) { batch in
-                if let polling = batch.polling, said.withLock({ first in defer { first = true }; return !first }) { log("runtime channel: \(polling)") }
+                if let polling = batch.polling, !said.exchange(true, ordering: .relaxed) { log("runtime channel: \(polling)") }
                 if batch.rescan || batch.changes.contains(where: { $0.directory.isEmpty || $0.name == "typing-me" || $0.name == "older-wanted" }) { wake.yield() }
             }
         } catch {

@@ -28,20 +28,18 @@ extension FileDescriptor {
 
 /// What `fstat(2)` says of an open file that decides whether to trust it.
 public struct FileStatus: Sendable, Equatable {
-    public var kind: Sys.FileKind
     /// The owner's user ID.
     public var owner: UInt32
     /// The permission bits (`st_mode & 0o7777`).
     public var permissions: UInt32
-    public var size: Int
 }
 
 extension FileDescriptor {
-    /// Kind, owner, permissions and size of the open file (`fstat(2)`).
+    /// Owner and permissions of the open file (`fstat(2)`).
     public func status(path: String) throws(SystemError) -> FileStatus {
         var info = stat()
         _ = try Syscall.retrying("stat", path) { fstat(rawValue, &info) }
-        return FileStatus(kind: Sys.FileKind(mode: info.st_mode), owner: info.st_uid, permissions: UInt32(info.st_mode & 0o7777), size: Int(info.st_size))
+        return FileStatus(owner: info.st_uid, permissions: UInt32(info.st_mode & 0o7777))
     }
 
     /// `mkdirat(2)` of `name` in this directory, mode 0700.

@@ -17,12 +17,7 @@ public struct PathStatus: Hashable, Sendable {
     public let changed: Int128
 
     init(_ info: stat) {
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = .file
-        case S_IFDIR: kind = .directory
-        case S_IFLNK: kind = .symlink
-        default: kind = .other
-        }
+        kind = Sys.FileKind(mode: info.st_mode)
         identity = FileIdentity(info)
         size = Int64(info.st_size)
         modified = Int128(info.st_mtim.tv_sec) * 1_000_000_000 + Int128(info.st_mtim.tv_nsec)

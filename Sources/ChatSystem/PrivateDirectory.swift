@@ -39,21 +39,30 @@ public struct PrivateDirectory: ~Copyable, Sendable {
         return PrivateDirectory(path: path, fd: fd)
     }
 
-    /// The checked subdirectory `component` of `parent` (made first with `create`); nil when
-    /// missing without `create`.
+    /// The checked subdirectory `component` of `parent` (made when missing, with `create`);
+    /// nil when missing without `create`. Opened first, so a directory that is there costs no
+    /// `mkdirat` (`view` records its time to open through here on every run).
     private static func step(from parent: borrowing FileDescriptor, to component: String, path: String, create: Bool) throws(SystemError) -> FileDescriptor? {
-        if create {
-            do throws(SystemError) {
-                try parent.makeDirectoryAt(component, path: path)
-            } catch {
-                if !error.isAlreadyExists { throw error }
-            }
+        do {
+            return try openChecking(component, in: parent, path: path)
+        } catch {
+            guard error.isNotFound else { throw error }
+            guard create else { return nil }
         }
+        do {
+            try parent.makeDirectoryAt(component, path: path)
+        } catch {
+            if !error.isAlreadyExists { throw error }
+        }
+        return try openChecking(component, in: parent, path: path)
+    }
+
+    /// Opens `component` of `parent` without following a link and checks it (``check(_:path:)``).
+    private static func openChecking(_ component: String, in parent: borrowing FileDescriptor, path: String) throws(SystemError) -> FileDescriptor {
         let next: FileDescriptor
         do throws(SystemError) {
             next = try parent.openAt(component, [.directory, .noFollow], path: path)
         } catch {
-            if error.isNotFound && !create { return nil }
             if error.errno == .tooManyLinks || error.errno == .notDirectory {
                 let found = Sys.kind(of: path) == .symlink ? "a symbolic link" : "a file"
                 throw SystemError(operation: "open", path: path, errno: error.errno,
@@ -77,13 +86,6 @@ public struct PrivateDirectory: ~Copyable, Sendable {
             throw SystemError(operation: "open", path: path, errno: .notPermitted,
                               detail: "mode \(String(status.permissions, radix: 8)) lets others in (a private directory is 0700); files may have been planted in it: remove it")
         }
-    }
-
-    /// The subdirectory `name`, checked the same way (made when missing with `create`).
-    public func subdirectory(_ name: String, create: Bool) throws(SystemError) -> PrivateDirectory? {
-        let child = path + "/" + name
-        guard let opened = try Self.step(from: fd, to: name, path: child, create: create) else { return nil }
-        return PrivateDirectory(path: child, fd: opened)
     }
 
     /// Reads file `name` (not through a symlink), at most `limit` bytes; nil when it is missing.
@@ -117,11 +119,6 @@ public struct PrivateDirectory: ~Copyable, Sendable {
     /// Removes file `name`; quiet when it is missing.
     public func remove(_ name: String) {
         fd.unlinkQuietly(name)
-    }
-
-    /// Removes the empty subdirectory `name`; quiet when it is missing or not empty.
-    public func removeDirectory(_ name: String) {
-        _ = unlinkat(fd.rawValue, name, AT_REMOVEDIR)
     }
 
     /// The names in the directory, without `.` and `..`, in no particular order.

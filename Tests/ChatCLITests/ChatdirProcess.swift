@@ -34,10 +34,12 @@ struct ChatdirProcess {
 
     /// Starts `chatdir sync --live --store store` with `CHATDIR_TOKEN=token`, stdout and stdin
     /// on /dev/null and stderr in the returned pipe: the live worker as a user leaves it running.
-    static func startLiveWorker(store: String, token: String = "alice-token", environment extra: [String: String] = [:]) throws -> (process: TestProcess, stderr: Pipe) {
+    /// `launcher` (a program and its arguments) runs it, when given.
+    static func startLiveWorker(store: String, token: String = "alice-token", environment extra: [String: String] = [:],
+                                launcher: [String] = []) throws -> (process: TestProcess, stderr: Pipe) {
         let worker = TestProcess()
-        worker.executableURL = executable
-        worker.arguments = ["sync", "--live", "--store", store]
+        worker.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
+        worker.arguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [executable.path]) + ["sync", "--live", "--store", store]
         var environment = ProcessInfo.processInfo.environment
         environment["CHATDIR_TOKEN"] = token
         for (key, value) in extra { environment[key] = value }

@@ -48,12 +48,9 @@ enum LoweredInotify {
 /// Following commands with the kernel's inotify limits reached, run for real: each must show
 /// what is stored and queued after it started, and say once why it checks every second.
 @Suite(.ownThreads) struct InotifyLimitEndToEndTests {
-    /// A seeded store: c1 with bob, five messages.
+    /// A seeded store: c1 with bob, five messages (``FollowEndToEndTests/seededStore(in:)``).
     func seededStore(in directory: TemporaryDirectory) throws -> String {
-        let path = directory.file("store")
-        let seeded = try ChatdirProcess.run(["seed", path, "--conversations", "1", "--messages", "5"])
-        try #require(seeded.status == 0, "\(seeded.stderr)")
-        return path
+        try FollowEndToEndTests().seededStore(in: directory)
     }
 
     /// Stores bob's message `sequence` in c1, as a sync worker would.
@@ -224,17 +221,8 @@ enum LoweredInotify {
     func liveWorker() throws {
         try LoweredInotify.requireAvailable()
         let served = try ServedStore()
-        let worker = TestProcess()
-        worker.executableURL = URL(fileURLWithPath: LoweredInotify.unshare)
-        worker.arguments = Array(LoweredInotify.launcher(watches: 0).dropFirst()) + [ChatdirProcess.executable.path, "sync", "--live", "--store", served.store]
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in served.environment { environment[key] = value }
-        worker.environment = environment
-        let errors = Pipe()
-        worker.standardError = errors
-        worker.standardOutput = FileHandle.nullDevice
-        worker.standardInput = FileHandle.nullDevice
-        try worker.run()
+        let (worker, errors) = try ChatdirProcess.startLiveWorker(store: served.store, environment: served.environment,
+                                                                   launcher: LoweredInotify.launcher(watches: 0))
         let log = Lock<[String]>([])
         let ended = Lock(false)
         readLines(of: errors.fileHandleForReading, { line in log.withLock { $0.append(line) } }, ended: { ended.withLock { $0 = true } })

@@ -19,6 +19,16 @@ extension LiveStore {
 
     func changes(_ batches: [WatchBatch]) -> [WatchedChange] { batches.flatMap(\.changes) }
 
+    /// A `messages/` with one segment, made in a scratch directory of its own and renamed into
+    /// `root`: files no event names. Returns the scratch directory (kept while it is used).
+    func moveInMessages(to root: String) throws -> ScratchDirectory {
+        let staging = try ScratchDirectory()
+        try DurableFile.makeDirectories(staging.path + "/messages")
+        try DurableFile.write(Array("[]\n".utf8), to: "0000000001-0000000100.json", in: staging.path + "/messages")
+        try Sys.rename(staging.path + "/messages", root + "/messages")
+        return staging
+    }
+
     @Test("the first batch asks for a full read, before any change")
     func firstBatchIsRescan() async throws {
         let scratch = try ScratchDirectory()
@@ -64,10 +74,7 @@ extension LiveStore {
         let (watcher, batches) = try watch(scratch.path, depth: 1)
         defer { watcher.stop() }
         // Made elsewhere with a file inside, then renamed in: no event can name that file.
-        let staging = try ScratchDirectory()
-        try DurableFile.makeDirectories(staging.path + "/messages")
-        try DurableFile.write(Array("[]\n".utf8), to: "0000000001-0000000100.json", in: staging.path + "/messages")
-        try Sys.rename(staging.path + "/messages", scratch.path + "/messages")
+        _ = try moveInMessages(to: scratch.path)
         #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "0000000001-0000000100.json", kind: .written)) })
         #expect(changes(batches.all).contains(WatchedChange(directory: "", name: "messages", kind: .directoryAppeared)))
         // And the new directory's own later changes arrive through its new watch.
@@ -226,10 +233,7 @@ extension LiveStore {
                 && self.changes($0).contains(WatchedChange(directory: "", name: "conversation.json", kind: .written))
         })
         // Made elsewhere with a file inside, then renamed in.
-        let staging = try ScratchDirectory()
-        try DurableFile.makeDirectories(staging.path + "/messages")
-        try DurableFile.write(Array("[]\n".utf8), to: "0000000001-0000000100.json", in: staging.path + "/messages")
-        try Sys.rename(staging.path + "/messages", scratch.path + "/messages")
+        let staging = try moveInMessages(to: scratch.path)
         #expect(await batches.wait { self.changes($0).contains(WatchedChange(directory: "messages", name: "0000000001-0000000100.json", kind: .written)) })
         #expect(changes(batches.all).contains(WatchedChange(directory: "", name: "messages", kind: .directoryAppeared)))
         try DurableFile.write(Array("[]\n".utf8), to: "0000000101-0000000200.json", in: scratch.path + "/messages")
