@@ -1,6 +1,9 @@
 # chatdir on one person's machine:
 #   make install PREFIX=~/.local      release build, then the binary, man pages, completions, unit
 #   make uninstall PREFIX=~/.local    removes exactly those files
+# The binary is installed stripped (install -s): the release build's symbols and debug
+# information are most of its size. STRIP= (empty) installs it as built, for a debugger:
+#   make install PREFIX=~/.local STRIP=
 # BIN=path/to/chatdir installs that binary instead, and SWIFT_BUILD= (empty) skips the build:
 #   make install PREFIX=/tmp/p SWIFT_BUILD= BIN=.build/debug/chatdir
 # DESTDIR is honoured for packaging (the unit still names PREFIX/bin/chatdir).
@@ -9,6 +12,8 @@ PREFIX ?= /usr/local
 # A ~ that the shell left alone (zsh, or PREFIX="~/.local") is the home directory.
 override PREFIX := $(patsubst ~/%,$(HOME)/%,$(patsubst ~,$(HOME),$(PREFIX)))
 DESTDIR ?=
+# install's flag that strips the binary as it copies it; empty keeps the debug information.
+STRIP ?= -s
 SWIFT ?= swift
 # --disable-local-rpath: the release binary links the Swift libraries statically, so an rpath of
 # $$ORIGIN would only make the loader look for libc and the others beside it at every start.
@@ -35,7 +40,7 @@ build:
 
 install: build
 	install -d "$(BINDIR)" "$(MAN1)" "$(MAN5)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)" "$(UNITDIR)"
-	install -m 755 "$(BIN)" "$(BINDIR)/chatdir"
+	install -m 755 $(STRIP) "$(BIN)" "$(BINDIR)/chatdir"
 	"$(BIN)" manual chatdir > "$(MAN1)/chatdir.1"
 	"$(BIN)" manual store > "$(MAN5)/chatdir-store.5"
 	"$(BIN)" completion bash > "$(BASHDIR)/chatdir"
