@@ -40,7 +40,7 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = spec.allOptions.first(where: { $0.name == name }) else {
-                throw UsageError(message: "unknown option \(name) for `chatdir \(spec.name)`; if it is not meant as an option, put -- before it", command: spec.name)
+                throw Self.unknown(name, spec: spec)
             }
             if let placeholder = option.value {
                 if let inlineValue {
@@ -56,6 +56,19 @@ struct ParsedArguments {
                 if !flags.contains(name) { flags.append(name) }
             }
         }
+    }
+
+    /// The usage error for an option `spec` does not have: the nearest known ones when one is
+    /// close (a typo), and the command's usage line rather than the whole help.
+    static func unknown(_ name: String, spec: CommandSpec) -> UsageError {
+        let known = spec.allOptions.map(\.name)
+        let typed = String(name.prefix { $0 != " " })
+        let nearest = typed.hasPrefix("--") ? Suggestion.closest(to: typed, among: known) : []
+        guard let question = Suggestion.question(nearest) else {
+            return UsageError(message: "unknown option \(name) for `chatdir \(spec.name)`; if it is not meant as an option, put -- before it",
+                              command: spec.name, usage: spec.usageLine())
+        }
+        return UsageError(message: "unknown option \(name); \(question)", command: spec.name, usage: spec.usageLine(mentioning: nearest.first))
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }

@@ -57,7 +57,9 @@ public enum Chatdir {
             return 0
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {
-            output.error("chatdir: unknown command \(name.debugDescription)\n\n\(help)")
+            // A typo gets the nearest commands and one line, not the whole overview above it.
+            let question = Suggestion.question(Suggestion.closest(to: name, among: commands.map { $0.spec.name } + ["--help", "--version"])).map { "; " + $0 } ?? ""
+            output.error("chatdir: unknown command \(name.debugDescription)\(question)\nUsage: chatdir <command> [options]; `chatdir --help` lists the commands")
             return 64
         }
         do {

@@ -28,6 +28,12 @@ struct CommandSpec: Sendable {
 
     var allOptions: [Option] { options + common }
 
+    /// The usage line to show beside a usage error: the first that mentions `option`, else the first.
+    func usageLine(mentioning option: String? = nil) -> String {
+        let line = option.flatMap { option in usage.first { $0.contains(option) } } ?? usage.first ?? ""
+        return "chatdir \(name) " + line
+    }
+
     var help: String {
         var text = "\(summary)\n\nUsage:\n"
         for line in usage { text += "  chatdir \(name) \(line)\n" }

@@ -185,13 +185,27 @@ import ChatTestSupport
         #expect(try snapshotFiles(store) == before)
     }
 
-    @Test("an unknown command exits 64 with the overview of commands on stderr")
-    func unknownCommand() throws {
-        let result = try ChatdirProcess.run(["frobnicate"])
+    @Test("an unknown command exits 64 with the nearest command when one is close, and one line of usage, not the whole help", arguments: [
+        ("snd", "chatdir: unknown command \"snd\"; did you mean `send`?\n"),
+        ("serach", "chatdir: unknown command \"serach\"; did you mean `search`?\n"),
+        ("--verison", "chatdir: unknown command \"--verison\"; did you mean `--version`?\n"),
+        ("frobnicate", "chatdir: unknown command \"frobnicate\"\n"),
+    ])
+    func unknownCommand(_ typed: String, _ first: String) throws {
+        let result = try ChatdirProcess.run([typed, "dinner", "hello"])
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("chatdir: unknown command \"frobnicate\"\n\nchatdir: a chat client whose store is a directory of plain files.\n"))
-        #expect(result.stderr.contains("\n  view "))
+        #expect(result.stderr == first + "Usage: chatdir <command> [options]; `chatdir --help` lists the commands\n")
+    }
+
+    @Test("a mistyped option exits 64 with the nearest option and the command's usage line, not its help")
+    func unknownOption() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(directory)
+        let result = try ChatdirProcess.run(["view", "c1", "--limt", "5"], environment: ["CHATDIR_STORE": store])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "chatdir view: unknown option --limt; did you mean `--limit`?\nUsage: chatdir view CONV [--limit N] [--before SEQ] [--json]\n")
     }
 
     @Test("a missing store or conversation is reported with what to do (exit 66)")
