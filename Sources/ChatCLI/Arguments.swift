@@ -33,6 +33,10 @@ struct ParsedArguments {
                 wantsHelp = true
                 continue
             }
+            if !argument.hasPrefix("--"), spec.allOptions.contains(where: { $0.short != nil }) {
+                index = try shortOptions(argument, spec: spec, next: index, in: arguments)
+                continue
+            }
             var name = argument
             var inlineValue: String?
             if let equals = argument.firstIndex(of: "=") {
@@ -56,6 +60,37 @@ struct ParsedArguments {
                 if !flags.contains(name) { flags.append(name) }
             }
         }
+    }
+
+    /// One word of short options as grep reads them: letters that are flags combine (`-ic`), and
+    /// a letter that takes a value takes the rest of the word (`-m5`) or else the next argument
+    /// (`-m 5`). Each is stored under its long name. Returns the index of the next argument.
+    private mutating func shortOptions(_ word: String, spec: CommandSpec, next: Int, in arguments: [String]) throws(UsageError) -> Int {
+        var index = next
+        var letters = word.dropFirst()
+        while let letter = letters.popFirst() {
+            if letter == "h" {
+                wantsHelp = true
+                continue
+            }
+            guard let option = spec.allOptions.first(where: { $0.short == letter }) else {
+                throw Self.unknown(letters.isEmpty && word.count == 2 ? word : "-\(letter) (in \(word))", spec: spec)
+            }
+            guard let placeholder = option.value else {
+                if !flags.contains(option.name) { flags.append(option.name) }
+                continue
+            }
+            if !letters.isEmpty {
+                options.append((option.name, String(letters)))
+            } else if index < arguments.count {
+                options.append((option.name, arguments[index]))
+                index += 1
+            } else {
+                throw UsageError(message: "-\(letter) needs a value (-\(letter) \(placeholder))", command: spec.name)
+            }
+            return index
+        }
+        return index
     }
 
     /// The usage error for an option `spec` does not have: the nearest known ones when one is

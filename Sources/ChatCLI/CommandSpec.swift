@@ -5,6 +5,13 @@ struct CommandSpec: Sendable {
         /// Placeholder of the value (`N`, `DIR`); nil for a flag.
         var value: String?
         var help: String
+        /// The one-letter form grep users type (`-i` for `--ignore-case`); flags combine (`-ic`).
+        var short: Character? = nil
+
+        /// How help and the man page name it: `-i, --ignore-case` or `--limit N`.
+        var label: String {
+            (short.map { "-\($0), " } ?? "") + name + (value.map { " " + $0 } ?? "")
+        }
     }
 
     var name: String
@@ -38,9 +45,9 @@ struct CommandSpec: Sendable {
         var text = "\(summary)\n\nUsage:\n"
         for line in usage { text += "  chatdir \(name) \(line)\n" }
         text += "\nOptions:\n"
-        let width = allOptions.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0
+        let width = allOptions.map { $0.label.count }.max() ?? 0
         for option in allOptions {
-            let left = option.name + (option.value.map { " " + $0 } ?? "")
+            let left = option.label
             text += "  " + left + String(repeating: " ", count: width - left.count + 2) + option.help + "\n"
         }
         if !discussion.isEmpty { text += "\n" + discussion + "\n" }

@@ -103,6 +103,9 @@ import ChatTestSupport
         #expect(try shell.complete(["chatdir", "view", "--li"]) == ["--limit"])
         #expect(try shell.complete(["chatdir", "completion", ""]) == ["bash", "fish", "zsh"])
         #expect(try shell.complete(["chatdir", "view", "--limit", ""]) == [])
+        // search's grep letters: offered after a dash, and -m takes a value as --limit does.
+        #expect(Set(try shell.complete(["chatdir", "search", "-"])).isSuperset(of: ["-E", "-F", "-c", "-i", "-m", "--ignore-case"]))
+        #expect(try shell.complete(["chatdir", "search", "-m", ""]) == [])
         try FileManager.default.createDirectory(atPath: shell.directory.file("stores-here"), withIntermediateDirectories: true)
         #expect(try shell.complete(["chatdir", "list", "--store", shell.directory.file("stores-")]) == [shell.directory.file("stores-here")])
     }
@@ -124,7 +127,8 @@ import ChatTestSupport
             #expect(script.contains("        \(command.spec.name))\n            _arguments \\\n"), "zsh case for \(command.spec.name)")
             #expect(script.contains("'\(command.spec.name):"), "zsh command list entry for \(command.spec.name)")
             for option in command.spec.allOptions {
-                #expect(script.contains("'\(option.name)["), "zsh \(command.spec.name) \(option.name)")
+                let spelled = option.short.map { "'(-\($0) \(option.name))'{-\($0),\(option.name)}'[" } ?? "'\(option.name)["
+                #expect(script.contains(spelled), "zsh \(command.spec.name) \(option.name)")
             }
         }
         #expect(script.contains("'--store[the store directory (default, $CHATDIR_STORE, else store in the config file, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)]:DIR:_files -/'"))
@@ -148,6 +152,8 @@ import ChatTestSupport
         }
         #expect(lines.contains("complete -c chatdir -n '__fish_seen_subcommand_from view' -a '(__chatdir_conversations)' -d conversation"))
         #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from view' -l limit -x -d ") })
+        #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from search' -l ignore-case -s i -d ") })
+        #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from search' -l limit -s m -x -d ") })
         #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from serve' -l data -r -a '(__fish_complete_directories)'") })
     }
 }

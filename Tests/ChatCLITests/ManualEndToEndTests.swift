@@ -39,7 +39,10 @@ import ChatTestSupport
             let spec = command.spec
             #expect(text.contains("\n   chatdir \(spec.name)\n"), "subsection for \(spec.name)")
             for usage in spec.usage { #expect(text.contains("chatdir \(spec.name) \(usage)"), "usage of \(spec.name): \(usage)") }
-            for option in spec.options { #expect(text.contains("\n       \(option.name)"), "\(spec.name) \(option.name)") }
+            for option in spec.options {
+                let named = (option.short.map { "-\($0), " } ?? "") + option.name
+                #expect(text.contains("\n       \(named)"), "\(spec.name) \(named)")
+            }
         }
         let lines = text.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
         for row in ExitStatusTable.rows {

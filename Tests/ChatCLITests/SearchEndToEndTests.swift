@@ -55,6 +55,34 @@ import ChatTestSupport
         #expect(limited.lines == Array(all.lines.prefix(limit)))
     }
 
+    @Test("grep's letters work as grep users type them, alone and combined, and print what the long options print", arguments: [
+        (["-i", "pizza"], ["--ignore-case", "pizza"]),
+        (["-ic", "PIZZA"], ["--ignore-case", "--count", "PIZZA"]),
+        (["-ci", "PIZZA"], ["--ignore-case", "--count", "PIZZA"]),
+        (["-E", "^Booked: [A-Z]"], ["--regex", "^Booked: [A-Z]"]),
+        (["-iE", "^booked"], ["--ignore-case", "--regex", "^booked"]),
+        (["-F", "^Booked"], ["^Booked"]),
+        (["-im", "2", "the"], ["--ignore-case", "--limit", "2", "the"]),
+        (["-im2", "the"], ["--ignore-case", "--limit", "2", "the"]),
+        (["the", "-m", "1", "dinner"], ["the", "--limit", "1", "dinner"]),
+    ])
+    func shortOptions(_ short: [String], _ long: [String]) throws {
+        let typed = try search(short)
+        let spelled = try search(long)
+        #expect(typed.status == spelled.status && typed.stderr == spelled.stderr)
+        #expect(typed.stdout == spelled.stdout)
+        #expect(!typed.stdout.isEmpty || typed.status == 1, "\(typed.stderr)")
+    }
+
+    @Test("-ic pizza counts case-insensitively, CONV:N per conversation, as grep -ic")
+    func shortCount() throws {
+        let result = try search(["-ic", "PIZZA"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count == 3, "\(result.stdout)")
+        #expect(result.lines.allSatisfy { $0.split(separator: ":").count == 2 })
+        #expect(try search(["-c", "PIZZA"]).stdout != result.stdout, "-i made no difference")
+    }
+
     @Test("--sender and --since/--until narrow the hits; a date alone is its midnight")
     func filters() throws {
         let alice = try search(["the", "--sender", "alice"])

@@ -7,18 +7,22 @@ enum SearchCommand: Command {
     static let spec = CommandSpec(
         name: "search",
         summary: "Find stored messages whose text matches a pattern, in every conversation or the ones named.",
-        usage: ["PATTERN [CONV...] [--sender USER] [--since DATE] [--until DATE] [--ignore-case] [--regex] [--limit N] [--json | --count]"],
+        usage: ["PATTERN [CONV...] [--sender USER] [--since DATE] [--until DATE] [-i] [-E | -F] [-m N] [--json | -c]"],
         options: [
             .init(name: "--sender", value: "USER", help: "only messages sent by USER"),
             .init(name: "--since", value: "DATE", help: "only messages sent at or after DATE"),
             .init(name: "--until", value: "DATE", help: "only messages sent before DATE"),
-            .init(name: "--ignore-case", value: nil, help: "match letters whatever their case"),
-            .init(name: "--regex", value: nil, help: "PATTERN is a POSIX extended regular expression (as grep -E)"),
-            .init(name: "--limit", value: "N", help: "stop after N hits"),
+            .init(name: "--ignore-case", value: nil, help: "match letters whatever their case (as grep -i)", short: "i"),
+            .init(name: "--regex", value: nil, help: "PATTERN is a POSIX extended regular expression (as grep -E)", short: "E"),
+            .init(name: "--fixed-strings", value: nil, help: "PATTERN is a fixed string, the default (as grep -F)", short: "F"),
+            .init(name: "--limit", value: "N", help: "stop after N hits in all (grep -m stops per file)", short: "m"),
             .init(name: "--json", value: nil, help: "one JSON object per hit (JSON Lines), for jq and scripts"),
-            .init(name: "--count", value: nil, help: "print only how many messages match, as CONV:N per conversation searched (as grep -c)"),
+            .init(name: "--count", value: nil, help: "print only how many messages match, as CONV:N per conversation searched (as grep -c)", short: "c"),
         ],
         discussion: """
+        The options grep also has take grep's letters, and letters combine as in grep:
+        `chatdir search -ic pizza` is --ignore-case --count.
+
         PATTERN is a fixed string by default (the same bytes, as grep -F). With --regex it is an
         extended regular expression matched on bytes in the C locale (`.` is one byte,
         --ignore-case folds ASCII letters only); without, --ignore-case folds each letter.
@@ -39,8 +43,8 @@ enum SearchCommand: Command {
 
         Examples:
           chatdir search pizza
-          chatdir search --ignore-case 'on my way' dinner --since 2026-11-29
-          chatdir search --regex '^(yes|no)[.!]*$' --sender bob --json | jq -r .text
+          chatdir search -i 'on my way' dinner --since 2026-11-29
+          chatdir search -E '^(yes|no)[.!]*$' --sender bob --json | jq -r .text
         """
     )
 
@@ -109,6 +113,9 @@ enum SearchCommand: Command {
             let ignoreCase = arguments.flag("--ignore-case")
             // An empty pattern would match everything, or (as a regex) nothing worth marking.
             guard !pattern.isEmpty else { throw context.usage("PATTERN is empty; give some text to look for") }
+            if arguments.flag("--regex") && arguments.flag("--fixed-strings") {
+                throw context.usage("--regex (-E) and --fixed-strings (-F) do not go together: give one")
+            }
             if arguments.flag("--regex") {
                 do { matcher = .regex(try ExtendedRegex(pattern, ignoreCase: ignoreCase)) } catch {
                     throw context.usage("PATTERN \(error)")

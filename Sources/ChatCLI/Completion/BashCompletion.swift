@@ -8,7 +8,7 @@ enum BashCompletion {
         for command in commands {
             cases += """
                     \(command.name))
-                        options=\(quoted(command.options.map(\.name))); valued=\(quoted(command.valueOptions))
+                        options=\(quoted(command.optionWords)); valued=\(quoted(command.valueOptions))
                         dirs=\(quoted(command.directoryOptions)); files=\(quoted(command.fileOptions))
                         conversation=\(command.takesConversation ? 1 : 0); choices=\(quoted(command.choices)) ;;
 

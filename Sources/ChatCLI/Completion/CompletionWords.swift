@@ -24,8 +24,15 @@ struct CompletionWords: Sendable {
     /// Options whose value is a directory (`DIR`), a file (`FILE`), or anything else (no completion).
     var directoryOptions: [String] { options.filter { $0.value == "DIR" }.map(\.name) }
     var fileOptions: [String] { options.filter { $0.value == "FILE" }.map(\.name) }
-    var valueOptions: [String] { options.filter { $0.value != nil }.map(\.name) }
+    var valueOptions: [String] { options.filter { $0.value != nil }.flatMap(\.spellings) }
+    /// Every option as typed, long and short: `--ignore-case -i --limit -m`.
+    var optionWords: [String] { options.flatMap(\.spellings) }
 
     /// The words of every command `chatdir` has, in `--help` order.
     static var all: [CompletionWords] { Chatdir.commands.map { CompletionWords($0.spec) } }
+}
+
+extension CommandSpec.Option {
+    /// The long name, then the short one when there is one (`--limit`, `-m`).
+    var spellings: [String] { [name] + (short.map { ["-\($0)"] } ?? []) }
 }

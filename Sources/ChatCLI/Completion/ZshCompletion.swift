@@ -66,15 +66,18 @@ enum ZshCompletion {
     }
 
     /// One `_arguments` spec: `'--limit[how many messages]:N: '`, `'--store[…]:DIR:_files -/'`.
+    /// A short form is listed with its long one (`'(-i --ignore-case)'{-i,--ignore-case}'[…]'`),
+    /// so zsh offers neither once one is on the line.
     static func optionSpec(_ option: CommandSpec.Option) -> String {
-        var spec = option.name + "[" + describe(option.help) + "]"
+        var spec = "[" + describe(option.help) + "]"
         switch option.value {
         case nil: break
         case "DIR"?: spec += ":DIR:_files -/"
         case "FILE"?: spec += ":FILE:_files"
         case let placeholder?: spec += ":\(placeholder): "
         }
-        return quote(spec)
+        guard let short = option.short else { return quote(option.name + spec) }
+        return quote("(-\(short) \(option.name))") + "{-\(short),\(option.name)}" + quote(spec)
     }
 
     /// Help text made safe inside `_arguments`' brackets and `name:description` pairs.

@@ -30,7 +30,8 @@ enum CommandManualPage {
             page += ".SS \"chatdir \(command.name)\"\n" + Roff.text(command.summary) + "\n.PP\nUsage:\n"
             page += Roff.literal(command.usage.map { "chatdir \(command.name) \($0)" })
             for option in command.options {
-                page += ".TP\n\\fB\(Roff.escape(option.name))\\fR" + (option.value.map { " \\fI\(Roff.escape($0))\\fR" } ?? "") + "\n"
+                let short = option.short.map { "\\fB\(Roff.escape("-\($0)"))\\fR, " } ?? ""
+                page += ".TP\n" + short + "\\fB\(Roff.escape(option.name))\\fR" + (option.value.map { " \\fI\(Roff.escape($0))\\fR" } ?? "") + "\n"
                 page += Roff.text(option.help) + "\n"
             }
             if !command.discussion.isEmpty { page += Roff.paragraphs(command.discussion) }
