@@ -30,9 +30,11 @@ public enum Chatdir {
         text += """
 
         Every command takes --help, and each that opens a store --store DIR (or $CHATDIR_STORE).
-        Exit codes (sysexits): 0 ok, 64 usage, 65 bad data, 66 no such store or conversation,
-        69 unavailable (serve: the port is in use), 73 cannot create, 74 I/O error,
-        75 try again later, 76 the server broke the contract, 77 permission denied, 78 not configured (no server or token).
+        Exit codes (sysexits; `chatdir manual` says when each comes): 0 ok, 1 nothing found (search)
+        or a merge conflict (merge-file), 64 usage, 65 bad data, 66 no such store or conversation,
+        69 unavailable (serve: the port is in use), 70 internal error, 73 cannot create, 74 I/O error,
+        75 try again later, 76 the server broke the contract, 77 permission denied, 78 not configured
+        (no server, no usable token, a broken config file).
         """
         return text
     }

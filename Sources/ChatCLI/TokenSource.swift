@@ -26,11 +26,12 @@ enum TokenSource: Equatable, CustomStringConvertible {
     var renews: Bool { self != .environment }
 
     /// Reads the token. Throws a ``CommandFailure`` that names the source and what is wrong,
-    /// never the token: 66 no such file, 77 a file others can read, 78 no usable token.
+    /// never the token: 77 a file others can read, 78 no usable token (a token file that is not
+    /// there is a setting to fix, not a missing store: systemd's unit gives up on 78).
     func fetch(_ environment: Environment, timeout: Duration = commandTimeout) throws -> String {
         switch self {
         case let .file(file):
-            guard let mode = Sys.mode(of: file) else { throw CommandFailure(message: "\(file): no such token file", exitCode: 66) }
+            guard let mode = Sys.mode(of: file) else { throw CommandFailure(message: "\(file): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it", exitCode: 78) }
             guard mode & 0o077 == 0 else {
                 throw CommandFailure(message: "\(file) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(file)` first", exitCode: 77)
             }

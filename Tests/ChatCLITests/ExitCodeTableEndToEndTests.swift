@@ -16,12 +16,16 @@ import ChatTestSupport
     }
 
     static let rows: [Row] = [
-        Row(situation: "sync on a store created without --server", code: 78, readme: "78 no server or token set"),
+        Row(situation: "sync on a store created without --server", code: 78, readme: "78 not configured: no server"),
+        Row(situation: "sync with --token-file naming a file that is not there", code: 78, readme: "78 not configured: no server, no usable token (a missing or empty token file"),
+        Row(situation: "search that finds nothing", code: 1, readme: "1 nothing found (`search`)"),
+        Row(situation: "a mistyped command", code: 64, readme: "64 usage: an unknown command or option"),
+        Row(situation: "init on an existing store", code: 73, readme: "73 cannot create: `init`"),
         Row(situation: "sync with another user's token", code: 77, readme: "77 permission or token refused"),
         Row(situation: "sync --live with another user's token", code: 77, readme: "77 permission or token refused"),
         Row(situation: "sync --live when the server answers the upgrade with 403", code: 77, readme: "77 permission or token refused"),
         Row(situation: "sync against an HTTP server that is not chatdir (404 on the API)", code: 76, readme: "76 the server broke the contract"),
-        Row(situation: "serve on a port that is in use", code: 69, readme: "69 unavailable"),
+        Row(situation: "serve on a port that is in use", code: 69, readme: "69 unavailable (`serve`: the port is in use"),
     ]
 
     @Test("each exit code README lists is what the binary returns", arguments: rows)
@@ -47,6 +51,20 @@ import ChatTestSupport
         case "sync on a store created without --server":
             #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
             return try runWithDeadline(["sync", "--store", store], token: "alice-token")
+        case "sync with --token-file naming a file that is not there":
+            #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", url, store]).status == 0)
+            let missing = directory.file("no-such.token")
+            let result = try runWithDeadline(["sync", "--store", store, "--token-file", missing], token: "")
+            #expect(result.stderr == "chatdir sync: \(missing): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it\n")
+            return result
+        case "search that finds nothing":
+            #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
+            return try runWithDeadline(["search", "--store", store, "pizza"], token: "")
+        case "a mistyped command":
+            return try runWithDeadline(["snd", "--store", store, "dinner", "hi"], token: "")
+        case "init on an existing store":
+            #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
+            return try runWithDeadline(["init", "--user", "alice", store], token: "")
         case "sync with another user's token":
             #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", url, store]).status == 0)
             return try runWithDeadline(["sync", "--store", store], token: "bob-token")
