@@ -42,7 +42,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .outboxBusy(conversation, id):
             "message \(id) in conversation \(conversation) kept changing while it was being cancelled (a sync worker is delivering it); run the command again"
         case let .alreadyExists(path):
-            "\(path) already exists; choose another path or remove it first"
+            "\(path) already exists and is left as it is; choose another path"
         case let .locked(path, holder):
             "\(path) is held by another chatdir process\(holder.map { " (\($0))" } ?? ""); only one sync worker may run per store"
         case let .invalid(error):

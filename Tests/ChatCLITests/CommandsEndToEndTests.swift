@@ -19,7 +19,7 @@ import ChatTestSupport
         try FileManager.default.contentsOfDirectory(atPath: store + "/conversations/\(conversation)/outbox").filter { !$0.hasPrefix(".") }.sorted()
     }
 
-    @Test("init creates a store that check accepts; a second init refuses")
+    @Test("init creates a store that check accepts; a second init refuses and says how to use the store, never to remove it")
     func initStore() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("mine")
@@ -30,7 +30,15 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["check", path]).status == 0)
         let again = try ChatdirProcess.run(["init", "--user", "bob", "--store", path])
         #expect(again.status == 73)
-        #expect(again.stderr.contains("already exists"))
+        #expect(again.stderr == "chatdir init: \(path) is already alice's chatdir store, left as it is; use it with --store \(path) (`chatdir config --store \(path)` shows its settings), or give init a new directory\n")
+        #expect(!again.stderr.contains("remove"))
+        #expect(try ChatdirProcess.run(["check", path]).status == 0)
+        let other = directory.file("other")
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
+        let full = try ChatdirProcess.run(["init", "--user", "bob", other])
+        #expect(full.status == 73)
+        #expect(full.stderr == "chatdir init: \(other) already exists and is not empty, so it is left as it is; give init a new or empty directory\n")
     }
 
     @Test("send writes one durable outbox file and prints its client message ID")

@@ -33,7 +33,13 @@ enum InitCommand: Command {
         let server = try arguments.value("--server").map { text throws(UsageError) in try SyncSetup.serverAddress(text, context) }
         let size = try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
         let path = arguments.positionals.first ?? context.storePath
-        let store = try Store.create(at: path, manifest: Manifest(userID: user, server: server, segmentSize: size))
+        let store: Store
+        do {
+            store = try Store.create(at: path, manifest: Manifest(userID: user, server: server, segmentSize: size))
+        } catch {
+            guard case .alreadyExists = error else { throw error }
+            throw CommandFailure(message: context.output.safe(Self.taken(path)), exitCode: error.exitCode)
+        }
         // After the store is whole: a crash between leaves a store without them, which
         // `chatdir git-setup` completes.
         try StoreGitFiles.install(in: store.root)
@@ -46,5 +52,15 @@ enum InitCommand: Command {
         let next = hint.command("sync", server == nil ? "--server URL" : "")
         context.output.print(context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
         return 0
+    }
+
+    /// Why `init` left `path` alone and what to do instead. A store there holds someone's chats:
+    /// the way out is to use it or pick another directory, never to remove it.
+    static func taken(_ path: String) -> String {
+        if let existing = try? Store.open(at: path) {
+            return "\(path) is already \(existing.userID)'s chatdir store, left as it is; use it with --store \(path) "
+                + "(`chatdir config --store \(path)` shows its settings), or give init a new directory"
+        }
+        return "\(path) already exists and is not empty, so it is left as it is; give init a new or empty directory"
     }
 }
