@@ -44,7 +44,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .alreadyExists(path):
             "\(path) already exists and is left as it is; choose another path"
         case let .locked(path, holder):
-            "\(path) is held by another chatdir process\(holder.map { " (\($0))" } ?? ""); only one sync worker may run per store"
+            "\(path) is held by another chatdir process\(holder.map { " (\($0))" } ?? ""); only one sync worker may run per store: "
+                + "wait for it to finish, or stop it (\(Self.stopHint(holder))), then run the command again"
         case let .invalid(error):
             error.description
         case let .system(error):
@@ -52,6 +53,14 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .sequenceTooLarge(sequence, id):
             "conversation \(id): sequence \(sequence) is beyond the largest a store holds (\(StoreLayout.maxSequence): segment names have 10 digits); nothing was written"
         }
+    }
+
+    /// How to stop the lock's holder: `kill PID` (SIGTERM, on which `sync --live` finishes its
+    /// write and exits 0, so a systemd unit does not restart it), or Ctrl-C where it runs.
+    static func stopHint(_ holder: String?) -> String {
+        guard let holder, holder.hasPrefix("pid ") else { return "Ctrl-C where it runs, or `systemctl --user stop` its unit" }
+        let pid = holder.dropFirst(4).prefix { $0.isNumber }
+        return "`kill \(pid)`, or Ctrl-C where it runs"
     }
 
     /// What a person can do about a failed system call, for the errors a disk gives.

@@ -23,7 +23,7 @@ public final class StoreLock: Sendable {
             try fd.lockExclusive(path: path)
         } catch {
             fd.close()
-            if error.isWouldBlock { throw .locked(path: storeRoot, holder: nil) }
+            if error.isWouldBlock { throw .locked(path: storeRoot, holder: Self.holderDescription(storeRoot: storeRoot)) }
             throw .system(error)
         }
         // Stored only once the lock is held: a class whose every property is set runs its deinit
@@ -74,5 +74,22 @@ extension StoreLock {
             }
         }
         return nil
+    }
+
+    /// The process holding the lock on `storeRoot` as a person can act on it: its pid and its
+    /// command line from `/proc/PID/cmdline` (`pid 4242: chatdir sync --live --store /home/a/chats`),
+    /// or the pid alone when the command line cannot be read; nil when no holder is found.
+    static func holderDescription(storeRoot: String) -> String? {
+        guard let pid = holder(storeRoot: storeRoot) else { return nil }
+        guard let bytes = try? Sys.readFile("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return "pid \(pid)" }
+        // Arguments end in NUL; control characters from a path are not sent to a terminal.
+        let words = bytes.split(separator: 0).map { word in
+            String(decoding: word, as: UTF8.self).map { $0.isASCII && ($0.asciiValue ?? 0) < 0x20 ? "?" : String($0) }.joined()
+        }
+        var command = words.joined(separator: " ")
+        if let program = words.first, let name = program.split(separator: "/").last, program.contains("/") {
+            command = String(name) + command.dropFirst(program.count)
+        }
+        return "pid \(pid): " + (command.count > 200 ? String(command.prefix(200)) + "…" : command)
     }
 }

@@ -124,6 +124,14 @@ import ChatTestSupport
         let second = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(second.status == 75)
         #expect(second.stderr.contains("only one sync worker may run per store"))
+        // The refusal names the holder and the way out, for a one-pass sync too.
+        let pid = worker.processIdentifier
+        let once = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
+        for refused in [second, once] {
+            #expect(refused.stderr.contains("(pid \(pid): chatdir sync --live --store \(store)"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("wait for it to finish, or stop it (`kill \(pid)`, or Ctrl-C where it runs), then run the command again"), "\(refused.stderr)")
+        }
+        #expect(once.status == 75)
         #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "while live"]).status == 0)
         let sent = Date().addingTimeInterval(20)
         while (try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox").filter { !$0.hasPrefix(".") }.isEmpty) != true, Date() < sent {
