@@ -38,7 +38,7 @@ import ChatTestSupport
         #expect(fixture.outbox.isEmpty)
         let again = try fixture.cancel(["--all-failed"])
         #expect(again.status == 0 && again.stdout.isEmpty)
-        #expect(again.stderr == "chatdir cancel: no failed messages to cancel\n")
+        #expect(again.stderr == "chatdir cancel: no failed messages to cancel; nothing to do\n")
     }
 
     @Test("an unknown ID: exit 66 naming it; a malformed one: usage error 64")

@@ -82,7 +82,7 @@ enum CancelCommand: Command {
                 }
             }
         }
-        if cancelled == 0 && status == 0 { output.error("chatdir cancel: no failed messages to cancel") }
+        if cancelled == 0 && status == 0 { output.error("chatdir cancel: no failed messages to cancel; nothing to do") }
         return status
     }
 }

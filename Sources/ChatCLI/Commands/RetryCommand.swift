@@ -34,7 +34,7 @@ enum RetryCommand: Command {
                     count += 1
                 }
             }
-            if count == 0 { context.output.error("no failed messages to retry") }
+            if count == 0 { context.output.error("chatdir retry: no failed messages to retry; nothing to do") }
             return 0
         }
         let conversation = try context.conversationID(try arguments.positional(0, "CONV (or --all)"))
