@@ -8,7 +8,7 @@ import ChatSystem
 enum DemoCommand: Command {
     static let spec = CommandSpec(
         name: "demo",
-        summary: "Show chatdir end to end: offline send, sync, live delivery, read ticks, faults survived.",
+        summary: "Show chatdir end to end: offline send, sync, live delivery, read ticks, faults survived, the chat screen.",
         usage: ["[--keep] [--tls]"],
         options: [
             .init(name: "--keep", value: nil, help: "keep the demo directory (stores and server data) to explore afterwards"),
@@ -17,8 +17,9 @@ enum DemoCommand: Command {
         discussion: """
         Runs in a new temporary directory: the reference server in this process with users alice
         and bob, alice on two devices (phone and laptop) and bob on one. Each step prints the real
-        `chatdir view` of a device. Nothing outside the temporary directory is touched; it is
-        removed at the end unless --keep is given. Takes a few seconds.
+        `chatdir view` of a device, and the last one a frame of `chatdir chat` as a terminal would
+        show it. Nothing outside the temporary directory is touched; it is removed at the end
+        unless --keep is given, and the demo ends with the commands to try next. Takes a few seconds.
         """,
         takesStore: false
     )
@@ -27,11 +28,9 @@ enum DemoCommand: Command {
         try context.arguments.expectAtMost(0)
         let demo = try Demo(context: context, tls: context.arguments.flag("--tls"))
         let status = runUntilDone(interruptible: true) { await demo.run() }
-        if context.arguments.flag("--keep") {
-            context.output.print("\nEverything is in \(demo.root): try `ls -R \(demo.root)/alice-phone` or `cat \(demo.root)/bob/conversations/ab/positions.json`.")
-        } else {
-            _ = ChildProcess.run(["rm", "-rf", demo.root])
-        }
+        let keep = context.arguments.flag("--keep")
+        if !keep { _ = ChildProcess.run(["rm", "-rf", demo.root]) }
+        if status == 0 { demo.next(kept: keep) }
         return status
     }
 }
@@ -151,6 +150,16 @@ private final class Demo: Sendable {
     }
 
     private func script() async throws -> Int32 {
+        // The sync engines of steps 1 to 7 hold the stores' locks until they go, at the end of
+        // `steps()`: the chat screen then shows the laptop as a user finds it, with no worker.
+        let status = try await steps()
+        guard status == 0 else { return status }
+        step(8, "The chat screen: `chatdir chat ab` on alice's laptop")
+        try await chatScreen(laptop)
+        return status
+    }
+
+    private func steps() async throws -> Int32 {
         output.print(output.styled("chatdir demo", .bold) + " in \(root)")
         say("server: \(address) (users alice and bob); stores: alice-phone, alice-laptop, bob")
         if caFile != nil { say("over TLS: https and wss, the server's certificate signed by a throwaway CA (tls/ca.pem) that every device trusts") }
@@ -207,6 +216,7 @@ private final class Demo: Sendable {
         let history = try await APIClient(server: address, token: "alice-token", caFile: caFile).messages(ab, .newest, limit: 50).items
         say("the server holds \(history.count) messages, \(Set(history.map(\.clientMessageID)).count) distinct client IDs: each send exactly once")
         view(phone, "alice's phone")
+        say("✓ sent: the server has the two new ones; bob's device is offline (no worker runs), so it has not fetched them")
 
         step(7, "Alice's two devices hold byte-identical files")
         workers = engines.map { engine in Task { _ = await engine.runLive(log: { _ in }) } }
@@ -227,6 +237,55 @@ private final class Demo: Sendable {
         let positionsDiffer = ChildProcess.run(["diff", a + "/positions.json", b + "/positions.json"])
         say(messagesDiffer == 0 && positionsDiffer == 0 ? "no differences" : "they differ (see above)")
         view(laptop, "alice's laptop")
+        // The two new messages were ✓ sent in step 6 and are ✓✓ delivered now, with no word
+        // from alice: say why, from what the ticks say, not from what they should say.
+        let newest = try rows(laptop).last?.status
+        if newest == .outgoing(.delivered) {
+            say("✓ sent in step 6 is ✓✓ delivered now: bob's worker runs again, has fetched them and told the")
+            say("server how far it got; alice's devices learnt it from the server. ✓✓ read once bob reads them.")
+        } else if newest == .outgoing(.sent) {
+            say("still ✓ sent: the server has not told alice's laptop yet that bob's device fetched them")
+        }
         return messagesDiffer == 0 && positionsDiffer == 0 ? 0 : 1
+    }
+
+    /// One frame of `chatdir chat ab` on `store`, laid out by the chat screen itself
+    /// (``ChatScreenModel/frame(_:)``) for a terminal of `rows` × `columns`, drawn in a box.
+    func chatScreen(_ store: Store, rows: Int = 14, columns: Int = 70) async throws {
+        output.print(output.styled("   $ chatdir chat ab   # on a terminal of \(columns)×\(rows); Enter sends, Ctrl-C leaves", .dim))
+        let conversation = store.conversation(ab)
+        let read = max(try conversation.snapshot(limit: 1).positions?[store.userID].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
+        var model = ChatScreenModel(me: store.userID, conversation: ab, readPosition: read == 0 ? nil : read,
+                                    hint: PasteHint(store: store.root), rows: rows, columns: columns)
+        for await state in try StoreObserver(store: store).states(in: ab, limit: 50) {
+            model.update(state)
+            break
+        }
+        let frame = model.frame(output)
+        let edge = String(repeating: "─", count: columns)
+        output.print("   ┌" + edge + "┐")
+        for line in frame.lines + [String](repeating: "", count: max(0, rows - frame.lines.count)) {
+            output.print("   │" + line + String(repeating: " ", count: max(0, columns - Terminal.visibleWidth(line))) + "│")
+        }
+        output.print("   └" + edge + "┘")
+    }
+
+    /// The commands to try after the demo: on its stores when they were kept, else how to keep them.
+    func next(kept: Bool) {
+        output.print("\n" + output.styled("Next", .bold))
+        guard kept else {
+            say("The demo's stores were temporary and are gone. To keep them and open the chat screen:")
+            say("  chatdir demo --keep")
+            say("Your own store and server: README.md, \"Syncing with a server\" (or `man chatdir`).")
+            return
+        }
+        let laptop = PasteHint.shellWord(root + "/alice-laptop")
+        say("Everything is in \(root). The server stopped with the demo; start it again, then chat:")
+        let tls = caFile == nil ? "" : " --tls-cert \(PasteHint.shellWord(root + "/tls/server.pem")) --tls-key \(PasteHint.shellWord(root + "/tls/server.key"))"
+        say("  chatdir serve --data \(PasteHint.shellWord(root + "/server")) --port \(port)\(tls) &")
+        let ca = caFile.map { " --ca-file \(PasteHint.shellWord($0))" } ?? ""
+        say("  CHATDIR_TOKEN=alice-token chatdir sync --live --store \(laptop)\(ca) &")
+        say("  chatdir chat --store \(laptop) ab")
+        say("or look at the files: ls -R \(laptop); cat \(PasteHint.shellWord(root + "/bob/conversations/ab/positions.json"))")
     }
 }
