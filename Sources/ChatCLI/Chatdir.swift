@@ -39,6 +39,15 @@ public enum Chatdir {
         return text
     }
 
+    /// Says `name` is no command, with the nearest ones when it is a typo and one line of usage,
+    /// not the whole overview; returns 64 (EX_USAGE).
+    static func unknownCommand(_ name: String, output: Output) -> Int32 {
+        let question = Suggestion.question(Suggestion.closest(to: name, among: commands.map { $0.spec.name } + ["--help", "--version"]))
+        output.error("chatdir: unknown command \(name.debugDescription)\(question.map { "; " + $0 } ?? "")\n"
+            + "Usage: chatdir <command> [options]; `chatdir --help` lists the commands")
+        return 64
+    }
+
     /// Runs `chatdir` with `arguments` (without the program name); returns the exit code.
     public static func run(_ arguments: [String], environment: Environment) -> Int32 {
         let output = Output(environment: environment)
@@ -47,11 +56,14 @@ public enum Chatdir {
             return 64
         }
         if name == "--help" || name == "-h" || name == "help" {
-            if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
-                output.print(command.spec.help)
-            } else {
+            guard arguments.count > 1 else {
                 output.print(help)
+                return 0
             }
+            guard let command = commands.first(where: { $0.spec.name == arguments[1] }) else {
+                return unknownCommand(arguments[1], output: output)
+            }
+            output.print(command.spec.help)
             return 0
         }
         if name == "--version" {
@@ -59,10 +71,7 @@ public enum Chatdir {
             return 0
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {
-            // A typo gets the nearest commands and one line, not the whole overview above it.
-            let question = Suggestion.question(Suggestion.closest(to: name, among: commands.map { $0.spec.name } + ["--help", "--version"])).map { "; " + $0 } ?? ""
-            output.error("chatdir: unknown command \(name.debugDescription)\(question)\nUsage: chatdir <command> [options]; `chatdir --help` lists the commands")
-            return 64
+            return unknownCommand(name, output: output)
         }
         do {
             let parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: command.spec)

@@ -207,6 +207,10 @@ import ChatTestSupport
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == first + "Usage: chatdir <command> [options]; `chatdir --help` lists the commands\n")
+        // `chatdir help NAME` says the same of a NAME that is no command.
+        let help = try ChatdirProcess.run(["help", typed])
+        #expect(help.status == 64 && help.stdout.isEmpty)
+        #expect(help.stderr == result.stderr)
     }
 
     @Test("a mistyped option exits 64 with the nearest option and the command's usage line, not its help")
