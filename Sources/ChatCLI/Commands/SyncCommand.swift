@@ -19,9 +19,11 @@ enum SyncCommand: Command {
         failed: see `chatdir view`, then `chatdir retry`); 74 the store could not be written (a full
         disk: free some space, then sync again); 75 some messages are still pending
         (the server could not be reached or kept failing: run sync again later); 76 the server
-        broke the wire contract; 77 the token was refused; 78 no token or server configured.
+        broke the wire contract; 77 the token was refused (or the token file is readable by
+        others); 78 no token or server configured, or a token file that is missing or empty.
 
-        --live holds the store's lock (a second worker on the same store exits with 75) and runs
+        --live holds the store's lock (a second worker, or a one-pass sync, on the same store
+        exits with 75, naming the worker's pid and how to stop it) and runs
         until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
         after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
         New outbox files and typing are seen through inotify; when the kernel's per-user inotify
