@@ -128,12 +128,21 @@ public actor SyncEngine {
             if case .system? = error as? StoreError { storeFailed = true }
         }
 
+        /// The pass in one line for stdout. "synced …" only when no problem stopped any part of
+        /// it; otherwise only what was really done ("partly synced: 3 new messages, 1 sent") or
+        /// "not synced", so a refused token or an unreachable server never reads as a sync of
+        /// nothing (the problems themselves go to stderr).
         public var summary: String {
-            var parts = ["\(conversations) conversation\(conversations == 1 ? "" : "s")", "\(newMessages) new message\(newMessages == 1 ? "" : "s")",
-                         "\(sent) sent"]
-            if !failed.isEmpty { parts.append("\(failed.count) failed") }
-            if stillPending > 0 { parts.append("\(stillPending) still pending") }
-            return "synced " + parts.joined(separator: ", ")
+            let pending = stillPending > 0 ? "\(stillPending) still pending" : nil
+            let rejected = failed.isEmpty ? nil : "\(failed.count) failed"
+            let messages = "\(newMessages) new message\(newMessages == 1 ? "" : "s")"
+            guard problems.isEmpty else {
+                let done = [newMessages > 0 ? messages : nil, sent > 0 ? "\(sent) sent" : nil, rejected].compactMap { $0 }
+                if done.isEmpty { return "not synced" + (pending.map { ": " + $0 } ?? "") }
+                return "partly synced: " + done.joined(separator: ", ") + (pending.map { "; " + $0 } ?? "")
+            }
+            let parts = ["\(conversations) conversation\(conversations == 1 ? "" : "s")", messages, "\(sent) sent", rejected, pending]
+            return "synced " + parts.compactMap { $0 }.joined(separator: ", ")
         }
     }
 

@@ -57,6 +57,7 @@ import ChatTestSupport
         #expect(wrong.status == 77)
         #expect(wrong.stderr.contains("the server refused the token (401"))
         #expect(!wrong.stderr.contains("s3cret-guess") && !wrong.stdout.contains("s3cret-guess"))
+        #expect(wrong.stdout == "not synced\n", "a refused token syncs nothing, and stdout does not say \"synced\"")
         let none = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": ""])
         #expect(none.status == 78)
         #expect(none.stderr.contains("no token: set CHATDIR_TOKEN or pass --token-file FILE"))
@@ -78,7 +79,7 @@ import ChatTestSupport
         #expect(closed.status == 0, "\(closed.stderr)")
     }
 
-    @Test("nothing listening: sync exits 75 and the message stays pending")
+    @Test("nothing listening: sync exits 75, says it did not sync, and the message stays pending")
     func unreachable() throws {
         let directory = try TemporaryDirectory()
         let server = try Server()
@@ -88,7 +89,7 @@ import ChatTestSupport
         let result = try ChatdirProcess.run(["sync", "--store", store, "--server", "http://127.0.0.1:9"], environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(result.status == 75)
         #expect(result.stderr.contains("server unreachable"))
-        #expect(result.stdout.contains("1 still pending"))
+        #expect(result.stdout == "not synced: 1 still pending\n", "\(result.stdout)")
     }
 
     @Test("read marks a conversation read for the worker to post; bob's sender sees ✓✓ read after sync")

@@ -117,6 +117,8 @@ struct TLSEndToEndTests {
         let synced = try ChatdirProcess.run(["sync", "--store", store] + trust, environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(synced.status == 77, "\(synced.stderr)")
         #expect(synced.stderr.contains(refusal.expected), "\(synced.stderr)")
+        // Nothing was synced, and stdout does not say "synced 0 conversations".
+        #expect(synced.stdout == "not synced\n", "\(synced.stdout)")
         if refusal == .unknownAuthority || refusal == .otherAuthority {
             #expect(synced.stderr.contains("; pass --ca-file with that authority's certificate"), "\(synced.stderr)")
         }

@@ -68,6 +68,33 @@ import ChatTestSupport
         #expect(report.problems == ["ab: \(error)"])
     }
 
+    /// A report's counts, and whether a problem stopped part of the pass.
+    struct SummaryCase: Sendable, CustomTestStringConvertible {
+        var newMessages = 0, sent = 0, failed = 0, stillPending = 0, conversations = 2
+        var problem = false
+        var expected: String
+        var testDescription: String { expected }
+    }
+
+    @Test("the summary says synced only for a pass no problem stopped; otherwise what was really done, or not synced", arguments: [
+        SummaryCase(newMessages: 7, expected: "synced 2 conversations, 7 new messages, 0 sent"),
+        SummaryCase(sent: 1, failed: 1, expected: "synced 2 conversations, 0 new messages, 1 sent, 1 failed"),
+        SummaryCase(conversations: 0, problem: true, expected: "not synced"),
+        SummaryCase(stillPending: 1, conversations: 0, problem: true, expected: "not synced: 1 still pending"),
+        SummaryCase(newMessages: 1, sent: 2, stillPending: 3, problem: true, expected: "partly synced: 1 new message, 2 sent; 3 still pending"),
+        SummaryCase(failed: 1, problem: true, expected: "partly synced: 1 failed"),
+    ])
+    func summary(_ row: SummaryCase) {
+        var report = SyncEngine.Report()
+        report.conversations = row.conversations
+        report.newMessages = row.newMessages
+        report.sent = row.sent
+        report.failed = Array(repeating: "ab: rejected", count: row.failed)
+        report.stillPending = row.stillPending
+        if row.problem { report.record(SyncError.transport(TransportError(.unreachable, "server unreachable"))) }
+        #expect(report.summary == row.expected)
+    }
+
     @Test("a failed system call on the store ends the pass as a store failure (exit 74), with the store's words")
     func storeFailureOutcome() {
         let error = StoreError.system(SystemError(operation: "fsync", path: "/s/conversations/ab/messages", errno: .noSpace))

@@ -14,7 +14,9 @@ enum SyncCommand: Command {
         ] + SyncSetup.options,
         discussion: """
         One pass: discover conversations, catch up on new messages, fetch receipts, deliver the
-        outbox oldest first, post read positions, and print a summary line.
+        outbox oldest first, post read positions, and print a summary line: `synced …` when
+        nothing went wrong; after a problem (on stderr) only what was done, `partly synced: 3 new
+        messages, 1 sent; 1 still pending`, or `not synced`.
         Exit status: 0 everything pending was accepted; 65 a message was rejected (it is now
         failed: see `chatdir view`, then `chatdir retry`); 74 the store could not be written (a full
         disk: free some space, then sync again); 75 some messages are still pending
