@@ -12,7 +12,7 @@ extension Context {
         let now = Clock.nanosecondsSince1970()
         guard now >= started else { return nil }  // the clock was stepped back meanwhile
         let channel = RuntimeChannel(storeRoot: store.root, runtimeDirectory: environment["XDG_RUNTIME_DIR"])
-        guard let refused = OpenTimes(channel).record(milliseconds: Int((now - started) / 1_000_000)), refused.detail != nil else { return nil }
+        guard let refused = OpenTimes(channel).record(milliseconds: Double(now - started) / 1_000_000), refused.detail != nil else { return nil }
         return "warning: " + RuntimeChannel.refusal(refused)
     }
 

@@ -23,11 +23,20 @@ public final class WorkerMetrics: Sendable {
     /// Shortest time between two writes, in milliseconds.
     static let interval = 1_000
 
-    /// Starts the figures of a worker running now in this process, and writes them.
+    /// Starts the figures of a worker running now in this process, and writes them. The history
+    /// the last worker left (when each conversation last caught up, the last deliveries' times)
+    /// is kept until this one changes it: a pass that fails before it catches up (the server
+    /// down, the token refused) must not make `status` forget that the store was caught up an
+    /// hour ago. What is the worker's own (pid, connection, reconnects) starts afresh.
     public init(storeRoot: String, mode: SyncStatus.Mode) {
         self.storeRoot = storeRoot
         let now = Self.now()
-        state = Lock(State(status: SyncStatus(pid: Sys.currentProcessID, mode: mode, startedAt: now, connection: mode == .live ? .connecting : .syncing)))
+        var status = SyncStatus(pid: Sys.currentProcessID, mode: mode, startedAt: now, connection: mode == .live ? .connecting : .syncing)
+        if case let .success(last)? = SyncStatusFile.read(storeRoot: storeRoot) {
+            status.caughtUp = last.caughtUp
+            status.sendToSent = last.sendToSent
+        }
+        state = Lock(State(status: status))
         change { _ in }
     }
 

@@ -1,3 +1,4 @@
+import ChatStore
 import Foundation
 import Testing
 import ChatTestSupport
@@ -82,6 +83,45 @@ import ChatTestSupport
         let json = try fixture.status().json["worker"] as? [String: Any]
         #expect(json?["running"] as? Bool == false)
         #expect(json?["lastPid"] as? Int == Int(worker.processIdentifier))
+    }
+
+    /// `caughtUpAt` of each conversation in `status --json`.
+    static func caughtUp(_ json: [String: Any]) -> [String: String] {
+        var times: [String: String] = [:]
+        for row in json["conversations"] as? [[String: Any]] ?? [] {
+            if let id = row["id"] as? String, let time = row["caughtUpAt"] as? String { times[id] = time }
+        }
+        return times
+    }
+
+    @Test("a pass refused its token or not reaching the server keeps when each conversation last caught up")
+    func failedPassKeepsHistory() throws {
+        let fixture = try ServedStore()
+        let before = Self.caughtUp(try fixture.status().json)
+        #expect(before.keys.sorted() == ["alice-bob", "dinner"], "\(before)")
+        var refused = fixture.environment
+        refused["CHATDIR_TOKEN"] = "not-alice-token"
+        #expect(try ChatdirProcess.run(["sync", "--store", fixture.store], environment: refused).status == 77)
+        #expect(Self.caughtUp(try fixture.status().json) == before)
+        #expect(try fixture.run(["sync", "--server", "http://127.0.0.1:9"]).status == 75)
+        #expect(Self.caughtUp(try fixture.status().json) == before)
+        let text = try fixture.run(["status"])
+        #expect(text.stdout.contains("  dinner     caught up "), "\(text.stdout)")
+        #expect(!text.stdout.contains("no catch-up recorded"), "\(text.stdout)")
+    }
+
+    @Test("time to open below a millisecond reads as such, never 0 ms")
+    func subMillisecondOpen() throws {
+        let fixture = try ServedStore()
+        let opens = OpenTimes(RuntimeChannel(storeRoot: fixture.store, runtimeDirectory: fixture.runtime))
+        #expect(opens.record(milliseconds: 0.3) == nil)
+        let text = try fixture.run(["status"])
+        #expect(text.stdout.contains("time to open: p50 0.3 ms (last 1 open)\n"), "\(text.stdout)")
+        #expect(((try fixture.status().json["timeToOpenMs"] as? [String: Any])?["p50"] as? Double) == 0.3)
+        // A real open, however fast, is recorded to the microsecond and never shown as 0 ms.
+        #expect(try fixture.run(["view", "dinner"]).status == 0)
+        #expect(opens.recent().count == 2)
+        #expect(!(try fixture.run(["status"])).stdout.contains(" 0 ms"))
     }
 
     @Test("a damaged status file is reported and status goes on")

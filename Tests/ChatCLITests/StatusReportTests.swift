@@ -12,6 +12,19 @@ import Testing
         #expect(StatusReport.percentile(values, fraction) == expected)
     }
 
+    @Test("whole-millisecond figures never read 0 ms", arguments: [(0, "< 1 ms"), (1, "1 ms"), (41, "41 ms")] as [(Int, String)])
+    func wholeMilliseconds(_ value: Int, _ expected: String) {
+        #expect(StatusReport.milliseconds(value) == expected)
+    }
+
+    @Test("figures measured to the microsecond read to a tenth below 10 ms, never 0 ms", arguments: [
+        (0, "< 0.1 ms"), (0.04, "< 0.1 ms"), (0.05, "0.1 ms"), (0.312, "0.3 ms"), (4.25, "4.3 ms"), (9.94, "9.9 ms"),
+        (9.96, "10 ms"), (18.4, "18 ms"), (1234.5, "1235 ms"),
+    ] as [(Double, String)])
+    func fineMilliseconds(_ value: Double, _ expected: String) {
+        #expect(StatusReport.milliseconds(value) == expected)
+    }
+
     @Test("ages read as a person says them", arguments: [
         (0, "0 s"), (59_999, "59 s"), (60_000, "1 min"), (3_599_000, "59 min"),
         (3_600_000, "1 h 0 min"), (7_500_000, "2 h 5 min"), (86_400_000, "1 d"),

@@ -148,6 +148,17 @@ import ChatTestSupport
         #expect(channel.myTyping(c1) == nil)
     }
 
+    @Test("open times are kept to the microsecond, so a sub-millisecond open is not 0; whole milliseconds of earlier versions still read")
+    func openTimesToTheMicrosecond() throws {
+        let directory = try TemporaryDirectory()
+        let channel = RuntimeChannel(root: directory.file("run"))
+        let times = OpenTimes(channel)
+        // Whole milliseconds are written as earlier versions wrote every figure.
+        for milliseconds in [18, 0.3124, 4.0, 0.0004] { #expect(times.record(milliseconds: milliseconds) == nil) }
+        #expect(try String(contentsOfFile: times.path, encoding: .utf8) == "18\n0.312\n4\n0\n")
+        #expect(times.recent() == [18, 0.312, 4, 0])
+    }
+
     @Test("directories made by the channel are 0700 and pass the same check when found again; a planted file link is not followed")
     func madeThenFound() throws {
         let directory = try TemporaryDirectory()

@@ -68,7 +68,8 @@ struct StatusReport {
     var conversations: [ConversationLine] = []
     /// Queue time (nanoseconds since 1970) of the oldest pending message.
     var oldestPending: UInt64?
-    var opens: [Int]
+    /// Times to open, in milliseconds (to the microsecond).
+    var opens: [Double]
     /// Why the runtime directory is refused (another user's, a symlink), when it is.
     var runtimeRefused: String?
     var now: Int64
@@ -136,11 +137,25 @@ struct StatusReport {
     }
 
     /// Nearest-rank percentile of `values` (nil when there are none).
-    static func percentile(_ values: [Int], _ fraction: Double) -> Int? {
+    static func percentile<Value: Comparable>(_ values: [Value], _ fraction: Double) -> Value? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let rank = Int((fraction * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+
+    /// A figure measured in whole milliseconds: below one reads `< 1 ms`, never `0 ms`.
+    static func milliseconds(_ value: Int) -> String {
+        value < 1 ? "< 1 ms" : "\(value) ms"
+    }
+
+    /// A figure measured to the microsecond, at a resolution that means something: `< 0.1 ms`,
+    /// `0.3 ms`, `4.2 ms`, then whole milliseconds from 10 on (`18 ms`).
+    static func milliseconds(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        if tenths < 1 { return "< 0.1 ms" }
+        if tenths < 100 { return "\(tenths / 10).\(tenths % 10) ms" }
+        return "\(Int(value.rounded())) ms"
     }
 
     static func time(_ milliseconds: Int64) -> String {
@@ -183,12 +198,12 @@ struct StatusReport {
         lines.append(outbox)
         let deliveries = status?.sendToSent ?? []
         if let p50 = Self.percentile(deliveries, 0.5), let p95 = Self.percentile(deliveries, 0.95) {
-            lines.append("send-to-sent: p50 \(p50) ms, p95 \(p95) ms (last \(deliveries.count) deliver\(deliveries.count == 1 ? "y" : "ies"))")
+            lines.append("send-to-sent: p50 \(Self.milliseconds(p50)), p95 \(Self.milliseconds(p95)) (last \(deliveries.count) deliver\(deliveries.count == 1 ? "y" : "ies"))")
         } else {
             lines.append("send-to-sent: no deliveries measured yet")
         }
         if let p50 = Self.percentile(opens, 0.5) {
-            lines.append("time to open: p50 \(p50) ms (last \(opens.count) open\(plural(opens.count)))")
+            lines.append("time to open: p50 \(Self.milliseconds(p50)) (last \(opens.count) open\(plural(opens.count)))")
         } else {
             lines.append("time to open: no opens measured yet")
         }
@@ -261,7 +276,7 @@ struct StatusReport {
             ])),
             ("timeToOpenMs", .object([
                 ("count", .integer(opens.count)),
-                ("p50", optional(Self.percentile(opens, 0.5))),
+                ("p50", Self.percentile(opens, 0.5).map { .number($0) } ?? .null),
             ])),
             ("worker", .object(worker)),
         ])

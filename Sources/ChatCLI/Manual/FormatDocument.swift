@@ -262,7 +262,9 @@ this device's clock.
 `mode` is `live` or `pass`; `connection` is `connecting`, `connected`, `reconnecting` (with
 `problem`, the transport's words), `syncing` (a one-pass sync) or `stopped`; `reconnects` are
 the times the live socket was lost in the last hour; `caughtUp` the last successful catch-up
-of each conversation; `sendToSentMs` the last 100 deliveries, queued → stored as sent. A file
+of each conversation; `sendToSentMs` the last 100 deliveries, queued → stored as sent. A new
+worker keeps the last one's `caughtUp` and `sendToSentMs` until it changes them, so a pass that
+fails (the server down, the token refused) leaves that history as it was. A file
 whose `pid` is not the process holding `.lock` (read from `/proc/locks`) is the last worker's,
 and `status` says so. A file that does not parse is reported by `status` and rewritten by the
 next worker. Ignored by git, never compared between devices.
@@ -359,8 +361,9 @@ chatdir view: warning: the runtime directory is refused, so typing, older-page r
 `typing/<user>` (milliseconds since 1970), `older-wanted` (`before=<sequence>`), `older-answer`
 (`loading|stored|beginning before=<sequence>` or `failed before=<sequence> <reason>`). Losing
 them loses nothing: a reboot or a logout empties them and nothing needs them back. Beside the
-conversations, `opens` holds how long the last `view` and `chat` opens took (milliseconds, one
-per line, appended without fsync and cut back to the newest 100), for `chatdir status`.
+conversations, `opens` holds how long the last `view` and `chat` opens took (milliseconds to the
+microsecond, like `0.312` or `18`, one per line, appended without fsync and cut back to the
+newest 100), for `chatdir status`.
 
 ## Keeping a store in git
 
