@@ -44,6 +44,7 @@ struct SyncSetup {
     func engine() throws -> SyncEngine {
         var options = SyncEngine.Options()
         options.caFile = caFile
+        options.reconnectBackoff = try Self.reconnectBackoff(environment)
         let provider: (@Sendable () async throws -> String)?
         if tokenSource.renews {
             let source = tokenSource
@@ -53,6 +54,18 @@ struct SyncSetup {
             provider = nil
         }
         return try SyncEngine(store: store, server: server, token: token, tokenProvider: provider, options: options)
+    }
+
+    /// `CHATDIR_RECONNECT_BACKOFF=FIRST,LONGEST`: how long `sync --live` waits before dialling
+    /// again after its connection ended, in seconds (from half to all of FIRST, doubling up to
+    /// LONGEST); nil when unset (0.5 and 30).
+    static func reconnectBackoff(_ environment: Environment) throws -> Backoff? {
+        guard let text = environment["CHATDIR_RECONNECT_BACKOFF"], !text.isEmpty else { return nil }
+        let seconds = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0).trimmingWhitespace()) }
+        guard seconds.count == 2, let first = seconds[0], let longest = seconds[1], first > 0, first <= longest, longest <= 86_400 else {
+            throw CommandFailure(message: "CHATDIR_RECONNECT_BACKOFF: \(quoted(text)) is not valid; expected the first and the longest wait in seconds, like 0.5,30 (at most 86400)", exitCode: 78)
+        }
+        return Backoff(initial: .seconds(first), maximum: .seconds(longest))
     }
 
     /// `--server`, `CHATDIR_SERVER`, the config's `server`, the manifest's; nil when none is set.

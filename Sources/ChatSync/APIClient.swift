@@ -16,6 +16,9 @@ public struct APIClient: Sendable {
     public var timeout: Duration
     /// A one-pass sync's deadline: each request's own deadline is the earlier of the two.
     public var passDeadline: PassDeadline?
+    /// Called after every successful answer: the server is up (the live worker's reconnect
+    /// wait ends, ``ReconnectWake``).
+    var answered: (@Sendable () -> Void)?
     /// Answers larger than this are refused (a hostile server cannot exhaust memory).
     public static let maxBodySize = 8 << 20
 
@@ -143,6 +146,7 @@ public struct APIClient: Sendable {
         let bytes = response.body
         switch ResponseVerdict(status: response.status, headers: response.headers) {
         case .success:
+            answered?()
             return Answer(status: response.status, body: bytes, deadline: deadline)
         case .unauthorized:
             throw .unauthorized("401: " + WireDecoder.errorMessage(bytes))

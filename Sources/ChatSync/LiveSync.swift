@@ -48,7 +48,11 @@ extension SyncEngine {
 
     /// The live connection, the outbox and the background work of ``runLive(log:)``.
     private func runLiveConnection(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
-        var pacer = ReconnectPacer(backoff: options.backoff, healthyAfter: options.healthyConnection)
+        var pacer = ReconnectPacer(backoff: options.reconnectBackoff ?? options.backoff, healthyAfter: options.healthyConnection)
+        // Whether another request's answer may still end a reconnect wait: once per run of
+        // failed connections, so a server whose live endpoint alone fails is not redialled at
+        // the pace of the outbox's or typing's requests.
+        var wakeable = true
         liveState.log = log
         liveState.typing.interval = options.typingInterval
         let outbox = Task { await self.followOutbox(log: log) }
@@ -84,6 +88,7 @@ extension SyncEngine {
                     switch event {
                     case .connected:
                         pacer.connected(at: .now)
+                        wakeable = true
                         metrics?.connected()
                         liveState.connected = true
                         liveState.lastActivity = .now
@@ -136,7 +141,19 @@ extension SyncEngine {
             if case .untrusted? = lastError { wait = options.untrustedReconnectWait }
             let delay = pacer.disconnected(at: .now, retryAfter: wait)
             log("reconnecting in \(delay.shortDescription)")
-            do { try await Task.sleep(for: delay) } catch { break }
+            // Any other request that succeeds proves the server is back: the live connection
+            // does not sit out the rest of its backoff while the outbox already goes out. What
+            // the server asked for (Retry-After) or a refused certificate's wait is waited whole.
+            let floor = min(wait ?? .zero, delay)
+            do {
+                try await Task.sleep(for: floor)
+                if !wakeable {
+                    try await Task.sleep(for: delay - floor)
+                } else if try await reconnectWake.wait(delay - floor) {
+                    wakeable = false
+                    log("\(server) answered another request: reconnecting now")
+                }
+            } catch { break }
         }
         return nil
     }

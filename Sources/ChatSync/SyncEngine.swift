@@ -35,6 +35,9 @@ public actor SyncEngine {
         /// Accepted messages written to the store in one durable commit at most.
         public var acceptBatch = 64
         public var backoff = Backoff()
+        /// The live worker's waits before it dials again after its connection ended; nil: ``backoff``.
+        /// Any other request to the server that succeeds ends such a wait early (``ReconnectWake``).
+        public var reconnectBackoff: Backoff?
         /// How long a hole in live events may stay open before a catch-up.
         public var gapGrace: Duration = .milliseconds(500)
         /// How long a live connection must stay up before a drop no longer grows the reconnect backoff.
@@ -178,6 +181,8 @@ public actor SyncEngine {
     nonisolated let runtime: RuntimeChannel
     /// The worker's figures for `chatdir status` (`.sync-status`); nil writes none (tests, `history`).
     private(set) var metrics: WorkerMetrics?
+    /// Told of every successful answer (``APIClient/answered``): ends the live worker's reconnect wait.
+    let reconnectWake: ReconnectWake
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
     /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
@@ -190,13 +195,17 @@ public actor SyncEngine {
         self.token = token
         self.tokenProvider = tokenProvider
         self.options = options
-        client = Self.client(server, token, options)
+        let wake = ReconnectWake()
+        reconnectWake = wake
+        client = Self.client(server, token, options, wake: wake)
     }
 
-    /// The API client for `token`, with the options' connector and request timeout.
-    static func client(_ server: ServerAddress, _ token: String, _ options: Options) -> APIClient {
+    /// The API client for `token`, with the options' connector and request timeout, telling
+    /// `wake` of every successful answer.
+    static func client(_ server: ServerAddress, _ token: String, _ options: Options, wake: ReconnectWake) -> APIClient {
         var api = APIClient(server: server, token: token, connector: options.connector)
         api.timeout = options.requestTimeout
+        api.answered = { wake.serverAnswered() }
         return api
     }
 

@@ -35,7 +35,7 @@ extension SyncEngine {
             return false
         }
         token = fresh
-        client = Self.client(server, fresh, options)
+        client = Self.client(server, fresh, options, wake: reconnectWake)
         log("the token was refused; using the new one from its source")
         return true
     }

@@ -147,6 +147,67 @@ import ChatTestSupport
         #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("connected to http://127.0.0.1:"))
     }
 
+    /// `chatdir serve` on `port` could not bind it: another process has it.
+    struct PortInUse: Error {}
+
+    /// `chatdir serve --data data --port port` in the background, once it printed its ready line.
+    static func serve(_ data: String, port: Int) throws -> RunningChatdir {
+        let serve = try RunningChatdir(["serve", "--data", data, "--port", String(port)])
+        _ = waitFor(timeout: 60) { !serve.process.isRunning || serve.output.contains { $0.hasPrefix("ready: ") } }
+        if serve.output.contains(where: { $0.hasPrefix("ready: ") }) { return serve }
+        serve.process.waitUntilExit()
+        if serve.process.terminationStatus == 69 { throw PortInUse() }
+        Issue.record("chatdir serve did not start: \(serve.errors)")
+        throw PortInUse()
+    }
+
+    @Test("sync --live: once the server is back, another request's answer ends the live backoff; bob's message comes long before the backoff would have let it")
+    func liveBackoffEndsWhenServerAnswers() throws {
+        let directory = try TemporaryDirectory()
+        let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
+        // Restarted below on the same port: one no other test's connection can take meanwhile.
+        var (serve, port): (RunningChatdir?, Int) = try startOnRestartablePort(isAddressInUse: { $0 is PortInUse }) { port in
+            (try Self.serve(data, port: port), port)
+        }
+        defer { _ = serve?.interrupt() }
+        let alice = directory.file("alice"), bob = directory.file("bob")
+        for (user, path) in [("alice", alice), ("bob", bob)] {
+            #expect(try ChatdirProcess.run(["init", "--user", user, "--server", "http://127.0.0.1:\(port)", path]).status == 0)
+            #expect(try ChatdirProcess.run(["sync", "--store", path], environment: ["CHATDIR_TOKEN": "\(user)-token"]).status == 0)
+        }
+        // A reconnect wait of 5 to 10 minutes: the test ends long before it would.
+        let worker = try RunningChatdir(["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": "600,600"])
+        defer { _ = worker.interrupt() }
+        #expect(waitFor(timeout: 60) { worker.errors.contains { $0.hasSuffix("chatdir sync: caught up") } }, "\(worker.errors)")
+
+        _ = serve?.interrupt()
+        serve = nil
+        #expect(waitFor(timeout: 60) { worker.errors.contains { $0.contains("chatdir sync: reconnecting in ") } }, "\(worker.errors)")
+        serve = try restartOnSamePort(port, isAddressInUse: { $0 is PortInUse }) { port in try Self.serve(data, port: port) }
+
+        #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "are you back?"]).status == 0)
+        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        // Alice's outbox goes out at its own pace; its answer tells the live worker the server is back.
+        #expect(try ChatdirProcess.run(["send", "--store", alice, "dinner", "back online"]).status == 0)
+        let arrived = waitFor(timeout: 60) {
+            (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]))?.lines.last?.contains("are you back?") == true
+        }
+        #expect(arrived, "\(worker.errors)")
+        #expect(worker.errors.contains { $0.contains("answered another request: reconnecting now") }, "\(worker.errors)")
+        let view = try ChatdirProcess.run(["view", "--store", alice, "dinner"])
+        #expect(view.lines.last?.contains("back online  ✓") == true, "\(view.stdout)")
+    }
+
+    @Test("a CHATDIR_RECONNECT_BACKOFF that is not two waits in seconds: exit 78, saying what is expected", arguments: ["600", "x,30", "30,1", "0,30"])
+    func badReconnectBackoff(_ value: String) throws {
+        let server = try Server()
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory, server)
+        let result = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": value])
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr == "chatdir sync: CHATDIR_RECONNECT_BACKOFF: \"\(value)\" is not valid; expected the first and the longest wait in seconds, like 0.5,30 (at most 86400)\n", "\(result.stderr)")
+    }
+
     @Test("a message from another user comes in over the live socket and appears in view --follow")
     func liveIntoFollow() throws {
         let server = try Server()

@@ -25,8 +25,13 @@ enum SyncCommand: Command {
         others); 78 no token or server configured, or a token file that is missing or empty.
 
         --live holds the store's lock (a second worker, or a one-pass sync, on the same store
-        exits with 75, naming the worker's pid and how to stop it) and runs
-        until SIGINT or SIGTERM, which finish the current write and exit 0. Log lines go to stderr,
+        exits with 75, naming the worker's pid and how to stop it) and runs until SIGINT or
+        SIGTERM, which finish the current write and exit 0. When the live connection ends it
+        dials again after a backoff (half a second at first, doubling up to 30 s;
+        $CHATDIR_RECONNECT_BACKOFF=FIRST,LONGEST in seconds sets them), and at once when any
+        other request to the server succeeds meanwhile (the outbox going out after the server
+        came back), so incoming messages do not wait for the rest of it; a server's Retry-After
+        is waited in full. Log lines go to stderr,
         after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
         New outbox files and typing are seen through inotify; when the kernel's per-user inotify
         limits are reached (fs.inotify.max_user_watches, max_user_instances) they are checked

@@ -67,6 +67,10 @@ enum CommandManualPage {
         .B CHATDIR_CA_FILE
         Extra CA certificates when \\fB\\-\\-ca\\-file\\fR is not given; it wins over the config file's \\fIca\\-file\\fR.
         .TP
+        .B CHATDIR_RECONNECT_BACKOFF
+        \\fIFIRST,LONGEST\\fR in seconds (default \\fI0.5,30\\fR): how long \\fBsync \\-\\-live\\fR waits before dialling again after its live connection ended,
+        from half to all of \\fIFIRST\\fR, doubling up to \\fILONGEST\\fR. Any other request to the server that succeeds ends the wait early.
+        .TP
         .B XDG_CONFIG_HOME
         Where the config file is: \\fI$XDG_CONFIG_HOME/chatdir/config\\fR, else \\fI~/.config/chatdir/config\\fR.
         Every setting is taken from the first of: the flag, the environment, the config file, the store's manifest, the default.
