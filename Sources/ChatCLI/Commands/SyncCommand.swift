@@ -31,8 +31,8 @@ enum SyncCommand: Command {
         $CHATDIR_RECONNECT_BACKOFF=FIRST,LONGEST in seconds sets them), and at once when any
         other request to the server succeeds meanwhile (the outbox going out after the server
         came back), so incoming messages do not wait for the rest of it; a server's Retry-After
-        is waited in full. Log lines go to stderr,
-        after an ISO 8601 UTC time stamp when stderr is not a terminal (journalctl, a log file).
+        is waited in full. Log lines go to stderr, after an ISO 8601 UTC time stamp when stderr
+        is not a terminal (journalctl, a log file).
         New outbox files and typing are seen through inotify; when the kernel's per-user inotify
         limits are reached (fs.inotify.max_user_watches, max_user_instances) they are checked
         every second instead, and the log says so once.
