@@ -4,7 +4,7 @@ import ChatSystem
 /// What the sync worker says of itself, for `chatdir status`: who it is, whether it reaches
 /// the server, when each conversation last caught up, how long deliveries took. Never message
 /// text, never the token. Times are milliseconds since 1970 by this device's clock.
-public struct SyncStatus: Sendable, Equatable {
+public struct SyncStatus: Sendable, Hashable {
     /// How the worker runs: `sync --live`, or one pass of `sync`.
     public enum Mode: String, Sendable {
         case live
@@ -38,6 +38,12 @@ public struct SyncStatus: Sendable, Equatable {
     public var caughtUp: [ConversationID: Int64] = [:]
     /// Queued → stored as sent, in milliseconds, for the last deliveries (oldest first).
     public var sendToSent: [Int] = []
+    /// When the worker tries the server again, while it is reconnecting.
+    public var nextTryAt: Int64?
+    /// Conversations the worker cannot sync, each with why (a damaged file with its path and
+    /// line, an answer that breaks the contract): nothing new arrives in them and their outbox
+    /// waits until the conversation catches up again, which removes it from here.
+    public var stoppedConversations: [ConversationID: String] = [:]
 
     /// Deliveries kept in ``sendToSent``.
     public static let deliveriesKept = 100
@@ -57,6 +63,9 @@ public struct SyncStatus: Sendable, Equatable {
 /// replaced by rename and never fsynced (figures, not data: a crash may lose the last second).
 ///
 ///     {"caughtUp":{"dinner":1764630000000},"connection":"connected","mode":"live","pid":4242,"reconnects":[],"sendToSentMs":[180,95],"startedAt":1764629990000,"updatedAt":1764630001000}
+///
+/// While reconnecting it also holds `"nextTryAt"` (milliseconds since 1970), and while a
+/// conversation cannot be synced `"stoppedConversations":{"dinner":"<why>"}`.
 public enum SyncStatusFile {
     /// Larger than any file the worker writes; a bigger one is refused unread.
     static let maxSize = 64 * 1024
@@ -67,11 +76,16 @@ public enum SyncStatusFile {
         members.append(("caughtUp", .object(caught)))
         members.append(("connection", .string(status.connection.rawValue)))
         members.append(("mode", .string(status.mode.rawValue)))
+        if let next = status.nextTryAt { members.append(("nextTryAt", .integer(Int(next)))) }
         members.append(("pid", .integer(Int(status.pid))))
         if let problem = status.problem { members.append(("problem", .string(problem))) }
         members.append(("reconnects", .array(status.reconnects.map { .integer(Int($0)) })))
         members.append(("sendToSentMs", .array(status.sendToSent.map { .integer($0) })))
         members.append(("startedAt", .integer(Int(status.startedAt))))
+        if !status.stoppedConversations.isEmpty {
+            let stopped = status.stoppedConversations.sorted { $0.key.rawValue < $1.key.rawValue }.map { (key: $0.key.rawValue, value: JSONValue.string($0.value)) }
+            members.append(("stoppedConversations", .object(stopped)))
+        }
         members.append(("updatedAt", .integer(Int(status.updatedAt))))
         return JSONWriter.encode(.object(members)) + [0x0A]
     }
@@ -120,6 +134,19 @@ public enum SyncStatusFile {
         if value["problem"] != nil {
             guard let problem = string("problem") else { return fail("problem", "a string") }
             status.problem = problem
+        }
+        if value["nextTryAt"] != nil {
+            guard let next = integer("nextTryAt"), next >= 0 else { return fail("nextTryAt", "milliseconds since 1970") }
+            status.nextTryAt = Int64(next)
+        }
+        if let stopped = value["stoppedConversations"] {
+            guard case let .object(entries) = stopped else { return fail("stoppedConversations", "an object") }
+            for entry in entries {
+                guard let id = try? ConversationID(entry.key), case let .string(reason) = entry.value else {
+                    return .failure(SyncStatusError(reason: "\"stoppedConversations\" holds \(quoted(entry.key)), expected conversation IDs with reasons"))
+                }
+                status.stoppedConversations[id] = reason
+            }
         }
         status.reconnects = reconnects.map(Int64.init)
         status.sendToSent = sendToSent

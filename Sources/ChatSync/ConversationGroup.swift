@@ -77,6 +77,8 @@ extension SyncEngine {
                             throw error
                         }
                         report.record(error, in: item.id)
+                    noteStopped(item.id, error)
+                        noteStopped(item.id, error)
                         report.stillPending += (try? await store.pendingOutbox(item.id).count) ?? 0
                     }
                     continue
@@ -89,6 +91,7 @@ extension SyncEngine {
                 }
                 if let error = item.error {
                     report.record(error, in: item.id)
+                    noteStopped(item.id, error)
                     report.stillPending += (try? await store.pendingOutbox(item.id).count) ?? 0
                 }
             }

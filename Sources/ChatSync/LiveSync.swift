@@ -140,6 +140,7 @@ extension SyncEngine {
             var wait = lastError?.retryAfter
             if case .untrusted? = lastError { wait = options.untrustedReconnectWait }
             let delay = pacer.disconnected(at: .now, retryAfter: wait)
+            metrics?.nextTry(in: delay)
             log("reconnecting in \(delay.shortDescription)")
             // Any other request that succeeds proves the server is back: the live connection
             // does not sit out the rest of its backoff while the outbox already goes out. What
@@ -333,6 +334,7 @@ extension SyncEngine {
     private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch?) async -> (any Error)? {
         var events = [event]
         var failure: (any Error)?
+        defer { if let failure, !Task.isCancelled { noteStopped(id, failure) } }
         while !events.isEmpty {
             let event = events.removeFirst()
             // Never `await` inside a mutation of actor state: the machine decides, then the awaits.
@@ -359,6 +361,7 @@ extension SyncEngine {
                     }
                     do {
                         if !messages.isEmpty { try await store.saveFromServer(messages, in: id, what: "live messages") }
+                        metrics?.conversationSynced(id)
                         events.append(.saved(cause))
                     } catch {
                         if Task.isCancelled { return error }
@@ -413,6 +416,7 @@ extension SyncEngine {
             guard let pending = taken.pending[id] else { continue }
             let failure = await saveLive(pending.ascending, in: id)
             first = first ?? failure
+            if let failure { noteStopped(id, failure) } else { metrics?.conversationSynced(id) }
             for _ in 0..<pending.saves {
                 await drive(id, failure.map { Self.failed(.live, $0) } ?? .saved(.live))
             }
@@ -514,12 +518,14 @@ extension SyncEngine {
                         log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription) (\(problem))")
                     } else {
                         liveState.conversations[id]?.outboxDelivered()
+                        metrics?.conversationSynced(id)
                         try await postRead(id)
                     }
                 } catch {
                     if Task.isCancelled { return }
                     if case SyncError.unauthorized = error, await renewToken(refused: sentWith, log: log) { continue }
                     _ = outboxFailed(id, retryAfter: (error as? SyncError)?.retryAfter)
+                    noteStopped(id, error)
                     log("\(id): \(error)")
                 }
             }

@@ -219,6 +219,18 @@ public actor SyncEngine {
         self.metrics = metrics
     }
 
+    /// Records in the worker's figures that conversation `id` stopped on `error`, unless the
+    /// error is the server's or the connection's (those are the whole worker's state, not the
+    /// conversation's): a damaged file, a failed write, an answer that breaks the contract.
+    func noteStopped(_ id: ConversationID, _ error: any Error) {
+        if error is CancellationError { return }
+        switch error as? SyncError {
+        case .transport?, .temporary?, .unauthorized?, .untrusted?: return
+        case .rejected?, .contract?, nil: break
+        }
+        metrics?.conversationStopped(id, problem: "\(error)")
+    }
+
     // MARK: - One pass
 
     /// One pass: discover conversations, catch up, receipts, drain the outbox, post read
@@ -255,6 +267,7 @@ public actor SyncEngine {
                     if case SyncError.unauthorized = error { throw error }
                     if case SyncError.untrusted = error { throw error }
                     report.record(error, in: id)
+                    noteStopped(id, error)
                     report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
                 }
             }

@@ -45,6 +45,15 @@ public final class WorkerMetrics: Sendable {
         change { status in
             status.connection = .connected
             status.problem = nil
+            status.nextTryAt = nil
+        }
+    }
+
+    /// The live worker waits `delay` before it tries the server again: screens count it down.
+    public func nextTry(in delay: Duration) {
+        change { status in
+            let parts = delay.components
+            status.nextTryAt = status.updatedAt + parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
         }
     }
 
@@ -66,9 +75,25 @@ public final class WorkerMetrics: Sendable {
         }
     }
 
-    /// Conversation `id` caught up with the server just now.
+    /// Conversation `id` caught up with the server just now: whatever stopped it is over.
     public func caughtUp(_ id: ConversationID) {
-        change { status in status.caughtUp[id] = status.updatedAt }
+        change { status in
+            status.caughtUp[id] = status.updatedAt
+            status.stoppedConversations[id] = nil
+        }
+    }
+
+    /// Conversation `id` cannot be synced: `problem` says why and what to do. Kept until it
+    /// catches up again, so `status`, `list` and its screen say so meanwhile.
+    public func conversationStopped(_ id: ConversationID, problem: String) {
+        change { status in status.stoppedConversations[id] = problem }
+    }
+
+    /// Conversation `id` stored what the server sent or accepted: it syncs again, whatever
+    /// stopped it is over. Nothing is written when it was not stopped.
+    public func conversationSynced(_ id: ConversationID) {
+        guard state.withLock({ $0.status.stoppedConversations[id] != nil }) else { return }
+        change { status in status.stoppedConversations[id] = nil }
     }
 
     /// Messages queued at these ordinals (nanoseconds since 1970) are stored as sent now.
@@ -83,10 +108,12 @@ public final class WorkerMetrics: Sendable {
     }
 
     /// The worker ends: written at once, so `status` does not wait for the lock to tell.
-    public func stopped() {
+    /// `problem` is why, when it ended on an error (the token refused): screens say so.
+    public func stopped(problem: String? = nil) {
         change(now: true) { status in
             status.connection = .stopped
-            status.problem = nil
+            status.problem = problem
+            status.nextTryAt = nil
         }
         state.withLock { $0.stopped = true }
     }

@@ -63,10 +63,13 @@ enum SyncCommand: Command {
         if live {
             let stamped = !output.isTerminalError
             let log: @Sendable (String) -> Void = { line in output.error(LogLine.format("chatdir sync: " + line, stamped: stamped)) }
-            return liveExitCode(runUntilDone(interruptible: true) {
+            let ended = runUntilDone(interruptible: true) {
                 await engine.setMetrics(metrics)
                 return await engine.runLive(log: log)
-            })
+            }
+            // Why it ended (the token refused) stays in `.sync-status` for the screens and `status`.
+            metrics.stopped(problem: ended?.description)
+            return liveExitCode(ended)
         }
         let progress = ProgressLine(output: output, quiet: context.arguments.flag("--quiet"))
         let report = runUntilDone(interruptible: false) { () async -> SyncEngine.Report in
