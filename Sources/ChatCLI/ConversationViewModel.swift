@@ -31,7 +31,7 @@ public struct ConversationViewModel: Sendable {
             totalRows: state.rows.count,
             history: state.hasOlder ? .olderStored(before: firstSequence) : .complete,
             status: status(state),
-            problems: state.problems
+            problems: state.worker.stopped(state.id).map { [SyncWorkerText.stopped($0, conversation: state.id, hint: hint)] + state.problems } ?? state.problems
         )
     }
 
@@ -40,7 +40,7 @@ public struct ConversationViewModel: Sendable {
                  senderID: row.senderID, text: row.text, status: row.status)
     }
 
-    /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker running (pid 42)`,
+    /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker connected`,
     /// after why changes are looked for every second, when inotify could not watch (first, so a
     /// narrow screen still shows it).
     func status(_ state: ConversationState) -> String {
@@ -50,11 +50,7 @@ public struct ConversationViewModel: Sendable {
         if state.pending > 0 { parts.append("\(state.pending) pending") }
         if state.failed > 0 { parts.append("\(state.failed) failed (\(hint.command("retry", "\(state.id) --all")))") }
         if !state.positionsLoaded { parts.append("receipts not loaded yet") }
-        if let pid = state.syncWorker {
-            parts.append("sync worker running (pid \(pid))")
-        } else {
-            parts.append(state.pending > 0 ? "no sync worker running: pending messages wait in the outbox" : "no sync worker running")
-        }
+        parts.append(SyncWorkerText.summary(pid: state.syncWorker, state.worker, pending: state.pending))
         return parts.joined(separator: " · ")
     }
 }

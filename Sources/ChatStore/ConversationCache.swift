@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// The observer's copy of one conversation, kept up to date file by file.
 ///
@@ -24,8 +25,14 @@ final class ConversationCache {
     private var positions: Positions?
     private var wantedRead: Int?
     private var problems: [String: String] = [:]
+    /// Segments removed or emptied since the last full read, with what they held: git replaces
+    /// a file by removing it and writing the new one in place, and a new one with conflict
+    /// markers in it must not blank the screen (its problem is shown beside the copy held before).
+    private var removedSegments: [SegmentRange: [Message]] = [:]
     private var exists = true
     private(set) var syncWorker: Int32?
+    /// The worker's state as of the last ``refreshWorkerState()``.
+    private(set) var worker = SyncWorkerState()
 
     /// - Parameters:
     ///   - limit: how many of the newest stored messages to start with.
@@ -53,6 +60,7 @@ final class ConversationCache {
         let oldInfo = info
         let oldWanted = wantedRead
         problems = [:]
+        removedSegments = [:]
         exists = conversation.exists
 
         let ranges = note(path: StoreLayout.messages) { () throws(StoreError) in try conversation.segmentRanges() } ?? []
@@ -138,7 +146,17 @@ final class ConversationCache {
                     continue
                 }
                 let old = segments[range] ?? []
-                let new = change.kind == .removed ? [] : readSegment(range, keeping: old)
+                let new: [Message]
+                if change.kind == .removed {
+                    new = []
+                    if let held = segments[range] { removedSegments[range] = held }
+                    problems[relative(StoreLayout.messages + "/" + change.name)] = nil
+                } else {
+                    let held = segments[range].flatMap { $0.isEmpty ? nil : $0 } ?? removedSegments[range]
+                    new = readSegment(range, keeping: held)
+                    // Emptied, as a tool writing it in place does first: like a removal.
+                    removedSegments[range] = new.isEmpty ? held : nil
+                }
                 segments[range] = new.isEmpty && change.kind == .removed ? nil : new
                 let oldBySequence = Dictionary(old.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
                 let newSequences = Set(new.map(\.sequence))
@@ -173,7 +191,24 @@ final class ConversationCache {
         return [.syncWorker(pid: holder)]
     }
 
+    /// Reads `.sync-status` again (after ``refreshSyncWorker()``); returns whether what a screen
+    /// shows of the worker changed. Not a ``StoreChange``: the figures are no change to the files.
+    func refreshWorkerState() -> Bool {
+        let new = SyncWorkerState.read(storeRoot: storeRoot, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
+        // Only what the screens show: figures such as send-to-sent times are no reason to redraw.
+        let id = conversation.id
+        func shown(_ state: SyncWorkerState) -> [String?] {
+            [state.pid.map { "\($0)" }, state.status.map { "\($0.pid) \($0.connection.rawValue)" }, state.status?.problem,
+             state.nextTryIn.map { "\($0)" }, state.stopped(id)]
+        }
+        defer { worker = new }
+        return shown(new) != shown(worker)
+    }
+
     // MARK: The state
+
+    /// The files that could not be read, each `path:line: what to do`, in path order.
+    var problemList: [String] { problems.keys.sorted().compactMap { problems[$0] } }
 
     func state() -> ConversationState {
         let messages = allMessages()
@@ -194,8 +229,8 @@ final class ConversationCache {
         return ConversationState(
             id: conversation.id, info: info, members: members, rows: rows, hasOlder: hasOlder,
             pending: pending, failed: entries.count - pending, positionsLoaded: positions != nil,
-            syncWorker: syncWorker, problems: problems.keys.sorted().compactMap { problems[$0] }, exists: exists,
-            positions: positions
+            syncWorker: syncWorker, problems: problemList, exists: exists,
+            positions: positions, worker: worker
         )
     }
 

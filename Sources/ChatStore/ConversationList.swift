@@ -5,9 +5,12 @@ public struct ConversationList: Hashable, Sendable {
     /// Why changes are found by looking at the files every second rather than told by inotify
     /// (a kernel limit reached); nil while inotify sees everything.
     public var polling: WatchFallback?
+    /// The sync worker: connected or reconnecting (and why), the conversations it stopped on.
+    public var worker: SyncWorkerState
 
-    public init(conversations: [ConversationSummary], polling: WatchFallback? = nil) {
+    public init(conversations: [ConversationSummary], polling: WatchFallback? = nil, worker: SyncWorkerState = SyncWorkerState()) {
         self.conversations = conversations
         self.polling = polling
+        self.worker = worker
     }
 }

@@ -26,4 +26,7 @@ public struct ConversationState: Hashable, Sendable {
     /// Why changes are found by looking at the files every second rather than told by
     /// inotify (a kernel limit reached); nil while inotify sees everything. A screen says so.
     public var polling: WatchFallback? = nil
+    /// The sync worker: connected or reconnecting (and why), whether it stopped on this
+    /// conversation (``SyncWorkerState/stopped(_:)``).
+    public var worker = SyncWorkerState()
 }

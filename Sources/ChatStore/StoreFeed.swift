@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 
 /// The store-wide copy: one ``ConversationCache`` (newest segment only) and one summary per
 /// conversation; a change re-reads only the conversation it names.
@@ -7,6 +8,8 @@ final class StoreFeed {
     var caches: [ConversationID: ConversationCache] = [:]
     var summaries: [ConversationID: ConversationSummary] = [:]
     var syncWorker: Int32?
+    /// The worker's state as of the last batch (``SyncWorkerState``).
+    var worker = SyncWorkerState()
     var isFirst = true
     /// Why the watcher polls, from the first batch that said so (see ``WatchBatch/polling``).
     var polling: WatchFallback?
@@ -59,6 +62,18 @@ final class StoreFeed {
             if !isFirst { changes.append(.syncWorker(pid: holder)) }
         }
         return changes
+    }
+
+    /// Reads `.sync-status` again; returns whether what the list shows of the worker changed
+    /// (no ``StoreChange``: the worker's figures are no change to the files).
+    func refreshWorker() -> Bool {
+        let new = SyncWorkerState.read(storeRoot: store.root, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
+        func shown(_ state: SyncWorkerState) -> [String?] {
+            [state.pid.map { "\($0)" }, state.status.map { "\($0.pid) \($0.connection.rawValue)" }, state.status?.problem,
+             state.nextTryIn.map { "\($0)" }, state.status.map { "\($0.stoppedConversations)" }]
+        }
+        defer { worker = new }
+        return shown(new) != shown(worker)
     }
 
     private func refresh(_ id: ConversationID, changes: [WatchedChange]) -> [StoreChange] {

@@ -109,6 +109,9 @@ public struct StoreObserver: Sendable {
                     state.polling = batch.polling
                     return state
                 }
+                // A file that turned unreadable may change no row (the copy held so far stays):
+                // its problem alone is reason to send the state.
+                let problemsBefore = cache.problemList
                 var news: [StoreChange] = []
                 if let polling = batch.polling, !toldPolling.exchange(true, ordering: .relaxed) { news.append(.polling(polling)) }
                 var changes: [StoreChange]
@@ -117,6 +120,7 @@ public struct StoreObserver: Sendable {
                     changes = cache.reload()
                     if !isFirst { changes.insert(.resynced(id), at: 0) }
                     _ = cache.refreshSyncWorker()
+                    _ = cache.refreshWorkerState()
                     if isFirst {
                         deliver(state(), news, true)
                         return
@@ -127,7 +131,8 @@ public struct StoreObserver: Sendable {
                     changes = cache.apply(batch.changes) + cache.refreshSyncWorker()
                 }
                 changes = news + changes
-                if !changes.isEmpty { deliver(state(), changes, batch.rescan) }
+                let workerMoved = cache.refreshWorkerState()
+                if !changes.isEmpty || workerMoved || cache.problemList != problemsBefore { deliver(state(), changes, batch.rescan) }
             }
         } catch {
             throw .system(error)
@@ -145,9 +150,10 @@ public struct StoreObserver: Sendable {
             // The store root too: `conversations/` may be made after the watch starts.
             return try DirectoryWatcher(root: store.root, depth: 3, idleInterval: idleInterval, pollInterval: pollInterval) { batch in
                 let changes = feed.value.handle(batch)
-                if feed.value.isFirst || !changes.isEmpty {
+                let workerMoved = feed.value.refreshWorker()
+                if feed.value.isFirst || !changes.isEmpty || workerMoved {
                     feed.value.isFirst = false
-                    deliver(ConversationList(conversations: feed.value.list(), polling: feed.value.polling), changes)
+                    deliver(ConversationList(conversations: feed.value.list(), polling: feed.value.polling, worker: feed.value.worker), changes)
                 }
             }
         } catch {

@@ -64,8 +64,8 @@ struct ChatEndToEndTests {
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "24", alice.chat("alice-bob")])
         try tmux.run(["new-session", "-d", "-s", "bob", "-x", "100", "-y", "24", bob.chat("alice-bob")])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
-        #expect(try waitFor { try tmux.pane("bob").contains { $0.contains("sync worker running") } }, "\(tmux.screen("bob"))")
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
+        #expect(try waitFor { try tmux.pane("bob").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("bob"))")
 
         try tmux.run(["send-keys", "-t", "alice", "-l", "see you at eight"])
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("see you at eight") } })
@@ -98,7 +98,7 @@ struct ChatEndToEndTests {
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "120", "-y", "24", alice.chat("alice-bob")])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
         try tmux.run(["send-keys", "-t", "alice", "-l", "a forbidden word"])
         try tmux.run(["send-keys", "-t", "alice", "Enter"])
         // The failed tick and its retry hint may wrap onto lines of their own under the text.
@@ -149,7 +149,7 @@ struct ChatEndToEndTests {
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "16", alice.chat("alice-bob")])
         #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("message number 120") } }, "\(tmux.screen("alice"))")
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker running") } }, "\(tmux.screen("alice"))")
+        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
         #expect(try !tmux.pane("alice").contains { $0.contains("message number 90 ") || $0.hasSuffix("message number 90") })
         // Page up until a row older than the first stored one (sequence 101, "message number
         // 98") is on screen: the worker fetched the page before it, and the rows appear above.

@@ -35,3 +35,22 @@ import Testing
         }
     }
 }
+
+@Suite struct SyncStatusStoppedTests {
+    @Test("the next try and the stopped conversations read back; a file without them (an older worker's) reads as none")
+    func stoppedAndNextTry() throws {
+        var status = SyncStatus(pid: 7, mode: .live, startedAt: 1, connection: .reconnecting)
+        status.nextTryAt = 5_000
+        status.stoppedConversations = [try ConversationID("dinner"): "conversations/dinner/messages/0000000001-0000000100.json:3: not valid JSON"]
+        let bytes = SyncStatusFile.encode(status)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#""nextTryAt":5000"#), "\(text)")
+        #expect(text.contains(#""stoppedConversations":{"dinner":"conversations/dinner/messages/0000000001-0000000100.json:3: not valid JSON"}"#), "\(text)")
+        #expect(try SyncStatusFile.decode(bytes).get() == status)
+        let older = #"{"caughtUp":{},"connection":"connected","mode":"live","pid":7,"reconnects":[],"sendToSentMs":[],"startedAt":1,"updatedAt":1}"#
+        let read = try SyncStatusFile.decode(Array(older.utf8)).get()
+        #expect(read.nextTryAt == nil && read.stoppedConversations.isEmpty)
+        let bad = #"{"caughtUp":{},"connection":"connected","mode":"live","pid":7,"reconnects":[],"sendToSentMs":[],"startedAt":1,"stoppedConversations":{"dinner":3},"updatedAt":1}"#
+        #expect(throws: SyncStatusError.self) { try SyncStatusFile.decode(Array(bad.utf8)).get() }
+    }
+}

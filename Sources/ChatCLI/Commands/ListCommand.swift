@@ -14,6 +14,8 @@ enum ListCommand: Command {
         discussion: """
         Unread counts others' messages past my read position (shown as 999+ past 999).
         A conversation whose files are damaged is listed with the error; the others still show.
+        One the sync worker stopped on (a damaged file it could not read or write, an answer that
+        breaks the contract) says "sync stopped" and why, until it syncs again ("stopped" in --json).
         One made here with `create` says "not on the server yet" until a sync creates it there,
         or that the server refused (`create ID --retry` queues it again); in --json, "creation"
         is "pending" or "failed", and absent otherwise.
@@ -32,14 +34,15 @@ enum ListCommand: Command {
         let summaries = try store.conversationIDs().map { store.conversation($0).summary(me: store.userID) }
             .sorted(by: ConversationSummary.listOrder)
         let output = context.output
+        let stopped = (try? SyncStatusFile.read(storeRoot: store.root)?.get())?.stoppedConversations ?? [:]
         // Every line in one write(2) (LineBuffer), not one per conversation.
         var out = LineBuffer()
         defer { out.flush() }
         if arguments.flag("--json") {
-            for summary in summaries { out.append(json(summary)) }
+            for summary in summaries { out.append(json(summary, stopped: stopped[summary.id])) }
             return summaries.contains { $0.problem != nil } ? 65 : 0
         }
-        for line in lines(summaries, output: output) { out.append(line) }
+        for line in lines(summaries, stopped: stopped, output: output) { out.append(line) }
         if summaries.isEmpty && output.isTerminal {
             out.append(output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim))
         }
@@ -47,7 +50,7 @@ enum ListCommand: Command {
     }
 
     /// One conversation as a JSON object (one line of `--json`).
-    static func json(_ summary: ConversationSummary) -> String {
+    static func json(_ summary: ConversationSummary, stopped: String?) -> String {
         var members: [(key: String, value: JSONValue)] = [
             ("id", .string(summary.id.rawValue)), ("title", .string(summary.title)),
             ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= ConversationSummary.unreadCap)),
@@ -62,11 +65,13 @@ enum ListCommand: Command {
             ])))
         }
         if let problem = summary.problem { members.append(("error", .string(problem))) }
+        if let stopped { members.append(("stopped", .string(stopped))) }
         return JSONLine.encode(.object(members))
     }
 
-    /// The text lines of the list, IDs padded to one width.
-    static func lines(_ summaries: [ConversationSummary], output: Output) -> [String] {
+    /// The text lines of the list, IDs padded to one width; `stopped` says why the sync worker
+    /// stopped on a conversation.
+    static func lines(_ summaries: [ConversationSummary], stopped: [ConversationID: String], output: Output) -> [String] {
         let time = TimeText()
         let idWidth = summaries.map(\.id.rawValue.count).max() ?? 0
         return summaries.map { summary in
@@ -85,6 +90,7 @@ enum ListCommand: Command {
             // first call looks up an associated type by scanning every conformance record.
             for (index, count) in counts.enumerated() { line += (index == 0 ? "  (" : ", ") + count }
             if !counts.isEmpty { line += ")" }
+            if let why = stopped[summary.id] { line += "  " + output.styled("sync stopped: " + output.safe(why), .red) }
             if let last = summary.last {
                 let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
                 line += "  " + output.styled(output.safe(time.format(last.sentAt)), .dim) + " " + output.safe(last.senderID.rawValue) + ": "
@@ -114,30 +120,43 @@ enum ListCommand: Command {
             }
             var last: [ConversationSummary] = []
             var printed: [ConversationID: ConversationSummary] = [:]
+            var printedStopped: [ConversationID: String] = [:]
+            var worker = SyncWorkerState()
             for await event in events {
                 switch event {
                 case let .value(list):
                     last = list.conversations
+                    worker = list.worker
                     polling.note(list.polling)
                 case .signal(.resize): break
                 case .signal(.stop), .ended: return 0
                 }
                 if redraw {
                     let size = Terminal.size() ?? (rows: 24, columns: 80)
-                    var frame = lines(last, output: output)
+                    var frame = lines(last, stopped: stoppedNow(worker), output: output)
                     if frame.isEmpty { frame = [output.styled("no conversations yet", .dim)] }
-                    if let reason = polling.reason {
-                        frame = Array(frame.prefix(max(0, size.rows - 1))) + [output.styled("  " + output.safe(reason.summary), .dim)]
-                    }
+                    // The status line: how the sync worker fares, after why changes are polled for.
+                    let pending = last.reduce(0) { $0 + $1.pending }
+                    let status = (polling.reason.map { [$0.summary] } ?? []) + [SyncWorkerText.summary(pid: worker.pid, worker, pending: pending)]
+                    frame = Array(frame.prefix(max(0, size.rows - 1))) + [output.styled("  " + output.safe(status.joined(separator: " · ")), .dim)]
                     terminal.draw(frame.prefix(size.rows).map { Terminal.fit($0, width: size.columns) })
                     continue
                 }
-                let changed = last.filter { printed[$0.id] != $0 }
-                for summary in changed { printed[summary.id] = summary }
-                let text = json ? changed.map(Self.json) : lines(changed, output: output)
+                let stopped = stoppedNow(worker)
+                let changed = last.filter { printed[$0.id] != $0 || printedStopped[$0.id] != stopped[$0.id] }
+                for summary in changed {
+                    printed[summary.id] = summary
+                    printedStopped[summary.id] = stopped[summary.id]
+                }
+                let text = json ? changed.map { Self.json($0, stopped: stopped[$0.id]) } : lines(changed, stopped: stopped, output: output)
                 if !text.isEmpty { Output.write(1, text.joined(separator: "\n") + "\n") }
             }
             return 0
         }
+    }
+
+    /// The conversations the sync worker stopped on, as its status file says.
+    private static func stoppedNow(_ worker: SyncWorkerState) -> [ConversationID: String] {
+        worker.status?.stoppedConversations ?? [:]
     }
 }

@@ -13,15 +13,17 @@ enum StatusCommand: Command {
             .init(name: "--json", value: nil, help: "one JSON object, for scripts and monitoring"),
         ],
         discussion: """
-        Whether a sync worker runs (its pid, since when, connected or reconnecting, how often
-        the live connection was lost in the last hour), when each conversation last caught up
-        with the server, conversations made by `create` that the server does not have yet (or
+        Whether a sync worker runs (its pid, since when, connected or reconnecting with why and
+        when it tries next, how often the live connection was lost in the last hour), when each
+        conversation last caught up with the server, the conversations the worker stopped on
+        (a damaged file: its path and line; they get nothing new and their outbox waits until
+        repaired), conversations made by `create` that the server does not have yet (or
         refused), the outbox (pending and failed messages, the oldest pending one's age), send-to-sent time (queued → stored as sent; p50 and p95 of the last 100
         deliveries) and time to open (p50 of the last 100 `view` and `chat` opens).
         Works without a worker: the figures are the last one's, and say so.
 
-        Exit status: 0 healthy; 75 messages or creations wait and no sync worker runs, or the
-        worker cannot reach the server. Nothing here touches the network or the store's files.
+        Exit status: 0 healthy; 75 messages or creations wait and no sync worker runs, the
+        worker cannot reach the server, or a conversation is stopped. Nothing here touches the network or the store's files.
 
         Examples:
           chatdir status
@@ -57,6 +59,8 @@ struct StatusReport {
         var caughtUp: Int64?
         /// A `create` the server has not confirmed: pending, or refused (with its reason).
         var creation: QueuedCreation?
+        /// Why the sync worker stopped syncing it (a damaged file), until it catches up again.
+        var stopped: String?
     }
 
     /// The worker holding the store's lock, if one does.
@@ -98,7 +102,7 @@ struct StatusReport {
             // A damaged create.json is `check`'s to report; here it counts as no creation.
             let creation = try? conversation.queuedCreation()
             conversations.append(ConversationLine(id: id, pending: pending.count, failed: outbox.count - pending.count,
-                                                  caughtUp: status?.caughtUp[id], creation: creation))
+                                                  caughtUp: status?.caughtUp[id], creation: creation, stopped: status?.stoppedConversations[id]))
         }
     }
 
@@ -117,12 +121,23 @@ struct StatusReport {
         current?.reconnects.filter { $0 >= now - SyncStatus.reconnectWindow }.count ?? 0
     }
 
+    /// Whole seconds until the running worker tries the server again, while it reconnects.
+    var nextTryIn: Int? {
+        guard let current, current.connection == .reconnecting, let next = current.nextTryAt else { return nil }
+        return Int(max(0, (next - now + 999) / 1000))
+    }
+
     var oldestPendingAge: Int64? {
         oldestPending.map { max(0, now - Int64($0 / 1_000_000)) }
     }
 
     /// Why the store is unhealthy (exit 75), or nil.
     func problem(hint: PasteHint) -> String? {
+        let stopped = conversations.filter { $0.stopped != nil }
+        if let first = stopped.first, let why = first.stopped {
+            let others = stopped.count > 1 ? " (and \(stopped.count - 1) more above)" : ""
+            return "sync stopped for \(first.id)\(others): \(why); once it is repaired (\(hint.command("check", "")) names every damaged line) the sync worker goes on by itself"
+        }
         if running == nil, pending > 0 || pendingCreations > 0 {
             var waiting: [String] = []
             if pending > 0 { waiting.append("\(pending) message\(plural(pending))") }
@@ -179,14 +194,17 @@ struct StatusReport {
         var lines: [String] = []
         if let current {
             var line = "sync worker: pid \(current.pid) (\(current.mode == .live ? "sync --live" : "sync")) since \(Self.time(current.startedAt)), \(current.connection.rawValue)"
-            if let problem = current.problem, current.connection == .reconnecting { line += " (\(problem))" }
+            if current.connection == .reconnecting {
+                line = line.dropLast(current.connection.rawValue.count) + SyncWorkerText.connection(current, nextTryIn: nextTryIn)
+            }
             if current.mode == .live { line += "; \(reconnectsLastHour) reconnect\(plural(reconnectsLastHour)) in the last hour" }
             lines.append(line)
         } else if let running {
             lines.append("sync worker: pid \(running) holds the store's lock (starting, or not a sync worker: no figures from it yet)")
         } else if let status {
             let how = status.connection == .stopped ? "stopped" : "ended without stopping (killed?); last heard of"
-            lines.append("sync worker: none running; the last one (pid \(status.pid)) \(how) \(Self.time(status.updatedAt)); start one: \(hint.command("sync", "--live"))")
+            let why = status.connection == .stopped ? status.problem.map { " (\($0))" } ?? "" : ""
+            lines.append("sync worker: none running; the last one (pid \(status.pid)) \(how) \(Self.time(status.updatedAt))\(why); start one: \(hint.command("sync", "--live"))")
         } else {
             lines.append("sync worker: none running, and none has run here yet; start one: \(hint.command("sync", "--live"))")
         }
@@ -222,6 +240,7 @@ struct StatusReport {
             case nil:
                 break
             }
+            if let stopped = conversation.stopped { line += "; sync stopped: " + stopped }
             lines.append(line)
         }
         return lines
@@ -258,6 +277,7 @@ struct StatusReport {
                 ("failed", .integer(conversation.failed)),
                 ("id", .string(conversation.id.rawValue)),
                 ("pending", .integer(conversation.pending)),
+                ("stopped", conversation.stopped.map { .string($0) } ?? .null),
             ])
         }
         return .object([

@@ -262,9 +262,13 @@ this device's clock.
 `mode` is `live` or `pass`; `connection` is `connecting`, `connected`, `reconnecting` (with
 `problem`, the transport's words), `syncing` (a one-pass sync) or `stopped`; `reconnects` are
 the times the live socket was lost in the last hour; `caughtUp` the last successful catch-up
-of each conversation; `sendToSentMs` the last 100 deliveries, queued → stored as sent. A new
-worker keeps the last one's `caughtUp` and `sendToSentMs` until it changes them, so a pass that
-fails (the server down, the token refused) leaves that history as it was. A file
+of each conversation; `sendToSentMs` the last 100 deliveries, queued → stored as sent;
+`nextTryAt` (while reconnecting) when the live worker tries the server again;
+`stoppedConversations` (only when there are some) maps a conversation the worker cannot sync to
+why (a damaged file's `path:line: what`), until it catches up or stores again; a `stopped`
+worker keeps the `problem` it ended on (a refused token). A new worker keeps the last one's
+`caughtUp` and `sendToSentMs` until it changes them, so a pass that fails (the server down, the
+token refused) leaves that history as it was. A file
 whose `pid` is not the process holding `.lock` (read from `/proc/locks`) is the last worker's,
 and `status` says so. A file that does not parse is reported by `status` and rewritten by the
 next worker. Ignored by git, never compared between devices.
