@@ -29,7 +29,7 @@ public struct ConversationViewModel: Sendable {
             subtitle: "\(state.id) · " + state.members.map(\.rawValue).joined(separator: ", "),
             rows: rows,
             totalRows: state.rows.count,
-            history: state.hasOlder ? .olderStored(before: firstSequence) : .complete,
+            history: state.hasOlder ? .olderStored(before: firstSequence) : (firstSequence ?? 1) > 1 ? .olderOnServer : .complete,
             status: status(state),
             problems: state.worker.stopped(state.id).map { [SyncWorkerText.stopped($0, conversation: state.id, hint: hint)] + state.problems } ?? state.problems
         )

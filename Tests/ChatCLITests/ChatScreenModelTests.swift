@@ -544,3 +544,16 @@ import ChatTestSupport
         #expect(!colour.contains("\u{1B}]") && !colour.contains("\u{1B}[2J") && !colour.contains("\u{9B}"))
     }
 }
+
+extension ChatScreenModelTests {
+    @Test("the beginning of the conversation is said only with sequence 1's top in view, before and after a resize")
+    func beginningOnlyAtTheTop() {
+        var screen = model(state((1...40).map { row($0) }), rows: 12)
+        #expect(lines(screen)[1] == "  ↑ older messages")
+        screen.resize(rows: 8, columns: 60)
+        #expect(lines(screen)[1] == "  ↑ older messages")
+        for _ in 0..<40 where lines(screen)[1] != "  beginning of the conversation" { _ = screen.handle(.pageUp, now: 0) }
+        #expect(lines(screen)[1] == "  beginning of the conversation")
+        #expect(lines(screen)[2].hasSuffix("bob    m1"))
+    }
+}

@@ -20,11 +20,14 @@ extension ChatScreenModel {
         let layout = Layout(self, output: output)
         let text = RowText(output: output, conversation: conversation, hint: hint)
         let view = window(text: text, height: layout.bodyHeight)
+        var header = layout.header
+        // Said only while the first row's top is in view: rows above it are not the beginning.
+        if !(view.top.row == 0 && view.top.line == 0) { header[1] = output.styled("  " + historyLine(output, topInView: false), .dim) }
         var body = view.lines.map { line in
             selected.flatMap { indexByID[$0] } == line.row ? highlighted(line.text, first: line.isFirst, output: output) : line.text
         }
         body.insert(contentsOf: [String](repeating: "", count: max(0, layout.bodyHeight - body.count)), at: 0)
-        var lines = layout.header + body + layout.footer
+        var lines = header + body + layout.footer
         var cursorRow = layout.header.count + layout.bodyHeight + layout.inputStart + layout.input.cursorLine
         if lines.count > rows {
             let dropped = lines.count - rows
@@ -135,9 +138,10 @@ extension ChatScreenModel {
     // MARK: The lines around the body
 
     /// The line under the title: what is above the first row, and what is being done about it.
-    func historyLine(_ output: Output) -> String {
+    /// With `topInView` false (the view scrolled below the first row) rows above are older.
+    func historyLine(_ output: Output, topInView: Bool = true) -> String {
         if loadingStored { return "loading older…" }
-        if hasOlderStored { return "↑ older messages" }
+        if hasOlderStored || !topInView { return "↑ older messages" }
         guard let first = firstSequence, first > 1 else { return "beginning of the conversation" }
         guard wished == first else { return "↑ older messages" }
         switch answer {
