@@ -195,14 +195,8 @@ final class ConversationCache {
     /// shows of the worker changed. Not a ``StoreChange``: the figures are no change to the files.
     func refreshWorkerState() -> Bool {
         let new = SyncWorkerState.read(storeRoot: storeRoot, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
-        // Only what the screens show: figures such as send-to-sent times are no reason to redraw.
-        let id = conversation.id
-        func shown(_ state: SyncWorkerState) -> [String?] {
-            [state.pid.map { "\($0)" }, state.status.map { "\($0.pid) \($0.connection.rawValue)" }, state.status?.problem,
-             state.nextTryIn.map { "\($0)" }, state.stopped(id)]
-        }
         defer { worker = new }
-        return shown(new) != shown(worker)
+        return !new.looksLike(worker, in: conversation.id)
     }
 
     // MARK: The state

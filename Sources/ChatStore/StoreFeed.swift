@@ -68,12 +68,8 @@ final class StoreFeed {
     /// (no ``StoreChange``: the worker's figures are no change to the files).
     func refreshWorker() -> Bool {
         let new = SyncWorkerState.read(storeRoot: store.root, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
-        func shown(_ state: SyncWorkerState) -> [String?] {
-            [state.pid.map { "\($0)" }, state.status.map { "\($0.pid) \($0.connection.rawValue)" }, state.status?.problem,
-             state.nextTryIn.map { "\($0)" }, state.status.map { "\($0.stoppedConversations)" }]
-        }
         defer { worker = new }
-        return shown(new) != shown(worker)
+        return !new.looksLike(worker)
     }
 
     private func refresh(_ id: ConversationID, changes: [WatchedChange]) -> [StoreChange] {

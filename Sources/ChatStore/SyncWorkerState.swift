@@ -37,6 +37,18 @@ public struct SyncWorkerState: Hashable, Sendable {
         return status
     }
 
+    /// Whether a screen shows `other` as it shows this state: the same holder, connection, problem,
+    /// countdown and stopped conversations (all of them, or only `id`'s). Figures such as
+    /// send-to-sent times are no reason to redraw.
+    public func looksLike(_ other: SyncWorkerState, in id: ConversationID? = nil) -> Bool {
+        func stopped(_ state: SyncWorkerState) -> [ConversationID: String] {
+            guard let id else { return state.status?.stoppedConversations ?? [:] }
+            return state.stopped(id).map { [id: $0] } ?? [:]
+        }
+        return pid == other.pid && status?.pid == other.status?.pid && status?.connection == other.status?.connection
+            && status?.problem == other.status?.problem && nextTryIn == other.nextTryIn && stopped(self) == stopped(other)
+    }
+
     /// Why the worker stopped syncing conversation `id`, as the last status written says.
     public func stopped(_ id: ConversationID) -> String? {
         status?.stoppedConversations[id]

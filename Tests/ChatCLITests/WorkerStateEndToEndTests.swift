@@ -104,6 +104,22 @@ struct WorkerStateEndToEndTests {
         }
     }
 
+    @Test("a worker that ends on a refused token: view --follow says so and why, and status names it")
+    func tokenRefused() throws {
+        let fixture = try ServedStore()
+        let tmux = Tmux()
+        defer { tmux.shutDown() }
+        try tmux.run(["new-session", "-d", "-s", "view", "-x", "220", "-y", "20", command(fixture, ["view", "dinner", "--follow"])])
+        #expect(try waitFor { try tmux.pane("view").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("view"))")
+        let refused = try ChatdirProcess.run(["sync", "--live", "--store", fixture.store], environment: ["XDG_RUNTIME_DIR": fixture.runtime, "CHATDIR_TOKEN": "wrong-token"])
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(try waitFor {
+            try tmux.pane("view").contains { $0.contains("no sync worker running: the last one stopped: the server refused the token (401") }
+        }, "\(tmux.screen("view"))")
+        let status = try fixture.run(["status"])
+        #expect(status.lines.first?.contains("stopped ") == true && status.lines.first?.contains("(the server refused the token (401") == true, "\(status.stdout)")
+    }
+
     @Test("git conflict markers written into a segment while chat is open: the rows stay and the screen names the file and what to do")
     func conflictWhileOpen() throws {
         let fixture = try ServedStore()
