@@ -31,7 +31,12 @@ enum ChatCommand: Command {
 
         Needs a terminal on standard input and output; in a pipe use `chatdir view CONV --follow`.
         Sending, receipts, typing and older pages need `chatdir sync --live` running for the
-        store (the status line says whether it runs); without it messages wait in the outbox.
+        store; without it messages wait in the outbox. The status line says how the worker fares,
+        as `chatdir status` does: connected, reconnecting (why, and the seconds to its next try),
+        or why the last one stopped (a refused token). A conversation the worker stopped on (a
+        damaged file) and a file of it the screen cannot read (git conflict markers) are named
+        under the title, with the path, the line and what to do. "beginning of the conversation"
+        shows only with its first message (sequence 1) in view.
         As with `view --follow`, when the kernel's inotify limits are reached the screen checks
         for changes every second instead, and says so on the status line and, once the screen is
         left, on stderr.

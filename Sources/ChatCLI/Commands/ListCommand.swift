@@ -23,6 +23,8 @@ enum ListCommand: Command {
         With --follow, changes are seen through inotify; when the kernel's per-user inotify limits
         are reached (fs.inotify.max_user_watches, max_user_instances), the store's folders are
         checked every second instead, and stderr (and a line under the list) says so once.
+        On a terminal, a status line under the list says how the sync worker fares, as
+        `chatdir status` does (connected, reconnecting and why, or why the last one stopped).
         """
     )
 

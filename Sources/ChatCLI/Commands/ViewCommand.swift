@@ -25,7 +25,9 @@ enum ViewCommand: Command {
 
         With --follow on a terminal the screen is redrawn in place after every write to the
         conversation's files: newest rows at the bottom, ticks change where they stand, a status
-        line counts pending and failed messages and says whether a sync worker runs. In a pipe,
+        line counts pending and failed messages and says how the sync worker fares (connected,
+        reconnecting with why and the seconds to its next try, or why the last one stopped), and
+        a conversation the worker stopped on is named under the title. In a pipe,
         --follow prints each new or changed row once (as text, or JSON Lines with --json).
         Changes are seen through inotify. When the kernel refuses a watch (the per-user limit
         fs.inotify.max_user_watches, or max_user_instances, is reached) the folders it would not
