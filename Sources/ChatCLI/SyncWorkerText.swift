@@ -31,9 +31,13 @@ enum SyncWorkerText {
         return text
     }
 
-    /// The line a screen shows while the worker cannot sync conversation `id`: nothing new
-    /// arrives and the outbox waits, so it says why and what to do.
+    /// The line a screen and `status` show while the worker cannot sync conversation `id`:
+    /// nothing new arrives and the outbox waits, so it says why and what to do. A damaged file
+    /// (its reason starts with the file's path in the store) is repaired by hand, with `check`
+    /// to find every damaged line; other reasons (the server's history differs) say their own way out.
     static func stopped(_ problem: String, conversation id: ConversationID, hint: PasteHint) -> String {
-        "sync stopped for \(id): \(problem); once it is repaired (\(hint.command("check", "")) names every damaged line) the sync worker goes on by itself"
+        let line = "sync stopped for \(id): \(problem)"
+        guard problem.hasPrefix(StoreLayout.conversations + "/") else { return line }
+        return line + "; repair it (\(hint.command("check", "")) names every damaged line), then the sync worker syncs it again by itself"
     }
 }

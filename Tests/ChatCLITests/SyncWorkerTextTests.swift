@@ -29,4 +29,13 @@ import Testing
     func words(_ pid: Int32?, _ worker: SyncWorkerState, _ pending: Int, _ expected: String) {
         #expect(SyncWorkerText.summary(pid: pid, worker, pending: pending) == expected)
     }
+
+    @Test("a stopped conversation: a damaged file gets the way to find and repair it, another reason keeps its own")
+    func stopped() throws {
+        let dinner = try ConversationID("dinner")
+        #expect(SyncWorkerText.stopped("conversations/dinner/messages/0000000001-0000000100.json:3: not valid JSON", conversation: dinner, hint: .defaultStore)
+            == "sync stopped for dinner: conversations/dinner/messages/0000000001-0000000100.json:3: not valid JSON; repair it (chatdir check names every damaged line), then the sync worker syncs it again by itself")
+        let differs = "the server broke the wire contract: the server's history differs from the store's at sequence 4: …; ask the server's operator to restore its data"
+        #expect(SyncWorkerText.stopped(differs, conversation: dinner, hint: .defaultStore) == "sync stopped for dinner: " + differs)
+    }
 }

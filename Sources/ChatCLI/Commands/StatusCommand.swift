@@ -135,8 +135,9 @@ struct StatusReport {
     func problem(hint: PasteHint) -> String? {
         let stopped = conversations.filter { $0.stopped != nil }
         if let first = stopped.first, let why = first.stopped {
-            let others = stopped.count > 1 ? " (and \(stopped.count - 1) more above)" : ""
-            return "sync stopped for \(first.id)\(others): \(why); once it is repaired (\(hint.command("check", "")) names every damaged line) the sync worker goes on by itself"
+            let more = stopped.count - 1
+            let others = more > 0 ? "; \(more) more conversation\(plural(more)) stopped, each on its line above" : ""
+            return SyncWorkerText.stopped(why, conversation: first.id, hint: hint) + others
         }
         if running == nil, pending > 0 || pendingCreations > 0 {
             var waiting: [String] = []
