@@ -38,7 +38,19 @@ public enum GitConflictMarkers {
 
     /// The problem a reader and `check` report for a file with conflict markers.
     public static func problem(path: String, line: Int) -> StoreProblem {
-        StoreProblem(path: path, line: line, "unresolved git merge conflict in \(path); run `git mergetool` or re-sync")
+        let advice = StoreMerge.kind(ofPath: path) == nil
+            ? "chatdir does not merge this file: edit it to keep one side (delete the marker lines and the other side's lines), then `git add \(path)`"
+            : resolveAdvice(path)
+        return StoreProblem(path: path, line: line, "unresolved git merge conflict in \(path); \(advice)")
+    }
+
+    /// How to resolve the conflicted file `path` (a word the shell takes as is) without losing
+    /// a record: keep one side of every hunk, which keeps every record no conflict involves.
+    /// Never `git checkout --ours/--theirs`: that takes one side's whole file as it was before
+    /// the merge and drops the records only the other side had.
+    public static func resolveAdvice(_ path: String) -> String {
+        "keep one side of every conflict with `chatdir merge-file --keep ours \(path)` (or --keep theirs; "
+            + "either keeps every record no conflict involves), then `git add \(path)`"
     }
 
     /// `problems` unchanged when they hold no error or `bytes` has no marker; else the one

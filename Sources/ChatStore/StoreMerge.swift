@@ -56,6 +56,9 @@ public enum StoreMerge {
         case damaged(side: String, StoreProblem)
         /// The path is not a file chatdir merges.
         case notAStoreFile(path: String)
+        /// A conflicted file whose resolution would not be sound (its markers are not the
+        /// driver's, or keeping a side would leave a file the store refuses).
+        case unresolvable(StoreProblem)
         /// A side could not be read or the result not written.
         case system(SystemError)
 
@@ -65,6 +68,8 @@ public enum StoreMerge {
                 "cannot merge \(problem.path): \(side) is damaged: \(problem.line.map { "line \($0): " } ?? "")\(problem.message)"
             case let .notAStoreFile(path):
                 "\(quoted(path)) is not a file chatdir merges (conversations/*/conversation.json, positions.json or messages/<first>-<last>.json); check the merge=chatdir lines of .gitattributes"
+            case let .unresolvable(problem):
+                "cannot resolve \(problem.path)\(problem.line.map { ":\($0)" } ?? ""): \(problem.message)"
             case let .system(error):
                 "\(error)"
             }

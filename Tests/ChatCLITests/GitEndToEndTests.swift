@@ -166,14 +166,58 @@ import ChatTestSupport
         let merged = try world.text(file)
         #expect(merged.contains("edited by hand") && merged.contains("a new message on main") && merged.contains("<<<<<<< ours"))
         let check = try world.chatdir(["check", "--store", laptop], expect: 65)
-        #expect(check.stdout == "\(Self.segment):3: error: unresolved git merge conflict in \(Self.segment); run `git mergetool` or re-sync\n", "\(check.stdout)")
-        #expect(check.stderr.hasSuffix(": 1 error, 0 warnings\n"), "\(check.stderr)")
+        #expect(check.stdout.hasPrefix("\(Self.segment):3: error: unresolved git merge conflict in \(Self.segment); keep one side of every conflict with `chatdir merge-file --keep ours \(Self.segment)`"), "\(check.stdout)")
+        #expect(check.stderr.contains(": 1 error, "), "\(check.stderr)")
         let view = try world.chatdir(["view", "--store", laptop, "dinner"], expect: 65)
         #expect(view.stderr.contains("unresolved git merge conflict in"), "\(view.stderr)")
 
         // Resolved as README says: keep our side, and the store is sound again.
-        try world.git(["checkout", "--ours", "--", Self.segment], in: laptop)
+        try world.chatdir(["merge-file", "--keep", "ours", file])
         try world.chatdir(["check", "--quiet", "--store", laptop])
+    }
+
+    @Test("conflict advice from merge-file and check, followed literally, keeps the records only one side had", arguments: [false, true])
+    func adviceKeepsBothSides(fromCheck: Bool) throws {
+        let world = try World()
+        let laptop = try world.syncedRepository("laptop")
+        let file = laptop + "/" + Self.segment
+        let synced = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil).messages
+        let last = try #require(synced.last)
+        func message(_ sequence: Int, _ text: String) throws -> Message {
+            Message(sequence: sequence, clientMessageID: .random(), senderID: try UserID("bob"), text: text, sentAt: last.sentAt)
+        }
+        // Ours: one record only ours has. Theirs: the second record edited by hand, and one
+        // record only theirs has. Only sequence 2 is in conflict.
+        let onlyOurs = try message(last.sequence + 1, "only on our side")
+        let onlyTheirs = try message(last.sequence + 2, "only on their side")
+        var edited = synced
+        edited[1].text = "edited by hand"
+        try world.git(["checkout", "--quiet", "-b", "edited"], in: laptop)
+        try Data(SegmentFile.encode(edited + [onlyTheirs])).write(to: URL(fileURLWithPath: file))
+        try world.commit(laptop, "edited, and a record only here")
+        try world.git(["checkout", "--quiet", "main"], in: laptop)
+        try Data(SegmentFile.encode(synced + [onlyOurs])).write(to: URL(fileURLWithPath: file))
+        try world.commit(laptop, "a record only here")
+
+        let merge = try world.git(["merge", "--no-edit", "edited"], in: laptop, expect: 1)
+        let advice = fromCheck
+            ? try world.chatdir(["check", "--store", laptop], expect: 65).stdout
+            : try #require(merge.stderr.split(separator: "\n").first { $0.contains("is left with git's conflict markers") }.map(String.init))
+        let commands = advice.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        #expect(commands.count == 2 && commands[0].hasPrefix("chatdir merge-file --keep ") && commands[1].hasPrefix("git add "), "\(advice)")
+        // Every command in the advice, as a person pastes it into a shell in the repository.
+        var environment = world.environment
+        environment["PATH"] = ChatdirProcess.executable.deletingLastPathComponent().path + ":/usr/bin:/bin"
+        for command in commands {
+            let result = try ChatdirProcess.run(["-c", "cd \"$1\" && " + command, "sh", laptop], environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
+            #expect(result.status == 0, "\(command): \(result.stdout)\(result.stderr)")
+        }
+        try world.git(["commit", "--quiet", "--no-edit"], in: laptop)
+        let resolved = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil)
+        #expect(resolved.problems.isEmpty, "\(resolved.problems)")
+        #expect(resolved.messages == synced + [onlyOurs, onlyTheirs])
+        let check = try world.chatdir(["check", "--store", laptop])
+        #expect(check.stdout == "", "\(check.stdout)")
     }
 
     @Test("one message stored at two sequences on two branches: git stops at one hunk, and keeping ours or theirs in it leaves a store check accepts")

@@ -55,7 +55,7 @@ import ChatTestSupport
         #expect(text.contains("hand-edited here") && text.contains("message 2"))
         let decoded = SegmentFile.decode(outcome.bytes, path: segmentPath, range: SegmentRange(containing: 1, size: 10))
         #expect(decoded.problems == [GitConflictMarkers.problem(path: segmentPath, line: 3)])
-        #expect(decoded.problems.first?.message == "unresolved git merge conflict in \(segmentPath); run `git mergetool` or re-sync")
+        #expect(decoded.problems.first?.message == "unresolved git merge conflict in \(segmentPath); keep one side of every conflict with `chatdir merge-file --keep ours \(segmentPath)` (or --keep theirs; either keeps every record no conflict involves), then `git add \(segmentPath)`")
         // Keeping one side (markers and the other line removed) leaves a sound segment.
         let kept = text.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("<<<<<<<") && !$0.hasPrefix(">>>>>>>") && $0 != "=======" && !$0.contains("message 2") }
@@ -335,13 +335,13 @@ import ChatTestSupport
         try Data(segment.utf8).write(to: URL(fileURLWithPath: conversation + "/messages/0000000001-0000000010.json"))
         let report = StoreChecker.check(root: store.root)
         #expect(report.errors.map(\.description) == [
-            "conversations/c1/messages/0000000001-0000000010.json:3: unresolved git merge conflict in conversations/c1/messages/0000000001-0000000010.json; run `git mergetool` or re-sync",
-            "conversations/c1/positions.json:2: unresolved git merge conflict in conversations/c1/positions.json; run `git mergetool` or re-sync",
+            "conversations/c1/messages/0000000001-0000000010.json:3: unresolved git merge conflict in conversations/c1/messages/0000000001-0000000010.json; keep one side of every conflict with `chatdir merge-file --keep ours conversations/c1/messages/0000000001-0000000010.json` (or --keep theirs; either keeps every record no conflict involves), then `git add conversations/c1/messages/0000000001-0000000010.json`",
+            "conversations/c1/positions.json:2: unresolved git merge conflict in conversations/c1/positions.json; keep one side of every conflict with `chatdir merge-file --keep ours conversations/c1/positions.json` (or --keep theirs; either keeps every record no conflict involves), then `git add conversations/c1/positions.json`",
         ])
         let manifest = store.root + "/chatdir.json"
         let original = try String(contentsOfFile: manifest, encoding: .utf8)
         try Data(("<<<<<<< ours\n" + original + "=======\n" + original + ">>>>>>> theirs\n").utf8).write(to: URL(fileURLWithPath: manifest))
-        #expect(StoreChecker.check(root: store.root).errors.map(\.message) == ["unresolved git merge conflict in chatdir.json; run `git mergetool` or re-sync"])
+        #expect(StoreChecker.check(root: store.root).errors.map(\.message) == ["unresolved git merge conflict in chatdir.json; chatdir does not merge this file: edit it to keep one side (delete the marker lines and the other side's lines), then `git add chatdir.json`"])
     }
 }
 

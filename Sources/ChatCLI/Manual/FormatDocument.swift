@@ -411,7 +411,8 @@ encoders, so a clean result is the bytes a device that saw both sides would hold
   made apart, with different segment sizes, conflict there and must not be merged).
 
 Readers and `check` report a file with conflict markers as one error ("unresolved git merge
-conflict in FILE; run `git mergetool` or re-sync") instead of the JSON errors the markers cause.
+conflict in FILE; keep one side of every conflict with `chatdir merge-file --keep ours FILE` (or
+--keep theirs; …), then `git add FILE`") instead of the JSON errors the markers cause.
 
 A conflicted segment is laid out as follows. A conflict involves one sequence (two records
 there) or two (one client message ID at both). A hunk runs from the first sequence its
@@ -428,8 +429,11 @@ the file, the last record of each of its sides has none.
 So deleting the three marker lines of every hunk and, hunk by hunk, either side's lines (ours
 in one, theirs in the next, as you like) always leaves a segment `check` accepts: sequences
 ascending, each client message ID once, a comma after every record but the last. Keeping a
-side in every hunk keeps every record that side had. (`git checkout --ours FILE` or `--theirs`
-instead takes one side's whole file, as it was before the merge.) One client message ID at
+side in every hunk keeps every record that side had. `chatdir merge-file --keep ours FILE` (or
+`--keep theirs`) does exactly that in place, and refuses a result that would not be sound.
+(`git checkout --ours FILE` or `--theirs` instead takes one side's whole file as it was before
+the merge, and so drops every record only the other side had: never resolve a segment that
+way.) One client message ID at
 sequence 3 on our side and 4 on theirs, where only theirs has 5:
 
 ```
