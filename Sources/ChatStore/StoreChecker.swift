@@ -99,6 +99,7 @@ public struct StoreChecker {
                 return
             }
         }
+        checkModes()
         let known: Set<String> = [StoreLayout.manifest, StoreLayout.conversations, StoreLayout.lock]
         for name in list("") ?? [] where !known.contains(name) && !name.hasPrefix(".") {
             warning(name, "not part of a chatdir store; chatdir ignores it")
@@ -229,6 +230,17 @@ public struct StoreChecker {
                 warning(file, "already accepted (it is in \(segment)); the sync worker removes this file on its next start")
             }
         }
+    }
+
+    /// One warning for every file and directory others may use: chatdir makes them 0600 and
+    /// 0700, but git keeps neither, so a clone, pull or merge leaves them as the umask says.
+    private mutating func checkModes() {
+        let wider = StoreGitFiles.widerModes(in: root)
+        guard let first = wider.first else { return }
+        let mode = String(first.mode, radix: 8)
+        let more = wider.count > 1 ? " (and \(wider.count - 1) more path\(wider.count == 2 ? "" : "s") of this store)" : ""
+        warning(first.path, "mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode) lets other users of this machine read it\(more); "
+            + "chatdir makes files 0600 and directories 0700, which git does not keep: run `chatdir check --fix-modes` on this store, and `chatdir git-setup` once so git's hooks restore them after every pull")
     }
 
     private mutating func checkTemporary(_ file: String) {

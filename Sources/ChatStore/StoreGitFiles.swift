@@ -70,24 +70,41 @@ public enum StoreGitFiles {
     /// Returns the paths changed, relative to `root`.
     public static func restoreModes(in root: String) throws(StoreError) -> [String] {
         var changed: [String] = []
-        func visit(_ relative: String) throws(StoreError) {
+        try walk(root) { (relative, path, wanted) throws(StoreError) in
+            guard Sys.mode(of: path) != wanted else { return }
+            do throws(SystemError) { try Sys.chmod(path, wanted) } catch { throw .system(error) }
+            changed.append(relative)
+        }
+        return changed
+    }
+
+    /// The files and directories of the store that others may use (a mode with a bit outside
+    /// 0600 for a file or 0700 for a directory: what git leaves after a clone, pull or merge
+    /// under a usual umask), each with its mode, relative to `root`; `.git` and symbolic
+    /// links are left out, as ``restoreModes(in:)`` leaves them.
+    public static func widerModes(in root: String) -> [(path: String, mode: UInt32)] {
+        var wider: [(path: String, mode: UInt32)] = []
+        try? walk(root) { (relative, path, wanted) throws(StoreError) in
+            if let mode = Sys.mode(of: path), mode & ~wanted != 0 { wider.append((relative, mode)) }
+        }
+        return wider
+    }
+
+    /// Calls `visit` with each directory and file under `root` (root itself as "."), its
+    /// full path and the mode chatdir gives its kind; never through a link or into `.git`.
+    private static func walk(_ root: String, _ visit: (String, String, UInt32) throws(StoreError) -> Void) throws(StoreError) {
+        func enter(_ relative: String) throws(StoreError) {
             let path = relative.isEmpty ? root : root + "/" + relative
-            guard let kind = Sys.kind(of: path) else { return }
-            let wanted = kind == .directory ? FileDescriptor.directoryMode : FileDescriptor.fileMode
-            guard kind == .directory || kind == .file else { return }
-            if Sys.mode(of: path) != wanted {
-                do { try Sys.chmod(path, wanted) } catch { throw .system(error) }
-                changed.append(relative.isEmpty ? "." : relative)
-            }
+            guard let kind = Sys.kind(of: path), kind == .directory || kind == .file else { return }
+            try visit(relative.isEmpty ? "." : relative, path, kind == .directory ? FileDescriptor.directoryMode : FileDescriptor.fileMode)
             guard kind == .directory else { return }
             let names: [String]
             do { names = try Sys.listDirectory(path).sorted() } catch { throw .system(error) }
             for name in names where name != ".git" {
-                try visit(relative.isEmpty ? name : relative + "/" + name)
+                try enter(relative.isEmpty ? name : relative + "/" + name)
             }
         }
-        try visit("")
-        return changed
+        try enter("")
     }
 
     /// The directory of the git repository `root` is in (the first of it and its parents that

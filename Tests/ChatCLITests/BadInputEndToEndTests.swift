@@ -80,9 +80,11 @@ import ChatTestSupport
         #expect(list.lines.count == 3)
     }
 
-    @Test("SampleData passes check with no problems")
+    @Test("SampleData passes check with no problems, once its modes are chatdir's (a checkout's follow the umask)")
     func sampleIsClean() throws {
-        let check = try ChatdirProcess.run(["check", packageRoot.appendingPathComponent("SampleData/alice").path])
+        let directory = try TemporaryDirectory()
+        let store = try copyStore(packageRoot.appendingPathComponent("SampleData/alice"), into: directory)
+        let check = try ChatdirProcess.run(["check", "--fix-modes", store])
         #expect(check.status == 0)
         #expect(check.stdout.isEmpty)
         #expect(check.stderr.contains("3 conversations, 4 segments, 23 messages, 3 outbox files: 0 errors, 0 warnings"))

@@ -75,6 +75,19 @@ import ChatTestSupport
         }
 
         func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+        /// git run by a shell whose umask is 022, the usual one, whatever the test runner's is.
+        @discardableResult
+        func gitUnderUmask022(_ arguments: [String], in repository: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChatdirProcess.Result {
+            let result = try ChatdirProcess.run(["-c", "umask 022 && exec git \"$@\"", "sh", "-C", repository] + arguments,
+                                                environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
+            #expect(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
+            return result
+        }
+    }
+
+    static func mode(_ path: String) throws -> Int? {
+        try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
     }
 
     static let segment = "conversations/dinner/messages/0000000001-0000000100.json"
@@ -166,7 +179,8 @@ import ChatTestSupport
         let merged = try world.text(file)
         #expect(merged.contains("edited by hand") && merged.contains("a new message on main") && merged.contains("<<<<<<< ours"))
         let check = try world.chatdir(["check", "--store", laptop], expect: 65)
-        #expect(check.stdout.hasPrefix("\(Self.segment):3: error: unresolved git merge conflict in \(Self.segment); keep one side of every conflict with `chatdir merge-file --keep ours \(Self.segment)`"), "\(check.stdout)")
+        // (A conflicted merge runs no post-merge hook, so the file git wrote is 0644: check says that too.)
+        #expect(check.stdout.contains("\(Self.segment):3: error: unresolved git merge conflict in \(Self.segment); keep one side of every conflict with `chatdir merge-file --keep ours \(Self.segment)`"), "\(check.stdout)")
         #expect(check.stderr.contains(": 1 error, "), "\(check.stderr)")
         let view = try world.chatdir(["view", "--store", laptop, "dinner"], expect: 65)
         #expect(view.stderr.contains("unresolved git merge conflict in"), "\(view.stderr)")
@@ -201,7 +215,7 @@ import ChatTestSupport
 
         let merge = try world.git(["merge", "--no-edit", "edited"], in: laptop, expect: 1)
         let advice = fromCheck
-            ? try world.chatdir(["check", "--store", laptop], expect: 65).stdout
+            ? try #require(world.chatdir(["check", "--store", laptop], expect: 65).lines.first { $0.contains("unresolved git merge conflict") })
             : try #require(merge.stderr.split(separator: "\n").first { $0.contains("is left with git's conflict markers") }.map(String.init))
         let commands = advice.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
         #expect(commands.count == 2 && commands[0].hasPrefix("chatdir merge-file --keep ") && commands[1].hasPrefix("git add "), "\(advice)")
@@ -212,7 +226,7 @@ import ChatTestSupport
             let result = try ChatdirProcess.run(["-c", "cd \"$1\" && " + command, "sh", laptop], environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
             #expect(result.status == 0, "\(command): \(result.stdout)\(result.stderr)")
         }
-        try world.git(["commit", "--quiet", "--no-edit"], in: laptop)
+        try world.gitUnderUmask022(["commit", "--quiet", "--no-edit"], in: laptop)
         let resolved = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil)
         #expect(resolved.problems.isEmpty, "\(resolved.problems)")
         #expect(resolved.messages == synced + [onlyOurs, onlyTheirs])
@@ -250,7 +264,7 @@ import ChatTestSupport
         for (side, kept) in [(KeptSide.ours, message), (.theirs, later)] {
             let resolved = try #require(resolvingConflicts(conflicted, keeping: Array(repeating: side, count: conflictHunkCount(conflicted))))
             try Data(resolved).write(to: URL(fileURLWithPath: file))
-            let check = try world.chatdir(["check", "--store", laptop])
+            let check = try world.chatdir(["check", "--fix-modes", "--store", laptop])
             #expect(check.stdout == "" && check.stderr.hasSuffix(": 0 errors, 0 warnings\n"), "keeping \(side): \(check.stdout)\(check.stderr)")
             #expect(SegmentFile.decode(resolved, path: Self.segment, range: nil).messages == synced + [kept], "keeping \(side)")
         }
@@ -335,6 +349,66 @@ import ChatTestSupport
         #expect(fixed.stderr.hasPrefix("restored modes 0600 (files) and 0700 (directories) on 2 paths\n"), "\(fixed.stderr)")
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
         #expect(try FileManager.default.attributesOfItem(atPath: store + "/conversations/dinner")[.posixPermissions] as? Int == 0o700)
+    }
+
+    @Test("a pull under umask 022 leaves segments 0644: check warns with the fix, and git-setup's hooks keep them 0600 on every later pull and checkout")
+    func modesAfterPull() throws {
+        let world = try World()
+        let laptop = try world.syncedRepository("laptop")
+        let phone = world.directory.file("phone")
+        try world.gitUnderUmask022(["clone", "--quiet", laptop, phone], in: world.directory.path)
+        try world.git(["config", "user.name", "Test"], in: phone)
+        try world.git(["config", "user.email", "test@example.invalid"], in: phone)
+        try world.chatdir(["check", "--fix-modes", "--quiet", "--store", phone])
+        #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
+
+        // A pull without the hooks: git writes the new segment with the umask's 0644.
+        try world.send(laptop, "after the clone", token: "alice-token")
+        try world.commit(laptop, "one more")
+        try world.gitUnderUmask022(["pull", "--quiet", "--no-rebase", "--no-edit", laptop, "main"], in: phone)
+        #expect(try Self.mode(phone + "/" + Self.segment) == 0o644)
+        let check = try world.chatdir(["check", "--store", phone])
+        #expect(check.stdout.hasPrefix("\(Self.segment): warning: mode 0644 lets other users of this machine read it"), "\(check.stdout)")
+        #expect(check.stdout.contains("run `chatdir check --fix-modes` on this store, and `chatdir git-setup` once"), "\(check.stdout)")
+        #expect(check.stderr.hasSuffix(": 0 errors, 1 warning\n"), "\(check.stderr)")
+
+        let setup = try world.chatdir(["git-setup", "--store", phone])
+        #expect(setup.stdout.contains("installed git hooks post-checkout, post-commit, post-merge, post-rewrite in \(phone)/.git/hooks"), "\(setup.stdout)")
+        #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
+        let again = try world.chatdir(["git-setup", "--store", phone])
+        #expect(!again.stdout.contains("installed"), "\(again.stdout)")
+
+        // With the hooks, the next pull and a checkout leave the store's modes as chatdir makes them.
+        try world.send(laptop, "after the hooks", token: "alice-token")
+        try world.commit(laptop, "and one more")
+        try world.gitUnderUmask022(["pull", "--quiet", "--no-rebase", "--no-edit", laptop, "main"], in: phone)
+        #expect(try world.text(phone + "/" + Self.segment).contains("after the hooks"))
+        #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
+        let clean = try world.chatdir(["check", "--store", phone])
+        #expect(clean.stdout == "" && clean.stderr.hasSuffix(": 0 errors, 0 warnings\n"), "\(clean.stdout)\(clean.stderr)")
+        try world.gitUnderUmask022(["checkout", "--quiet", "HEAD~2"], in: phone)
+        #expect(!(try world.text(phone + "/" + Self.segment).contains("after the clone")))
+        #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
+        #expect(try Self.mode(phone + "/conversations/dinner/messages") == 0o700)
+    }
+
+    @Test("git-setup leaves a hook of the user's own as it was, says which line to add, exits 73, and runs again the same")
+    func foreignHook() throws {
+        let world = try World()
+        let store = try world.store("store")
+        try world.git(["init", "--quiet", "-b", "main"], in: store)
+        let hook = store + "/.git/hooks/post-merge"
+        try FileManager.default.createDirectory(atPath: store + "/.git/hooks", withIntermediateDirectories: true)
+        let own = "#!/bin/sh\necho my own hook\n"
+        try Data(own.utf8).write(to: URL(fileURLWithPath: hook))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        for _ in 0..<2 {
+            let setup = try world.chatdir(["git-setup", "--store", store], expect: 73)
+            #expect(setup.stderr == "chatdir git-setup: \(hook) is not chatdir's and is left as it is; add this line to it, or git will leave what it writes readable by others: \(ChatdirProcess.executable.resolvingSymlinksInPath().path) git-setup --modes-only .\n", "\(setup.stderr)")
+            #expect(try world.text(hook) == own)
+            #expect(try Self.mode(hook) == 0o755)
+            #expect(try world.text(store + "/.git/hooks/post-checkout").contains(StoreGitHooks.marker))
+        }
     }
 
     /// The highest stored sequence of each conversation of `store`.

@@ -17,6 +17,9 @@ enum CheckCommand: Command {
         clone's files can be read by others; .git is left alone).
         Each problem is printed as `path:line: what is wrong; what to do`, paths relative to DIR.
         A file git could not merge is one error, `unresolved git merge conflict in FILE`.
+        Files and directories other users may read (a mode wider than 0600 or 0700, as git
+        leaves them after a clone, pull or merge) are one warning naming the first of them;
+        --fix-modes restores them, and `chatdir git-setup` installs hooks that do after a pull.
         Exit status 65 when there is any error, 0 when there are only warnings or nothing.
 
         Example, after cloning a store:

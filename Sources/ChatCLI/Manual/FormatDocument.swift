@@ -397,7 +397,12 @@ git runs a merge driver only when its config names it, so `git-setup` also sets,
 repository that holds the store, `merge.chatdir.driver` to `<this chatdir's absolute path>
 merge-file %O %A %B %P` (absolute because git runs it with the PATH of whatever runs git; the
 config is per clone, so each clone runs `git-setup` once, which also gives files 0600 and
-directories 0700 back: git keeps neither). The driver merges with the store's own decoders and
+directories 0700 back: git keeps neither). git writes what a checkout, pull, merge or rebase
+brings with the umask's modes (0644 and 0755 under the usual 022), so `git-setup` also
+installs the hooks `post-checkout`, `post-commit` (which ends a merge stopped by a conflict),
+`post-merge` and `post-rewrite`, each running `chatdir git-setup --modes-only` on the store; a
+hook of the same name that chatdir did not write is never replaced. `chatdir check` warns about
+any file or directory whose mode lets others in, and `check --fix-modes` restores them. The driver merges with the store's own decoders and
 encoders, so a clean result is the bytes a device that saw both sides would hold:
 
 - **Segments**: the union of both sides' records by sequence; a record on both sides once.
