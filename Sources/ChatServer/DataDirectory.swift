@@ -43,7 +43,7 @@ public final class DataDirectory: Sendable {
     /// - Throws: ``ServerError`` naming the file or directory that is wrong and what to do.
     public init(path: String, usersFile: String? = nil) throws(ServerError) {
         guard Sys.kind(of: path) == .directory else {
-            throw .badDataDirectory(path: path, reason: "it is not a directory; create it with users.json and conversations/ (see docs/PROTOCOL.md), or copy SampleData/server")
+            throw .badDataDirectory(path: path, reason: "it is not a directory; make one with `chatdir serve --init \(path) --user NAME…`")
         }
         self.path = path
         users = try UserTokens.load(from: usersFile ?? path + "/" + Self.usersFileName)
@@ -98,6 +98,24 @@ public final class DataDirectory: Sendable {
 
     func releaseLock() {
         lock.withLock { $0 = nil }
+    }
+
+    /// Makes a new data directory for `users`, each with a fresh random token (``UserTokens/fresh(for:)``),
+    /// and no conversation yet (members start them with `chatdir create`). The directory may
+    /// exist when it is empty; anything in it is refused and left as it was, so tokens a server
+    /// already hands out are never replaced. Directories are 0700 and `users.json` 0600: the
+    /// tokens are the only sign-in. Returns the tokens, which the caller shows once.
+    public static func initialize(at path: String, users: [UserID]) throws(ServerError) -> UserTokens {
+        if let kind = Sys.kind(of: path) {
+            let names: [String]
+            do { names = kind == .directory ? try Sys.listDirectory(path) : [""] } catch { throw .storage(.system(error)) }
+            guard names.isEmpty else { throw .dataDirectoryExists(path: path) }
+            // An empty directory made with the umask's mode: the tokens live here.
+            do { try Sys.chmod(path, FileDescriptor.directoryMode) } catch { throw .storage(.system(error)) }
+        }
+        let tokens = UserTokens.fresh(for: users)
+        try create(at: path, users: tokens, conversations: [:])
+        return tokens
     }
 
     /// Creates a data directory (or adds to an empty one): the users file and each conversation's

@@ -10,6 +10,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     case badUsersFile(path: String, reason: String)
     /// Another server already uses this data directory.
     case dataDirectoryInUse(path: String)
+    /// `serve --init` was given a directory that exists and is not empty.
+    case dataDirectoryExists(path: String)
     /// A file of the data directory could not be read or written.
     case storage(StoreError)
     /// The listening socket could not be set up.
@@ -25,6 +27,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
             "users file \(path): \(reason)"
         case let .dataDirectoryInUse(path):
             "data directory \(path) is in use by another chatdir serve; stop it first or pass another --data"
+        case let .dataDirectoryExists(path):
+            "data directory \(path) exists and is not empty: nothing was written; serve it with `chatdir serve --data \(path)`, or give --init a new directory"
         case let .storage(error):
             error.description
         case let .socket(error):
@@ -56,6 +60,7 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .badDataDirectory, .badUsersFile: 66  // EX_NOINPUT
         case .dataDirectoryInUse: 75               // EX_TEMPFAIL
+        case .dataDirectoryExists: 73              // EX_CANTCREAT
         case let .storage(error): error.exitCode
         case .socket: 69                           // EX_UNAVAILABLE
         case .tls: 77                              // EX_NOPERM: a key others can read, or unusable files

@@ -80,12 +80,38 @@ public struct UserTokens: Sendable, Hashable {
         return UserTokens(users)
     }
 
+    /// Bytes of randomness in a token made by ``fresh(for:)``: 256 bits, written as 64 hex digits.
+    public static let freshTokenBytes = 32
+
+    /// One new token for each of `users`, from the system's cryptographically secure random
+    /// source (`getrandom(2)` through `SystemRandomNumberGenerator`), as lowercase hex: visible
+    /// ASCII, so it goes into an HTTP header and a shell variable as it is.
+    public static func fresh(for users: [UserID]) -> UserTokens {
+        var generator = SystemRandomNumberGenerator()
+        var tokens: [String: UserID] = [:]
+        for user in users {
+            var token = ""
+            for _ in 0..<(freshTokenBytes / 8) {
+                let word = generator.next() as UInt64
+                let digits = String(word, radix: 16)
+                token += String(repeating: "0", count: 16 - digits.count) + digits
+            }
+            tokens[token] = user
+        }
+        return UserTokens(tokens)
+    }
+
+    /// Every token with its user, sorted by user (then token): what `serve --init` prints.
+    public var tokensByUser: [(user: UserID, token: String)] {
+        users.map { (user: $0.value, token: $0.key) }.sorted { ($0.user.rawValue, $0.token) < ($1.user.rawValue, $1.token) }
+    }
+
     /// Reads the users file at `path`.
     public static func load(from path: String) throws(ServerError) -> UserTokens {
         let bytes: [UInt8]
         do { bytes = try Sys.readFile(path) } catch {
             if error.isNotFound {
-                throw .badUsersFile(path: path, reason: "it does not exist; create it (see docs/PROTOCOL.md) or name another with --users FILE")
+                throw .badUsersFile(path: path, reason: "it does not exist; make a data directory with `chatdir serve --init DIR --user NAME…`, or name another users file with --users FILE")
             }
             throw .badUsersFile(path: path, reason: error.description)
         }

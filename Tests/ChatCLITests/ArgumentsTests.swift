@@ -69,7 +69,7 @@ import Testing
         UsageCase(["check", "a", "b"], "chatdir check: unexpected argument \"b\"\nRun `chatdir check --help` for usage."),
         UsageCase(["read"], "chatdir read: missing CONV (the conversation you read)\nRun `chatdir read --help` for usage."),
         UsageCase(["history"], "chatdir history: missing CONV (the conversation to fetch)\nRun `chatdir history --help` for usage."),
-        UsageCase(["serve"], "chatdir serve: missing --data DIR (the server's data directory; try a copy of SampleData/server)\nRun `chatdir serve --help` for usage."),
+        UsageCase(["serve"], "chatdir serve: missing --data DIR (the server's data directory; make one with `chatdir serve --init DIR --user NAME...`)\nRun `chatdir serve --help` for usage."),
         UsageCase(["serve", "--data", noData, "--faults", "drop-reply=7"], "chatdir serve: --faults: drop-reply=\"7\" is not valid; expected a probability from 0 to 1, like 0.1\nRun `chatdir serve --help` for usage."),
         UsageCase(["serve", "--data", noData, "--port", "70000"], "chatdir serve: --port must be a whole number from 0 to 65535, not \"70000\"\nRun `chatdir serve --help` for usage."),
     ]

@@ -51,6 +51,13 @@ import ChatTestSupport
             #expect(words.contains("\(row.code) " + row.meaning.replacing("`", with: "")), "exit code \(row.code)")
         }
         for variable in ["CHATDIR_STORE", "CHATDIR_TOKEN", "XDG_DATA_HOME", "NO_COLOR"] { #expect(text.contains("\n       \(variable)\n")) }
+        // An installed page stands on its own: make install ships no checkout to refer to, and
+        // the users file serve needs is described here.
+        for outside in ["SampleData", "docs/", "README", "../"] {
+            #expect(!text.contains(outside), "chatdir(1) refers to \(outside)")
+        }
+        #expect(text.contains("DATA/users.json") && text.contains("{\"token\":\"...\",\"userId\":\"alice\"}"))
+        #expect(text.contains("chatdir serve --init DIR --user NAME [--user NAME...]"))
         // Non-ASCII from --help (the ticks) arrives as the characters, not as mojibake.
         #expect(text.contains("◷ pending, ✗ failed"))
     }
@@ -79,6 +86,10 @@ import ChatTestSupport
             #expect(rendered.text.contains("\n" + line.dropFirst(3).uppercased() + "\n"), "section \(line)")
         }
         #expect(rendered.text.contains("outbox/<ordinal>-<client-message-id>.json"))
+        // An installed page stands on its own: make install ships no checkout to refer to.
+        for outside in ["shared/", "../", "docs/", "SampleData", "README"] {
+            #expect(!rendered.text.contains(outside), "chatdir-store(5) refers to \(outside)")
+        }
         #expect(rendered.text.contains("\n   The largest sequence\n"))
     }
 

@@ -15,8 +15,8 @@ enum InitCommand: Command {
         discussion: """
         DIR defaults to the --store path. It must not exist or be empty. The new store holds
         .gitignore and .gitattributes, ready for git; in a git repository, run
-        `chatdir git-setup` once to register the merge driver (see README, "Keeping a store
-        in git").
+        `chatdir git-setup` once to register the merge driver and the hooks that keep modes
+        (chatdir-store(5), "Keeping a store in git").
 
         Example:
           chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080

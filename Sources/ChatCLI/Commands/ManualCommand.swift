@@ -7,7 +7,7 @@ enum ManualCommand: Command {
         options: [],
         discussion: """
         chatdir(1) is built from the same descriptions as --help; chatdir-store(5) from the
-        store format document (docs/FORMAT.md). Read one without installing it:
+        store format document built into chatdir. Read one without installing it:
           chatdir manual | man -l -
           chatdir manual store | man -l -
         make install puts them in PREFIX/share/man/man1/chatdir.1 and man5/chatdir-store.5.

@@ -94,6 +94,12 @@ enum CommandManualPage {
         .I ~/.local/share/systemd/user/chatdir\\-sync@.service
         The user unit that runs \\fBchatdir sync \\-\\-live\\fR for a store (installed by \\fBmake install\\fR under \\fIPREFIX/share/systemd/user/\\fR).
         .TP
+        .I DATA/users.json
+        The users file of \\fBchatdir serve \\-\\-data DATA\\fR (or \\fB\\-\\-users FILE\\fR), made mode 0600 by
+        \\fBchatdir serve \\-\\-init DATA \\-\\-user NAME\\fR: a JSON array, one object per line,
+        \\fI{"token":"...","userId":"alice"}\\fR; a token is visible ASCII and belongs to one user, who may
+        have several. Beside it \\fIconversations/<id>/\\fR in the store format (\\fBchatdir\\-store\\fR(5)).
+        .TP
         .I PREFIX/share/bash\\-completion/completions/chatdir
         Completion scripts, also for zsh (\\fI_chatdir\\fR) and fish (\\fIchatdir.fish\\fR); \\fBchatdir completion\\fR prints them.
         .SH EXAMPLES

@@ -4,8 +4,8 @@ enum FormatDocument {
     static let markdown = #"""
 # chatdir store format, version 1
 
-This is the project's own statement of the on-disk format (derived from
-`../shared/spec/store-format-v1.md`); where the two differ, this page says so and why.
+This is the complete statement of the on-disk format: a store can be read and written from
+this page alone. Its last section, "Choices and their reasons", explains the less obvious ones.
 A store is one account's chats on one device: UTF-8 text files in a directory tree.
 
 ```
@@ -76,8 +76,8 @@ or query (`[::1]:8080` for IPv6), read by the one parser `chatdir init --server`
 refuses anything else with the parser's words (exit 64, no store made) and writes the canonical
 form: no trailing slash, the port only when it is not the scheme's default (`http://127.0.0.1:8080`
 stays byte for byte). A manifest whose `server` does not parse is damaged (exit 65, naming the
-key; fix the URL or remove the line). An `https` server is reached over TLS (issue 11; see
-docs/PROTOCOL.md, "Transport"); the CA file a self-hosted server needs is not stored here but
+key; fix the URL or remove the line). An `https` server is reached over TLS (1.2 or newer,
+its certificate verified against the system's trust store); the CA file a self-hosted server needs is not stored here but
 given to each command (`--ca-file`, `CHATDIR_CA_FILE`).
 
 ## conversation.json
@@ -178,7 +178,8 @@ there plus one, see below), so name order is queue order (ties break on the ID).
   removes the outbox file on its next start. A record from the server that carries an outbox
   file's client message ID is stored only when it is that message, sent by this store's user
   with the queued text; otherwise the conversation stops with `the server's history differs`
-  and the file stays (docs/PROTOCOL.md, "What the client refuses from a server").
+  and the file stays, because a server that changes a message it accepted is not trusted to
+  rewrite the store.
 - `read.json` is `{"readUpTo":419}`: the read position the user wants and the server has not
   accepted yet. It only grows; writers serialize on `flock(2)` of the `outbox/` directory so two
   `chatdir read` processes cannot move it backwards.
@@ -464,17 +465,17 @@ the other (segments only grow). A hand-edited record conflicts with the original
 last record gains its comma, and the new record follows. The first message of a new segment is
 a new file of three lines.
 
-## Departures from shared/spec/store-format-v1.md
+## Choices and their reasons
 
-- The manifest and conversation details are written one key per line (the shared spec allows
-  it); the shared spec left conversation.json's layout open.
+- The manifest and conversation details are written one key per line, so `git diff` shows
+  the one key that changed.
 - Temp files carry the writer's pid so stale ones can be told from a live writer's.
 - `send` uses link(2) rather than rename(2) to publish a new outbox file, so two writers can
   never replace each other's file.
 - Unknown fields are errors rather than ignored (see Canonical JSON).
-- The sync worker's `.sync-status` (figures for `chatdir status`), which the shared spec does not have.
-- Two hidden files the shared spec does not have: `messages/.newest` (so opening a conversation
-  of 1,000,000 messages does not list 10,000 files: the benchmark's "flat from 10k to 1M") and
+- The sync worker's `.sync-status` holds its figures for `chatdir status`, per device.
+- Two hidden files make reading fast: `messages/.newest` (so opening a conversation of
+  1,000,000 messages does not list 10,000 files, and takes about as long as one of 10,000) and
   `.caught-up` (so catch-up after a crash fills old holes without reading all history).
 """#
 }
