@@ -55,13 +55,7 @@ enum MergeFileCommand: Command {
         do {
             outcome = try StoreMerge.mergeFiles(base: base, ours: ours, theirs: theirs, path: path)
         } catch {
-            switch error {
-            case .notAStoreFile: throw context.usage(error.description)
-            case .damaged, .unresolvable: throw CommandFailure(message: error.description, exitCode: 65)
-            case let .system(failure):
-                if failure.isNotFound { throw CommandFailure(message: "\(failure); git gives the three files, see `chatdir merge-file --help`", exitCode: 66) }
-                throw StoreError.system(failure)
-            }
+            throw failure(error, context, missing: "git gives the three files, see `chatdir merge-file --help`")
         }
         guard outcome.isClean else {
             for conflict in outcome.conflicts {
@@ -71,6 +65,18 @@ enum MergeFileCommand: Command {
             return 1
         }
         return 0
+    }
+
+    /// The error to exit with for `error`: 64 for a path chatdir does not merge, 65 for a side
+    /// or result that is not sound, 66 (with `missing`, what to do) for a file not found.
+    static func failure(_ error: StoreMerge.Failure, _ context: Context, missing: String) -> any Error {
+        switch error {
+        case .notAStoreFile: return context.usage(error.description)
+        case .damaged, .unresolvable: return CommandFailure(message: error.description, exitCode: 65)
+        case let .system(failure):
+            if failure.isNotFound { return CommandFailure(message: "\(failure); \(missing)", exitCode: 66) }
+            return StoreError.system(failure)
+        }
     }
 
     /// `merge-file --keep SIDE FILE`: resolves a conflicted store file in place.
@@ -85,13 +91,7 @@ enum MergeFileCommand: Command {
         do {
             resolution = try StoreMerge.resolveFile(file, keeping: side, path: file)
         } catch {
-            switch error {
-            case .notAStoreFile: throw context.usage(error.description)
-            case .damaged, .unresolvable: throw CommandFailure(message: error.description, exitCode: 65)
-            case let .system(failure):
-                if failure.isNotFound { throw CommandFailure(message: "\(failure); give the path git printed in its CONFLICT line, from the repository's top directory", exitCode: 66) }
-                throw StoreError.system(failure)
-            }
+            throw failure(error, context, missing: "give the path git printed in its CONFLICT line, from the repository's top directory")
         }
         guard resolution.hunks > 0 else {
             context.output.error(context.output.safe("\(file) has no conflict markers: nothing to resolve"))
