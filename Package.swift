@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CStart", cSettings: [.define("CHATDIR_OWN_ARGV", .when(configuration: .release)), .unsafeFlags(["-gdwarf-4"])]),
         .target(name: "ChatDomain", swiftSettings: releaseSwift),
         .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"], swiftSettings: releaseSwift),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatSync", "ChatServer", "ChatSystem"], swiftSettings: releaseSwift),
+        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatProtocol", "ChatSync", "ChatServer", "ChatSystem"], swiftSettings: releaseSwift),
         .target(name: "ChatWire", swiftSettings: releaseSwift),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"], swiftSettings: releaseSwift),
