@@ -17,26 +17,13 @@ extension Store {
         // A link or a file where the folder would go is named as such, not as a conversation.
         if try conversation.requirePlainDirectories() { throw .alreadyExists(path: conversation.relativePath) }
         let creation = QueuedCreation(title: title, members: members + [userID], createdAt: Clock.iso8601(nanoseconds: now))
-        let parent = root + "/" + StoreLayout.conversations
-        let building = DurableFile.hiddenBuildPath(for: id.rawValue, in: parent)
         do throws(SystemError) {
-            try DurableFile.makeDirectories(building + "/" + StoreLayout.messages)
-            try DurableFile.makeDirectories(building + "/" + StoreLayout.outbox)
-            try DurableFile.write(creation.encode(), to: StoreLayout.creation, in: building + "/" + StoreLayout.outbox)
-            try DurableFile.write(ConversationInfo(title: title, members: creation.members).encode(), to: StoreLayout.conversationInfo, in: building)
-            try Sys.fsyncPath(building)
+            try DurableFile.createConversation(conversation, info: ConversationInfo(title: title, members: creation.members), creation: creation)
         } catch {
-            DurableFile.removeHiddenBuild(building)
-            throw .system(error)
-        }
-        do throws(SystemError) {
-            try Sys.rename(building, conversation.directory)
-        } catch {
-            DurableFile.removeHiddenBuild(building)
+            // Only the rename fails so: another `create` (or the worker) put the conversation there first.
             if error.errno == .fileExists || error.errno == .directoryNotEmpty { throw .alreadyExists(path: conversation.relativePath) }
             throw .system(error)
         }
-        do throws(SystemError) { try Sys.fsyncPath(parent) } catch { throw .system(error) }
         return creation
     }
 }
@@ -83,6 +70,34 @@ extension StoreWriter {
 }
 
 extension DurableFile {
+    /// Makes `conversation`'s directory whole in one rename, so a crash leaves no conversation
+    /// or a whole one, never a directory without `conversation.json`: built hidden
+    /// (``hiddenBuildPath(for:in:)``) with `messages/`, `outbox/create.json` when `creation` is
+    /// given, and `conversation.json`, each file synced, then the build synced, renamed into
+    /// `conversations/` and the rename synced. The one way a conversation starts, on a device
+    /// (``Store/startConversation(_:title:members:now:)``, with its queued creation) and on the
+    /// server (``SegmentLog/start(_:)``, without).
+    /// - Throws: the call that failed; a failure up to the rename removes the build again. Only
+    ///   the rename fails with EEXIST or ENOTEMPTY: the conversation's directory is there already.
+    static func createConversation(_ conversation: Conversation, info: ConversationInfo, creation: QueuedCreation?) throws(SystemError) {
+        let parent = conversation.storeRoot + "/" + StoreLayout.conversations
+        let building = hiddenBuildPath(for: conversation.id.rawValue, in: parent)
+        do throws(SystemError) {
+            try makeDirectories(building + "/" + StoreLayout.messages)
+            if let creation {
+                try makeDirectories(building + "/" + StoreLayout.outbox)
+                try write(creation.encode(), to: StoreLayout.creation, in: building + "/" + StoreLayout.outbox)
+            }
+            try write(info.encode(), to: StoreLayout.conversationInfo, in: building)
+            try Sys.fsyncPath(building)
+            try Sys.rename(building, conversation.directory)
+        } catch {
+            removeHiddenBuild(building)
+            throw error
+        }
+        try Sys.fsyncPath(parent)
+    }
+
     /// Where a directory `name` is built before its rename into `parent`:
     /// `parent/.<name>.<pid>.<random>.tmp` (hidden, so no reader lists it).
     public static func hiddenBuildPath(for name: String, in parent: String) -> String {

@@ -71,8 +71,20 @@ public struct SegmentLog: Sendable {
         }
     }
 
-    /// Creates the conversation's directories and writes its `conversation.json` (a new data
-    /// directory; wire v1 has no endpoint that creates conversations).
+    /// Starts the conversation (`POST /v1/conversations`): its directory with `conversation.json`
+    /// and `messages/`, made whole in one rename (``DurableFile/createConversation(_:info:creation:)``,
+    /// as a device's `create` makes it), so a crash leaves no conversation or a whole one.
+    /// - Throws: ``StoreError/system(_:)`` when a write failed; nothing was started.
+    public func start(_ info: ConversationInfo) throws(StoreError) {
+        do {
+            try DurableFile.createConversation(conversation, info: info, creation: nil)
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    /// Creates the conversation's directories and writes its `conversation.json`, in place: for
+    /// a new data directory, which no server reads yet (``start(_:)`` for one that runs).
     public func create(_ info: ConversationInfo) throws(StoreError) {
         do {
             try DurableFile.makeDirectories(conversation.messagesDirectory)
