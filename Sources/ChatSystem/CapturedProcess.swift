@@ -28,7 +28,7 @@ public struct CapturedProcess: Sendable {
     public static func run(_ arguments: [String], timeout: Duration, limit: Int = 1 << 16) -> CapturedProcess {
         var failed = CapturedProcess(status: 127, standardOutput: [], standardError: [], timedOut: false)
         guard !arguments.isEmpty, let output = try? pipeEnds(), let errors = try? pipeEnds() else { return failed }
-        let nothing = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let nothing = (try? Syscall.retrying("open", "/dev/null") { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
         let started = Result { () throws(SystemError) in
             try ChildProcess.spawn(arguments, environment: ChildProcess.currentEnvironment, standardInput: nothing,
                                    standardOutput: output.write, standardError: errors.write, searchPath: true)
@@ -63,7 +63,7 @@ public struct CapturedProcess: Sendable {
             let wait = exitWatch >= 0 ? remaining : min(remaining, 10)
             guard !watched.isEmpty, let ready = try? Poll.wait(watched, timeoutMilliseconds: wait) else {
                 // Both pipes closed and no exit watch: the program is ending; look again shortly.
-                usleep(5_000)
+                SystemThread.sleep(milliseconds: 5)
                 continue
             }
             for (fd, result) in zip(watched, ready) where result.readyToRead && fd != exitWatch {
@@ -71,8 +71,9 @@ public struct CapturedProcess: Sendable {
             }
         }
         if timedOut {
-            kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0 && Errno.current == .interrupted {}
+            // Its failure is ignored on purpose: a program that exited meanwhile is reaped all the same.
+            _ = kill(pid, SIGKILL)
+            _ = try? Syscall.retrying("waitpid", arguments[0]) { waitpid(pid, &status, 0) }
         } else {
             // What the program wrote before it exited; whatever its descendants write later is not its answer.
             pipes.drain()
@@ -86,11 +87,9 @@ public struct CapturedProcess: Sendable {
     /// `waitpid(pid, WNOHANG)`: true once the program has exited (its status in `status`), or
     /// when it cannot be waited for (status 127).
     private static func reap(_ pid: pid_t, _ status: inout Int32) -> Bool {
-        while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { return true }
-            if reaped == 0 { return false }
-            if Errno.current == .interrupted { continue }
+        do {
+            return try Syscall.retrying("waitpid", "") { waitpid(pid, &status, WNOHANG) } != 0
+        } catch {
             status = 127 << 8
             return true
         }
@@ -114,19 +113,22 @@ public struct CapturedProcess: Sendable {
         /// now, or any more).
         @discardableResult
         mutating func read(_ fd: Int32) -> Int {
-            while true {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    let room = max(0, limit - (bytes[fd]?.count ?? 0))
-                    bytes[fd, default: []] += buffer[0..<min(count, room)]
-                    return count
-                }
-                if count < 0 && Errno.current == .interrupted { continue }
-                if count < 0 && Errno.current == .wouldBlock { return 0 }
-                Syscall.close(fd)
-                open.removeAll { $0 == fd }
-                return 0
+            let count: Int
+            do {
+                count = try Syscall.read(fd, into: &buffer, path: "(child output)")
+            } catch {
+                if error.isWouldBlock { return 0 }
+                count = 0
             }
+            if count > 0 {
+                let room = max(0, limit - (bytes[fd]?.count ?? 0))
+                bytes[fd, default: []] += buffer[0..<min(count, room)]
+                return count
+            }
+            // The end of the pipe, or an error on it: nothing more comes either way.
+            Syscall.close(fd)
+            open.removeAll { $0 == fd }
+            return 0
         }
 
         /// Reads each pipe until it is empty for now (or at its end), at most `limit` bytes
