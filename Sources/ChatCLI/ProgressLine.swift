@@ -1,6 +1,5 @@
 import ChatSync
 import ChatSystem
-import Synchronization
 
 /// A one-line progress display on stderr for long work (a first sync of a big history,
 /// `history`, `seed` of millions, `check` of a big store): how many, how fast and, when the
@@ -25,7 +24,7 @@ final class ProgressLine: Sendable {
     }
 
     private let enabled: Bool
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// The shortest time between two drawings.
     static let interval = Duration.milliseconds(100)
 
