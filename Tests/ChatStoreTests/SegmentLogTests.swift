@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatSystem
 import Foundation
 import Testing
 import ChatTestSupport
@@ -48,6 +49,25 @@ import ChatTestSupport
                                          "conversations/c1/messages/0000000011-0000000020.json", "conversations/c1/messages/0000000021-0000000030.json",
                                          "conversations/c1/positions.json"])
         #expect(server == client)
+    }
+
+    @Test("start makes a conversation as create does on a device: the same conversation.json, messages/, no build left; a second start fails and leaves none")
+    func startLikeCreate() throws {
+        let directory = try TemporaryDirectory()
+        let log = Self.log(in: directory)
+        try log.start(ConversationInfo(title: "t", members: [alice, bob]))
+        let store = try makeStore(in: directory)
+        try store.startConversation(c1, title: "t", members: [bob])
+
+        let server = try filesUnder(directory.path + "/data")
+        let client = try filesUnder(store.root).filter { $0.key.hasPrefix("conversations/") && !$0.key.contains("/outbox/") }
+        #expect(server.keys.sorted() == ["conversations/c1/conversation.json"])
+        #expect(server == client)
+        #expect(Sys.kind(of: log.conversation.messagesDirectory) == .directory)
+
+        #expect(throws: StoreError.self) { try log.start(ConversationInfo(title: "other", members: [alice, carol])) }
+        #expect(try Sys.listDirectory(directory.path + "/data/conversations") == ["c1"])
+        #expect(try filesUnder(directory.path + "/data") == server)
     }
 
     @Test("stale temp files a killed writer left are removed from the conversation and messages directories")
