@@ -8,7 +8,7 @@ import PackageDescription
 // needs one; it depends on nothing of ours. ChatTLS (over ChatSystem and the system OpenSSL)
 // is under ChatSync and ChatServer.
 // Release builds of chatdir's modules reach generic types' metadata through their accessors, not by
-// demangling a mangled name at the first use of each type (issue 16: about 12,000 instructions per
+// demangling a mangled name at the first use of each type (about 12,000 instructions per
 // type at start, 21 types on `view`'s path).
 let releaseSwift: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
 
@@ -21,14 +21,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "ChatSystem", swiftSettings: releaseSwift),
-        // The system OpenSSL (libssl-dev): a system library, not a package dependency (issue 11).
-        // Its headers only: libssl is opened at the first TLS connection, not linked (issue 16).
+        // The system OpenSSL (libssl-dev): a system library, not a package dependency.
+        // Its headers only: libssl is opened at the first TLS connection, not linked, so other commands start faster.
         .target(name: "COpenSSL"),
         // TLS for the client's streams and the server's connections; the only module that sees OpenSSL.
         .target(name: "ChatTLS", dependencies: ["COpenSSL", "ChatSystem"], swiftSettings: releaseSwift),
         // The command line as glibc hands it to the program's constructors; in the release
         // binary also the Swift runtime's argv, in place of a constructor that parses
-        // /proc/self/maps at every start (Sources/CStart/CStart.c, issue 16).
+        // /proc/self/maps at every start (Sources/CStart/CStart.c).
         // DWARF 4: valgrind 3.19 (Debian 12; callgrind is how start-up is profiled) gives up on this
         // object's DWARF 5 string offsets.
         .target(name: "CStart", cSettings: [.define("CHATDIR_OWN_ARGV", .when(configuration: .release)), .unsafeFlags(["-gdwarf-4"])]),
@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"], swiftSettings: releaseSwift),
         .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"], swiftSettings: releaseSwift),
         .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"], swiftSettings: releaseSwift),
-        // The release binary carries the Swift runtime and standard library inside it (issue 16):
+        // The release binary carries the Swift runtime and standard library inside it:
         // the loader then maps and relocates ten fewer libraries at every start (view: 16.9 M
         // instructions before, most of them in ld.so). The C++ library the runtime needs comes
         // from libstdc++.a too (scripts/link/libstdc++.so says how), and its unwinder from

@@ -6,7 +6,7 @@ the JSON it prints on stdout (progress goes to stderr). Python standard library 
 
     python3 bench/peers_runner.py --workdir .build/bench-cache/peers --sizes 10000,100000 [--quick]
 
-Definitions (the same as ../shared/bench/peers.py and chatdir-bench; see BENCHMARKS.md):
+Definitions (the same as chatdir-bench's; see BENCHMARKS.md, "The workloads"):
   open    newest 50 of conversation c1 holding N messages, warm, median over 200 runs (50 quick), us
   append  one message made durable after the N stored ones, 500 times (100 quick), p50 and p99 us,
           after an untimed pass of the same appends (removed again)
@@ -42,12 +42,12 @@ FILL_FORMAT = 1  # bump when the fill changes, so cached peer stores are made ag
 FULL_COUNTS = {"open_runs": 200, "append_count": 500, "ingest_total": 100_000, "outbox_count": 1000, "git_pages": 100}
 QUICK_COUNTS = {"open_runs": 50, "append_count": 100, "ingest_total": 20_000, "outbox_count": 200, "git_pages": 20}
 COUNT_NAMES = sorted(FULL_COUNTS)
-SCAN_RUNS = 5  # after one untimed warm-up; peers.py times one scan right after its fill
+SCAN_RUNS = 5  # after one untimed warm-up: a scan right after the fill would time its write-back
 
 
 def generate(count, first=1, rng=None):
-    """The benchmark's messages: the draw order of peers.py's make_messages, so that with the
-    same seed the IDs, senders, times and texts are the same."""
+    """The benchmark's messages (BENCHMARKS.md, "The messages"): five senders in turn, 4–16 random
+    words, server-style sentAt, upper-case UUID client IDs, sequences from `first`."""
     rng = rng or random.Random(42)
     for sequence in range(first, first + count):
         message_id = str(uuid.UUID(int=rng.getrandbits(128))).upper()
@@ -277,7 +277,7 @@ def run_sizes(kind, workdir, sizes, counts, figures):
         figures["scan_ms_%d" % size] = round(statistics.median(scans) * 1e3, 1)
         figures["scan_count_%d" % size] = matches
         # An untimed pass of the same appends first, removed again: SQLite's WAL file then has
-        # the size a running app's has (peers.py appends right after its fill, into a grown WAL;
+        # the size a running app's has (an app appends into a WAL its earlier commits grew;
         # appending to a just-opened, empty WAL grows the file on every commit and doubles the
         # cost of its fsync). chatdir-bench does the same pass.
         for m in generate(append_count, first=size + 1, rng=random.Random(7)):
@@ -325,7 +325,7 @@ def run_git(kind, workdir, counts, figures):
     discard(root)
     store = kind(root)
     # gc.auto=0: no background auto-gc after a commit, which would make the final
-    # `git gc --aggressive` fail with "gc is already running" (it does in peers.py now and then).
+    # `git gc --aggressive` fail with "gc is already running" (it did now and then without this).
     git = ["git", "-C", root, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "gc.auto=0"]
     subprocess.run(git + ["init", "-q"], check=True)
     count = counts["git_pages"]

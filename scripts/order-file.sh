@@ -7,7 +7,7 @@
 # around), and a page-cache copy of the binary read back from disk is held in 4 KiB folios,
 # each mapped and unmapped one by one. Start-up code scattered over 8 MB of text touched 71
 # such windows (about 1,300 pages mapped for one `view`); gathered, far fewer
-# (BENCHMARKS.md, "Session 14").
+# (BENCHMARKS.md, "Process start").
 #
 # Run it after a change that moves the start-up path (new commands, renamed types); a stale
 # file costs speed, never correctness: names that no longer exist are skipped at link time.

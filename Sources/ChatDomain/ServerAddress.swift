@@ -3,7 +3,7 @@
 ///
 /// Parsed once, where a URL comes in (`chatdir init --server`, `chatdir sync --server`, the
 /// manifest's `server`), so every command agrees on what a server URL is. An `https` address is
-/// spoken to over TLS, the live socket as wss (ChatSync's `Connector.network`, issue 11).
+/// spoken to over TLS, the live socket as wss (ChatSync's `Connector.network`).
 public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
     /// How the server is reached: the URL's scheme.
     public enum Scheme: String, Sendable, Hashable {

@@ -4,7 +4,7 @@ import ChatSystem
 /// Makes deterministic fixture stores: the same parameters give byte-identical files, so testers
 /// can make 10 or 1,000,000 messages in one command and compare runs with `diff -r`.
 ///
-/// Messages follow the benchmark's generator (../shared/bench/peers.py): member `s % count` sends
+/// Messages follow the benchmark's generator (BENCHMARKS.md, "The messages"): member `s % count` sends
 /// sequence `s`, sentAt is 1,700,000,000 s + `s`, and the text is 4 to 16 words of a fixed list.
 public struct FixtureGenerator: Sendable {
     public var userID: UserID

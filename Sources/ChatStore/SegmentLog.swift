@@ -3,7 +3,7 @@ import ChatDomain
 /// The reference server's door to one conversation's files in its data directory: the segment
 /// log (sequences 1…n without holes, appended in batches), `positions.json` and
 /// `conversation.json`, in the store format and byte for byte what a client's ``StoreWriter``
-/// writes for the same messages (DESIGN rule 9: one owner per file kind; in a data directory the
+/// writes for the same messages (one owner per file kind, docs/FORMAT.md; in a data directory the
 /// server is that owner, under the directory's ``StoreLock``).
 ///
 /// The server keeps the history in memory and decides what is durable; this type only turns a

@@ -4,7 +4,7 @@ import ChatStore
 import ChatSystem
 
 /// The chat client proper: moves messages and positions between the server and the store,
-/// by the rules in DESIGN.md. Everything it learns is written into the store; views read the
+/// by the rules of docs/FORMAT.md and docs/PROTOCOL.md. Everything it learns is written into the store; views read the
 /// store only.
 ///
 /// One engine per store: it holds the store's writer lock for its whole life.

@@ -15,7 +15,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case unauthorized(String)
     /// The server answered something that breaks wire contract v1; nothing from it was stored.
     case contract(String)
-    /// The server's TLS certificate or handshake was refused (issue 11): permanent for that
+    /// The server's TLS certificate or handshake was refused: permanent for that
     /// server until its certificate or the client's trust (`--ca-file`) changes; never retried in a pass.
     case untrusted(String)
 

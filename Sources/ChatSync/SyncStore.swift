@@ -4,7 +4,7 @@ import ChatSystem
 import Dispatch
 
 /// Runs an actor's jobs on a private serial dispatch queue, so blocking work (fsync) never
-/// occupies the cooperative pool's two threads (LINUX-NOTES: it delays unrelated timers).
+/// occupies the cooperative pool's two threads (a blocked pool thread delays unrelated timers).
 final class QueueExecutor: SerialExecutor {
     private let queue: DispatchQueue
 

@@ -6,7 +6,7 @@ import Musl
 
 /// Threads and sleeps straight from POSIX, for blocking work (accept, recv, poll, fsync) that must
 /// never occupy Swift's cooperative pool or libdispatch's small global pool, where it would
-/// stall unrelated work (see LINUX-NOTES.md). Foundation's `Thread` would do, but pulling
+/// stall unrelated work (docs/ARCHITECTURE.md, "Where blocking work runs"). Foundation's `Thread` would do, but pulling
 /// Foundation into the `chatdir` binary costs every command its start-up time.
 public enum SystemThread {
     private final class Body {

@@ -2,7 +2,7 @@ import COpenSSL
 import ChatSystem
 
 /// TLS over a connected socket, through the system OpenSSL: the one type that holds OpenSSL's
-/// pointers (issue 11). Nothing else in chatdir sees them. OpenSSL is opened when the first
+/// pointers. Nothing else in chatdir sees them. OpenSSL is opened when the first
 /// ``Context`` is made, not at start (COpenSSL.h).
 ///
 /// ``Context`` is the configuration (`SSL_CTX`): a client's trust (the system store, or a CA

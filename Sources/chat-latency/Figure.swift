@@ -1,5 +1,5 @@
 /// One measured latency: its samples in milliseconds, the percentiles the table shows, and the
-/// goal of issue 13 it is judged against.
+/// goal it is judged against (BENCHMARKS.md, "Chat screen latency").
 struct Figure {
     enum Percentile: String {
         case p50, p90, p99, max

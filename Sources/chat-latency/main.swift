@@ -1,4 +1,4 @@
-// chat-latency: the chat screen's speed (issue 13, "Speed"), measured on the real `chatdir chat`
+// chat-latency: the chat screen's speed, measured on the real `chatdir chat`
 // in pseudo-terminals, as a person at a terminal sees it:
 //
 //   1. a key written to the terminal → the frame with the redrawn input line (10,000 messages

@@ -118,7 +118,7 @@ struct Bench {
         Subprocess.removeTree(work + "/send")
         report.machine["peak RSS measured by"] = view.rssTool
         log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
-        // The rows beside the sqlite3 shell (issue 16) are measured by turns with it, after the
+        // The rows beside the sqlite3 shell are measured by turns with it, after the
         // peers have made its databases (sqliteShellWorkloads).
     }
 
@@ -146,7 +146,7 @@ struct Bench {
         // Both programs as read back from disk (PageCache): the warm-up run of each pair reads them.
         let evicted = [options.chatdir] + PageCache.programFiles(sqlite3)
         let unopened = PageCache.evict(evicted)
-        report.notes.append("The process rows start both programs as read back from disk: \(evicted.count - unopened.count) files (chatdir, sqlite3 and the libraries ldd lists for it) were dropped from the page cache before them (BENCHMARKS.md, \"Session 14: the binary's pages\").")
+        report.notes.append("The process rows start both programs as read back from disk: \(evicted.count - unopened.count) files (chatdir, sqlite3 and the libraries ldd lists for it) were dropped from the page cache before them (BENCHMARKS.md, \"Process start\").")
         for size in options.sizes.sorted() {
             let database = options.cache + "/peers/sqlite-\(size)/chat.db"
             guard FileManager.default.fileExists(atPath: options.cache + "/peers/sqlite-\(size).complete") else {
@@ -171,7 +171,7 @@ struct Bench {
         log("sqlite3 shell (\(sqlite3)): " + figures.sorted { $0.key < $1.key }.map { "\($0.key) \(Report.number($0.value))" }.joined(separator: ", "))
     }
 
-    /// 8 MiB answers built to be slow to decode (issue 9): refused or parsed in well under a second.
+    /// 8 MiB answers built to be slow to decode: refused or parsed in well under a second.
     private func hostileWorkloads(into figures: inout [String: Double]) {
         let hostile = HostileJSON.measure()
         figures["hostile_keys_refused_ms"] = Stats.round1(hostile.keysRefusedMilliseconds)
@@ -204,7 +204,7 @@ struct Bench {
         try await tlsWorkloads(into: &figures)
     }
 
-    /// The same server over TLS (issue 11): connect + first request, catch-up over https, live over wss.
+    /// The same server over TLS: connect + first request, catch-up over https, live over wss.
     private func tlsWorkloads(into figures: inout [String: Double]) async throws {
         let fixture = try ServerFixture(directory: work + "/server-tls", history: options.catchUpMessages, tls: true)
         defer {
@@ -241,7 +241,7 @@ struct Bench {
         log("live burst of \(options.burstCount), \(burst.runs) runs: \(Report.number(burst.perSecond)) msg/s (median), at most \(burst.segmentWrites) segment writes")
     }
 
-    /// A first sync of many one-message conversations (issue 16), from a cached data directory.
+    /// A first sync of many one-message conversations, from a cached data directory.
     private func conversationsWorkload(into figures: inout [String: Double]) async throws {
         let count = options.manyConversations
         let cached = try ServerFixture.manyConversations(count, cache: options.cache, log: log)

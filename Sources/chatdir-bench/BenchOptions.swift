@@ -24,7 +24,7 @@ struct BenchOptions: Sendable {
     usage: chatdir-bench [--quick] [--json FILE] [--cache DIR] [--sizes N,N,…] [--maildir-max N]
                          [--chatdir PATH] [--peers PATH] [--python PATH] [--only store,peers,cli,sync,conversations,server,burst,hostile]
 
-    Runs the workloads of ../shared/bench/WORKLOADS.md on chatdir's store, runs the SQLite and
+    Runs the workloads of BENCHMARKS.md on chatdir's store, runs the SQLite and
     Maildir peers (bench/peers_runner.py) with the same sizes, and prints one table.
       --quick        sizes 10k and 100k, fewer runs: about a minute once the cache is seeded
       --json FILE    also write every raw figure to FILE
@@ -93,7 +93,7 @@ struct BenchOptions: Sendable {
     /// The largest size: the conversation `view` is measured on.
     var largestSize: Int { sizes.max() ?? 10_000 }
 
-    // Run counts: the same as bench/peers_runner.py (and ../shared/bench/peers.py) use.
+    // Run counts: the same as bench/peers_runner.py uses.
     var openRuns: Int { quick ? 50 : 200 }
     var appendCount: Int { quick ? 100 : 500 }
     var ingestTotal: Int { quick ? 20_000 : 100_000 }
@@ -107,7 +107,7 @@ struct BenchOptions: Sendable {
     var sendRuns: Int { quick ? 5 : 20 }
     var catchUpMessages: Int { quick ? 20_000 : 100_000 }
     var drainCount: Int { quick ? 200 : 1000 }
-    /// One-message conversations in the first-sync row (the goal is stated for 10k).
+    /// One-message conversations in the first-sync row (the goal is stated for 10k).
     var manyConversations: Int { quick ? 2_000 : 10_000 }
     var liveCount: Int { quick ? 200 : 1000 }
     var postSeconds: Int { quick ? 2 : 5 }

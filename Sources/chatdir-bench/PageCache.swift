@@ -11,8 +11,8 @@ import Glibc
 /// (as `install` and `cp` write it), a file is held in large folios; read back from disk through
 /// the faults of `exec` and the loader, or written through mmap as lld writes its output, in
 /// 4 KiB ones, which the kernel maps and unmaps page by page, 64 KiB around every fault. For
-/// the 24 MB chatdir binary that was 0.25-0.3 ms of a 1.5 ms `view` (BENCHMARKS.md, "Session
-/// 14: the binary's pages"); for the sqlite3 shell, whose code is a tenth of that, little.
+/// the 24 MB chatdir binary that was 0.25-0.3 ms of a 1.5 ms `view` (BENCHMARKS.md, "Process
+/// start"); for the sqlite3 shell, whose code is a tenth of that, little.
 /// Evicting the programs' own files before the warm-up run makes every measured start the
 /// read-back-from-disk one, whatever built, copied or installed them last.
 enum PageCache {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The table `chatdir-bench` prints and the JSON it writes: every workload with chatdir's
-/// figure, the peers', chatdir's ratio to the best peer, and the issue's goal with whether it
+/// figure, the peers', chatdir's ratio to the best peer, and the workload's goal with whether it
 /// is met. A workload without a peer shows its goal only.
 struct Report {
     /// Figure name → value, per side ("chatdir", "sqlite", "maildir").
@@ -68,7 +68,7 @@ struct Report {
         let sizes = options.sizes.sorted()
         let largest = sizes.last ?? 0
         for size in sizes {
-            // Issue 16: ≤ 1.5× SQLite in-process at every size (and flat, the row below).
+            // Goal: ≤ 1.5× SQLite in-process at every size (and flat, the row below).
             rows.append(compared("open newest 50, N=\(Self.count(size))", unit: "µs", key: "open_us_\(size)", goalFactor: 1.5))
         }
         if let small = sizes.first, sizes.count > 1, let low = value("chatdir", "open_us_\(small)"), let high = value("chatdir", "open_us_\(largest)") {
@@ -80,7 +80,7 @@ struct Report {
             rows.append(row)
         }
         for size in sizes {
-            // Issue 16: one segment rewritten costs at most 10% over Maildir's two fsyncs.
+            // Goal: one segment rewritten costs at most 10% over Maildir's two fsyncs.
             rows.append(compared("durable append p50, N=\(Self.count(size))", unit: "µs", key: "append_p50_us_\(size)", goalFactor: 1.1, against: "maildir"))
             rows.append(compared("durable append p99, N=\(Self.count(size))", unit: "µs", key: "append_p99_us_\(size)", goalFactor: 1.5))
         }
@@ -90,7 +90,7 @@ struct Report {
             rows.append(compared("durable append p50 by turns with Maildir's sequence, N=\(Self.count(size))", unit: "µs", key: "append_paired_p50_us_\(size)", goalFactor: 1.1, against: "maildir"))
         }
         rows.append(compared("ingest \(Self.count(options.ingestTotal)) in pages of 500", unit: "msg/s", key: "ingest_msgs_per_s", lowerIsBetter: false, goalFactor: 1.0))
-        // Issue 16: the same two fsyncs as Maildir and nothing else.
+        // Goal: the same two fsyncs as Maildir and nothing else.
         rows.append(compared("outbox send, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_us_median", goalFactor: 1.0, against: "maildir"))
         rows.append(compared("outbox send by turns with Maildir's sequence, median of \(Self.count(options.outboxCount))", unit: "µs", key: "outbox_paired_us_median", goalFactor: 1.0, against: "maildir"))
         for size in sizes {
@@ -120,7 +120,7 @@ struct Report {
         rows.append(alone("chatdir view peak RSS, N=\(Self.count(largest))", unit: "MiB", key: "view_peak_rss_mib", atMost: 20))
         rows.append(alone("chatdir view wall, N=\(Self.count(largest))", unit: "ms", key: "view_wall_ms", atMost: 30))
         rows.append(alone("chatdir send wall", unit: "ms", key: "send_wall_ms"))
-        // Process level against the sqlite3 command line on the same data (issue 16).
+        // Process level against the sqlite3 command line on the same data.
         for size in sizes {
             rows.append(compared("chatdir view --limit 50 vs sqlite3 shell, N=\(Self.count(size))", unit: "ms", key: "cli_view_ms_\(size)", goalFactor: 1.0, goalText: "≤ 1.0× sqlite3"))
         }

@@ -33,7 +33,7 @@ enum Stats {
 
     /// Which of two sides goes first in round `round` of a by-turns measurement: 0 then 1 in even
     /// rounds, 1 then 0 in odd ones, so each goes first in half the rounds (the same program
-    /// measured 0.19 ms apart in the two places of a fixed turn: BENCHMARKS.md, "Session 13").
+    /// measured 0.19 ms apart in the two places of a fixed turn: BENCHMARKS.md, "Process start").
     static func turnOrder(_ round: Int) -> [Int] {
         round % 2 == 0 ? [0, 1] : [1, 0]
     }

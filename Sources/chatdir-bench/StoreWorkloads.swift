@@ -2,7 +2,7 @@ import ChatDomain
 import ChatStore
 import Foundation
 
-/// The peer-comparable workloads of WORKLOADS.md on chatdir's store, through the library,
+/// The peer-comparable workloads of BENCHMARKS.md on chatdir's store, through the library,
 /// in this process: open, append, ingest, outbox, scan and git. Each is defined exactly as the
 /// peer runner defines it (same counts, same summaries).
 enum StoreWorkloads {
@@ -30,7 +30,7 @@ enum StoreWorkloads {
 
     /// open: the newest 50 rows with ticks (snapshot, then rows) of c1, warm cache; the lowest
     /// of ``openRounds`` medians of `runs`, µs. A round takes about 10 ms; on this VM a whole
-    /// round ran 40 % slower now and then, on either side (session 6's runs: SQLite at 38 or
+    /// round ran 40 % slower now and then, on either side (two full runs of 2026-12-02: SQLite at 38 or
     /// 70 µs, chatdir at 55 or 75), so one round's median decided a ratio by chance. The peer
     /// runner times SQLite's and Maildir's open the same way.
     static func open(_ store: Store, runs: Int) throws -> Double {

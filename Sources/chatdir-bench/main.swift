@@ -1,6 +1,6 @@
 import Foundation
 
-// chatdir-bench: the workloads of ../shared/bench/WORKLOADS.md on chatdir's store, side by side
+// chatdir-bench: the workloads of BENCHMARKS.md on chatdir's store, side by side
 // with SQLite and Maildir (bench/peers_runner.py) from the same run. See BENCHMARKS.md.
 
 let options: BenchOptions

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-/// `chatdir serve --tls-cert FILE --tls-key FILE` (issue 11): HTTPS and WSS on one port, checked
+/// `chatdir serve --tls-cert FILE --tls-key FILE`: HTTPS and WSS on one port, checked
 /// with clients no one here wrote (curl, Python `websockets`) and with chatdir's own sync.
 @Suite(.ownThreads, .enabled(if: TestCertificates.available, "needs the openssl command line (CI installs it)"))
 struct ServeTLSEndToEndTests {

@@ -4,7 +4,7 @@ import ChatTestSupport
 
 /// `chatdir init --server` and `chatdir sync` read a server URL with the same parser, so a store
 /// `init` made never holds a URL `sync` calls malformed. An https server is reached over TLS
-/// (issue 11; TLSEndToEndTests): here, only that `init` stores it as given.
+/// (TLSEndToEndTests): here, only that `init` stores it as given.
 @Suite(.ownThreads) struct ServerAddressEndToEndTests {
     @Test("init stores an https server in the manifest as given")
     func httpsStored() throws {

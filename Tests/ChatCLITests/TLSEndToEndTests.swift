@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-/// `chatdir sync` over https and `sync --live` over wss (issue 11), against TLS peers no one
+/// `chatdir sync` over https and `sync --live` over wss, against TLS peers no one
 /// here wrote: Python's `ssl` in front of the reference server, and `openssl s_server` for the
 /// certificates and handshakes chatdir must refuse. Certificates are made per test by the
 /// openssl command line (TestCertificates).

@@ -2,7 +2,7 @@
 //
 // libssl and libcrypto are not linked: `chatdir_openssl_load()` opens them (dlopen) the first
 // time TLS is set up, so commands that never use https or wss do not pay for mapping and
-// relocating them at every start (issue 16). ChatTLS calls OpenSSL only through the
+// relocating them at every start. ChatTLS calls OpenSSL only through the
 // `chatdir_` functions below, which call the library's own functions. OpenSSL spells several
 // calls as macros, which Swift does not import: those are wrapped here too.
 #ifndef CHATDIR_COPENSSL_H
