@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-/// Live bursts (LiveSync.swift, LiveBatch.swift): many events on the socket at once are stored
+/// Live bursts (SyncEngine+LiveSync.swift, LiveBatch.swift): many events on the socket at once are stored
 /// exactly once, in order, with one write per touched segment instead of one per event. The
 /// server's `live-hold` fault sends a socket's first events only once that many wait.
 @Suite(.ownThreads) struct LiveBurstTests {

@@ -6,7 +6,7 @@ import Testing
 @testable import ChatSync
 import ChatTestSupport
 
-/// The live worker's driver (LiveSync.swift) end to end against a canned server.
+/// The live worker's driver (SyncEngine+LiveSync.swift) end to end against a canned server.
 @Suite(.ownThreads) struct LiveSyncTests {
     @Test("a catch-up after a deferred discovery that fails is reported like a failed idle catch-up: conversation, kind, why")
     func deferredCatchUpFailureIsReported() async throws {

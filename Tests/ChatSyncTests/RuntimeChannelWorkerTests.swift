@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 import ChatTestSupport
 
-/// The live worker's side of the runtime channel (RuntimeChannelFollower.swift): typing both
+/// The live worker's side of the runtime channel (SyncEngine+RuntimeChannelFollower.swift): typing both
 /// ways through the reference server, the quiet stop on a server without the endpoint, and
 /// older pages fetched on a screen's wish. Every channel is `RuntimeChannel(root:)` in the
 /// test's own directory.
