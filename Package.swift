@@ -72,8 +72,9 @@ let package = Package(
         // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
         // --only server is the server's load figures (POSTs/s, live fan-out latency).
         .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem", "ChatProcess"]),
-        // Shared by the test targets only: scratch directories and the built executables.
-        .target(name: "ChatTestSupport", dependencies: ["ChatSystem", "ChatProcess"], path: "Tests/ChatTestSupport"),
+        // Shared by the test targets only: scratch directories, the built executables, waiting
+        // for an event, and the reference server in the test's own process.
+        .target(name: "ChatTestSupport", dependencies: ["ChatSystem", "ChatProcess", "ChatServer", "ChatStore", "ChatDomain"], path: "Tests/ChatTestSupport"),
         // A child process started by ChildProcess.spawn behind Foundation's pipes and handles:
         // the tests' and crash-loop's, never Foundation's Process (see TestProcess).
         .target(name: "ChatProcess", dependencies: ["ChatSystem"], path: "Tests/ChatProcess"),

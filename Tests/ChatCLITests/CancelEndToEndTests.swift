@@ -66,13 +66,7 @@ import ChatTestSupport
 
     /// Starts `chatdir sync` (one pass) and waits until the relay holds its POST.
     func startSyncStalled(_ fixture: ServedStore, _ relay: StallingRelay) throws -> TestProcess {
-        let sync = TestProcess()
-        sync.executableURL = ChatdirProcess.executable
-        sync.arguments = ["sync", "--store", fixture.store]
-        sync.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }
-        sync.standardOutput = FileHandle.nullDevice
-        sync.standardError = FileHandle.nullDevice
-        try sync.run()
+        let sync = try ChatdirProcess.start(["sync", "--store", fixture.store], environment: fixture.environment, standardInput: nil)
         #expect(relay.waitForStall(), "the POST never came")
         return sync
     }
@@ -80,13 +74,8 @@ import ChatTestSupport
     /// Runs `chatdir cancel dinner id` while the POST is stalled: waits for it to say it waits,
     /// then releases the POST. Returns cancel's status and output.
     func cancelDuringStall(_ fixture: ServedStore, _ relay: StallingRelay, _ id: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let cancel = TestProcess()
-        cancel.executableURL = ChatdirProcess.executable
-        cancel.arguments = ["cancel", "--store", fixture.store, "dinner", id]
         let out = Pipe()
         let err = Pipe()
-        cancel.standardOutput = out
-        cancel.standardError = err
         let waiting = DispatchSemaphore(value: 0)
         let stderrEnded = DispatchSemaphore(value: 0)
         let stderr = Locked("")
@@ -94,7 +83,7 @@ import ChatTestSupport
             stderr.withLock { $0 += line + "\n" }
             if line.contains("waiting for the attempt to end") { waiting.signal() }
         }, ended: { stderrEnded.signal() })
-        try cancel.run()
+        let cancel = try ChatdirProcess.start(["cancel", "--store", fixture.store, "dinner", id], standardInput: nil, standardOutput: out, standardError: err)
         #expect(waiting.wait(timeout: .now() + 60) == .success, "cancel did not wait for the attempt: \(stderr.withLock { $0 })")
         relay.release()
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -49,12 +49,12 @@ struct ChatEndToEndTests {
 
     /// Waits until `member`'s worker has stored conversation `id` from the server.
     func waitForConversation(_ id: String, of member: Member) -> Bool {
-        waitFor { FileManager.default.fileExists(atPath: member.store + "/conversations/\(id)/conversation.json") }
+        waitUntil { FileManager.default.fileExists(atPath: member.store + "/conversations/\(id)/conversation.json") }
     }
 
     @Test("alice types and sends: bob sees her typing, then the message; alice sees it sent, then read by bob; Ctrl-C restores the terminal")
     func typeAndSend() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory(inMemory: true)
         let alice = try Member("alice", server: server.url, in: directory)
         let bob = try Member("bob", server: server.url, in: directory)
@@ -64,45 +64,43 @@ struct ChatEndToEndTests {
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "24", alice.chat("alice-bob")])
         try tmux.run(["new-session", "-d", "-s", "bob", "-x", "100", "-y", "24", bob.chat("alice-bob")])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
-        #expect(try waitFor { try tmux.pane("bob").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("bob"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("bob").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("bob"))")
 
         try tmux.run(["send-keys", "-t", "alice", "-l", "see you at eight"])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("see you at eight") } })
-        #expect(try waitFor { try tmux.pane("bob").contains { $0.contains("alice is typing") } }, "\(tmux.screen("bob"))\n\(bob.workerLog)\n\(alice.workerLog)")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("see you at eight") } })
+        #expect(try waitUntil { try tmux.pane("bob").contains { $0.contains("alice is typing") } }, "\(tmux.screen("bob"))\n\(bob.workerLog)\n\(alice.workerLog)")
 
         try tmux.run(["send-keys", "-t", "alice", "Enter"])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("alice  see you at eight") && $0.contains("✓") } }, "\(tmux.screen("alice"))")
-        #expect(try waitFor { try tmux.pane("bob").contains { $0.contains("alice  see you at eight") } }, "\(tmux.screen("bob"))")
-        #expect(try waitFor { try !tmux.pane("bob").contains { $0.contains("alice is typing") } }, "\(tmux.screen("bob"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("alice  see you at eight") && $0.contains("✓") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("bob").contains { $0.contains("alice  see you at eight") } }, "\(tmux.screen("bob"))")
+        #expect(try waitUntil { try !tmux.pane("bob").contains { $0.contains("alice is typing") } }, "\(tmux.screen("bob"))")
         // Bob's screen shows the newest row, so it marks it read; his worker posts it, and the
         // tick on alice's screen turns to read.
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("alice  see you at eight") && $0.contains("✓✓ read") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("alice  see you at eight") && $0.contains("✓✓ read") } }, "\(tmux.screen("alice"))")
         // The input line is empty again once the message is sent.
         #expect(try !tmux.pane("alice").suffix(3).contains { $0.contains("see you at eight") && !$0.contains("alice  ") })
 
         #expect(try tmux.format("#{alternate_on}", "alice") == "1")
         try tmux.run(["send-keys", "-t", "alice", "C-c"])
-        #expect(try waitFor { try tmux.pane("alice").contains("exit status 0") }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains("exit status 0") }, "\(tmux.screen("alice"))")
         #expect(try tmux.format("#{alternate_on} #{cursor_flag}", "alice") == "0 1")
     }
 
     @Test("a message the server rejects is shown failed, selected with Tab and retried with r under the same client message ID")
     func rejectAndRetry() throws {
         let directory = try TemporaryDirectory(inMemory: true)
-        let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-        let faults = try Faults(parsing: "reject-text=forbidden")
-        let server = try ChatServerHandle(try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0, faults: faults)))
+        let server = try TestServer(faults: "reject-text=forbidden", inMemory: true, sampleData: true)
         let alice = try Member("alice", server: server.url, in: directory)
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "120", "-y", "24", alice.chat("alice-bob")])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
         try tmux.run(["send-keys", "-t", "alice", "-l", "a forbidden word"])
         try tmux.run(["send-keys", "-t", "alice", "Enter"])
         // The failed tick and its retry hint may wrap onto lines of their own under the text.
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("alice  a forbidden word") } && tmux.pane("alice").contains { $0.contains("✗ failed") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("alice  a forbidden word") } && tmux.pane("alice").contains { $0.contains("✗ failed") } }, "\(tmux.screen("alice"))")
         let outbox = alice.store + "/conversations/alice-bob/outbox"
         let files = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".json") && $0 != "read.json" }
         try #require(files.count == 1, "\(files)")
@@ -111,23 +109,23 @@ struct ChatEndToEndTests {
 
         let id = String(files[0].dropFirst(21).dropLast(5))  // <ordinal>-<client message ID>.json
         try tmux.run(["send-keys", "-t", "alice", "Tab"])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.hasPrefix("» ") && $0.contains("a forbidden word") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.hasPrefix("» ") && $0.contains("a forbidden word") } }, "\(tmux.screen("alice"))")
         try tmux.run(["send-keys", "-t", "alice", "r"])
         // Retried under the same ID (requeued at the back of the queue: a new ordinal, the same
         // client message ID, one file), and rejected again by the fault: the second attempt.
-        #expect(waitFor {
+        #expect(waitUntil {
             let now = (try? FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".json") && $0 != "read.json" }) ?? []
             guard now.count == 1, now[0].hasSuffix("-\(id).json") else { return false }
             return ((try? String(contentsOfFile: outbox + "/" + now[0], encoding: .utf8)) ?? "").contains(#""attempts":2"#)
         }, "\(tmux.screen("alice"))")
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("✗ failed") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("✗ failed") } }, "\(tmux.screen("alice"))")
         // `r` retried: it never reached the input line as a letter.
         #expect(try !tmux.pane("alice").suffix(2).contains { $0.hasSuffix("r") })
     }
 
     @Test("PageUp past what is stored asks the worker for older pages: they are saved and shown, then the beginning of the conversation")
     func scrollBackLoadsFromServer() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory(inMemory: true)
         // Bob fills alice-bob with 120 messages (after the sample's 3); alice's device then keeps
         // only its newest segment, as a device that was given the recent history only.
@@ -148,8 +146,8 @@ struct ChatEndToEndTests {
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "16", alice.chat("alice-bob")])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("message number 120") } }, "\(tmux.screen("alice"))")
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("message number 120") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("alice"))")
         #expect(try !tmux.pane("alice").contains { $0.contains("message number 90 ") || $0.hasSuffix("message number 90") })
         // Page up until a row older than the first stored one (sequence 101, "message number
         // 98") is on screen: the worker fetched the page before it, and the rows appear above.
@@ -159,44 +157,44 @@ struct ChatEndToEndTests {
                 line.contains("Coffee at 10?") || (line.firstMatch(of: /message number (\d+)$/).map { Int($0.1) ?? 999 } ?? 999) <= 97
             }
         }
-        #expect(try waitFor(timeout: 90) {
+        #expect(try waitUntil(timeout: .seconds(90)) {
             let before = try tmux.pane("alice")
             if olderRowShown(before) { return true }
             try tmux.run(["send-keys", "-t", "alice", "PageUp"])
-            _ = try waitFor(timeout: 2) { try tmux.pane("alice") != before }
+            _ = try waitUntil(timeout: .seconds(2)) { try tmux.pane("alice") != before }
             return olderRowShown(try tmux.pane("alice"))
         }, "\(tmux.screen("alice"))\n\(alice.workerLog)")
         #expect(FileManager.default.fileExists(atPath: messages + "/0000000001-0000000100.json"), "the page was saved in the store")
-        #expect(try waitFor(timeout: 90) {
+        #expect(try waitUntil(timeout: .seconds(90)) {
             if try tmux.pane("alice").contains(where: { $0.contains("beginning of the conversation") }) && tmux.pane("alice").contains(where: { $0.contains("Coffee at 10?") }) { return true }
             let before = try tmux.pane("alice")
             try tmux.run(["send-keys", "-t", "alice", "PageUp"])
-            _ = try waitFor(timeout: 2) { try tmux.pane("alice") != before }
+            _ = try waitUntil(timeout: .seconds(2)) { try tmux.pane("alice") != before }
             return false
         }, "\(tmux.screen("alice"))\n\(alice.workerLog)")
     }
 
     @Test("a resize redraws to the new width and keeps what is typed on the input line")
     func resizeKeepsInput() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory(inMemory: true)
         let alice = try Member("alice", server: server.url, in: directory)
         try #require(waitForConversation("alice-bob", of: alice), "\(alice.workerLog)")
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "20", alice.chat("alice-bob")])
-        #expect(try waitFor { try tmux.pane("alice").contains { $0.contains("Coffee at 10?") } }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").contains { $0.contains("Coffee at 10?") } }, "\(tmux.screen("alice"))")
         try tmux.run(["send-keys", "-t", "alice", "-l", "half a thought"])
-        #expect(try waitFor { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought") == true }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought") == true }, "\(tmux.screen("alice"))")
         try tmux.run(["resize-window", "-t", "alice", "-x", "40", "-y", "12"])
-        #expect(try waitFor {
+        #expect(try waitUntil {
             let pane = try tmux.pane("alice")
             return pane.last { !$0.isEmpty }?.contains("half a thought") == true
                 && pane.contains { $0.contains("Coffee") } && pane.allSatisfy { $0.count <= 40 }
         }, "\(tmux.screen("alice"))")
         // The line still edits where it was: a key after the resize lands at its end.
         try tmux.run(["send-keys", "-t", "alice", "-l", "!"])
-        #expect(try waitFor { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought!") == true }, "\(tmux.screen("alice"))")
+        #expect(try waitUntil { try tmux.pane("alice").last { !$0.isEmpty }?.contains("half a thought!") == true }, "\(tmux.screen("alice"))")
     }
 
     @Test("view --follow shows who is typing from the runtime channel, and drops them once their signal is 6 s old")
@@ -211,11 +209,11 @@ struct ChatEndToEndTests {
         defer { tmux.shutDown() }
         let command = "env TZ=UTC NO_COLOR=1 XDG_RUNTIME_DIR=\(runtime) \(ChatdirProcess.executable.path) view c1 --follow --store \(store); sleep 600"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "100", "-y", "16", command])
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("no sync worker running") } }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("no sync worker running") } }, "\(tmux.screen("follow"))")
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         try channel.noteTyping(try ConversationID("c1"), user: try UserID("bob"), atMilliseconds: now)
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("bob is typing…") } }, "\(tmux.screen("follow"))")
-        #expect(try waitFor { try !tmux.pane().contains { $0.contains("bob is typing…") } }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("bob is typing…") } }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try !tmux.pane().contains { $0.contains("bob is typing…") } }, "\(tmux.screen("follow"))")
         #expect(Date().timeIntervalSince1970 * 1000 - Double(now) >= 5_900, "gone only once the signal is 6 s old")
     }
 
@@ -235,17 +233,4 @@ extension Tmux {
     func screen(_ target: String) -> String {
         (try? pane(target).joined(separator: "\n")) ?? "(no pane)"
     }
-}
-
-/// A reference server started in this process, stopped when the test lets go of it.
-final class ChatServerHandle {
-    let server: ChatServer
-    var url: String { "http://127.0.0.1:\(server.port)" }
-
-    init(_ server: ChatServer) throws {
-        self.server = server
-        try server.start()
-    }
-
-    deinit { server.stop() }
 }

@@ -98,14 +98,8 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = try seededStore(directory)
         let processes = try (1...20).map { index -> (TestProcess, Pipe) in
-            let process = TestProcess()
-            process.executableURL = ChatdirProcess.executable
-            process.arguments = ["send", "--store", store, "c1", "message \(index)"]
             let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return (process, pipe)
+            return (try ChatdirProcess.start(["send", "--store", store, "c1", "message \(index)"], standardOutput: pipe), pipe)
         }
         var printed = Set<String>()
         for (process, pipe) in processes {

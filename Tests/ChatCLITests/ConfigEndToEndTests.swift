@@ -95,7 +95,7 @@ import ChatTestSupport
 
     @Test("the token precedence holds for sync itself: CHATDIR_TOKEN beats the config's token-command")
     func tokenPrecedenceOnTheWire() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let home = try Home()
         let store = try initStore(home, "alice", server: server.url)
         try home.write("store = \(store)\n[store \(store)]\ntoken-command = echo alice-token\n")
@@ -109,7 +109,7 @@ import ChatTestSupport
 
     @Test("a token command is done when it exits, even while a process it started in the background holds its output")
     func tokenCommandWithBackgroundChild() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let home = try Home()
         let store = try initStore(home, "alice", server: server.url)
         let pidFile = home.directory.file("sleeper.pid")
@@ -197,12 +197,12 @@ import ChatTestSupport
 
     @Test("config set server waits for no worker: a running sync --live holds the store (75)")
     func setServerWhileLive() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let home = try Home()
         let store = try initStore(home, "alice", server: server.url)
         let (worker, _) = try ChatdirProcess.startLiveWorker(store: store, environment: home.environment.merging(["CHATDIR_TOKEN": "alice-token"]) { $1 })
         defer { worker.interrupt(); worker.waitUntilExit() }
-        #expect(waitFor { FileManager.default.fileExists(atPath: store + "/conversations/dinner/conversation.json") })
+        #expect(waitUntil { FileManager.default.fileExists(atPath: store + "/conversations/dinner/conversation.json") })
         let set = try home.run(["config", "set", "server", "http://127.0.0.1:9", "--store", store])
         #expect(set.status == 75)
         #expect(set.stderr.contains("stop `chatdir sync --live` first"), "\(set.stderr)")
@@ -211,8 +211,8 @@ import ChatTestSupport
     /// A server, and a synced store of alice's with `text` waiting in dinner's outbox and a token
     /// command whose first run prints a token the server does not know (an expired one) and
     /// every later run a good one; `count` is the file counting its runs.
-    func expiringToken(sending text: String) throws -> (server: SyncEndToEndTests.Server, home: Home, store: String, count: String) {
-        let server = try SyncEndToEndTests.Server()
+    func expiringToken(sending text: String) throws -> (server: TestServer, home: Home, store: String, count: String) {
+        let server = try TestServer(sampleData: true)
         let home = try Home()
         let store = try initStore(home, "alice", server: server.url)
         #expect(try home.run(["sync", "--store", store], ["CHATDIR_TOKEN": "alice-token"]).status == 0)
@@ -233,7 +233,7 @@ import ChatTestSupport
         let log = Lock("")
         readLines(of: stderr.fileHandleForReading) { line in log.withLock { $0 += line + "\n" } }
         defer { worker.interrupt(); worker.waitUntilExit() }
-        #expect(waitFor(timeout: 60) { log.withLock { $0 }.contains("dinner: delivered 1") }, "\(log.withLock { $0 })")
+        #expect(waitUntil(timeout: .seconds(60)) { log.withLock { $0 }.contains("dinner: delivered 1") }, "\(log.withLock { $0 })")
         #expect(log.withLock { $0 }.contains("the token was refused; using the new one from its source"))
         #expect(worker.isRunning)
         #expect(try String(contentsOfFile: count, encoding: .utf8) == "2\n")
@@ -264,12 +264,12 @@ import ChatTestSupport
 
     @Test("a token command that keeps giving a refused token: the live worker stops with 77")
     func refusedAgain() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let home = try Home()
         let store = try initStore(home, "alice", server: server.url)
         try home.write("[store \(store)]\ntoken-command = echo expired-token\n")
         let (worker, _) = try ChatdirProcess.startLiveWorker(store: store, token: "", environment: home.environment)
-        #expect(waitFor(timeout: 60) { !worker.isRunning })
+        #expect(waitUntil(timeout: .seconds(60)) { !worker.isRunning })
         if worker.isRunning { worker.interrupt() }
         worker.waitUntilExit()
         #expect(worker.terminationStatus == 77)

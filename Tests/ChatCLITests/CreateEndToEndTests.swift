@@ -8,23 +8,7 @@ import ChatTestSupport
 /// `chatdir create` as a user runs it: offline, then `send`, then `sync` against the reference
 /// server (SampleData/server in this process), and against one without the endpoint.
 @Suite(.ownThreads) struct CreateEndToEndTests {
-    final class Server {
-        let directory: TemporaryDirectory
-        let server: ChatServer
-        var url: String { "http://127.0.0.1:\(server.port)" }
-        var data: String { directory.path + "/server" }
-
-        init(faults: String = "") throws {
-            directory = try TemporaryDirectory()
-            let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-            server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0, faults: try Faults(parsing: faults)))
-            try server.start()
-        }
-
-        deinit { server.stop() }
-    }
-
-    static func store(_ user: String, _ directory: TemporaryDirectory, _ server: Server) throws -> String {
+    static func store(_ user: String, _ directory: TemporaryDirectory, _ server: TestServer) throws -> String {
         let path = directory.file(user)
         #expect(try ChatdirProcess.run(["init", "--user", user, "--server", server.url, path]).status == 0)
         return path
@@ -36,7 +20,7 @@ import ChatTestSupport
 
     @Test("create offline, send, sync: the server has the conversation and the message once; bob's sync sees both")
     func createSendSync() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try Self.store("alice", directory, server)
         let created = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch on Friday", "--member", "bob", "--member", "carol"])
@@ -74,7 +58,7 @@ import ChatTestSupport
 
     @Test("against a server without the endpoint: the failure's words, exit 65, the other conversations unaffected")
     func serverWithoutEndpoint() throws {
-        let server = try Server(faults: "no-start=404")
+        let server = try TestServer(faults: "no-start=404", sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try Self.store("alice", directory, server)
         #expect(try Self.sync(alice, "alice").status == 0)
@@ -123,7 +107,7 @@ import ChatTestSupport
 
     @Test("an ID the store has already, a bad ID, a missing title or member: clear errors, nothing written")
     func refused() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try Self.store("alice", directory, server)
         #expect(try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch", "--member", "bob"]).status == 0)

@@ -41,11 +41,9 @@ import ChatTestSupport
     /// generous deadline (a live worker that should have stopped and did not fails the row).
     static func run(_ situation: String) throws -> (status: Int32?, stdout: String, stderr: String) {
         let directory = try TemporaryDirectory()
-        let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-        let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0))
-        try server.start()
+        let server = try TestServer(sampleData: true)
         defer { server.stop() }
-        let url = "http://127.0.0.1:\(server.port)"
+        let url = server.url
         let store = directory.file("alice")
         switch situation {
         case "sync on a store created without --server":
@@ -94,19 +92,9 @@ import ChatTestSupport
 
     /// Runs the built `chatdir`; a process still running after 60 s is killed and gives a nil status.
     static func runWithDeadline(_ arguments: [String], token: String) throws -> (status: Int32?, stdout: String, stderr: String) {
-        let process = TestProcess()
-        process.executableURL = ChatdirProcess.executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = token
-        environment["CHATDIR_STORE"] = nil
-        process.environment = environment
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChatdirProcess.start(arguments, environment: ["CHATDIR_TOKEN": token], standardOutput: out, standardError: err)
         // A watchdog, not a terminationHandler: under LeakSanitizer a Process given a
         // terminationHandler was reported leaked with everything it held (CI, ASan run).
         let killed = Lock(false)

@@ -5,16 +5,6 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-/// Waits for a condition with a deadline (never a fixed sleep as synchronisation).
-func waitFor(timeout: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(10_000)
-    }
-    return try condition()
-}
-
 /// A `chatdir` child that keeps running (`--follow`, `watch`): its stdout lines as they come.
 final class RunningChatdir: Sendable {
     let process: TestProcess
@@ -31,25 +21,9 @@ final class RunningChatdir: Sendable {
     /// `launcher` runs chatdir through another program: its first word is the program, the rest
     /// its arguments before chatdir's path (`unshare -U -r sh -c …`).
     init(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws {
-        process = TestProcess()
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = launcher.dropFirst() + [ChatdirProcess.executable.path] + arguments
-        } else {
-            process.executableURL = ChatdirProcess.executable
-            process.arguments = arguments
-        }
-        var env = ProcessInfo.processInfo.environment
-        env["TZ"] = "UTC"
-        env["NO_COLOR"] = "1"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
         let stdout = Pipe()
-        process.standardOutput = stdout
         let stderr = Pipe()
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChatdirProcess.start(arguments, environment: environment, launcher: launcher, standardOutput: stdout, standardError: stderr)
         let lines = self.lines, errorLines = self.errorLines, errorsEnded = self.errorsEnded
         readLines(of: stdout.fileHandleForReading) { lines.append($0) }
         readLines(of: stderr.fileHandleForReading, { errorLines.append($0) }, ended: { errorsEnded.withLock { $0 = true } })
@@ -130,7 +104,7 @@ struct Tmux {
             programs += children.isEmpty ? [shell] : children
         }
         for pid in programs { kill(pid, SIGTERM) }
-        _ = waitFor(timeout: 20) { programs.allSatisfy { kill($0, 0) != 0 } }
+        _ = waitUntil(timeout: .seconds(20)) { programs.allSatisfy { kill($0, 0) != 0 } }
         _ = try? run(["kill-server"])
     }
 
@@ -180,23 +154,23 @@ struct Tmux {
         defer { tmux.shutDown() }
         let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; echo \"exit status $?\"; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "120", "-y", "20", command])
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("✓ sent") } })
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("✓ sent") } })
 
         let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "hello"])
         #expect(sent.status == 0)
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("alice  hello  ◷ pending") } })
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("alice  hello  ◷ pending") } })
 
         let before = try tmux.pane()
         let sentLine = try #require(before.firstIndex { $0.contains("✓ sent") })
         let writer = try StoreWriter(store: try Store.open(at: store))
         try writer.mergePositions(Positions([try UserID("bob"): MemberPosition(deliveredUpTo: 5, readUpTo: 5)]), in: try ConversationID("c1"))
-        #expect(try waitFor { try tmux.pane()[sentLine].contains("✓✓ read") })
+        #expect(try waitUntil { try tmux.pane()[sentLine].contains("✓✓ read") })
         let after = try tmux.pane()
         #expect(after[sentLine].replacingOccurrences(of: "✓✓ read", with: "✓ sent") == before[sentLine], "the tick changed where the row stands")
         #expect(after.count == before.count)
 
         try tmux.run(["send-keys", "-t", "follow", "C-c"])
-        #expect(try waitFor { try tmux.pane().contains("exit status 0") })
+        #expect(try waitUntil { try tmux.pane().contains("exit status 0") })
     }
 
     @Test("view --follow --json into a pipe prints exactly one line per new message, in order, across 1,000 written by another process")
@@ -204,7 +178,7 @@ struct Tmux {
         let directory = try TemporaryDirectory()
         let store = try seededStore(in: directory)
         let follow = try RunningChatdir(["view", "c1", "--follow", "--json", "--limit", "1", "--store", store])
-        #expect(waitFor { follow.output.count == 1 }, "the newest stored row first")
+        #expect(waitUntil { follow.output.count == 1 }, "the newest stored row first")
 
         let writer = try StoreWriter(store: try Store.open(at: store))
         let c1 = try ConversationID("c1")
@@ -212,7 +186,7 @@ struct Tmux {
         for sequence in 6...1005 {
             try writer.save([Message(sequence: sequence, clientMessageID: .random(), senderID: bob, text: "n\(sequence)", sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
         }
-        #expect(waitFor(timeout: 60) { follow.output.count >= 1001 })
+        #expect(waitUntil(timeout: .seconds(60)) { follow.output.count >= 1001 })
         let status = follow.interrupt()
         #expect(status == 0)
         let sequences = try follow.output.dropFirst().map { line in
@@ -226,10 +200,10 @@ struct Tmux {
         let directory = try TemporaryDirectory()
         let store = try seededStore(in: directory)
         let watch = try RunningChatdir(["watch", "c1", "--store", store])
-        #expect(waitFor { watch.output.first == #"{"event":"watching","conversationId":"c1"}"# })
+        #expect(waitUntil { watch.output.first == #"{"event":"watching","conversationId":"c1"}"# })
         let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "ping"])
         let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(waitFor { watch.output.count >= 2 })
+        #expect(waitUntil { watch.output.count >= 2 })
         #expect(watch.interrupt() == 0)
         let event = try #require(try JSONSerialization.jsonObject(with: Data(watch.output[1].utf8)) as? [String: Any])
         #expect(event["event"] as? String == "outbox-added")
@@ -254,7 +228,7 @@ struct Tmux {
         defer { tmux.shutDown() }
         let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "\(columns)", "-y", "20", command])
-        let shown = try waitFor { try tmux.pane().contains { $0.hasPrefix("2026-11-29 10:04") } }
+        let shown = try waitUntil { try tmux.pane().contains { $0.hasPrefix("2026-11-29 10:04") } }
         let screen = try tmux.pane().joined(separator: "\n")
         #expect(shown, "\(screen)")
         // A line wider than the pane wraps: joining wrapped lines (-J) would then give fewer.

@@ -31,7 +31,7 @@ struct FsyncOrderEndToEndTests {
 
     @Test("init, send, read, retry, a sync pass and a live save each fsync the temp file before publishing it and the directory after")
     func fsyncOrder() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = directory.file("alice")
         let token = ["CHATDIR_TOKEN": "alice-token"]
@@ -77,27 +77,18 @@ struct FsyncOrderEndToEndTests {
         #expect(try ChatdirProcess.run(["init", "--user", "bob", "--server", server.url, bob]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         let output = directory.file("trace-live")
-        let worker = TestProcess()
-        worker.executableURL = URL(fileURLWithPath: Self.strace ?? "strace")
-        worker.arguments = ["-o", output] + StraceLog.traceOptions + StraceLog.sanitizerOptions + [ChatdirProcess.executable.path, "sync", "--live", "--store", store]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        worker.environment = environment
-        worker.standardOutput = FileHandle.nullDevice
         let logPath = directory.file("live-stderr")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        worker.standardError = FileHandle(forWritingAtPath: logPath)
-        try worker.run()
+        let worker = try ChatdirProcess.start(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"],
+                                              launcher: [Self.strace ?? "strace", "-o", output] + StraceLog.traceOptions + StraceLog.sanitizerOptions,
+                                              standardInput: nil, standardError: FileHandle(forWritingAtPath: logPath))
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         let livePath = store + "/conversations/alice-bob/messages"
         // Posted once the worker has caught up, so it comes over the live socket.
-        let caughtUp = Date().addingTimeInterval(30)
-        while !((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("caught up"), Date() < caughtUp { usleep(20_000) }
+        waitUntil(timeout: .seconds(30)) { ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("caught up") }
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "live hello"]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        let deadline = Date().addingTimeInterval(30)
-        while !Self.segmentText(livePath).contains("live hello"), Date() < deadline { usleep(20_000) }
-        #expect(Self.segmentText(livePath).contains("live hello"), "the live worker never stored bob's message")
+        #expect(waitUntil(timeout: .seconds(30)) { Self.segmentText(livePath).contains("live hello") }, "the live worker never stored bob's message")
         // SIGTERM to chatdir itself (strace's child): it finishes the write in progress and exits.
         let children = (try? String(contentsOfFile: "/proc/\(worker.processIdentifier)/task/\(worker.processIdentifier)/children", encoding: .utf8)) ?? ""
         if let child = children.split(separator: " ").first.flatMap({ Int32($0) }) { kill(child, SIGTERM) }

@@ -11,12 +11,12 @@ import ChatTestSupport
     /// git and chatdir in it.
     final class World {
         let directory: TemporaryDirectory
-        let server: SyncEndToEndTests.Server
+        let server: TestServer
         var environment: [String: String] { ["HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": directory.file("gitconfig"), "XDG_CONFIG_HOME": directory.file("config"), "LC_ALL": "C"] }
 
         init() throws {
             directory = try TemporaryDirectory()
-            server = try SyncEndToEndTests.Server()
+            server = try TestServer(sampleData: true)
         }
 
         @discardableResult

@@ -13,19 +13,9 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = directory.file("alice")
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", recorder.url, store]).status == 0)
-        let process = TestProcess()
-        process.executableURL = ChatdirProcess.executable
-        process.arguments = ["history", "--store", store, "dinner"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        process.environment = environment
         let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while recorder.receivedHeads.isEmpty, process.isRunning, Date() < deadline { usleep(10_000) }
+        let process = try ChatdirProcess.start(["history", "--store", store, "dinner"], environment: ["CHATDIR_TOKEN": "alice-token"], standardError: errors)
+        waitUntil(timeout: .seconds(30)) { !recorder.receivedHeads.isEmpty || !process.isRunning }
         #expect(!recorder.receivedHeads.isEmpty, "history sent no request")
         process.interrupt()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

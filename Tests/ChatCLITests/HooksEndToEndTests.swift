@@ -9,7 +9,7 @@ extension RunningChatdir {
     /// SIGINT, then the exit status once stderr has been read to its end, so ``errors`` is whole.
     func stop() -> Int32 {
         let status = interrupt()
-        _ = waitFor(timeout: 60) { errorsComplete }
+        _ = waitUntil(timeout: .seconds(60)) { errorsComplete }
         return status
     }
 
@@ -38,7 +38,7 @@ extension RunningChatdir {
 
     func started(_ arguments: [String]) throws -> RunningChatdir {
         let watch = try RunningChatdir(["watch"] + arguments)
-        try #require(waitFor(timeout: 60) { watch.output.first?.contains("\"watching\"") == true }, "\(watch.errors)")
+        try #require(waitUntil(timeout: .seconds(60)) { watch.output.first?.contains("\"watching\"") == true }, "\(watch.errors)")
         return watch
     }
 
@@ -52,7 +52,7 @@ extension RunningChatdir {
         var watch = try started(["c1", "--store", store, "--exec", "OUT=\(out); " + hook])
         let text = "dinner at $(touch \(directory.file("expanded"))) `id` 8?"
         try writer.save([message(6, from: alice, "mine, no hook"), message(7, from: bob, text)], in: c1)
-        #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("hook for message c1 #7 exited 0") } }, "\(watch.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.errors.contains { $0.contains("hook for message c1 #7 exited 0") } }, "\(watch.errors)")
         #expect(watch.stop() == 0)
         let written = try String(contentsOfFile: out + "/7", encoding: .utf8)
         #expect(written == """
@@ -73,7 +73,7 @@ extension RunningChatdir {
         // A restart starts from what is there: 7 does not run again, 8 does.
         watch = try started(["c1", "--store", store, "--exec", "OUT=\(out); " + hook])
         try writer.save([message(8, from: bob, "again")], in: c1)
-        #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("hook for message c1 #8 exited 0") } }, "\(watch.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.errors.contains { $0.contains("hook for message c1 #8 exited 0") } }, "\(watch.errors)")
         #expect(watch.stop() == 0)
         #expect(!watch.errors.contains { $0.contains("#7") })
     }
@@ -84,7 +84,7 @@ extension RunningChatdir {
         let (store, writer) = try seeded(directory)
         let watch = try started(["--store", store, "--on", "mine", "--exec", "echo \"$CHATDIR_EVENT $CHATDIR_SENDER\""])
         try writer.save([message(6, from: bob, "theirs"), message(7, from: alice, "mine")], in: c1)
-        #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("hook for mine c1 #7 exited 0") } }, "\(watch.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.errors.contains { $0.contains("hook for mine c1 #7 exited 0") } }, "\(watch.errors)")
         #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: hook for mine c1 #7: mine alice"))
         #expect(!watch.errors.contains { $0.contains("#6") })
@@ -101,7 +101,7 @@ extension RunningChatdir {
         try writer.save([message(6, from: alice, "a sixth")], in: c1)
         _ = try writer.mergePositions(Positions([bob: MemberPosition(deliveredUpTo: 6, readUpTo: 6)]), in: c1)
         // Both hooks, whichever event the observer reports first (stopping earlier ends the other).
-        #expect(waitFor(timeout: 60) {
+        #expect(waitUntil(timeout: .seconds(60)) {
             watch.errors.contains("chatdir watch: hook for read c1 #6 exited 0")
                 && watch.errors.contains("chatdir watch: hook for failed c1 \(queued.clientMessageID) exited 0")
         }, "\(watch.errors)")
@@ -118,7 +118,7 @@ extension RunningChatdir {
         let missing = try started(["c1", "--store", store, "--exec", directory.file("no-such-hook")])
         try writer.save([message(6, from: bob, "one")], in: c1)
         try writer.save([message(7, from: bob, "two")], in: c1)
-        #expect(waitFor(timeout: 60) { missing.errors.contains("chatdir watch: hook for message c1 #7 failed with exit status 127") }, "\(missing.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { missing.errors.contains("chatdir watch: hook for message c1 #7 failed with exit status 127") }, "\(missing.errors)")
         #expect(missing.stop() == 0)
         #expect(missing.errors.contains("chatdir watch: hook for message c1 #6 failed with exit status 127"))
         #expect(missing.errors.contains { $0.hasPrefix("chatdir watch: hook for message c1 #6: ") && $0.contains("no-such-hook") })
@@ -126,7 +126,7 @@ extension RunningChatdir {
         let failing = try started(["c1", "--store", store, "--exec", "echo \"boom at $CHATDIR_SEQUENCE\" >&2; exit 7"])
         try writer.save([message(8, from: bob, "three")], in: c1)
         try writer.save([message(9, from: bob, "four")], in: c1)
-        #expect(waitFor(timeout: 60) { failing.errors.contains("chatdir watch: hook for message c1 #9 failed with exit status 7") }, "\(failing.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { failing.errors.contains("chatdir watch: hook for message c1 #9 failed with exit status 7") }, "\(failing.errors)")
         #expect(failing.stop() == 0)
         #expect(failing.errors.contains("chatdir watch: hook for message c1 #8: boom at 8"))
         #expect(failing.errors.contains("chatdir watch: hook for message c1 #9: boom at 9"))
@@ -139,9 +139,9 @@ extension RunningChatdir {
         let pidFile = directory.file("hook.pid")
         let watch = try started(["c1", "--store", store, "--exec", "echo $$ > \(pidFile).tmp && mv \(pidFile).tmp \(pidFile); exec sleep 1000"])
         try writer.save([message(6, from: bob, String(repeating: "long text ", count: 400))], in: c1)
-        #expect(waitFor(timeout: 60) { FileManager.default.fileExists(atPath: pidFile) })
+        #expect(waitUntil(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: pidFile) })
         try writer.save([message(7, from: bob, "later"), message(8, from: bob, "later still")], in: c1)
-        #expect(waitFor(timeout: 60) { watch.output.count >= 4 }, "\(watch.output)")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.output.count >= 4 }, "\(watch.output)")
         #expect(try watch.events().map { $0["sequence"] as? Int } == [6, 7, 8])
         #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: stopping the hook for message c1 #6 (SIGTERM)"))
@@ -157,7 +157,7 @@ extension RunningChatdir {
         let (store, writer) = try seeded(directory)
         let watch = try started(["c1", "--store", store, "--hook-timeout", "1", "--exec", "[ \"$CHATDIR_SEQUENCE\" = 6 ] && exec sleep 1000; echo quick"])
         try writer.save([message(6, from: bob, "slow"), message(7, from: bob, "quick")], in: c1)
-        #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for message c1 #7 exited 0") }, "\(watch.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.errors.contains("chatdir watch: hook for message c1 #7 exited 0") }, "\(watch.errors)")
         #expect(watch.stop() == 0)
         #expect(watch.errors.contains("chatdir watch: hook for message c1 #6 still running after 1 s; stopping it (SIGTERM)"))
         #expect(watch.errors.contains("chatdir watch: hook for message c1 #7: quick"))
@@ -170,9 +170,9 @@ extension RunningChatdir {
         let marker = directory.file("started")
         let watch = try started(["c1", "--store", store, "--exec", "touch \(marker); exec sleep 1000"])
         try writer.save([message(6, from: bob, "first")], in: c1)
-        #expect(waitFor(timeout: 60) { FileManager.default.fileExists(atPath: marker) })
+        #expect(waitUntil(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: marker) })
         try writer.save((7...131).map { message($0, from: bob, "n\($0)") }, in: c1)
-        #expect(waitFor(timeout: 60) { watch.errors.contains { $0.contains("dropped message c1 #131") } }, "\(watch.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.errors.contains { $0.contains("dropped message c1 #131") } }, "\(watch.errors)")
         #expect(watch.stop() == 0)
         let dropped = watch.errors.filter { $0.hasPrefix("chatdir watch: hook queue full (100 waiting); dropped message c1 #") }
         #expect(dropped.count == 25)  // 6 runs, 7…106 wait, 107…131 find the queue full
@@ -205,13 +205,13 @@ extension RunningChatdir {
         try #require(seeded.status == 0, "\(seeded.stderr)")
         let writer = try StoreWriter(store: try Store.open(at: path))
         let watch = try RunningChatdir(["watch", "c1", "--store", path, "--exec", "exit 0"])
-        try #require(waitFor(timeout: 60) { watch.output.first?.contains("\"watching\"") == true })
+        try #require(waitUntil(timeout: .seconds(60)) { watch.output.first?.contains("\"watching\"") == true })
         let bob = try UserID("bob")
         let text = String(repeating: "x", count: 4000)
         for sequence in 6..<46 {
             try writer.save([Message(sequence: sequence, clientMessageID: .random(), senderID: bob, text: text, sentAt: "2026-11-29T12:00:00.000Z")], in: try ConversationID("c1"))
         }
-        #expect(waitFor(timeout: 60) { watch.errors.contains("chatdir watch: hook for message c1 #45 exited 0") }, "\(watch.errors.suffix(5))")
+        #expect(waitUntil(timeout: .seconds(60)) { watch.errors.contains("chatdir watch: hook for message c1 #45 exited 0") }, "\(watch.errors.suffix(5))")
         #expect(watch.stop() == 0)
     }
 }

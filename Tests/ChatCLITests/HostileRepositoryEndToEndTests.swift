@@ -19,7 +19,7 @@ import ChatTestSupport
     }
 
     /// alice's store synced once with a reference server: `dinner` and `alice-bob` with messages.
-    func syncedStore(_ directory: TemporaryDirectory, _ server: SyncEndToEndTests.Server) throws -> String {
+    func syncedStore(_ directory: TemporaryDirectory, _ server: TestServer) throws -> String {
         let store = directory.file("alice")
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, store]).status == 0)
         let synced = try chatdir(["sync", "--store", store], token: true)
@@ -31,7 +31,7 @@ import ChatTestSupport
 
     @Test("a segment replaced by a symlink to /dev/zero: check, view, list and sync refuse it by name and end")
     func segmentLinkedToDevZero() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try syncedStore(directory, server)
         let segment = "conversations/dinner/messages/0000000001-0000000100.json"
@@ -74,7 +74,7 @@ import ChatTestSupport
     @Test("a conversation folder that is a symlink to a folder outside the store: every command refuses it by name, nothing is written there",
           arguments: ["conversation", "messages", "outbox"])
     func conversationLinkedOutside(_ which: String) throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try syncedStore(directory, server)
         let outside = directory.file("outside")

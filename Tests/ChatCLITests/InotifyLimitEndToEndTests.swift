@@ -72,18 +72,18 @@ enum LoweredInotify {
         let store = try seededStore(in: directory)
         let follow = try RunningChatdir(["view", "c1", "--follow", "--json", "--limit", "1", "--store", store], launcher: LoweredInotify.launcher(watches: watches))
         defer { _ = follow.interrupt() }
-        #expect(waitFor { follow.output.count == 1 }, "the newest stored row first; stderr: \(follow.errors)")
+        #expect(waitUntil { follow.output.count == 1 }, "the newest stored row first; stderr: \(follow.errors)")
 
         let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "queued while polling"])
         #expect(sent.status == 0)
-        #expect(waitFor { follow.output.contains { $0.contains("\"text\":\"queued while polling\"") && $0.contains("\"status\":\"pending\"") } },
+        #expect(waitUntil { follow.output.contains { $0.contains("\"text\":\"queued while polling\"") && $0.contains("\"status\":\"pending\"") } },
                 "a queued message shows; stdout: \(follow.output) stderr: \(follow.errors)")
         try self.store(6, "stored while polling", in: store)
-        #expect(waitFor { follow.output.contains { $0.contains("\"sequence\":6") && $0.contains("stored while polling") } },
+        #expect(waitUntil { follow.output.contains { $0.contains("\"sequence\":6") && $0.contains("stored while polling") } },
                 "a stored message shows; stdout: \(follow.output) stderr: \(follow.errors)")
 
         #expect(follow.interrupt() == 0)
-        #expect(waitFor { follow.errorsComplete })
+        #expect(waitUntil { follow.errorsComplete })
         let warned = warnings(follow.errors, "view")
         #expect(warned.count == 1, "one warning: \(follow.errors)")
         let warning = try #require(warned.first)
@@ -101,11 +101,11 @@ enum LoweredInotify {
         let store = try seededStore(in: directory)
         let follow = try RunningChatdir(["view", "c1", "--follow", "--json", "--limit", "1", "--store", store], launcher: LoweredInotify.launcher(watches: 3))
         defer { _ = follow.interrupt() }
-        #expect(waitFor { follow.output.count == 1 })
+        #expect(waitUntil { follow.output.count == 1 })
         try ChatdirProcess.run(["send", "--store", store, "c1", "told by inotify"])
-        #expect(waitFor { follow.output.contains { $0.contains("told by inotify") } })
+        #expect(waitUntil { follow.output.contains { $0.contains("told by inotify") } })
         #expect(follow.interrupt() == 0)
-        #expect(waitFor { follow.errorsComplete })
+        #expect(waitUntil { follow.errorsComplete })
         #expect(follow.errors.isEmpty, "\(follow.errors)")
     }
 
@@ -120,15 +120,15 @@ enum LoweredInotify {
         let command = "export TZ=UTC NO_COLOR=1; " + LoweredInotify.commandLine(watches: 1, ["view", "c1", "--follow", "--store", store]) + "; echo \"exit status $?\"; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "160", "-y", "20", command])
         let status = "checking for changes every second: inotify watch limit reached (fs.inotify.max_user_watches) · no sync worker running"
-        #expect(try waitFor { try tmux.pane().last { !$0.isEmpty }?.contains(status) == true }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane().last { !$0.isEmpty }?.contains(status) == true }, "\(tmux.screen("follow"))")
 
         #expect(try ChatdirProcess.run(["send", "--store", store, "c1", "hello"]).status == 0)
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("alice  hello  ◷ pending") } }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("alice  hello  ◷ pending") } }, "\(tmux.screen("follow"))")
         try self.store(6, "stored while polling", in: store)
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("bob    stored while polling") } }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("bob    stored while polling") } }, "\(tmux.screen("follow"))")
 
         try tmux.run(["send-keys", "-t", "follow", "C-c"])
-        #expect(try waitFor { try tmux.pane().contains("exit status 0") }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane().contains("exit status 0") }, "\(tmux.screen("follow"))")
         // Wrapped lines joined: the warning is one line of stderr.
         let screen = try tmux.run(["capture-pane", "-p", "-J", "-t", "follow"], capture: true).split(separator: "\n").map(String.init)
         let warned = warnings(screen, "view")
@@ -143,14 +143,14 @@ enum LoweredInotify {
         let store = try seededStore(in: directory)
         let watch = try RunningChatdir(["watch", "c1", "--store", store], launcher: LoweredInotify.launcher(watches: 1))
         defer { _ = watch.interrupt() }
-        #expect(waitFor { watch.output.first == #"{"event":"watching","conversationId":"c1"}"# }, "\(watch.errors)")
+        #expect(waitUntil { watch.output.first == #"{"event":"watching","conversationId":"c1"}"# }, "\(watch.errors)")
         let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "ping"])
         let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(waitFor { watch.output.contains { $0.contains("\"event\":\"outbox-added\"") && $0.contains(id) } }, "stdout: \(watch.output) stderr: \(watch.errors)")
+        #expect(waitUntil { watch.output.contains { $0.contains("\"event\":\"outbox-added\"") && $0.contains(id) } }, "stdout: \(watch.output) stderr: \(watch.errors)")
         try self.store(6, "pong", in: store)
-        #expect(waitFor { watch.output.contains { $0.contains("\"event\":\"message\"") && $0.contains("\"sequence\":6") } }, "stdout: \(watch.output)")
+        #expect(waitUntil { watch.output.contains { $0.contains("\"event\":\"message\"") && $0.contains("\"sequence\":6") } }, "stdout: \(watch.output)")
         #expect(watch.interrupt() == 0)
-        #expect(waitFor { watch.errorsComplete })
+        #expect(waitUntil { watch.errorsComplete })
         #expect(warnings(watch.errors, "watch").count == 1, "\(watch.errors)")
         #expect(watch.errors.count == 1, "\(watch.errors)")
         #expect(!watch.output.contains { $0.contains("warning") || $0.contains("inotify") }, "stdout stays the changes: \(watch.output)")
@@ -163,12 +163,12 @@ enum LoweredInotify {
         let store = try seededStore(in: directory)
         let watch = try RunningChatdir(["watch", "--store", store], launcher: LoweredInotify.launcher(watches: nil, instances: 0))
         defer { _ = watch.interrupt() }
-        #expect(waitFor { watch.output.first == #"{"event":"watching"}"# }, "\(watch.errors)")
+        #expect(waitUntil { watch.output.first == #"{"event":"watching"}"# }, "\(watch.errors)")
         let sent = try ChatdirProcess.run(["send", "--store", store, "c1", "ping"])
         let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(waitFor { watch.output.contains { $0.contains("\"event\":\"outbox-added\"") && $0.contains(id) } }, "stdout: \(watch.output) stderr: \(watch.errors)")
+        #expect(waitUntil { watch.output.contains { $0.contains("\"event\":\"outbox-added\"") && $0.contains(id) } }, "stdout: \(watch.output) stderr: \(watch.errors)")
         #expect(watch.interrupt() == 0)
-        #expect(waitFor { watch.errorsComplete })
+        #expect(waitUntil { watch.errorsComplete })
         let warned = warnings(watch.errors, "watch")
         #expect(warned.count == 1, "\(watch.errors)")
         #expect(warned.first?.hasPrefix("chatdir watch: warning: cannot start inotify for \(store): the kernel's limit on inotify instances is reached (fs.inotify.max_user_instances = ") == true, "\(watch.errors)")
@@ -182,11 +182,11 @@ enum LoweredInotify {
         let store = try seededStore(in: directory)
         let list = try RunningChatdir(["list", "--follow", "--json", "--store", store], launcher: LoweredInotify.launcher(watches: 1))
         defer { _ = list.interrupt() }
-        #expect(waitFor { list.output.count == 1 }, "\(list.errors)")
+        #expect(waitUntil { list.output.count == 1 }, "\(list.errors)")
         try self.store(6, "the list follows", in: store)
-        #expect(waitFor { list.output.contains { $0.contains("\"text\":\"the list follows\"") } }, "stdout: \(list.output) stderr: \(list.errors)")
+        #expect(waitUntil { list.output.contains { $0.contains("\"text\":\"the list follows\"") } }, "stdout: \(list.output) stderr: \(list.errors)")
         #expect(list.interrupt() == 0)
-        #expect(waitFor { list.errorsComplete })
+        #expect(waitUntil { list.errorsComplete })
         #expect(warnings(list.errors, "list").count == 1, "\(list.errors)")
         #expect(list.errors.count == 1, "\(list.errors)")
     }
@@ -204,15 +204,15 @@ enum LoweredInotify {
         let command = "export TZ=UTC NO_COLOR=1 XDG_RUNTIME_DIR='\(runtime)'; " + LoweredInotify.commandLine(watches: 1, ["chat", "c1", "--store", store])
             + "; echo \"exit status $?\"; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "chat", "-x", "160", "-y", "24", command])
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("checking for changes every second: inotify watch limit reached (fs.inotify.max_user_watches)") } },
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("checking for changes every second: inotify watch limit reached (fs.inotify.max_user_watches)") } },
                 "\(tmux.screen("chat"))")
         #expect(try ChatdirProcess.run(["send", "--store", store, "c1", "sent from outside"]).status == 0)
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("alice  sent from outside") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("alice  sent from outside") } }, "\(tmux.screen("chat"))")
         try self.store(6, "stored from outside", in: store)
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("bob    stored from outside") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("bob    stored from outside") } }, "\(tmux.screen("chat"))")
 
         try tmux.run(["send-keys", "-t", "chat", "C-c"])
-        #expect(try waitFor { try tmux.pane("chat").contains("exit status 0") }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains("exit status 0") }, "\(tmux.screen("chat"))")
         let screen = try tmux.run(["capture-pane", "-p", "-J", "-t", "chat"], capture: true).split(separator: "\n").map(String.init)
         #expect(warnings(screen, "chat").count == 1, "\(screen)")
     }
@@ -230,14 +230,14 @@ enum LoweredInotify {
             worker.interrupt()
             worker.waitUntilExit()
         }
-        #expect(waitFor { log.withLock { $0 }.contains { $0.contains("chatdir sync: connected to ") } }, "\(log.withLock { $0 })")
-        #expect(waitFor { log.withLock { $0 }.contains { $0.contains("chatdir sync: outbox: cannot watch ") } }, "\(log.withLock { $0 })")
+        #expect(waitUntil { log.withLock { $0 }.contains { $0.contains("chatdir sync: connected to ") } }, "\(log.withLock { $0 })")
+        #expect(waitUntil { log.withLock { $0 }.contains { $0.contains("chatdir sync: outbox: cannot watch ") } }, "\(log.withLock { $0 })")
 
         let id = try served.send("queued while polling")
-        #expect(waitFor { (try? served.onServer(id)) == 1 }, "\(log.withLock { $0 })")
+        #expect(waitUntil { (try? served.onServer(id)) == 1 }, "\(log.withLock { $0 })")
         worker.interrupt()
         worker.waitUntilExit()
-        #expect(waitFor { ended.withLock { $0 } })
+        #expect(waitUntil { ended.withLock { $0 } })
         let lines = log.withLock { $0 }
         let outbox = lines.filter { $0.contains("chatdir sync: outbox: cannot watch ") }
         #expect(outbox.count == 1, "\(lines)")

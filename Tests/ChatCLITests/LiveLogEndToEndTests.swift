@@ -9,7 +9,7 @@ import ChatTestSupport
 @Suite(.ownThreads) struct LiveLogEndToEndTests {
     @Test("sync --live with stderr in a pipe starts every log line with an ISO 8601 UTC time stamp")
     func stampedInAPipe() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = directory.file("alice")
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, store]).status == 0)
@@ -28,10 +28,10 @@ import ChatTestSupport
             }
             ended.withLock { $0 = true }
         }
-        #expect(waitFor { received.withLock { $0 }.contains("chatdir sync: connected to \(server.url)") })
+        #expect(waitUntil { received.withLock { $0 }.contains("chatdir sync: connected to \(server.url)") })
         worker.interrupt()
         worker.waitUntilExit()
-        #expect(waitFor { ended.withLock { $0 } })
+        #expect(waitUntil { ended.withLock { $0 } })
         let log = received.withLock { $0 }
         #expect(worker.terminationStatus == 0)
         let lines = log.split(separator: "\n").map(String.init)

@@ -9,7 +9,7 @@ import ChatTestSupport
 @Suite(.ownThreads, .enabled(if: StraceLog.works, "strace cannot trace here (not installed, or ptrace is not allowed); install it with `apt-get install strace`"))
 struct LocalWriteFailureEndToEndTests {
     /// A new store of alice's for `server`, not synced yet.
-    static func newStore(_ directory: TemporaryDirectory, _ server: SyncEndToEndTests.Server, _ name: String) throws -> String {
+    static func newStore(_ directory: TemporaryDirectory, _ server: TestServer, _ name: String) throws -> String {
         let path = directory.file(name)
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, path]).status == 0)
         return path
@@ -29,7 +29,7 @@ struct LocalWriteFailureEndToEndTests {
     /// for each number N on a fresh store with every fsync from the Nth on failing with `errno`
     /// (a disk that stays full). strace counts each thread's calls apart, so a run whose threads
     /// never reach N fails nothing: it must then succeed, and `check` sees only runs that failed.
-    static func eachFsyncFailing(_ arguments: [String], errnos: [String], in directory: TemporaryDirectory, server: SyncEndToEndTests.Server,
+    static func eachFsyncFailing(_ arguments: [String], errnos: [String], in directory: TemporaryDirectory, server: TestServer,
                                  _ check: (_ failed: ChatdirProcess.Result, _ store: String, _ errno: String, _ context: String) throws -> Void) throws {
         let counting = try newStore(directory, server, "counting")
         let counted = try FsyncOrderEndToEndTests.traced(arguments + ["--store", counting], in: directory, environment: token)
@@ -69,7 +69,7 @@ struct LocalWriteFailureEndToEndTests {
 
     @Test("history with an fsync failing (ENOSPC, EIO): exit 74 naming the call, the file and the remedy, not a broken contract")
     func history() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         try Self.eachFsyncFailing(["history", "dinner"], errnos: ["ENOSPC", "EIO"], in: directory, server: server) { failed, store, errno, context in
             Self.expectWriteFailure(failed, command: "history", store: store, errno: errno, context)
@@ -79,7 +79,7 @@ struct LocalWriteFailureEndToEndTests {
 
     @Test("a sync pass with an fsync failing (ENOSPC): exit 74 naming the call, the file and the remedy, not 75")
     func syncPass() throws {
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         try Self.eachFsyncFailing(["sync"], errnos: ["ENOSPC"], in: directory, server: server) { failed, store, errno, context in
             Self.expectWriteFailure(failed, command: "sync", store: store, errno: errno, context)

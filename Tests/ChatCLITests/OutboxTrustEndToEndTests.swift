@@ -44,12 +44,10 @@ import ChatTestSupport
           .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
     func clockSteppedBack() throws {
         let directory = try TemporaryDirectory()
-        let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-        let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0))
-        try server.start()
+        let server = try TestServer(sampleData: true)
         defer { server.stop() }
         let store = directory.file("alice")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", "http://127.0.0.1:\(server.port)", store]).status == 0)
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, store]).status == 0)
         let token = ["CHATDIR_TOKEN": "alice-token"]
         #expect(try ChatdirProcess.run(["sync", "--store", store], environment: token).status == 0)
 
@@ -107,15 +105,9 @@ import ChatTestSupport
         try #require(failed.count == 20)
         for (round, id) in failed.enumerated() {
             let processes = try (0..<2).map { _ -> (TestProcess, Pipe, Pipe) in
-                let process = TestProcess()
-                process.executableURL = ChatdirProcess.executable
-                process.arguments = ["retry", "--store", store, "c1", id]
                 let out = Pipe()
                 let err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
-                try process.run()
-                return (process, out, err)
+                return (try ChatdirProcess.start(["retry", "--store", store, "c1", id], standardInput: nil, standardOutput: out, standardError: err), out, err)
             }
             var printed: [String] = []
             var said: [String] = []

@@ -19,7 +19,7 @@ import ChatTestSupport
     @Test("a new message replaces its segment by rename: a reader holding the old file sees nothing new, as README says of tail -f")
     func writesReplaceByRename() throws {
         let directory = try TemporaryDirectory()
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let store = directory.file("store")
         let token = ["CHATDIR_TOKEN": "alice-token"]
         #expect(try ChatdirProcess.run(["init", "--store", store, "--user", "alice", "--server", server.url]).status == 0)

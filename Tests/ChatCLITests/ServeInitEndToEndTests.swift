@@ -68,22 +68,17 @@ import ChatTestSupport
         #expect(try String(contentsOfFile: data + "/users.json", encoding: .utf8) == users)
 
         // The server, started as the --init output says, from the same directory.
-        let server = TestProcess()
-        server.executableURL = URL(fileURLWithPath: "/bin/sh")
-        server.arguments = ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", installed.work, installed.binary.path, "serve", "--data", "data", "--port", "0"]
-        server.environment = ProcessInfo.processInfo.environment.merging(installed.environment) { $1 }
         let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        server.standardInput = FileHandle.nullDevice
         let lines = Locked<[String]>([])
         readLines(of: output.fileHandleForReading) { line in lines.withLock { $0.append(line) } }
-        try server.run()
+        let server = try ChatdirProcess.start(["serve", "--data", "data", "--port", "0"], environment: installed.environment,
+                                              launcher: ["/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", installed.work],
+                                              executable: installed.binary, standardOutput: output)
         defer {
             kill(server.processIdentifier, SIGTERM)
             server.waitUntilExit()
         }
-        #expect(waitFor(timeout: 120) { lines.withLock { $0.count >= 2 } || !server.isRunning })
+        #expect(waitUntil(timeout: .seconds(120)) { lines.withLock { $0.count >= 2 } || !server.isRunning })
         let printed = lines.withLock { $0 }
         let url = try #require(printed.first, "serve printed nothing")
         #expect(printed.dropFirst().first?.hasPrefix("ready: 2 users, 0 conversations from data") == true, "\(printed)")

@@ -101,7 +101,7 @@ struct ServeTLSEndToEndTests {
         }
         let lines = BackgroundRead(output.fileHandleForReading)
         let alice = try UserID("alice")
-        #expect(waitFor { server.server.liveSocketCount(for: alice) == 1 }, "the Python client's wss socket")
+        #expect(waitUntil { server.server.liveSocketCount(for: alice) == 1 }, "the Python client's wss socket")
 
         let bob = server.directory.file("bob")
         let trust = ["CHATDIR_TOKEN": "bob-token", "CHATDIR_CA_FILE": server.certificates.rootCA]
@@ -156,10 +156,10 @@ struct ServeTLSEndToEndTests {
         let worker = try RunningChatdir(["sync", "--live", "--store", alice, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "alice-token"])
         defer { _ = worker.interrupt() }
         let aliceID = try UserID("alice")
-        #expect(waitFor { server.server.liveSocketCount(for: aliceID) == 1 })
+        #expect(waitUntil { server.server.liveSocketCount(for: aliceID) == 1 })
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "live from bob"]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        #expect(waitFor { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("live from bob")) == true })
+        #expect(waitUntil { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("live from bob")) == true })
     }
 
     @Test("over https with dropped replies and 503s, repeated passes deliver every message once")
@@ -193,16 +193,9 @@ struct ServeTLSEndToEndTests {
         #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", server.url, alice]).status == 0)
         #expect(try ChatdirProcess.run(["init", "--user", "bob", "--server", server.url, bob]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        let worker = TestProcess()
-        worker.executableURL = ChatdirProcess.executable
-        worker.arguments = ["sync", "--live", "--store", alice, "--ca-file", ca]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        worker.environment = environment
         let errors = Pipe()
-        worker.standardError = errors
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
+        let worker = try ChatdirProcess.start(["sync", "--live", "--store", alice, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "alice-token"],
+                                              standardInput: nil, standardError: errors)
         let log = Lock<String>("")
         let handle = errors.fileHandleForReading
         Thread.detachNewThread {
@@ -218,11 +211,11 @@ struct ServeTLSEndToEndTests {
             worker.waitUntilExit()
         }
         // Caught up once, then a socket the fault closed.
-        #expect(waitFor { FileManager.default.fileExists(atPath: alice + "/conversations/alice-bob/messages/0000000001-0000000100.json") })
+        #expect(waitUntil { FileManager.default.fileExists(atPath: alice + "/conversations/alice-bob/messages/0000000001-0000000100.json") })
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "after the drops"]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob, "--ca-file", ca], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        #expect(waitFor { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("after the drops")) == true })
+        #expect(waitUntil { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("after the drops")) == true })
         // The fault closes every live socket after 400 ms: the worker connects again over wss.
-        #expect(waitFor { connections() >= 2 }, "\(log.withLock { $0 })")
+        #expect(waitUntil { connections() >= 2 }, "\(log.withLock { $0 })")
     }
 }

@@ -3,13 +3,15 @@ import Foundation
 import Testing
 import ChatTestSupport
 
-/// A reference server in this process (SampleData/server copied, refusing texts with REJECT in
-/// them) and alice's store on it, synced once; through a ``StallingRelay`` when `relayed`.
+/// A reference server in this process (a ``TestServer`` on SampleData, refusing texts with REJECT
+/// in them) and alice's store on it, synced once; through a ``StallingRelay`` when `relayed`.
 /// The store's runtime directory is the test's own.
 final class ServedStore {
     let directory: TemporaryDirectory
-    let data: String
-    let server: ChatServer
+    private let host: TestServer
+    /// The server's data directory.
+    var data: String { host.data }
+    var server: ChatServer { host.server }
     let store: String
     let runtime: String
     /// Between the store and the server, when asked for.
@@ -17,14 +19,12 @@ final class ServedStore {
 
     init(relayed: Bool = false) throws {
         directory = try TemporaryDirectory()
-        data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-        server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0, faults: try Faults(parsing: "reject-text=REJECT")))
-        try server.start()
-        relay = relayed ? try StallingRelay(to: server.port) : nil
+        host = try TestServer(faults: "reject-text=REJECT", sampleData: true)
+        relay = relayed ? try StallingRelay(to: host.port) : nil
         store = directory.file("alice")
         runtime = directory.file("runtime")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", relay?.url ?? "http://127.0.0.1:\(server.port)", store]).status == 0)
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", relay?.url ?? host.url, store]).status == 0)
         #expect(try sync().status == 0)
     }
 
@@ -74,11 +74,12 @@ final class ServedStore {
 
     /// Runs `status --json` until `done` holds for it (60 s at most).
     func waitForStatus(_ done: (Int32, [String: Any]) -> Bool) throws -> (status: Int32, json: [String: Any], stderr: String) {
-        let deadline = Date().addingTimeInterval(60)
         var last = try status()
-        while !done(last.status, last.json), Date() < deadline {
-            usleep(100_000)
+        // Each check runs `chatdir status`: every 100 ms, not every few milliseconds.
+        try waitUntil(timeout: .seconds(60), checkingEvery: .milliseconds(100)) {
+            if done(last.status, last.json) { return true }
             last = try status()
+            return false
         }
         return last
     }

@@ -8,22 +8,7 @@ import ChatTestSupport
 /// `chatdir sync`, `read` and `history` as a user runs them, against a reference server in
 /// this process (SampleData/server copied into a temp directory).
 @Suite(.ownThreads) struct SyncEndToEndTests {
-    final class Server {
-        let directory: TemporaryDirectory
-        let server: ChatServer
-        var url: String { "http://127.0.0.1:\(server.port)" }
-
-        init() throws {
-            directory = try TemporaryDirectory()
-            let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-            server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: 0))
-            try server.start()
-        }
-
-        deinit { server.stop() }
-    }
-
-    func newStore(_ directory: TemporaryDirectory, _ server: Server, user: String = "alice") throws -> String {
+    func newStore(_ directory: TemporaryDirectory, _ server: TestServer, user: String = "alice") throws -> String {
         let path = directory.file(user)
         #expect(try ChatdirProcess.run(["init", "--user", user, "--server", server.url, path]).status == 0)
         return path
@@ -31,7 +16,7 @@ import ChatTestSupport
 
     @Test("sync learns conversations and history, delivers the outbox, and never shows or stores the token")
     func syncPass() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
         let token = ["CHATDIR_TOKEN": "alice-token"]
@@ -50,7 +35,7 @@ import ChatTestSupport
 
     @Test("a wrong token: exit 77 with a message that does not repeat it; no token: exit 78")
     func tokens() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
         let wrong = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "s3cret-guess"])
@@ -65,7 +50,7 @@ import ChatTestSupport
 
     @Test("--token-file must not be readable by others")
     func tokenFile() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
         let file = directory.file("token")
@@ -82,7 +67,7 @@ import ChatTestSupport
     @Test("nothing listening: sync exits 75, says it did not sync, and the message stays pending")
     func unreachable() throws {
         let directory = try TemporaryDirectory()
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let store = try newStore(directory, server)
         #expect(try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
         #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "offline"]).status == 0)
@@ -94,7 +79,7 @@ import ChatTestSupport
 
     @Test("read marks a conversation read for the worker to post; bob's sender sees ✓✓ read after sync")
     func readPosition() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try newStore(directory, server)
         let bob = try newStore(directory, server, user: "bob")
@@ -113,15 +98,12 @@ import ChatTestSupport
 
     @Test("sync --live: a second worker on the store is refused; SIGTERM finishes and exits 0")
     func liveWorker() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
         let (worker, errors) = try ChatdirProcess.startLiveWorker(store: store)
         // Wait for the first catch-up to land in the store.
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: store + "/conversations/dinner/messages/0000000001-0000000100.json"), Date() < deadline {
-            usleep(20_000)
-        }
+        waitUntil(timeout: .seconds(20)) { FileManager.default.fileExists(atPath: store + "/conversations/dinner/messages/0000000001-0000000100.json") }
         let second = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(second.status == 75)
         #expect(second.stderr.contains("only one sync worker may run per store"))
@@ -134,9 +116,8 @@ import ChatTestSupport
         }
         #expect(once.status == 75)
         #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "while live"]).status == 0)
-        let sent = Date().addingTimeInterval(20)
-        while (try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox").filter { !$0.hasPrefix(".") }.isEmpty) != true, Date() < sent {
-            usleep(20_000)
+        waitUntil(timeout: .seconds(20)) {
+            (try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox").filter { !$0.hasPrefix(".") }.isEmpty) == true
         }
         kill(worker.processIdentifier, SIGTERM)
         worker.waitUntilExit()
@@ -153,7 +134,7 @@ import ChatTestSupport
     /// `chatdir serve --data data --port port` in the background, once it printed its ready line.
     static func serve(_ data: String, port: Int) throws -> RunningChatdir {
         let serve = try RunningChatdir(["serve", "--data", data, "--port", String(port)])
-        _ = waitFor(timeout: 60) { !serve.process.isRunning || serve.output.contains { $0.hasPrefix("ready: ") } }
+        _ = waitUntil(timeout: .seconds(60)) { !serve.process.isRunning || serve.output.contains { $0.hasPrefix("ready: ") } }
         if serve.output.contains(where: { $0.hasPrefix("ready: ") }) { return serve }
         serve.process.waitUntilExit()
         if serve.process.terminationStatus == 69 { throw PortInUse() }
@@ -178,18 +159,18 @@ import ChatTestSupport
         // A reconnect wait of 5 to 10 minutes: the test ends long before it would.
         let worker = try RunningChatdir(["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": "600,600"])
         defer { _ = worker.interrupt() }
-        #expect(waitFor(timeout: 60) { worker.errors.contains { $0.hasSuffix("chatdir sync: caught up") } }, "\(worker.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { worker.errors.contains { $0.hasSuffix("chatdir sync: caught up") } }, "\(worker.errors)")
 
         _ = serve?.interrupt()
         serve = nil
-        #expect(waitFor(timeout: 60) { worker.errors.contains { $0.contains("chatdir sync: reconnecting in ") } }, "\(worker.errors)")
+        #expect(waitUntil(timeout: .seconds(60)) { worker.errors.contains { $0.contains("chatdir sync: reconnecting in ") } }, "\(worker.errors)")
         serve = try restartOnSamePort(port, isAddressInUse: { $0 is PortInUse }) { port in try Self.serve(data, port: port) }
 
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "are you back?"]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         // Alice's outbox goes out at its own pace; its answer tells the live worker the server is back.
         #expect(try ChatdirProcess.run(["send", "--store", alice, "dinner", "back online"]).status == 0)
-        let arrived = waitFor(timeout: 60) {
+        let arrived = waitUntil(timeout: .seconds(60)) {
             (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]))?.lines.last?.contains("are you back?") == true
         }
         #expect(arrived, "\(worker.errors)")
@@ -200,7 +181,7 @@ import ChatTestSupport
 
     @Test("a CHATDIR_RECONNECT_BACKOFF that is not two waits in seconds: exit 78, saying what is expected", arguments: ["600", "x,30", "30,1", "0,30"])
     func badReconnectBackoff(_ value: String) throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
         let result = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": value])
@@ -210,7 +191,7 @@ import ChatTestSupport
 
     @Test("a message from another user comes in over the live socket and appears in view --follow")
     func liveIntoFollow() throws {
-        let server = try Server()
+        let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try newStore(directory, server)
         let bob = try newStore(directory, server, user: "bob")
@@ -223,13 +204,13 @@ import ChatTestSupport
             _ = follow.interrupt()
             _ = worker.interrupt()
         }
-        #expect(waitFor { follow.output.count == 3 }, "the three stored messages first")
+        #expect(waitUntil { follow.output.count == 3 }, "the three stored messages first")
         let aliceID = try UserID("alice")
-        #expect(waitFor { server.server.liveSocketCount(for: aliceID) == 1 })
+        #expect(waitUntil { server.server.liveSocketCount(for: aliceID) == 1 })
 
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "are you there?"]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        #expect(waitFor { follow.output.count == 4 })
+        #expect(waitUntil { follow.output.count == 4 })
         let row = try JSONSerialization.jsonObject(with: Data((follow.output.last ?? "").utf8)) as? [String: Any]
         #expect(row?["text"] as? String == "are you there?")
         #expect(row?["senderId"] as? String == "bob")

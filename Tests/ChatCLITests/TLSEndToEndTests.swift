@@ -10,7 +10,7 @@ import ChatTestSupport
 @Suite(.ownThreads, .enabled(if: TestCertificates.available, "needs the openssl command line (CI installs it)"))
 struct TLSEndToEndTests {
     /// How many times `text` appears in the server's data files.
-    func serverCopies(of text: String, _ server: SyncEndToEndTests.Server) throws -> Int {
+    func serverCopies(of text: String, _ server: TestServer) throws -> Int {
         try snapshotFiles(server.directory.file("server")).values.reduce(0) { count, data in
             count + String(decoding: data, as: UTF8.self).components(separatedBy: text).count - 1
         }
@@ -21,7 +21,7 @@ struct TLSEndToEndTests {
     func offlineSendThenHTTPS() throws {
         let directory = try TemporaryDirectory()
         let certificates = try TestCertificates(in: directory)
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let proxy = try TLSPeer.pythonTLSProxy(certificate: certificates.server, key: certificates.serverKey, backendPort: server.server.port, in: directory)
         let store = directory.file("alice")
         let url = "https://127.0.0.1:\(proxy.port)"
@@ -52,7 +52,7 @@ struct TLSEndToEndTests {
     func liveOverWSS() throws {
         let directory = try TemporaryDirectory()
         let certificates = try TestCertificates(in: directory)
-        let server = try SyncEndToEndTests.Server()
+        let server = try TestServer(sampleData: true)
         let proxy = try TLSPeer.pythonTLSProxy(certificate: certificates.server, key: certificates.serverKey, backendPort: server.server.port, in: directory)
         let alice = directory.file("alice")
         let bob = directory.file("bob")
@@ -63,10 +63,10 @@ struct TLSEndToEndTests {
         let worker = try RunningChatdir(["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_CA_FILE": certificates.rootCA])
         defer { _ = worker.interrupt() }
         let aliceID = try UserID("alice")
-        #expect(waitFor { server.server.liveSocketCount(for: aliceID) == 1 }, "alice's live socket through the TLS proxy")
+        #expect(waitUntil { server.server.liveSocketCount(for: aliceID) == 1 }, "alice's live socket through the TLS proxy")
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "live over wss"]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        #expect(waitFor { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("live over wss")) == true })
+        #expect(waitUntil { (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]).stdout.contains("live over wss")) == true })
     }
 
     /// A server chatdir must refuse, and the words it must say.
@@ -89,12 +89,12 @@ struct TLSEndToEndTests {
     func refused(_ refusal: Refusal) throws {
         let directory = try TemporaryDirectory()
         let certificates = try TestCertificates(in: directory)
-        var plain: SyncEndToEndTests.Server?
+        var plain: TestServer?
         var peer: TLSPeer?
         let port: Int
         switch refusal {
         case .plainHTTP:
-            plain = try SyncEndToEndTests.Server()
+            plain = try TestServer(sampleData: true)
             port = plain?.server.port ?? 0
         default:
             let certificate = switch refusal {

@@ -110,11 +110,11 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = try hostileStore(in: directory).path
         let follow = try RunningChatdir(command + ["--store", store])
-        #expect(waitFor { !follow.output.isEmpty })
+        #expect(waitUntil { !follow.output.isEmpty })
         let writer = try StoreWriter(store: try Store.open(at: store))
         try writer.save([Message(sequence: 3, clientMessageID: .random(), senderID: try UserID("bob"), text: "late " + Self.hostileText,
                                  sentAt: "2026-11-29T10:05:00.000Z")], in: try ConversationID("c1"))
-        #expect(waitFor { follow.output.contains { $0.contains("late ") } })
+        #expect(waitUntil { follow.output.contains { $0.contains("late ") } })
         #expect(follow.interrupt() == 0)
         let output = follow.output.joined(separator: "\n")
         #expect(Self.unsafeScalars(output).isEmpty, "\(output.debugDescription)")
@@ -138,7 +138,7 @@ import ChatTestSupport
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "160", "-y", "20", "bash", "-c", command])
         try tmux.run(["pipe-pane", "-t", "follow", "-o", "cat >> '\(raw)'"])
         try tmux.run(["send-keys", "-t", "follow", "Enter"])
-        #expect(try waitFor { try tmux.pane().contains { $0.contains("osc ^[]52") } })
+        #expect(try waitUntil { try tmux.pane().contains { $0.contains("osc ^[]52") } })
         try tmux.run(["send-keys", "-t", "follow", "C-c"])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: raw))
         let written = String(decoding: bytes, as: UTF8.self)

@@ -41,7 +41,7 @@ struct WorkerStateEndToEndTests {
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "chat", "-x", "200", "-y", "24", command(fixture, ["chat", "dinner"])])
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("sync worker connected") } }, "\(tmux.screen("chat"))")
 
         let path = fixture.store + "/" + Self.segment
         let sound = try String(contentsOfFile: path, encoding: .utf8)
@@ -52,7 +52,7 @@ struct WorkerStateEndToEndTests {
         _ = try fixture.send("after the damage")
         let why = Self.segment + ":3: not valid JSON"
 
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("sync stopped for dinner: " + why) } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("sync stopped for dinner: " + why) } }, "\(tmux.screen("chat"))")
         let stopped = try fixture.waitForStatus { _, json in
             ((json["conversations"] as? [[String: Any]]) ?? []).contains { $0["id"] as? String == "dinner" && $0["stopped"] is String }
         }
@@ -74,8 +74,8 @@ struct WorkerStateEndToEndTests {
         try replace(path, with: sound)
         let clear = try fixture.waitForStatus { status, _ in status == 0 }
         #expect(clear.status == 0, "\(clear.json)\n\(clear.stderr)")
-        #expect(try waitFor { try !tmux.pane("chat").contains { $0.contains("sync stopped") } }, "\(tmux.screen("chat"))")
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("after the damage") && $0.contains("✓") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try !tmux.pane("chat").contains { $0.contains("sync stopped") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("after the damage") && $0.contains("✓") } }, "\(tmux.screen("chat"))")
         #expect(try !fixture.run(["list"]).stdout.contains("sync stopped"))
     }
 
@@ -94,11 +94,11 @@ struct WorkerStateEndToEndTests {
             try tmux.run(["new-session", "-d", "-s", name, "-x", "220", "-y", "20", command(fixture, arguments)])
         }
         for name in screens.keys {
-            #expect(try waitFor { try tmux.pane(name).contains { $0.contains("sync worker connected") } }, "\(name): \(tmux.screen(name))")
+            #expect(try waitUntil { try tmux.pane(name).contains { $0.contains("sync worker connected") } }, "\(name): \(tmux.screen(name))")
         }
         fixture.server.stop()
         for name in screens.keys {
-            #expect(try waitFor(timeout: 60) {
+            #expect(try waitUntil(timeout: .seconds(60)) {
                 try tmux.pane(name).contains { $0.contains("sync worker reconnecting (server unreachable: ") && $0.contains("; next try in ") }
             }, "\(name): \(tmux.screen(name))")
         }
@@ -110,10 +110,10 @@ struct WorkerStateEndToEndTests {
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "view", "-x", "220", "-y", "20", command(fixture, ["view", "dinner", "--follow"])])
-        #expect(try waitFor { try tmux.pane("view").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("view"))")
+        #expect(try waitUntil { try tmux.pane("view").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("view"))")
         let refused = try ChatdirProcess.run(["sync", "--live", "--store", fixture.store], environment: ["XDG_RUNTIME_DIR": fixture.runtime, "CHATDIR_TOKEN": "wrong-token"])
         #expect(refused.status == 77, "\(refused.stderr)")
-        #expect(try waitFor {
+        #expect(try waitUntil {
             try tmux.pane("view").contains { $0.contains("no sync worker running: the last one stopped: the server refused the token (401") }
         }, "\(tmux.screen("view"))")
         let status = try fixture.run(["status"])
@@ -126,7 +126,7 @@ struct WorkerStateEndToEndTests {
         let tmux = Tmux()
         defer { tmux.shutDown() }
         try tmux.run(["new-session", "-d", "-s", "chat", "-x", "200", "-y", "24", command(fixture, ["chat", "dinner"])])
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("Booked: Friday 20:00") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("Booked: Friday 20:00") } }, "\(tmux.screen("chat"))")
 
         let path = fixture.store + "/" + Self.segment
         var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
@@ -138,13 +138,13 @@ struct WorkerStateEndToEndTests {
         try FileManager.default.removeItem(atPath: path)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         try #require(descriptor >= 0)
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains(Self.segment + ":1: the file is empty") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains(Self.segment + ":1: the file is empty") } }, "\(tmux.screen("chat"))")
         #expect(try tmux.pane("chat").contains { $0.contains("Booked: Friday 20:00") }, "\(tmux.screen("chat"))")
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         try handle.write(contentsOf: Data(lines.joined(separator: "\n").utf8))
         try handle.close()
 
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("unresolved git merge conflict in " + Self.segment) } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("unresolved git merge conflict in " + Self.segment) } }, "\(tmux.screen("chat"))")
         #expect(try tmux.pane("chat").contains { $0.contains("Booked: Friday 20:00") }, "\(tmux.screen("chat"))")
     }
 
@@ -163,25 +163,25 @@ struct WorkerStateEndToEndTests {
             "env TZ=UTC NO_COLOR=1 XDG_RUNTIME_DIR=\(runtime) \(ChatdirProcess.executable.path) \(arguments) --store \(store); sleep 600"
         }
         try tmux.run(["new-session", "-d", "-s", "chat", "-x", "100", "-y", "20", run("chat c1")])
-        #expect(try waitFor { try tmux.pane("chat").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("chat"))")
         #expect(try tmux.pane("chat")[1] == "  ↑ older messages", "\(tmux.screen("chat"))")
         try tmux.run(["resize-window", "-t", "chat", "-x", "100", "-y", "12"])
         // The capture ends with a newline: 12 lines and an empty string after them.
-        #expect(try waitFor { try tmux.pane("chat").count <= 13 }, "\(tmux.screen("chat"))")
+        #expect(try waitUntil { try tmux.pane("chat").count <= 13 }, "\(tmux.screen("chat"))")
         #expect(try tmux.pane("chat")[1] == "  ↑ older messages", "\(tmux.screen("chat"))")
         #expect(try !tmux.pane("chat").contains { $0.contains("beginning of the conversation") }, "\(tmux.screen("chat"))")
         // Up to the top: there, and only there, the conversation begins.
-        #expect(try waitFor {
+        #expect(try waitUntil {
             try tmux.run(["send-keys", "-t", "chat", "PageUp"])
             return try tmux.pane("chat")[1] == "  beginning of the conversation"
         }, "\(tmux.screen("chat"))")
         #expect(try tmux.pane("chat").contains { $0.contains(String(firstText.prefix(20))) }, "\(tmux.screen("chat"))")
 
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "100", "-y", "12", run("view c1 --follow --limit 100")])
-        #expect(try waitFor { try tmux.pane("follow").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane("follow").contains { $0.contains("no sync worker running") } }, "\(tmux.screen("follow"))")
         #expect(try tmux.pane("follow")[1].hasPrefix("  older messages: chatdir view --store /"), "\(tmux.screen("follow"))")
         #expect(try !tmux.pane("follow").contains { $0.contains("beginning of the conversation") || $0.contains("start of the conversation") })
         try tmux.run(["resize-window", "-t", "follow", "-x", "100", "-y", "120"])
-        #expect(try waitFor { try tmux.pane("follow")[1] == "  beginning of the conversation" }, "\(tmux.screen("follow"))")
+        #expect(try waitUntil { try tmux.pane("follow")[1] == "  beginning of the conversation" }, "\(tmux.screen("follow"))")
     }
 }

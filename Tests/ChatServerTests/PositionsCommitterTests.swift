@@ -116,7 +116,7 @@ import ChatTestSupport
                 }
             }.start()
         }
-        try waitUntil("300 positions are answered", timeoutMilliseconds: 60_000) { answers.withLock { $0 } >= 300 }
+        try waitUntil("300 positions are answered", timeout: .seconds(60)) { answers.withLock { $0 } >= 300 }
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
         stop.withLock { $0 = true }

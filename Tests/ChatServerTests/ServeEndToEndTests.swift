@@ -100,24 +100,24 @@ import ChatTestSupport
         let url = "http://127.0.0.1:\(server.port)"
         let alice = directory.path + "/alice"
         let bob = directory.path + "/bob"
-        #expect(try ServeProcess.run(["init", "--store", alice, "--user", "alice", "--server", url]).status == 0)
-        #expect(try ServeProcess.run(["init", "--store", bob, "--user", "bob", "--server", url]).status == 0)
+        #expect(try ChatdirProcess.run(["init", "--store", alice, "--user", "alice", "--server", url]).status == 0)
+        #expect(try ChatdirProcess.run(["init", "--store", bob, "--user", "bob", "--server", url]).status == 0)
         /// Runs `chatdir sync` until it reports everything done (exit 0); the faults are seeded, so
         /// the number of tries is the same on every run.
         func syncUntilDone(_ store: String, token: String) throws {
             for _ in 0..<30 {
-                if try ServeProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": token]).status == 0 { return }
+                if try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": token]).status == 0 { return }
             }
             Issue.record("chatdir sync --store \(store) did not finish in 30 tries")
         }
         try syncUntilDone(alice, token: "alice-token")
         for index in 1...5 {
-            #expect(try ServeProcess.run(["send", "--store", alice, "dinner", "hello \(index)"]).status == 0)
+            #expect(try ChatdirProcess.run(["send", "--store", alice, "dinner", "hello \(index)"]).status == 0)
         }
         try syncUntilDone(alice, token: "alice-token")
         try syncUntilDone(bob, token: "bob-token")
 
-        let rows = try ServeProcess.run(["view", "--store", bob, "dinner", "--json", "--limit", "50"]).stdout
+        let rows = try ChatdirProcess.run(["view", "--store", bob, "dinner", "--json", "--limit", "50"]).stdout
             .split(separator: "\n").map { try JSONParser.parse(String($0)) }
         #expect(rows.compactMap { $0["text"].string }.filter { $0.hasPrefix("hello") } == ["hello 1", "hello 2", "hello 3", "hello 4", "hello 5"])
         #expect(rows.compactMap { $0["sequence"].int } == Array(1...9))
@@ -129,14 +129,14 @@ import ChatTestSupport
         (["serve", "--data", "/nonexistent/chatdir-data", "--port", "0"], Int32(66), "not a directory"),
     ])
     func badArguments(arguments: [String], status: Int32, message: String) throws {
-        let result = try ServeProcess.run(arguments)
+        let result = try ChatdirProcess.run(arguments)
         #expect(result.status == status)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
     @Test("serve --help documents the data directory, the faults and a curl example")
     func help() throws {
-        let result = try ServeProcess.run(["serve", "--help"])
+        let result = try ChatdirProcess.run(["serve", "--help"])
         #expect(result.status == 0)
         for text in ["--data DIR", "--faults LIST", "drop-reply=P", "rate-limit=P:S", "live-reorder=P", "curl"] {
             #expect(result.stdout.contains(text), "\(text)")
@@ -146,7 +146,7 @@ import ChatTestSupport
 
 /// The `chatdir` binary running `serve` in the background, stopped by a signal.
 final class ServeProcess: @unchecked Sendable {
-    let process = TestProcess()
+    let process: TestProcess
     private let stdout = Pipe()
     private let stderr = Pipe()
     private let output = Locked<(out: String, err: String)>(("", ""))
@@ -155,22 +155,11 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var port = 0
     private(set) var readyLine = ""
 
-    static let executable = builtProduct("chatdir")
-
     /// Starts `chatdir arguments…` and waits for its ready line; with `softFileLimit`, through
     /// `sh -c 'ulimit -Sn N; exec chatdir …'` (same process ID, lower soft RLIMIT_NOFILE).
     init(_ arguments: [String], softFileLimit: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        if let softFileLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -Sn \(softFileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + arguments
-        } else {
-            process.executableURL = Self.executable
-            process.arguments = arguments
-        }
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let launcher = softFileLimit.map { limit in ["/bin/sh", "-c", "ulimit -Sn \(limit) && exec \"$0\" \"$@\""] } ?? []
+        process = try ChatdirProcess.start(arguments, launcher: launcher, standardOutput: stdout, standardError: stderr)
         // Each pipe is read on a thread of its own, not through `readabilityHandler` (a dispatch
         // source): under a parallel `swift test` its end-of-file came more than 10 s after the
         // exit now and then.
@@ -206,7 +195,7 @@ final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
         // The last lines may still be in the pipes: wait for both to reach their end.
         do {
-            try waitUntil("chatdir serve's output is read to its end", timeoutMilliseconds: 30_000) { ended.withLock { $0 } == 2 }
+            try waitUntil("chatdir serve's output is read to its end", timeout: .seconds(30)) { ended.withLock { $0 } == 2 }
         } catch {
             // Name whoever still holds a write end, so a failure explains itself.
             let holders = [stdout, stderr].flatMap { pipeHolders(of: $0.fileHandleForReading.fileDescriptor) }
@@ -221,37 +210,6 @@ final class ServeProcess: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-    }
-
-    /// Runs `chatdir arguments…` to completion (for commands that exit at once).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = TestProcess()
-        process.executableURL = executable
-        process.arguments = arguments
-        var inherited = ProcessInfo.processInfo.environment
-        inherited["TZ"] = "UTC"
-        inherited["NO_COLOR"] = "1"
-        inherited.removeValue(forKey: "CHATDIR_STORE")
-        inherited.removeValue(forKey: "CHATDIR_TOKEN")
-        process.environment = inherited.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errorData = Locked(Data())
-        let group = DispatchGroup()
-        group.enter()
-        Thread {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-            group.leave()
-        }.start()
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData.withLock { $0 }, as: UTF8.self))
     }
 }
 

@@ -49,9 +49,7 @@ import ChatTestSupport
         holder.arguments = ["-c", script, directory.path]
         try holder.run()
         defer { holder.terminate(); holder.waitUntilExit() }
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: directory.path + "/ready"), Date() < deadline { usleep(10_000) }
-        try #require(FileManager.default.fileExists(atPath: directory.path + "/ready"))
+        try #require(waitUntil { FileManager.default.fileExists(atPath: directory.path + "/ready") })
         let stop = Lock(false)
         for index in 0..<2 {
             let path = directory.path + "/churn-\(index)"

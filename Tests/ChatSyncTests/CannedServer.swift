@@ -4,8 +4,14 @@ import Foundation
 import Glibc
 #endif
 
-/// A hostile or broken "server" for tests: answers each request with whatever `respond` says,
-/// over a real socket on 127.0.0.1.
+/// A hostile or broken "server" for tests of the client: answers each request with whatever
+/// `respond` says, byte for byte, over a real socket on 127.0.0.1.
+///
+/// Not a chatdir server, and not a second way to run one: it knows no users, conversations or
+/// sequences. It exists for the answers the reference server never gives (a status it has no
+/// reason for, a body that breaks the wire contract, a reply that trickles one byte a second, a
+/// WebSocket upgrade followed by silence), which is what the client's defences are tested
+/// against. A test that needs a server that behaves, faults included, uses `TestServer`.
 final class CannedServer: @unchecked Sendable {
     struct Reply {
         var status: Int

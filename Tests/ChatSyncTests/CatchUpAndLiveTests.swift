@@ -11,7 +11,7 @@ import ChatTestSupport
     let ab = try! ConversationID("ab")
 
     /// Posts `count` messages as `user` straight to the server.
-    func post(_ count: Int, as user: String, to conversation: String = "ab", server: LocalServer, prefix: String = "m") async throws {
+    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m") async throws {
         let api = APIClient(server: server.address, token: "\(user)-token")
         for index in 1...count {
             // The server's own faults may refuse a POST (503, 429): try again, a bounded number of
@@ -36,7 +36,7 @@ import ChatTestSupport
     @Test("catch-up pages through everything after the newest stored message, in order")
     func catchUp() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         try await post(1234, as: "bob", server: server)
         let alice = try clientStore("alice", in: directory)
         let report = try await pass(alice, server)
@@ -54,7 +54,7 @@ import ChatTestSupport
     @Test("history fetches older pages until the beginning; view then scrolls back offline")
     func history() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         try await post(1200, as: "bob", server: server)
         let alice = try clientStore("alice", in: directory)
         // Start with only the newest page stored, as a device that joined late would.
@@ -73,7 +73,7 @@ import ChatTestSupport
     @Test("a message from another user arrives live; reads and receipts move ticks on both sides")
     func liveMessageAndReceipts() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         let bob = try clientStore("bob", in: directory)
         let aliceLive = try engine(alice, server)
@@ -102,7 +102,7 @@ import ChatTestSupport
     @Test("a live socket closed by the server: reconnect, catch up, nothing missed")
     func reconnect() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "live-close=300ms")
+        let server = try TestServer(faults: "live-close=300ms")
         let alice = try clientStore("alice", in: directory)
         var options = fastOptions
         options.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(100))
@@ -121,7 +121,7 @@ import ChatTestSupport
     @Test("dropped, duplicated and reordered live events: stored once, in order, gaps filled")
     func unreliableEvents() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "live-drop=0.2,live-dup=0.2,live-reorder=0.2,seed=5")
+        let server = try TestServer(faults: "live-drop=0.2,live-dup=0.2,live-reorder=0.2,seed=5")
         let alice = try clientStore("alice", in: directory)
         let live = try engine(alice, server)
         let task = Task { _ = await live.runLive(log: { _ in }) }
@@ -138,7 +138,7 @@ import ChatTestSupport
     @Test("a second live worker on the same store is refused with a clear message")
     func secondWorker() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         let first = try engine(alice, server)
         do {

@@ -11,7 +11,7 @@ import ChatTestSupport
     @Test("500 messages from three devices under every fault mode converge, exactly once, byte-identical per user")
     func convergence() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "drop-reply=0.1,error5xx=0.1,rate-limit=0.05:0,latency=1ms,live-close=700ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=42")
+        let server = try TestServer(faults: "drop-reply=0.1,error5xx=0.1,rate-limit=0.05:0,latency=1ms,live-close=700ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=42")
         let phone = try clientStore("alice", in: directory, name: "alice-phone")
         let laptop = try clientStore("alice", in: directory, name: "alice-laptop")
         let bob = try clientStore("bob", in: directory)
@@ -37,14 +37,14 @@ import ChatTestSupport
             }
         }
 
-        try await waitUntil(timeout: .seconds(90), "the server holds all 500 and every outbox is empty") {
+        try await waitUntil("the server holds all 500 and every outbox is empty", timeout: .seconds(90)) {
             let onServer = try await server.messages("ab").count + server.messages("group").count
             let queued = try devices.flatMap { device in try conversations.flatMap { try device.conversation($0).outbox() } }
             return onServer == 500 && queued.isEmpty
         }
         for id in conversations {
             let history = try await server.messages(id.rawValue)
-            try await waitUntil(timeout: .seconds(60), "every device holds the server's history of \(id)") {
+            try await waitUntil("every device holds the server's history of \(id)", timeout: .seconds(60)) {
                 try devices.allSatisfy { try storedMessages($0, id.rawValue) == history }
             }
         }
@@ -70,7 +70,7 @@ import ChatTestSupport
         for device in devices { #expect(StoreChecker.check(root: device.root).errors.isEmpty) }
     }
 
-    func onServerMismatch(_ devices: [Store], server: LocalServer) -> Bool {
+    func onServerMismatch(_ devices: [Store], server: TestServer) -> Bool {
         (try? devices.allSatisfy { try storedMessages($0, "ab").count + storedMessages($0, "group").count == 500 }) != true
     }
 

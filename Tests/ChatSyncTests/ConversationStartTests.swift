@@ -13,7 +13,7 @@ import ChatTestSupport
 
     @Test("started offline with a message queued, one pass creates it and delivers the message once; bob's pass sees both")
     func onePass() async throws {
-        let server = try LocalServer()
+        let server = try TestServer()
         let directory = try TemporaryDirectory()
         let alice = try clientStore("alice", in: directory)
         let dinner = try ConversationID("dinner")
@@ -32,7 +32,7 @@ import ChatTestSupport
 
     @Test("a creation the server has already (its answer was lost) is taken as done: the 409 lists the same members")
     func sentTwice() async throws {
-        let server = try LocalServer()
+        let server = try TestServer()
         let directory = try TemporaryDirectory()
         let alice = try clientStore("alice", in: directory)
         let dinner = try ConversationID("dinner")
@@ -49,7 +49,7 @@ import ChatTestSupport
 
     @Test("an ID the server gave another conversation fails the creation; its messages stay pending and never go into the other one")
     func takenByAnother() async throws {
-        let server = try LocalServer()
+        let server = try TestServer()
         let directory = try TemporaryDirectory()
         let dinner = try ConversationID("dinner")
         _ = try await APIClient(server: server.address, token: "carol-token").startConversation(NewConversation(id: dinner, title: "Carol's", members: try Self.users("alice", "carol")))
@@ -66,7 +66,7 @@ import ChatTestSupport
 
     @Test("a server without the endpoint (404 or 405): the creation fails with its reason, the messages wait, other conversations sync", arguments: [404, 405])
     func withoutEndpoint(status: Int) async throws {
-        let server = try LocalServer(faults: "no-start=\(status)")
+        let server = try TestServer(faults: "no-start=\(status)")
         let directory = try TemporaryDirectory()
         let alice = try clientStore("alice", in: directory)
         let dinner = try ConversationID("dinner")
@@ -90,7 +90,7 @@ import ChatTestSupport
 
     @Test("live: alice's worker creates what she starts while it runs, and bob's worker hears of it and follows it", .timeLimit(.minutes(2)))
     func live() async throws {
-        let server = try LocalServer()
+        let server = try TestServer()
         let directory = try TemporaryDirectory()
         let aliceStore = try clientStore("alice", in: directory)
         let bobStore = try clientStore("bob", in: directory)

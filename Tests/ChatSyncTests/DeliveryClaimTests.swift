@@ -13,7 +13,7 @@ import ChatTestSupport
     @Test("a held message is left pending and never posted; the queue goes on; released, it is delivered")
     func heldMessageIsSkipped() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         #expect(try await pass(alice, server).outcome == .complete)
         let outbox = Outbox(alice.conversation(ab))
@@ -36,7 +36,7 @@ import ChatTestSupport
     @Test("the worker's figures: caught-up times, send-to-sent per delivery, stopped at the end")
     func figures() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         let worker = try engine(alice, server)
         let metrics = WorkerMetrics(storeRoot: alice.root, mode: .pass)

@@ -14,7 +14,7 @@ import ChatTestSupport
     @Test("a message only the idle catch-up brings (every live event dropped), saved onto a full disk: the worker says which call and file failed")
     func idleCatchUpSaveFails() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "live-drop=1")
+        let server = try TestServer(faults: "live-drop=1")
         let alice = try clientStore("alice", in: directory)
         _ = try await pass(alice, server)
         let logs = SyncFaultTests.Log()

@@ -35,7 +35,7 @@ import ChatTestSupport
     /// alice's live worker, connected and caught up, with the conversation `ab` in her store.
     /// (Posting earlier races the catch-up: a message it fetches is delivered, and that receipt
     /// event takes a place in the held burst.)
-    static func liveAlice(_ server: LocalServer, in directory: TemporaryDirectory, runtime: RuntimeChannel? = nil, options: SyncEngine.Options = fastOptions) async throws -> (Store, Task<Void, Never>) {
+    static func liveAlice(_ server: TestServer, in directory: TemporaryDirectory, runtime: RuntimeChannel? = nil, options: SyncEngine.Options = fastOptions) async throws -> (Store, Task<Void, Never>) {
         let alice = try clientStore("alice", in: directory)
         let live = if let runtime {
             try SyncEngine(store: alice, server: server.address, token: "alice-token", options: options, runtime: runtime)
@@ -53,7 +53,7 @@ import ChatTestSupport
 
     /// Waits until `ab` in `store` holds `count` messages, then: sequences 1…count, each once,
     /// the server's records byte for byte, and a store `check` finds clean.
-    static func expectEveryMessageOnce(_ count: Int, in store: Store, from server: LocalServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectEveryMessageOnce(_ count: Int, in store: Store, from server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try await waitUntil("alice holds all \(count) messages", sourceLocation: sourceLocation) { try storedMessages(store, "ab").count == count }
         let stored = try storedMessages(store, "ab")
         #expect(stored.map(\.sequence) == Array(1...count), sourceLocation: sourceLocation)
@@ -84,7 +84,7 @@ import ChatTestSupport
     @Test("a burst of 400 live events is stored once and in order, in far fewer segment writes than events")
     func burst() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "live-hold=400")
+        let server = try TestServer(faults: "live-hold=400")
         let (alice, task) = try await Self.liveAlice(server, in: directory)
         defer { task.cancel() }
         let renames = try SegmentRenames(alice.conversation(try ConversationID("ab")).messagesDirectory)
@@ -103,7 +103,7 @@ import ChatTestSupport
     @Test("bursts with dropped, duplicated and reordered events: every message once, in order, holes filled")
     func unreliableBursts() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "live-hold=200,live-drop=0.1,live-dup=0.2,live-reorder=0.2,seed=11")
+        let server = try TestServer(faults: "live-hold=200,live-drop=0.1,live-dup=0.2,live-reorder=0.2,seed=11")
         let (alice, task) = try await Self.liveAlice(server, in: directory)
         defer { task.cancel() }
         try await CatchUpAndLiveTests().post(350, as: "bob", server: server)
@@ -115,7 +115,7 @@ import ChatTestSupport
     /// holds the first `hold` events.
     struct TypingSetup {
         let directory: TemporaryDirectory
-        let server: LocalServer
+        let server: TestServer
         let channel: RuntimeChannel
         let alice: Store
         let task: Task<Void, Never>
@@ -124,7 +124,7 @@ import ChatTestSupport
 
         init(hold: Int) async throws {
             directory = try TemporaryDirectory()
-            server = try LocalServer(faults: "live-hold=\(hold)")
+            server = try TestServer(faults: "live-hold=\(hold)")
             channel = RuntimeChannel(root: directory.path + "/run")
             // No idle catch-up while the test looks: its page repeats the newest stored message
             // (bob's), and a catch-up page ends its senders' typing too.
@@ -166,7 +166,7 @@ import ChatTestSupport
     func burstAcrossConversations() async throws {
         let directory = try TemporaryDirectory()
         // bob's 60 in ab and 60 in group, then carol's read receipt in group.
-        let server = try LocalServer(faults: "live-hold=121")
+        let server = try TestServer(faults: "live-hold=121")
         let (alice, task) = try await Self.liveAlice(server, in: directory)
         defer { task.cancel() }
         let posting = CatchUpAndLiveTests()

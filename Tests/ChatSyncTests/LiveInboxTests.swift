@@ -3,6 +3,7 @@ import ChatProtocol
 import ChatSystem
 import Foundation
 import Testing
+import ChatTestSupport
 @testable import ChatSync
 
 /// The bounded queue between the live reader thread and the worker (LiveConnection.Inbox): a

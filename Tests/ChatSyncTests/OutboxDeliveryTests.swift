@@ -13,7 +13,7 @@ import ChatTestSupport
     @Test("sent offline, then synced: every message accepted once, in queue order, outbox empty")
     func offlineThenSync() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         // Learn the conversation first, then go offline.
         #expect(try await pass(alice, server).outcome == .complete)
@@ -39,7 +39,7 @@ import ChatTestSupport
     @Test("replies dropped after commit: retried with the same ID, each message on the server once")
     func droppedReplies() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "drop-reply=0.5,seed=3")
+        let server = try TestServer(faults: "drop-reply=0.5,seed=3")
         let alice = try clientStore("alice", in: directory)
         _ = try await pass(alice, server)
         let outbox = Outbox(alice.conversation(ab))
@@ -55,7 +55,7 @@ import ChatTestSupport
     @Test("5xx and 429 are temporary: backed off, then delivered")
     func temporaryFailures() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "error5xx=0.3,rate-limit=0.2:0,seed=11")
+        let server = try TestServer(faults: "error5xx=0.3,rate-limit=0.2:0,seed=11")
         let alice = try clientStore("alice", in: directory)
         var report = try await pass(alice, server)
         for index in 1...15 { try Outbox(alice.conversation(ab)).enqueue("m\(index)") }
@@ -67,7 +67,7 @@ import ChatTestSupport
     @Test("a rejected message fails alone, with the reason; the queue moves on; retry keeps its ID and sends it last")
     func rejectedThenRetried() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "reject-text=forbidden")
+        let server = try TestServer(faults: "reject-text=forbidden")
         let alice = try clientStore("alice", in: directory)
         _ = try await pass(alice, server)
         let outbox = Outbox(alice.conversation(ab))

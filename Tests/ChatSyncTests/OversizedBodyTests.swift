@@ -16,7 +16,7 @@ import ChatTestSupport
     func oversizedMessageFailsOnce() async throws {
         #expect(Self.oversizedText.count == 4000 && Self.oversizedText.utf8.count == 64_000)
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         #expect(try await pass(alice, server).outcome == .complete)
         let ab = try ConversationID("ab")

@@ -11,13 +11,13 @@ import ChatTestSupport
 @Suite(.ownThreads) struct ReadWishTests {
     let ab = try! ConversationID("ab")
 
-    func post(_ text: String, as user: String, server: LocalServer) async throws {
+    func post(_ text: String, as user: String, server: TestServer) async throws {
         _ = try await APIClient(server: server.address, token: "\(user)-token").post(ab, clientMessageID: .random(), text: text)
     }
 
     /// alice's store holding bob's three messages, with a wish to have read up to 99999
     /// written as an older chatdir would have written it.
-    func storeWishingTooFar(_ directory: TemporaryDirectory, _ server: LocalServer) async throws -> Store {
+    func storeWishingTooFar(_ directory: TemporaryDirectory, _ server: TestServer) async throws -> Store {
         for index in 1...3 { try await post("m\(index)", as: "bob", server: server) }
         let alice = try clientStore("alice", in: directory)
         _ = try await pass(alice, server)
@@ -32,7 +32,7 @@ import ChatTestSupport
     @Test("sync posts a wish past the server's newest message once; the lower answer settles it and a later message is unread")
     func syncSettles() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try await storeWishingTooFar(directory, server)
         _ = try await pass(alice, server)
         #expect(try alice.conversation(ab).positions()?[alice.userID].readUpTo == 3)
@@ -45,7 +45,7 @@ import ChatTestSupport
     @Test("a wish the server accepted is removed by that pass (docs/FORMAT.md: read.json is the position not yet accepted); an accepted one left over is removed too")
     func acceptedWishRemoved() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         for index in 1...3 { try await post("m\(index)", as: "bob", server: server) }
         let alice = try clientStore("alice", in: directory)
         _ = try await pass(alice, server)
@@ -64,7 +64,7 @@ import ChatTestSupport
     @Test("the live worker settles a wish past the server's newest message instead of posting it again and again")
     func liveSettles() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try await storeWishingTooFar(directory, server)
         let live = try engine(alice, server)
         let task = Task { _ = await live.runLive(log: { _ in }) }

@@ -32,7 +32,7 @@ import ChatTestSupport
 
     @Test("alice's typing-me reaches bob's channel as typing/alice; her message clears it")
     func typingAcrossTwoWorkers() async throws {
-        let server = try LocalServer()
+        let server = try TestServer()
         let directory = try TemporaryDirectory()
         let ab = try ConversationID("ab")
         let alice = try UserID("alice")
@@ -134,7 +134,7 @@ import ChatTestSupport
 
     @Test("older-wanted brings the page before it into the store and says stored; at sequence 1 it says beginning")
     func olderPages() async throws {
-        let server = try LocalServer()
+        let server = try TestServer()
         let directory = try TemporaryDirectory()
         let ab = try ConversationID("ab")
         let bob = APIClient(server: server.address, token: "bob-token")

@@ -17,7 +17,7 @@ import ChatTestSupport
 
     static let allOperations = Set(FaultInjection.Operation.allCases)
 
-    func post(_ count: Int, as user: String, to conversation: String = "ab", server: LocalServer, prefix: String = "m") async throws {
+    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m") async throws {
         let api = APIClient(server: server.address, token: "\(user)-token")
         for index in 1...count {
             _ = try await api.post(try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
@@ -28,14 +28,14 @@ import ChatTestSupport
     /// messages queued in both outboxes and a read wish.
     struct Scene {
         let directory: TemporaryDirectory
-        let server: LocalServer
+        let server: TestServer
         let alice: Store
         let queued: [ClientMessageID]
     }
 
     func scene() async throws -> Scene {
         let directory = try TemporaryDirectory(inMemory: true)
-        let server = try LocalServer(inMemory: true)
+        let server = try TestServer(inMemory: true)
         try await post(4, as: "bob", server: server, prefix: "early")
         let alice = try clientStore("alice", in: directory)
         #expect(try await pass(alice, server).outcome == .complete)

@@ -16,7 +16,7 @@ import ChatTestSupport
     static let sentAt = "2026-11-29T10:00:00.000Z"
 
     /// Posts `count` messages as `user` straight to the server.
-    func post(_ count: Int, as user: String, to conversation: String = "ab", server: LocalServer, prefix: String = "m") async throws {
+    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m") async throws {
         let api = APIClient(server: server.address, token: "\(user)-token")
         for index in 1...count {
             _ = try await api.post(try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
@@ -24,14 +24,14 @@ import ChatTestSupport
     }
 
     /// Copies the server's data directory aside, to restart from later (a restored backup).
-    func snapshot(_ server: LocalServer, into directory: TemporaryDirectory) throws -> String {
+    func snapshot(_ server: TestServer, into directory: TemporaryDirectory) throws -> String {
         let copy = directory.file("server-copy-\(UUID().uuidString)")
         try FileManager.default.copyItem(atPath: server.directory.path, toPath: copy)
         return copy
     }
 
     /// Stops the server, puts `copy` in place of its data, and starts it again on the same port.
-    func restore(_ server: LocalServer, from copy: String) throws {
+    func restore(_ server: TestServer, from copy: String) throws {
         server.stop()
         let data = server.directory.path
         for name in try FileManager.default.contentsOfDirectory(atPath: data) { try FileManager.default.removeItem(atPath: data + "/" + name) }
@@ -40,8 +40,8 @@ import ChatTestSupport
     }
 
     /// Alice's store holds ab 1–6, the server comes back with only 1–3, alice queues "hi".
-    func resetServerScenario(_ directory: TemporaryDirectory) async throws -> (server: LocalServer, alice: Store, hi: OutboxEntry, stored: [Message]) {
-        let server = try LocalServer()
+    func resetServerScenario(_ directory: TemporaryDirectory) async throws -> (server: TestServer, alice: Store, hi: OutboxEntry, stored: [Message]) {
+        let server = try TestServer()
         try await post(3, as: "bob", server: server)
         let old = try snapshot(server, into: directory)
         try await post(3, as: "bob", server: server, prefix: "later")
@@ -346,7 +346,7 @@ import ChatTestSupport
     @Test("a segment whose directory fsync failed is not durable: the outbox file stays, the error says fsync")
     func directoryFsyncFails() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         let alice = try clientStore("alice", in: directory)
         #expect(try await pass(alice, server).outcome == .complete)
         let hi = try Outbox(alice.conversation(ab)).enqueue("hi")
@@ -371,7 +371,7 @@ import ChatTestSupport
     @Test("a write failing in one conversation ends that conversation's work, not the pass; the summary counts what was stored")
     func writeFailsInOneConversation() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer()
+        let server = try TestServer()
         try await post(250, as: "bob", server: server)
         try await post(3, as: "bob", to: "group", server: server)
         let alice = try clientStore("alice", in: directory)

@@ -91,7 +91,7 @@ import ChatTestSupport
 
     @Test("a server that accepts the live upgrade and closes at once is redialled less and less often")
     func reconnectBacksOffAfterEarlyClose() async throws {
-        let server = try LocalServer(faults: "live-close=1ms")
+        let server = try TestServer(faults: "live-close=1ms")
         let directory = try TemporaryDirectory()
         let engine = try engine(try clientStore("alice", in: directory), server, options: Self.pacedOptions)
         let lines = LogLines()
@@ -174,17 +174,10 @@ import ChatTestSupport
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         _ = try Self.aliceStore(in: directory)
-        let process = TestProcess()
-        process.executableURL = builtProduct("chatdir")
-        process.arguments = ["sync", "--store", directory.path + "/store", "--server", server.url]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHATDIR_TOKEN"] = "alice-token"
-        process.environment = environment
         let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         let started = ContinuousClock.now
-        try process.run()
+        let process = try ChatdirProcess.start(["sync", "--store", directory.path + "/store", "--server", server.url], environment: ["CHATDIR_TOKEN": "alice-token"],
+                                               standardInput: nil, standardError: errors)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let took = ContinuousClock.now - started
@@ -227,7 +220,7 @@ import ChatTestSupport
         let engine = try SyncEngine(store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: fastOptions)
         let worker = Task { await engine.runLive { _ in } }
         let id = try ConversationID("c1")
-        try await waitUntil(timeout: .seconds(60), "the worker has seen the last event") {
+        try await waitUntil("the worker has seen the last event", timeout: .seconds(60)) {
             let gaps = await engine.liveState.conversations[id]?.gaps
             return gaps?.knownToExist == 10_010 || gaps?.beyondHole.contains(10_010) == true
         }
@@ -254,7 +247,7 @@ import ChatTestSupport
         let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "t", options: options)
         let worker = Task { await engine.runLive { _ in } }
         let c1 = try ConversationID("c1")
-        try await waitUntil(timeout: .seconds(60), "the event after the invented ones is stored") {
+        try await waitUntil("the event after the invented ones is stored", timeout: .seconds(60)) {
             (try? store.conversation(c1).newestMessages(limit: 1).messages.last?.sequence) == 2
         }
         let discoveries = server.seenRequests.filter { $0.hasSuffix("/v1/conversations") }.count

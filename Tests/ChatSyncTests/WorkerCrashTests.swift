@@ -9,14 +9,14 @@ import ChatTestSupport
 /// messages flow both ways under faults: after a restart everything converges, nothing is
 /// lost or doubled, and every file parses.
 @Suite(.ownThreads) struct WorkerCrashTests {
-    func worker(_ store: Store, _ server: LocalServer, live: Bool) throws -> TestProcess {
+    func worker(_ store: Store, _ server: TestServer, live: Bool) throws -> TestProcess {
         try startChatdirSync(store: store, server: server.address, token: "alice-token", live: live)
     }
 
     @Test("the live worker SIGKILLed 30 times while 200 messages are sent under faults: converges, nothing lost or doubled")
     func killedWorker() async throws {
         let directory = try TemporaryDirectory()
-        let server = try LocalServer(faults: "drop-reply=0.1,error5xx=0.1,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=9")
+        let server = try TestServer(faults: "drop-reply=0.1,error5xx=0.1,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=9")
         let alice = try clientStore("alice", in: directory)
         let ab = try ConversationID("ab")
         var first = try worker(alice, server, live: false)

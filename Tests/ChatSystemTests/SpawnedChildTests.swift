@@ -78,13 +78,4 @@ import ChatTestSupport
     func missingProgram() {
         #expect(throws: SystemError.self) { _ = try SpawnedChild.start(["/nonexistent/hook"], environment: []) }
     }
-
-    private func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
 }

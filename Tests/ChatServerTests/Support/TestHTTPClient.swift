@@ -2,6 +2,7 @@ import ChatDomain
 import ChatServer
 import ChatSystem
 import ChatWire
+import ChatTestSupport
 
 struct ConnectionClosed: Error, CustomStringConvertible {
     var description: String { "the server closed the connection without a (complete) response" }
