@@ -145,6 +145,10 @@ public struct LiveConnection: Sendable {
             }
         }
 
+        /// Whether the reader thread is held in ``push(_:)``, waiting for room: what a test of the
+        /// bound waits for, instead of a pause in which a push that should wait does not return.
+        var isHoldingThePusher: Bool { state.withLock { $0.pusherWaiting } }
+
         /// The consumer is gone: a waiting push returns, later ones drop their event.
         func stop() {
             state.withLock { state in

@@ -105,6 +105,8 @@ import ChatTestSupport
         while sent < request.count && Clock.monotonicMilliseconds() - started < deadline - 500 {
             try slow.send([request[sent]])
             sent += 1
+            // The pause is the thing tested: a client that keeps sending, a byte at a time, too
+            // slowly to finish before the deadline (no event stands for "slow").
             SystemThread.sleep(milliseconds: 250)
         }
         #expect(sent < request.count)

@@ -107,12 +107,17 @@ import ChatTestSupport
         var options = fastOptions
         options.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(100))
         let live = try engine(alice, server, options: options)
-        let task = Task { _ = await live.runLive(log: { _ in }) }
+        let lines = LogLines()
+        let task = Task { _ = await live.runLive(log: { line in lines.append(line) }) }
         defer { task.cancel() }
+        let connections = { lines.lines.filter { $0.hasPrefix("connected to") }.count }
         try await waitUntil("alice knows the conversation") { alice.conversation(ab).exists }
         for round in 1...5 {
+            let before = connections()
             try await post(20, as: "bob", server: server, prefix: "r\(round)-")
-            try await Task.sleep(for: .milliseconds(150))
+            // The next round goes to another connection: the server has closed this one and the
+            // worker is back, so every round meets a reconnect and the catch-up after it.
+            try await waitUntil("alice's worker reconnects after round \(round)") { connections() > before }
         }
         try await waitUntil("alice holds all 100 messages") { try storedMessages(alice, "ab").count == 100 }
         #expect(try storedMessages(alice, "ab") == (try await server.messages("ab")))

@@ -33,6 +33,7 @@ import ChatTestSupport
             for index in 0..<count {
                 let id = conversations[index % 2]
                 sent.append(try Outbox(device.conversation(id)).enqueue("\(device.root.split(separator: "/").last ?? "") \(index)").clientMessageID)
+                // Not a wait for anything: a pause now and then lets the workers send while more is queued.
                 if index % 25 == 0 { try await Task.sleep(for: .milliseconds(5)) }
             }
         }

@@ -35,9 +35,8 @@ import ChatTestSupport
         let inbox = LiveConnection.Inbox(limit: 10, byteLimit: 1 << 20, capacity: 50)
         let events = (0..<500).map { Event.ignored("\($0)") }
         let pushed = Self.pushInBackground(inbox, events)
-        try await waitUntil("the inbox is full") { pushed.withLock { $0 } == 50 }
-        // Held: nothing is taken, so the 51st push has not returned, however long it is given.
-        try await Task.sleep(for: .milliseconds(200))
+        // Held: nothing is taken, so the 51st push waits for room instead of returning.
+        try await waitUntil("the reader waits for room") { inbox.isHoldingThePusher }
         #expect(pushed.withLock { $0 } == 50)
         var received: [Event] = []
         while received.count < events.count, let batch = await inbox.next() {
@@ -55,13 +54,11 @@ import ChatTestSupport
         let pushed = Self.pushInBackground(inbox, events)
         // The first is larger than the whole capacity and still goes in (the queue was empty);
         // the second waits for it to be taken.
-        try await waitUntil("the long message is queued") { pushed.withLock { $0 } == 1 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil("the second message waits for room") { inbox.isHoldingThePusher }
         #expect(pushed.withLock { $0 } == 1)
         #expect(await inbox.next() == [events[0]])
         // 600 fits, then 600 more would pass 1,000: the third waits for the second.
-        try await waitUntil("the second message is queued") { pushed.withLock { $0 } == 2 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil("the third message waits for room") { inbox.isHoldingThePusher && pushed.withLock { $0 } == 2 }
         #expect(pushed.withLock { $0 } == 2)
         #expect(await inbox.next() == [events[1]])
         try await waitUntil("the third message is queued") { pushed.withLock { $0 } == 3 }

@@ -90,13 +90,14 @@ import ChatTestSupport
         var signal = Self.now()
         try channel.signalMyTyping(c1, atMilliseconds: signal)
         try await waitUntil("the worker said the server has no typing") { logs.lines.contains { $0.contains("no typing endpoint") } }
-        for _ in 0..<5 {
+        // The worker looks at typing-me before older-wanted in the same round: once a wish made
+        // after a signal is answered, that signal was seen. So each of the five is seen alone.
+        for round in 1...5 {
             signal += 1
             try channel.signalMyTyping(c1, atMilliseconds: signal)
-            try await Task.sleep(for: .milliseconds(50))
+            try channel.wantOlder(c1, before: round + 1)
+            try await waitUntil("the worker has seen signal \(round)") { channel.olderAnswer(c1) == .beginning(before: round + 1) }
         }
-        // The worker looks at typing-me before older-wanted in the same round: once the wish is
-        // answered, the last signal was seen.
         try channel.wantOlder(c1, before: 1)
         try await waitUntil("the wish is answered") { channel.olderAnswer(c1) == .beginning(before: 1) }
         #expect(typingPosts() == 1, "\(server.seenRequests)")

@@ -59,7 +59,8 @@ import ChatTestSupport
             Issue.record("the worker's log: \(logs.all); the server saw: \(server.seenRequests)")
             throw error
         }
-        // A measurement window: how many requests the worker makes in 3 s.
+        // A measurement window: how many requests the worker makes in 3 s. The claim is a rate,
+        // so the window is the thing measured; no event says "it has stopped asking".
         let before = delivered()
         try await Task.sleep(for: .seconds(3))
         let during = delivered() - before
@@ -82,7 +83,9 @@ import ChatTestSupport
         let reads = { server.seenRequests.filter { $0.hasSuffix("/read") }.count }
         try await waitUntil("the worker posts the read position") { reads() > 0 }
         let before = reads()
-        try await Task.sleep(for: .seconds(3))  // a measurement window: the outbox is polled every 20 ms
+        // A measurement window (a rate, so no event to wait for): the outbox is polled every
+        // 20 ms, so a worker that re-posted on every poll would make about 150 POSTs in it.
+        try await Task.sleep(for: .seconds(3))
         let during = reads() - before
         worker.cancel()
         #expect(await worker.value == nil)
@@ -99,7 +102,9 @@ import ChatTestSupport
         let connections = { lines.lines.filter { $0.hasPrefix("connected to") }.count }
         try await waitUntil("the worker connects") { connections() > 0 }
         let before = connections()
-        try await Task.sleep(for: .seconds(3))  // a measurement window
+        // A measurement window (a rate, so no event to wait for): without backoff the worker
+        // would redial every few milliseconds.
+        try await Task.sleep(for: .seconds(3))
         let during = connections() - before
         worker.cancel()
         #expect(await worker.value == nil)
@@ -116,7 +121,9 @@ import ChatTestSupport
         let upgrades = { server.seenRequests.filter { $0.hasSuffix("/v1/live") }.count }
         try await waitUntil("the worker dials") { upgrades() > 0 }
         let before = upgrades()
-        try await Task.sleep(for: .seconds(3))  // a measurement window
+        // A measurement window (a rate, so no event to wait for): Retry-After: 2 allows at most
+        // two upgrades in 3 s.
+        try await Task.sleep(for: .seconds(3))
         let during = upgrades() - before
         worker.cancel()
         #expect(await worker.value == nil)
