@@ -9,28 +9,29 @@ import ChatTestSupport
 /// with clients no one here wrote (curl, Python `websockets`) and with chatdir's own sync.
 @Suite(.ownThreads, .enabled(if: TestCertificates.available, "needs the openssl command line (CI installs it)"))
 struct ServeTLSEndToEndTests {
-    /// The reference server over TLS in this process, on a port from the kernel, with the test
-    /// root's server certificate for 127.0.0.1 and localhost.
+    /// A ``TestServer`` on SampleData over TLS, with the test root's server certificate for
+    /// 127.0.0.1 and localhost.
     final class TLSServer {
-        let directory: TemporaryDirectory
+        private let host: TestServer
+        /// Where the certificates are; the server's own directory is ``directory``.
+        private let certificateDirectory: TemporaryDirectory
         let certificates: TestCertificates
-        let server: ChatServer
+        var directory: TemporaryDirectory { host.directory }
+        var server: ChatServer { host.server }
+        /// `https://127.0.0.1:PORT`.
         var url: String { server.url }
 
         init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-            directory = try TemporaryDirectory()
-            certificates = try TestCertificates(in: directory)
+            certificateDirectory = try TemporaryDirectory()
+            let certificates = try TestCertificates(in: certificateDirectory)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: certificates.serverKey)
-            let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-            var configuration = ServerConfiguration(dataDirectory: data, port: 0)
-            configuration.tlsCertificateFile = certificates.server
-            configuration.tlsKeyFile = certificates.serverKey
-            configure(&configuration)
-            server = try ChatServer(configuration: configuration)
-            try server.start()
+            self.certificates = certificates
+            host = try TestServer(sampleData: true) { configuration in
+                configuration.tlsCertificateFile = certificates.server
+                configuration.tlsKeyFile = certificates.serverKey
+                configure(&configuration)
+            }
         }
-
-        deinit { server.stop() }
     }
 
     static var curlAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") }
