@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// The clocks: the wall clock (for outbox ordinals and `createdAt`, never for message order) and

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// A dedicated OS thread that can be joined (a `poll(2)` loop that must be stopped and waited for).

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// An `errno` value with a name, so callers ask `error.errno == .noSpace` instead of comparing

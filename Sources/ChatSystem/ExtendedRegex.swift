@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// A POSIX extended regular expression (`regcomp(3)` with `REG_EXTENDED`), matched against

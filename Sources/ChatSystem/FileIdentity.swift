@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// Which file a name or a descriptor refers to: device and inode (`stat(2)`), the same for every

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// The kernel's per-user inotify limits (inotify(7), "/proc interfaces"): which one refused a

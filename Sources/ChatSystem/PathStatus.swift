@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// What `lstat(2)` says of a path that polling compares: its kind, which file it is, its size and

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// TCP sockets, each call wrapped once (EINTR retried, errno turned into a ``SystemError``):

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// Standard input, output and error, through `read(2)` and `write(2)` (C's `stdout` is not

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// File system calls by path, each wrapped once (through ``Syscall``: EINTR retried, errno turned

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// Threads and sleeps straight from POSIX, for blocking work (accept, recv, poll, fsync) that must

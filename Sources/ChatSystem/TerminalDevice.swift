@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// The terminal calls: whether a descriptor is a terminal, its size (`ioctl TIOCGWINSZ`), and a

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// A pipe that wakes a thread blocked in ``Poll``: poll ``readEnd``, ``signal()`` from any
