@@ -17,7 +17,8 @@ STRIP ?= -s
 SWIFT ?= swift
 # --disable-local-rpath: the release binary links the Swift libraries statically, so an rpath of
 # $$ORIGIN would only make the loader look for libc and the others beside it at every start.
-SWIFT_BUILD ?= $(SWIFT) build -c release --product chatdir --disable-local-rpath
+# CHATDIR_RELEASE: the release tuning (static runtime, lld, the order file; Package.swift).
+SWIFT_BUILD ?= CHATDIR_RELEASE=1 $(SWIFT) build -c release --product chatdir --disable-local-rpath
 BIN ?= $(shell $(SWIFT) build -c release --show-bin-path)/chatdir
 
 ROOT := $(DESTDIR)$(PREFIX)

@@ -7,10 +7,18 @@ import PackageDescription
 // ChatSystem (the operating system: syscalls, threads, clocks) is under every module that
 // needs one; it depends on nothing of ours. ChatTLS (over ChatSystem and the system OpenSSL)
 // is under ChatSync and ChatServer.
+// The release tuning below is passed as unsafe flags, and SwiftPM refuses a dependency whose
+// products carry unsafe flags: so it is declared only when CHATDIR_RELEASE is set (as CHATDIR_FUZZ
+// gates the fuzz targets), and a package that depends on chatdir, or a plain `swift build`, sees
+// none of it. `make install`, .ci/release-smoke, scripts/order-file.sh and the bench's build
+// commands set it; it changes `-c release` builds only. .ci/unsafe-flags checks that nothing
+// unsafe is declared without it.
+let releaseTuning = Context.environment["CHATDIR_RELEASE"] != nil
 // Release builds of chatdir's modules reach generic types' metadata through their accessors, not by
 // demangling a mangled name at the first use of each type (about 12,000 instructions per
 // type at start, 21 types on `view`'s path).
-let releaseSwift: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
+let releaseSwift: [SwiftSetting] =
+    releaseTuning ? [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))] : []
 
 let package = Package(
     name: "chatdir",
@@ -30,8 +38,13 @@ let package = Package(
         // binary also the Swift runtime's argv, in place of a constructor that parses
         // /proc/self/maps at every start (Sources/CStart/CStart.c).
         // DWARF 4: valgrind 3.19 (Debian 12; callgrind is how start-up is profiled) gives up on this
-        // object's DWARF 5 string offsets.
-        .target(name: "CStart", cSettings: [.define("CHATDIR_OWN_ARGV", .when(configuration: .release)), .unsafeFlags(["-gdwarf-4"])]),
+        // object's DWARF 5 string offsets. The own argv needs the runtime linked statically, so it
+        // comes with the rest of the release tuning.
+        .target(
+            name: "CStart",
+            cSettings: releaseTuning
+                ? [.define("CHATDIR_OWN_ARGV", .when(configuration: .release)), .unsafeFlags(["-gdwarf-4"], .when(configuration: .release))] : []
+        ),
         .target(name: "ChatDomain", swiftSettings: releaseSwift),
         .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"], swiftSettings: releaseSwift),
         .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatProtocol", "ChatSync", "ChatServer", "ChatSystem"], swiftSettings: releaseSwift),
@@ -55,9 +68,9 @@ let package = Package(
         // names the binary no longer has are skipped). Debug builds and tests link them as usual.
         .executableTarget(
             name: "chatdir", dependencies: ["ChatCLI", "ChatSystem", "CStart"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/scripts/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+            linkerSettings: releaseTuning ? [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/scripts/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
                                            "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/scripts/link/chatdir.order", "-Xlinker", "--no-warn-symbol-ordering"],
-                                          .when(configuration: .release))]
+                                          .when(configuration: .release))] : []
         ),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),

@@ -15,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "order-file.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }
-swift build -c release --product chatdir --disable-local-rpath >/dev/null
+CHATDIR_RELEASE=1 swift build -c release --product chatdir --disable-local-rpath >/dev/null
 binary=$(swift build -c release --show-bin-path)/chatdir
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -45,7 +45,7 @@ struct LatencyOptions {
       --sample-data  the server data to copy for typing (default: SampleData/server of the package)
       --json         JSON on stdout instead of the table; --json FILE writes it to FILE as well
       --keep         keep the scratch directory and its logs
-    Build both first: swift build -c release --product chat-latency --product chatdir
+    Build both first: CHATDIR_RELEASE=1 swift build -c release --product chat-latency --product chatdir
     """
 
     struct UsageError: Error, CustomStringConvertible {

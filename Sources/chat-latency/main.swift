@@ -13,7 +13,7 @@
 // end, a failure (exit 1, the child that died or the frame that never came named on stderr),
 // the overall deadline (exit 1), SIGINT/SIGTERM/SIGHUP. BENCHMARKS.md, "Chat screen latency".
 //
-//   swift build -c release --product chat-latency --product chatdir
+//   CHATDIR_RELEASE=1 swift build -c release --product chat-latency --product chatdir
 //   .build/release/chat-latency [--keys 300] [--enters 100] [--typing 12] [--json [FILE]]
 import ChatSystem
 #if canImport(Glibc)

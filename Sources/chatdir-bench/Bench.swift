@@ -28,7 +28,7 @@ struct Bench {
         var pairedMaildir: [String: Double] = [:]
         if options.runs("store") || options.runs("cli") {
             guard FileManager.default.isExecutableFile(atPath: options.chatdir) else {
-                throw Subprocess.Failure(description: "\(options.chatdir) is missing: build it first with swift build -c release --product chatdir (or pass --chatdir PATH)")
+                throw Subprocess.Failure(description: "\(options.chatdir) is missing: build it first with CHATDIR_RELEASE=1 swift build -c release --product chatdir --disable-local-rpath (or pass --chatdir PATH)")
             }
         }
         if options.runs("cli"), Self.hasLocalRunPath(options.chatdir) {

@@ -33,7 +33,8 @@ struct BenchOptions: Sendable {
       --maildir-max  largest size the Maildir peer is filled to (default 100000)
       --chatdir      the release chatdir binary (default .build/release/chatdir)
       --only         run only these groups (conversations: the first sync of many conversations; server: POSTs/s from 8 keep-alive clients, live fan-out to 50 members; burst: 1,000 live events at once)
-    Build both first: swift build -c release --product chatdir --disable-local-rpath && swift build -c release --product chatdir-bench
+    Build both first, with the release tuning (CHATDIR_RELEASE=1 in the environment, as make install builds):
+      swift build -c release --product chatdir --disable-local-rpath && swift build -c release --product chatdir-bench
     """
 
     struct UsageError: Error, CustomStringConvertible {

@@ -5,7 +5,7 @@
 // files into `outbox/` and `messages/` one at a time and records, for each, the time from just
 // before the rename(2) to the end of the frame that shows it. Prints p50/p90/p99/max.
 //
-//   swift build -c release --product observer-latency
+//   CHATDIR_RELEASE=1 swift build -c release --product observer-latency
 //   .build/release/observer-latency [--messages 10000] [--samples 500]
 import ChatCLI
 import ChatDomain
