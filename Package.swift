@@ -18,7 +18,11 @@ let releaseTuning = Context.environment["CHATDIR_RELEASE"] != nil
 // demangling a mangled name at the first use of each type (about 12,000 instructions per
 // type at start, 21 types on `view`'s path).
 let releaseSwift: [SwiftSetting] =
-    releaseTuning ? [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))] : []
+    releaseTuning
+    ? [
+        .unsafeFlags(
+            ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
+    ] : []
 
 let package = Package(
     name: "chatdir",
@@ -43,16 +47,28 @@ let package = Package(
         .target(
             name: "CStart",
             cSettings: releaseTuning
-                ? [.define("CHATDIR_OWN_ARGV", .when(configuration: .release)), .unsafeFlags(["-gdwarf-4"], .when(configuration: .release))] : []
+                ? [
+                    .define("CHATDIR_OWN_ARGV", .when(configuration: .release)),
+                    .unsafeFlags(["-gdwarf-4"], .when(configuration: .release)),
+                ] : []
         ),
         .target(name: "ChatDomain", swiftSettings: releaseSwift),
         .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"], swiftSettings: releaseSwift),
-        .target(name: "ChatCLI", dependencies: ["ChatDomain", "ChatStore", "ChatProtocol", "ChatSync", "ChatServer", "ChatSystem"], swiftSettings: releaseSwift),
+        .target(
+            name: "ChatCLI",
+            dependencies: ["ChatDomain", "ChatStore", "ChatProtocol", "ChatSync", "ChatServer", "ChatSystem"],
+            swiftSettings: releaseSwift),
         .target(name: "ChatWire", swiftSettings: releaseSwift),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"], swiftSettings: releaseSwift),
-        .target(name: "ChatSync", dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"], swiftSettings: releaseSwift),
-        .target(name: "ChatServer", dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"], swiftSettings: releaseSwift),
+        .target(
+            name: "ChatSync",
+            dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"],
+            swiftSettings: releaseSwift),
+        .target(
+            name: "ChatServer",
+            dependencies: ["ChatWire", "ChatStore", "ChatDomain", "ChatProtocol", "ChatSystem", "ChatTLS"],
+            swiftSettings: releaseSwift),
         // The release binary carries the Swift runtime and standard library inside it:
         // the loader then maps and relocates ten fewer libraries at every start (view: 16.9 M
         // instructions before, most of them in ld.so). The C++ library the runtime needs comes
@@ -68,42 +84,78 @@ let package = Package(
         // names the binary no longer has are skipped). Debug builds and tests link them as usual.
         .executableTarget(
             name: "chatdir", dependencies: ["ChatCLI", "ChatSystem", "CStart"],
-            linkerSettings: releaseTuning ? [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/scripts/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-                                           "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/scripts/link/chatdir.order", "-Xlinker", "--no-warn-symbol-ordering"],
-                                          .when(configuration: .release))] : []
+            linkerSettings: releaseTuning
+                ? [
+                    .unsafeFlags(
+                        [
+                            "-static-stdlib", "-L", Context.packageDirectory + "/scripts/link", "-use-ld=lld",
+                            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                            "-Xlinker",
+                            "--symbol-ordering-file=" + Context.packageDirectory + "/scripts/link/chatdir.order",
+                            "-Xlinker", "--no-warn-symbol-ordering",
+                        ],
+                        .when(configuration: .release))
+                ] : []
         ),
         // Test support: a writer the crash-safety test kills with SIGKILL.
         .executableTarget(name: "store-torture", dependencies: ["ChatStore", "ChatDomain", "ChatSystem"]),
         // Test support: the crash loop over the whole path (serve with faults, send, read, retry,
         // sync --live SIGKILLed). The crash-loop test runs it short; scripts/soak-crash.sh long.
-        .executableTarget(name: "crash-loop", dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem", "ChatProcess"]),
+        .executableTarget(
+            name: "crash-loop",
+            dependencies: ["ChatServer", "ChatSync", "ChatStore", "ChatDomain", "ChatSystem", "ChatProcess"]),
         // Measures rename → redraw of the live view (BENCHMARKS.md, "Observer latency").
-        .executableTarget(name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "ChatSystem"]),
+        .executableTarget(
+            name: "observer-latency", dependencies: ["ChatCLI", "ChatStore", "ChatDomain", "ChatSystem"]),
         // Measures the chat screen through pseudo-terminals: key → input line, Enter → pending row,
         // typing across two live workers and the server (BENCHMARKS.md, "Chat screen latency").
         .executableTarget(name: "chat-latency", dependencies: ["ChatSystem"]),
         // The benchmark beside SQLite and Maildir (BENCHMARKS.md): swift run -c release chatdir-bench;
         // --only server is the server's load figures (POSTs/s, live fan-out latency).
-        .executableTarget(name: "chatdir-bench", dependencies: ["ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem", "ChatProcess"]),
+        .executableTarget(
+            name: "chatdir-bench",
+            dependencies: [
+                "ChatStore", "ChatDomain", "ChatSync", "ChatServer", "ChatWire", "ChatProtocol", "ChatSystem",
+                "ChatProcess",
+            ]),
         // Shared by the test targets only: scratch directories, the built executables, waiting
         // for an event, and the reference server in the test's own process.
-        .target(name: "ChatTestSupport", dependencies: ["ChatSystem", "ChatProcess", "ChatServer", "ChatStore", "ChatDomain"], path: "Tests/ChatTestSupport"),
+        .target(
+            name: "ChatTestSupport",
+            dependencies: ["ChatSystem", "ChatProcess", "ChatServer", "ChatStore", "ChatDomain"],
+            path: "Tests/ChatTestSupport"),
         // A child process started by ChildProcess.spawn behind Foundation's pipes and handles:
         // the tests' and crash-loop's, never Foundation's Process (see TestProcess).
         .target(name: "ChatProcess", dependencies: ["ChatSystem"], path: "Tests/ChatProcess"),
         .testTarget(name: "ChatSystemTests", dependencies: ["ChatTestSupport", "ChatSystem", "CStart"]),
         .testTarget(name: "ChatDomainTests", dependencies: ["ChatTestSupport", "ChatDomain", "ChatStore"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),
+        .testTarget(
+            name: "ChatStoreTests",
+            dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
-        .testTarget(name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),
-        .testTarget(name: "ChatSyncTests", dependencies: ["ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir", "crash-loop"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir"]),
+        .testTarget(
+            name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),
+        .testTarget(
+            name: "ChatSyncTests",
+            dependencies: [
+                "ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain",
+                "ChatSystem", "chatdir", "crash-loop",
+            ]),
+        .testTarget(
+            name: "ChatServerTests",
+            dependencies: [
+                "ChatTestSupport", "ChatServer", "ChatWire", "ChatStore", "ChatDomain", "ChatSystem", "chatdir",
+            ]),
         .testTarget(
             name: "ChatCLITests",
-            dependencies: ["ChatTestSupport", "ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "ChatSystem", "chatdir"],
+            dependencies: [
+                "ChatTestSupport", "ChatCLI", "ChatServer", "ChatStore", "ChatDomain", "ChatSystem", "chatdir",
+            ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ChatBenchTests", dependencies: ["ChatTestSupport", "chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),
+        .testTarget(
+            name: "ChatBenchTests",
+            dependencies: ["ChatTestSupport", "chatdir-bench", "ChatStore", "ChatDomain", "ChatServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -126,6 +178,8 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         ("fuzz-files", ["ChatCLI", "ChatStore"]),
     ]
     for target in fuzzTargets {
-        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)"))
+        package.targets.append(
+            .executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/Targets/\(target.name)")
+        )
     }
 }

@@ -21,7 +21,9 @@ struct ParsedArguments {
             let argument = arguments[index]
             index += 1
             // A dash then a digit (`-1 from me`) is text or a number: no option starts with a digit.
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" || argument.dropFirst().first?.isNumber == true {
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-"
+                || argument.dropFirst().first?.isNumber == true
+            {
                 positionals.append(argument)
                 continue
             }
@@ -65,7 +67,9 @@ struct ParsedArguments {
     /// One word of short options as grep reads them: letters that are flags combine (`-ic`), and
     /// a letter that takes a value takes the rest of the word (`-m5`) or else the next argument
     /// (`-m 5`). Each is stored under its long name. Returns the index of the next argument.
-    private mutating func shortOptions(_ word: String, spec: CommandSpec, next: Int, in arguments: [String]) throws(UsageError) -> Int {
+    private mutating func shortOptions(_ word: String, spec: CommandSpec, next: Int, in arguments: [String])
+        throws(UsageError) -> Int
+    {
         var index = next
         var letters = word.dropFirst()
         while let letter = letters.popFirst() {
@@ -100,10 +104,14 @@ struct ParsedArguments {
         let typed = String(name.prefix { $0 != " " })
         let nearest = typed.hasPrefix("--") ? Suggestion.closest(to: typed, among: known) : []
         guard let question = Suggestion.question(nearest) else {
-            return UsageError(message: "unknown option \(name) for `chatdir \(spec.name)`; if it is not meant as an option, put -- before it",
-                              command: spec.name, usage: spec.usageLine())
+            return UsageError(
+                message:
+                    "unknown option \(name) for `chatdir \(spec.name)`; if it is not meant as an option, put -- before it",
+                command: spec.name, usage: spec.usageLine())
         }
-        return UsageError(message: "unknown option \(name); \(question)", command: spec.name, usage: spec.usageLine(mentioning: nearest.first))
+        return UsageError(
+            message: "unknown option \(name); \(question)", command: spec.name,
+            usage: spec.usageLine(mentioning: nearest.first))
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
@@ -118,7 +126,10 @@ struct ParsedArguments {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text.debugDescription)", command: command)
+            throw UsageError(
+                message:
+                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text.debugDescription)",
+                command: command)
         }
         return number
     }

@@ -6,8 +6,10 @@ import ChatSystem
 /// every error into a message on stderr and a sysexits code. `main.swift` only calls ``run(_:environment:)``.
 public enum Chatdir {
     static let commands: [any Command.Type] = [
-        InitCommand.self, CreateCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self, ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
-        WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self, CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
+        InitCommand.self, CreateCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self,
+        ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
+        WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self,
+        CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self, ConfigCommand.self,
         CompletionCommand.self, ManualCommand.self,
     ]
@@ -16,35 +18,39 @@ public enum Chatdir {
 
     static var help: String {
         var text = """
-        chatdir: a chat client whose store is a directory of plain files.
+            chatdir: a chat client whose store is a directory of plain files.
 
-        Usage: chatdir <command> [options]
+            Usage: chatdir <command> [options]
 
-        Commands:
+            Commands:
 
-        """
+            """
         let width = commands.map { $0.spec.name.count }.max() ?? 0
         for command in commands {
-            text += "  " + command.spec.name + String(repeating: " ", count: width - command.spec.name.count + 2) + command.spec.summary + "\n"
+            text +=
+                "  " + command.spec.name + String(repeating: " ", count: width - command.spec.name.count + 2)
+                + command.spec.summary + "\n"
         }
         text += """
 
-        Every command takes --help, and each that opens a store --store DIR (or $CHATDIR_STORE).
-        Exit codes (sysexits; `chatdir manual` says when each comes): 0 ok, 1 nothing found (search)
-        or a merge conflict (merge-file), 64 usage, 65 bad data, 66 no such store or conversation,
-        69 unavailable (serve: the port is in use), 70 internal error, 73 cannot create, 74 I/O error,
-        75 try again later, 76 the server broke the contract, 77 permission denied, 78 not configured
-        (no server, no usable token, a broken config file).
-        """
+            Every command takes --help, and each that opens a store --store DIR (or $CHATDIR_STORE).
+            Exit codes (sysexits; `chatdir manual` says when each comes): 0 ok, 1 nothing found (search)
+            or a merge conflict (merge-file), 64 usage, 65 bad data, 66 no such store or conversation,
+            69 unavailable (serve: the port is in use), 70 internal error, 73 cannot create, 74 I/O error,
+            75 try again later, 76 the server broke the contract, 77 permission denied, 78 not configured
+            (no server, no usable token, a broken config file).
+            """
         return text
     }
 
     /// Says `name` is no command, with the nearest ones when it is a typo and one line of usage,
     /// not the whole overview; returns 64 (EX_USAGE).
     static func unknownCommand(_ name: String, output: Output) -> Int32 {
-        let question = Suggestion.question(Suggestion.closest(to: name, among: commands.map { $0.spec.name } + ["--help", "--version"]))
-        output.error("chatdir: unknown command \(name.debugDescription)\(question.map { "; " + $0 } ?? "")\n"
-            + "Usage: chatdir <command> [options]; `chatdir --help` lists the commands")
+        let question = Suggestion.question(
+            Suggestion.closest(to: name, among: commands.map { $0.spec.name } + ["--help", "--version"]))
+        output.error(
+            "chatdir: unknown command \(name.debugDescription)\(question.map { "; " + $0 } ?? "")\n"
+                + "Usage: chatdir <command> [options]; `chatdir --help` lists the commands")
         return 64
     }
 
@@ -106,7 +112,7 @@ public enum Chatdir {
             return error.exitCode
         } catch {
             output.error("chatdir \(name): \(error)")
-            return 70  // EX_SOFTWARE: a bug, not the user's doing
+            return 70 // EX_SOFTWARE: a bug, not the user's doing
         }
     }
 }

@@ -26,7 +26,11 @@ struct CommandSpec: Sendable {
     var takesStore = true
 
     /// `--store DIR`, which every command that opens a store takes.
-    static let store = Option(name: "--store", value: "DIR", help: "the store directory (default: $CHATDIR_STORE, else store in the config file, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)")
+    static let store = Option(
+        name: "--store", value: "DIR",
+        help:
+            "the store directory (default: $CHATDIR_STORE, else store in the config file, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)"
+    )
     /// `--help`, which every command takes.
     static let helpOption = Option(name: "--help", value: nil, help: "show this help")
 

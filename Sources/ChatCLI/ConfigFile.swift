@@ -77,7 +77,9 @@ struct ConfigFile: Sendable {
             if raw.last == UInt8(ascii: "\r") { raw.removeLast() }
             let text = String(decoding: raw, as: UTF8.self)
             guard Array(text.utf8) == raw else { throw .notUTF8(at) }
-            guard !text.unicodeScalars.contains(where: { $0 != "\t" && TerminalSafe.isUnsafe($0) }) else { throw .controlCharacter(at) }
+            guard !text.unicodeScalars.contains(where: { $0 != "\t" && TerminalSafe.isUnsafe($0) }) else {
+                throw .controlCharacter(at)
+            }
             let line = text.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
@@ -99,14 +101,20 @@ struct ConfigFile: Sendable {
             guard !value.isEmpty else { throw .noValue(at, key) }
             if pathKeys.contains(key) { value = try expand(value, key: key, at: at, home: home) }
             if key == "server" {
-                do throws(ServerAddress.Invalid) { _ = try ServerAddress(value) } catch { throw .badServer(at, error.description) }
+                do throws(ServerAddress.Invalid) { _ = try ServerAddress(value) } catch {
+                    throw .badServer(at, error.description)
+                }
             }
             let entry = Entry(value: value, line: lineNumber)
             if inSection {
                 let index = config.stores.count - 1
-                if let earlier = config.stores[index].entries[key] { throw .repeatedKey(at, key, earlier: earlier.line) }
+                if let earlier = config.stores[index].entries[key] {
+                    throw .repeatedKey(at, key, earlier: earlier.line)
+                }
                 let other = key == "token-file" ? "token-command" : key == "token-command" ? "token-file" : nil
-                if let other, let earlier = config.stores[index].entries[other] { throw .twoTokenSources(at, key, other, earlier: earlier.line) }
+                if let other, let earlier = config.stores[index].entries[other] {
+                    throw .twoTokenSources(at, key, other, earlier: earlier.line)
+                }
                 config.stores[index].entries[key] = entry
             } else {
                 if let earlier = config.defaultStore { throw .repeatedKey(at, key, earlier: earlier.line) }
@@ -117,7 +125,9 @@ struct ConfigFile: Sendable {
     }
 
     /// `[store PATH]`.
-    private static func storeSection(_ line: String, at: ConfigFileError.Place, home: String?) throws(ConfigFileError) -> StoreSection {
+    private static func storeSection(_ line: String, at: ConfigFileError.Place, home: String?) throws(ConfigFileError)
+        -> StoreSection
+    {
         guard line.hasSuffix("]") else { throw .badSection(at) }
         let inside = String(line.dropFirst().dropLast()).trimmingWhitespace()
         let path = String(inside.dropFirst(6)).trimmingWhitespace()
@@ -127,7 +137,9 @@ struct ConfigFile: Sendable {
 
     /// `~/x` → `$HOME/x`; a path must then be absolute (a relative one would depend on where
     /// chatdir happens to run). Trailing slashes go, so `~/chats/` and `~/chats` are one store.
-    private static func expand(_ value: String, key: String, at: ConfigFileError.Place, home: String?) throws(ConfigFileError) -> String {
+    private static func expand(_ value: String, key: String, at: ConfigFileError.Place, home: String?)
+        throws(ConfigFileError) -> String
+    {
         var path = value
         if path == "~" || path.hasPrefix("~/") {
             guard let home, home.hasPrefix("/") else { throw .noHome(at, key) }

@@ -26,7 +26,9 @@ struct ConfigFileError: Error, CustomStringConvertible {
     }
 
     static func tooLarge(_ file: String) -> Self {
-        Self(file: file, "larger than \(ConfigFile.maxSize >> 10) KiB, which no chatdir config is; is it the right file?")
+        Self(
+            file: file, "larger than \(ConfigFile.maxSize >> 10) KiB, which no chatdir config is; is it the right file?"
+        )
     }
 
     static func notUTF8(_ place: Place) -> Self {
@@ -50,13 +52,22 @@ struct ConfigFileError: Error, CustomStringConvertible {
     }
 
     static func tokenInConfig(_ place: Place) -> Self {
-        Self(place, "tokens never go in the config file; put the token in a file of its own (mode 0600) and write `token-file = FILE`, or write `token-command = COMMAND` (like `pass show chat/alice`)")
+        Self(
+            place,
+            "tokens never go in the config file; put the token in a file of its own (mode 0600) and write `token-file = FILE`, or write `token-command = COMMAND` (like `pass show chat/alice`)"
+        )
     }
 
     static func unknownKey(_ place: Place, _ key: String, known: [String], inSection: Bool) -> Self {
         let own = inSection ? ConfigFile.topKeys : ConfigFile.storeKeys
-        let elsewhere = own.contains(key) ? (inSection ? "; `\(key)` goes above the first section" : "; `\(key)` goes in a `[store PATH]` section") : ""
-        return Self(place, "unknown key \(quoted(key)) here; known keys \(inSection ? "in a [store PATH] section" : "above the first section"): \(known.joined(separator: ", "))\(elsewhere)")
+        let elsewhere =
+            own.contains(key)
+            ? (inSection ? "; `\(key)` goes above the first section" : "; `\(key)` goes in a `[store PATH]` section")
+            : ""
+        return Self(
+            place,
+            "unknown key \(quoted(key)) here; known keys \(inSection ? "in a [store PATH] section" : "above the first section"): \(known.joined(separator: ", "))\(elsewhere)"
+        )
     }
 
     static func noValue(_ place: Place, _ key: String) -> Self {

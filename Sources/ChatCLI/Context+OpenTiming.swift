@@ -10,9 +10,11 @@ extension Context {
     @discardableResult
     func recordOpen(store: Store) -> String? {
         let now = Clock.nanosecondsSince1970()
-        guard now >= started else { return nil }  // the clock was stepped back meanwhile
+        guard now >= started else { return nil } // the clock was stepped back meanwhile
         let channel = RuntimeChannel(storeRoot: store.root, runtimeDirectory: environment["XDG_RUNTIME_DIR"])
-        guard let refused = OpenTimes(channel).record(milliseconds: Double(now - started) / 1_000_000), refused.detail != nil else { return nil }
+        guard let refused = OpenTimes(channel).record(milliseconds: Double(now - started) / 1_000_000),
+            refused.detail != nil
+        else { return nil }
         return "warning: " + RuntimeChannel.refusal(refused)
     }
 

@@ -21,9 +21,15 @@ struct Context {
 
     /// ``storePath`` with where it came from.
     var store: Setting<String> {
-        if let path = arguments.value("--store"), !path.isEmpty { return Setting(value: path, origin: .flag("--store")) }
-        if let path = environment["CHATDIR_STORE"], !path.isEmpty { return Setting(value: path, origin: .environment("CHATDIR_STORE")) }
-        if let entry = config.defaultStore { return Setting(value: entry.value, origin: .config(config.place(entry.line))) }
+        if let path = arguments.value("--store"), !path.isEmpty {
+            return Setting(value: path, origin: .flag("--store"))
+        }
+        if let path = environment["CHATDIR_STORE"], !path.isEmpty {
+            return Setting(value: path, origin: .environment("CHATDIR_STORE"))
+        }
+        if let entry = config.defaultStore {
+            return Setting(value: entry.value, origin: .config(config.place(entry.line)))
+        }
         return Setting(value: dataStorePath, origin: .defaultValue)
     }
 

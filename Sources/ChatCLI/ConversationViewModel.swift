@@ -29,15 +29,19 @@ public struct ConversationViewModel: Sendable {
             subtitle: "\(state.id) · " + state.members.map(\.rawValue).joined(separator: ", "),
             rows: rows,
             totalRows: state.rows.count,
-            history: state.hasOlder ? .olderStored(before: firstSequence) : (firstSequence ?? 1) > 1 ? .olderOnServer : .complete,
+            history: state.hasOlder
+                ? .olderStored(before: firstSequence) : (firstSequence ?? 1) > 1 ? .olderOnServer : .complete,
             status: status(state),
-            problems: state.worker.stopped(state.id).map { [SyncWorkerText.stopped($0, conversation: state.id, hint: hint)] + state.problems } ?? state.problems
+            problems: state.worker.stopped(state.id).map {
+                [SyncWorkerText.stopped($0, conversation: state.id, hint: hint)] + state.problems
+            } ?? state.problems
         )
     }
 
     func rowState(_ row: TimelineRow) -> RowState {
-        RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
-                 senderID: row.senderID, text: row.text, status: row.status)
+        RowState(
+            clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
+            senderID: row.senderID, text: row.text, status: row.status)
     }
 
     /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker connected`,

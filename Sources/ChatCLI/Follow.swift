@@ -20,7 +20,9 @@ enum Follow {
     }
 
     /// One stream of store values and signals, in arrival order.
-    static func merge<Value: Sendable>(_ values: AsyncStream<Value>, _ signals: AsyncStream<TerminalSignal>) -> AsyncStream<FollowEvent<Value>> {
+    static func merge<Value: Sendable>(_ values: AsyncStream<Value>, _ signals: AsyncStream<TerminalSignal>)
+        -> AsyncStream<FollowEvent<Value>>
+    {
         let (stream, continuation) = AsyncStream.makeStream(of: FollowEvent<Value>.self)
         let forwardValues = Task {
             for await value in values { continuation.yield(.value(value)) }

@@ -39,7 +39,8 @@ struct HookEvent: Sendable, Equatable {
     func environment(store: String) -> [String: String] {
         var variables = [
             "CHATDIR_STORE": store, "CHATDIR_EVENT": kind.rawValue, "CHATDIR_CONVERSATION": conversation.rawValue,
-            "CHATDIR_TITLE": title, "CHATDIR_SENDER": sender.rawValue, "CHATDIR_SEQUENCE": sequence.map(String.init) ?? "",
+            "CHATDIR_TITLE": title, "CHATDIR_SENDER": sender.rawValue,
+            "CHATDIR_SEQUENCE": sequence.map(String.init) ?? "",
         ]
         if let clientMessageID { variables["CHATDIR_CLIENT_MESSAGE_ID"] = clientMessageID.rawValue }
         if let error { variables["CHATDIR_ERROR"] = error }

@@ -21,8 +21,10 @@ struct HookFilter: Sendable {
     private var positions: [ConversationID: [UserID: Int]] = [:]
     private var titles: [ConversationID: String] = [:]
 
-    init(kinds: Set<HookEvent.Kind>, me: UserID, readTitle: @escaping @Sendable (ConversationID) -> String,
-         readPositions: @escaping @Sendable (ConversationID) -> [UserID: Int]) {
+    init(
+        kinds: Set<HookEvent.Kind>, me: UserID, readTitle: @escaping @Sendable (ConversationID) -> String,
+        readPositions: @escaping @Sendable (ConversationID) -> [UserID: Int]
+    ) {
         self.kinds = kinds
         self.me = me
         self.readTitle = readTitle
@@ -37,34 +39,47 @@ struct HookFilter: Sendable {
     /// The hook runs that `change` calls for (none, or one per member whose read moved).
     mutating func events(for change: StoreChange) -> [HookEvent] {
         switch change {
-        case let .messageAdded(id, message):
+        case .messageAdded(let id, let message):
             let kind: HookEvent.Kind = message.senderID == me ? .mine : .message
-            guard kinds.contains(kind), seenMessages[id, default: []].insert(message.sequence).inserted else { return [] }
-            return [HookEvent(kind: kind, conversation: id, title: title(id), sender: message.senderID, sequence: message.sequence, text: message.text)]
-        case let .outboxAdded(id, entry), let .outboxChanged(id, entry):
+            guard kinds.contains(kind), seenMessages[id, default: []].insert(message.sequence).inserted else {
+                return []
+            }
+            return [
+                HookEvent(
+                    kind: kind, conversation: id, title: title(id), sender: message.senderID,
+                    sequence: message.sequence, text: message.text)
+            ]
+        case .outboxAdded(let id, let entry), .outboxChanged(let id, let entry):
             guard kinds.contains(.failed), entry.state == .failed,
-                  seenFailures.insert("\(id)/\(entry.clientMessageID)/\(entry.attempts)").inserted else { return [] }
-            return [HookEvent(kind: .failed, conversation: id, title: title(id), sender: me, sequence: nil,
-                              clientMessageID: entry.clientMessageID, error: entry.error, text: entry.text)]
-        case let .positionsChanged(id):
+                seenFailures.insert("\(id)/\(entry.clientMessageID)/\(entry.attempts)").inserted
+            else { return [] }
+            return [
+                HookEvent(
+                    kind: .failed, conversation: id, title: title(id), sender: me, sequence: nil,
+                    clientMessageID: entry.clientMessageID, error: entry.error, text: entry.text)
+            ]
+        case .positionsChanged(let id):
             guard kinds.contains(.read) else { return [] }
             let now = readPositions(id)
             var before = positions[id] ?? [:]
             var events: [HookEvent] = []
-            for (member, read) in now.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where member != me && read > before[member, default: 0] {
+            for (member, read) in now.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+            where member != me && read > before[member, default: 0] {
                 before[member] = read
-                events.append(HookEvent(kind: .read, conversation: id, title: title(id), sender: member, sequence: read, text: ""))
+                events.append(
+                    HookEvent(kind: .read, conversation: id, title: title(id), sender: member, sequence: read, text: "")
+                )
             }
             positions[id] = before
             return events
-        case let .detailsChanged(id):
+        case .detailsChanged(let id):
             titles[id] = nil
             return []
-        case let .conversationAdded(id):
+        case .conversationAdded(let id):
             // A conversation that arrives with history: only reads after this count.
             start(id)
             return []
-        case let .conversationRemoved(id):
+        case .conversationRemoved(let id):
             titles[id] = nil
             return []
         default:

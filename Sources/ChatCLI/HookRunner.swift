@@ -35,7 +35,10 @@ final class HookRunner: Sendable {
     private let thread = DedicatedThread()
 
     /// Starts the runner's thread. `environment` is watch's own, passed on to every hook.
-    init(command: String, environment: Environment, store: String, timeoutSeconds: Int, log: @escaping @Sendable (String) -> Void) throws(SystemError) {
+    init(
+        command: String, environment: Environment, store: String, timeoutSeconds: Int,
+        log: @escaping @Sendable (String) -> Void
+    ) throws(SystemError) {
         self.command = command
         self.environment = environment
         self.store = store
@@ -57,7 +60,7 @@ final class HookRunner: Sendable {
         switch outcome {
         case .queued: wake.signal()
         case .full: log("chatdir watch: hook queue full (\(Self.capacity) waiting); dropped \(event.label)")
-        case .stopping: break  // watch is on its way out: nothing more runs
+        case .stopping: break // watch is on its way out: nothing more runs
         }
     }
 
@@ -71,7 +74,9 @@ final class HookRunner: Sendable {
         }
         wake.signal()
         thread.join()
-        if dropped > 0 { log("chatdir watch: stopping; \(dropped) queued hook run\(dropped == 1 ? "" : "s") not started") }
+        if dropped > 0 {
+            log("chatdir watch: stopping; \(dropped) queued hook run\(dropped == 1 ? "" : "s") not started")
+        }
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
@@ -86,7 +91,7 @@ final class HookRunner: Sendable {
             switch next {
             case .some(nil):
                 return
-            case let .some(event?):
+            case .some(let event?):
                 run(event)
             case nil:
                 _ = try? Poll.wait([wake.readEnd], timeoutMilliseconds: -1)
@@ -101,7 +106,8 @@ final class HookRunner: Sendable {
         for (name, value) in event.environment(store: store) { variables[name] = value }
         var child: SpawnedChild
         do {
-            child = try SpawnedChild.start(["/bin/sh", "-c", command], environment: ChildProcess.environmentStrings(variables))
+            child = try SpawnedChild.start(
+                ["/bin/sh", "-c", command], environment: ChildProcess.environmentStrings(variables))
         } catch {
             log("chatdir watch: hook for \(event.label) could not start: \(error)")
             return
@@ -133,7 +139,10 @@ final class HookRunner: Sendable {
             if ready.first?.readyToRead == true { wake.drain() }
             if outputOpen, ready.count > 1, ready[1].readyToRead {
                 while let count = try? child.readOutput(into: &buffer) {
-                    if count == 0 { outputOpen = false; break }
+                    if count == 0 {
+                        outputOpen = false
+                        break
+                    }
                     logged.add(buffer[0..<count])
                 }
             }
@@ -147,8 +156,11 @@ final class HookRunner: Sendable {
                     status = child.wait(block: true)
                 }
             } else if isStopping || elapsed >= UInt64(timeoutSeconds) * 1000 {
-                log(isStopping ? "chatdir watch: stopping the hook for \(event.label) (SIGTERM)"
-                               : "chatdir watch: hook for \(event.label) still running after \(timeoutSeconds) s; stopping it (SIGTERM)")
+                log(
+                    isStopping
+                        ? "chatdir watch: stopping the hook for \(event.label) (SIGTERM)"
+                        : "chatdir watch: hook for \(event.label) still running after \(timeoutSeconds) s; stopping it (SIGTERM)"
+                )
                 child.signalGroup(.terminate)
                 termSentAt = Clock.monotonicNanoseconds()
             }
@@ -157,7 +169,10 @@ final class HookRunner: Sendable {
         while outputOpen, let count = try? child.readOutput(into: &buffer), count > 0 { logged.add(buffer[0..<count]) }
         logged.finish()
         let code = status ?? 127
-        log("chatdir watch: hook for \(event.label) " + (code == 0 ? "exited 0" : code > 128 ? "killed by signal \(code - 128)" : "failed with exit status \(code)"))
+        log(
+            "chatdir watch: hook for \(event.label) "
+                + (code == 0
+                    ? "exited 0" : code > 128 ? "killed by signal \(code - 128)" : "failed with exit status \(code)"))
     }
 
     /// A run's output as log lines, each prefixed with what it was for, up to ``outputLimit``.
@@ -180,7 +195,11 @@ final class HookRunner: Sendable {
         mutating func finish() {
             if !partial.isEmpty { emit(partial[...]) }
             partial = []
-            if total > HookRunner.outputLimit { log("chatdir watch: hook for \(label): \(total - HookRunner.outputLimit) more bytes of output not shown") }
+            if total > HookRunner.outputLimit {
+                log(
+                    "chatdir watch: hook for \(label): \(total - HookRunner.outputLimit) more bytes of output not shown"
+                )
+            }
         }
 
         private func emit(_ line: ArraySlice<UInt8>) {

@@ -43,7 +43,9 @@ struct Output: Sendable {
         } catch {
             // EPIPE: the reader went away (`| head`), nothing more to say. Anything else on
             // stdout (ENOSPC, EIO) is remembered: the command must not exit 0.
-            if fd == StandardIO.output, error.errno != .brokenPipe { stdoutErrno.store(error.errno.rawValue, ordering: .relaxed) }
+            if fd == StandardIO.output, error.errno != .brokenPipe {
+                stdoutErrno.store(error.errno.rawValue, ordering: .relaxed)
+            }
         }
     }
 

@@ -19,12 +19,14 @@ struct PasteHint: Sendable, Hashable {
     /// `text` as one shell word: unchanged when it holds only characters no shell treats
     /// specially, else in single quotes (a quote inside written `'\''`).
     static func shellWord(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "/", ".", "_", "-", "+", ",", ":", "@", "%": true
-            default: false
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "/", ".", "_", "-", "+", ",", ":", "@", "%": true
+                default: false
+                }
             }
-        }
         if plain { return text }
         return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }

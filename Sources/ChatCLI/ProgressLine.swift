@@ -52,7 +52,8 @@ final class ProgressLine: Sendable {
         }
         guard let line else { return }
         let width = TerminalDevice.size(of: StandardIO.error)?.columns ?? 80
-        Output.write(StandardIO.error, "\r\u{1B}[K" + Terminal.fit(TerminalSafe.visible(line), width: max(width - 1, 1)))
+        Output.write(
+            StandardIO.error, "\r\u{1B}[K" + Terminal.fit(TerminalSafe.visible(line), width: max(width - 1, 1)))
     }
 
     /// Clears the line, so the command's own result or error starts at the left margin.

@@ -27,7 +27,8 @@ struct RowPrinter {
         var lines: [String] = []
         for row in state.rows where printed[row.clientMessageID] != row {
             printed[row.clientMessageID] = row
-            lines.append(json ? RowText.json(row, conversation: conversation, me: me) : text.line(row, senderWidth: senderWidth))
+            lines.append(
+                json ? RowText.json(row, conversation: conversation, me: me) : text.line(row, senderWidth: senderWidth))
         }
         if printed.count > state.rows.count + 1000 {
             let current = Set(state.rows.map(\.clientMessageID))

@@ -15,9 +15,10 @@ struct RowText {
             return nil
         case .pending:
             return output.styled("◷ pending", .yellow)
-        case let .failed(reason):
+        case .failed(let reason):
             let why = reason.map { ": " + output.safe($0) } ?? ""
-            return output.styled("✗ failed\(why)", .red) + output.styled(" (retry: \(hint.command("retry", "\(conversation) \(id)")))", .dim)
+            return output.styled("✗ failed\(why)", .red)
+                + output.styled(" (retry: \(hint.command("retry", "\(conversation) \(id)")))", .dim)
         case .outgoing(.unknown):
             return output.styled("✓ receipts unknown", .dim)
         case .outgoing(.sent):
@@ -32,8 +33,11 @@ struct RowText {
     /// `time  sender  text  tick`, senders padded to `senderWidth`; lines of a multi-line text
     /// after the first are indented under the text.
     func line(_ row: TimelineRow, senderWidth: Int, timeWidth: Int = 0) -> String {
-        line(RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
-                      senderID: row.senderID, text: row.text, status: row.status), senderWidth: senderWidth, timeWidth: timeWidth)
+        line(
+            RowState(
+                clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
+                senderID: row.senderID, text: row.text, status: row.status), senderWidth: senderWidth,
+            timeWidth: timeWidth)
     }
 
     /// As ``line(_:senderWidth:)-(TimelineRow,_)``, for a row whose time the view model already formatted.
@@ -43,7 +47,9 @@ struct RowText {
         let time = TerminalSafe.visible(row.time)
         let padding = Self.spaces(timeWidth - time.count)
         let sender = TerminalSafe.visible(row.senderID.rawValue)
-        let prefix = padding + output.safe(row.time) + "  " + output.styled(sender, .bold) + Self.spaces(senderWidth - sender.count) + "  "
+        let prefix =
+            padding + output.safe(row.time) + "  " + output.styled(sender, .bold)
+            + Self.spaces(senderWidth - sender.count) + "  "
         var text = output.safe(row.text)
         // A native string's bytes are searched in place (the generic walk of `utf8` cost a
         // few dozen instructions a byte, 3 % of `view`).
@@ -71,7 +77,9 @@ struct RowText {
     func screenLines(_ row: RowState, senderWidth: Int, timeWidth: Int = 0, width: Int) -> [String] {
         var untickedRow = row
         untickedRow.status = .incoming
-        var lines = line(untickedRow, senderWidth: senderWidth, timeWidth: timeWidth).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = line(untickedRow, senderWidth: senderWidth, timeWidth: timeWidth).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
         let tick = status(row.status, id: row.clientMessageID).map { "  " + $0 } ?? ""
         for index in lines.indices {
             let suffix = index == lines.count - 1 ? tick : ""
@@ -97,8 +105,10 @@ struct RowText {
     func wrappedLines(_ row: RowState, senderWidth: Int, timeWidth: Int, width: Int) -> [String] {
         let time = TerminalSafe.visible(row.time)
         let sender = TerminalSafe.visible(row.senderID.rawValue)
-        let prefix = String(repeating: " ", count: max(0, timeWidth - TerminalCells.width(time))) + output.safe(row.time) + "  "
-            + output.styled(sender, .bold) + String(repeating: " ", count: max(0, senderWidth - TerminalCells.width(sender))) + "  "
+        let prefix =
+            String(repeating: " ", count: max(0, timeWidth - TerminalCells.width(time))) + output.safe(row.time) + "  "
+            + output.styled(sender, .bold)
+            + String(repeating: " ", count: max(0, senderWidth - TerminalCells.width(sender))) + "  "
         let indentWidth = Terminal.visibleWidth(prefix)
         let indent = String(repeating: " ", count: indentWidth)
         let textWidth = max(1, width - indentWidth)
@@ -139,7 +149,9 @@ struct RowText {
     private func padded(_ rows: [TimelineRow]) -> (states: [RowState], senderWidth: Int, timeWidth: Int) {
         let width = rows.map { Self.characterCount($0.senderID.rawValue) }.max() ?? 0
         let states = rows.map { row in
-            RowState(clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time), senderID: row.senderID, text: row.text, status: row.status)
+            RowState(
+                clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
+                senderID: row.senderID, text: row.text, status: row.status)
         }
         let timeWidth = states.map { Self.characterCount(TerminalSafe.visible($0.time)) }.max() ?? 0
         return (states, width, timeWidth)
@@ -211,10 +223,10 @@ struct RowText {
         switch row.status {
         case .incoming: members.append(("status", .string("incoming")))
         case .pending: members.append(("status", .string("pending")))
-        case let .failed(reason):
+        case .failed(let reason):
             members.append(("status", .string("failed")))
             members.append(("error", reason.map { .string($0) } ?? .null))
-        case let .outgoing(state): members.append(("status", .string(state.rawValue)))
+        case .outgoing(let state): members.append(("status", .string(state.rawValue)))
         }
         return JSONLine.encode(.object(members))
     }

@@ -19,9 +19,9 @@ enum SettingOrigin: Equatable {
 
     var description: String {
         switch self {
-        case let .flag(name): "flag \(name)"
-        case let .environment(name): "environment \(name)"
-        case let .config(place): "config \(place)"
+        case .flag(let name): "flag \(name)"
+        case .environment(let name): "environment \(name)"
+        case .config(let place): "config \(place)"
         case .manifest: "store manifest (chatdir.json)"
         case .defaultValue: "default"
         }
@@ -41,7 +41,7 @@ enum SettingOrigin: Equatable {
     /// The flag, variable or `file:line`; nil for the manifest and a default.
     var place: String? {
         switch self {
-        case let .flag(name), let .environment(name), let .config(name): name
+        case .flag(let name), .environment(let name), .config(let name): name
         case .manifest, .defaultValue: nil
         }
     }

@@ -9,12 +9,12 @@ extension SyncEngine.Report.Outcome {
     var exitCode: Int32 {
         switch self {
         case .complete: 0
-        case .messageRejected: 65  // EX_DATAERR
-        case .storeFailed: 74  // EX_IOERR, as for every command's failed write
-        case .incomplete: 75  // EX_TEMPFAIL
-        case .contractBroken: 76  // EX_PROTOCOL
-        case .tokenRefused: 77  // EX_NOPERM
-        case .serverUntrusted: 77  // EX_NOPERM: the server's certificate or TLS was refused
+        case .messageRejected: 65 // EX_DATAERR
+        case .storeFailed: 74 // EX_IOERR, as for every command's failed write
+        case .incomplete: 75 // EX_TEMPFAIL
+        case .contractBroken: 76 // EX_PROTOCOL
+        case .tokenRefused: 77 // EX_NOPERM
+        case .serverUntrusted: 77 // EX_NOPERM: the server's certificate or TLS was refused
         }
     }
 }

@@ -9,9 +9,21 @@ import ChatSystem
 /// the store, never printed, never in an error message.
 struct SyncSetup {
     static let options: [CommandSpec.Option] = [
-        .init(name: "--server", value: "URL", help: "the server, like http://127.0.0.1:8080; else $CHATDIR_SERVER, else the config's `server`, else the store's (`chatdir init --server`)"),
-        .init(name: "--token-file", value: "FILE", help: "read the token from FILE (mode 0600); else $CHATDIR_TOKEN, else the config's `token-file` or `token-command`"),
-        .init(name: "--ca-file", value: "FILE", help: "also trust the PEM CA certificates in FILE for an https:// server; else $CHATDIR_CA_FILE, else the config's `ca-file`"),
+        .init(
+            name: "--server", value: "URL",
+            help:
+                "the server, like http://127.0.0.1:8080; else $CHATDIR_SERVER, else the config's `server`, else the store's (`chatdir init --server`)"
+        ),
+        .init(
+            name: "--token-file", value: "FILE",
+            help:
+                "read the token from FILE (mode 0600); else $CHATDIR_TOKEN, else the config's `token-file` or `token-command`"
+        ),
+        .init(
+            name: "--ca-file", value: "FILE",
+            help:
+                "also trust the PEM CA certificates in FILE for an https:// server; else $CHATDIR_CA_FILE, else the config's `ca-file`"
+        ),
     ]
 
     var store: Store
@@ -27,12 +39,18 @@ struct SyncSetup {
         store = try context.openStore()
         guard let server = try Self.server(context, manifest: store.manifest) else {
             // Not a usage error: the command line is fine, the store lacks a setting (EX_CONFIG).
-            throw CommandFailure(message: "no server: pass --server URL, or create the store with `chatdir init --server URL` (`chatdir config set server URL` for an existing one)", exitCode: 78)
+            throw CommandFailure(
+                message:
+                    "no server: pass --server URL, or create the store with `chatdir init --server URL` (`chatdir config set server URL` for an existing one)",
+                exitCode: 78)
         }
         self.server = server.value
         caFile = try Self.caFile(context)
         guard let source = Self.tokenSource(context) else {
-            throw CommandFailure(message: "no token: set CHATDIR_TOKEN or pass --token-file FILE (mode 0600), or give the store `token-file` or `token-command` in \(context.config.path.isEmpty ? ConfigFile.location(context.environment) : context.config.path)", exitCode: 78)
+            throw CommandFailure(
+                message:
+                    "no token: set CHATDIR_TOKEN or pass --token-file FILE (mode 0600), or give the store `token-file` or `token-command` in \(context.config.path.isEmpty ? ConfigFile.location(context.environment) : context.config.path)",
+                exitCode: 78)
         }
         tokenSource = source.value
         environment = context.environment
@@ -61,9 +79,16 @@ struct SyncSetup {
     /// LONGEST); nil when unset (0.5 and 30).
     static func reconnectBackoff(_ environment: Environment) throws -> Backoff? {
         guard let text = environment["CHATDIR_RECONNECT_BACKOFF"], !text.isEmpty else { return nil }
-        let seconds = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0).trimmingWhitespace()) }
-        guard seconds.count == 2, let first = seconds[0], let longest = seconds[1], first > 0, first <= longest, longest <= 86_400 else {
-            throw CommandFailure(message: "CHATDIR_RECONNECT_BACKOFF: \(quoted(text)) is not valid; expected the first and the longest wait in seconds, like 0.5,30 (at most 86400)", exitCode: 78)
+        let seconds = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double(String($0).trimmingWhitespace())
+        }
+        guard seconds.count == 2, let first = seconds[0], let longest = seconds[1], first > 0, first <= longest,
+            longest <= 86_400
+        else {
+            throw CommandFailure(
+                message:
+                    "CHATDIR_RECONNECT_BACKOFF: \(quoted(text)) is not valid; expected the first and the longest wait in seconds, like 0.5,30 (at most 86400)",
+                exitCode: 78)
         }
         return Backoff(initial: .seconds(first), maximum: .seconds(longest))
     }
@@ -88,21 +113,31 @@ struct SyncSetup {
 
     /// `--token-file`, `CHATDIR_TOKEN`, the config's `token-file` or `token-command`; nil when none.
     static func tokenSource(_ context: Context) -> Setting<TokenSource>? {
-        if let file = context.arguments.value("--token-file") { return Setting(value: .file(file), origin: .flag("--token-file")) }
+        if let file = context.arguments.value("--token-file") {
+            return Setting(value: .file(file), origin: .flag("--token-file"))
+        }
         if let token = context.environment["CHATDIR_TOKEN"], !token.trimmingWhitespace().isEmpty {
             return Setting(value: .environment, origin: .environment("CHATDIR_TOKEN"))
         }
         guard let section = context.storeConfig else { return nil }
-        if let entry = section.entries["token-file"] { return Setting(value: .file(entry.value), origin: .config(context.config.place(entry.line))) }
-        if let entry = section.entries["token-command"] { return Setting(value: .command(entry.value), origin: .config(context.config.place(entry.line))) }
+        if let entry = section.entries["token-file"] {
+            return Setting(value: .file(entry.value), origin: .config(context.config.place(entry.line)))
+        }
+        if let entry = section.entries["token-command"] {
+            return Setting(value: .command(entry.value), origin: .config(context.config.place(entry.line)))
+        }
         return nil
     }
 
     /// `--ca-file`, `CHATDIR_CA_FILE`, the config's `ca-file`; nil when none.
     static func caFileSetting(_ context: Context) -> Setting<String>? {
         if let file = context.arguments.value("--ca-file") { return Setting(value: file, origin: .flag("--ca-file")) }
-        if let file = context.environment["CHATDIR_CA_FILE"], !file.isEmpty { return Setting(value: file, origin: .environment("CHATDIR_CA_FILE")) }
-        if let entry = context.storeConfig?.entries["ca-file"] { return Setting(value: entry.value, origin: .config(context.config.place(entry.line))) }
+        if let file = context.environment["CHATDIR_CA_FILE"], !file.isEmpty {
+            return Setting(value: file, origin: .environment("CHATDIR_CA_FILE"))
+        }
+        if let entry = context.storeConfig?.entries["ca-file"] {
+            return Setting(value: entry.value, origin: .config(context.config.place(entry.line)))
+        }
         return nil
     }
 
@@ -111,7 +146,10 @@ struct SyncSetup {
     static func caFile(_ context: Context) throws -> String? {
         guard let file = caFileSetting(context)?.value else { return nil }
         guard let kind = Sys.kind(of: file), kind != .directory else {
-            throw CommandFailure(message: "\(file): no such CA file; pass --ca-file with the PEM certificate of the authority that signed the server's certificate", exitCode: 66)
+            throw CommandFailure(
+                message:
+                    "\(file): no such CA file; pass --ca-file with the PEM certificate of the authority that signed the server's certificate",
+                exitCode: 66)
         }
         return file
     }

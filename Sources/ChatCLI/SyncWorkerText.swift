@@ -12,7 +12,8 @@ enum SyncWorkerText {
             if let last = worker.status, last.connection == .stopped, let problem = last.problem {
                 return "no sync worker running: the last one stopped: " + problem
             }
-            return pending > 0 ? "no sync worker running: pending messages wait in the outbox" : "no sync worker running"
+            return pending > 0
+                ? "no sync worker running: pending messages wait in the outbox" : "no sync worker running"
         }
         var current = worker
         current.pid = pid
@@ -38,6 +39,7 @@ enum SyncWorkerText {
     static func stopped(_ problem: String, conversation id: ConversationID, hint: PasteHint) -> String {
         let line = "sync stopped for \(id): \(problem)"
         guard problem.hasPrefix(StoreLayout.conversations + "/") else { return line }
-        return line + "; repair it (\(hint.command("check", "")) names every damaged line), then the sync worker syncs it again by itself"
+        return line
+            + "; repair it (\(hint.command("check", "")) names every damaged line), then the sync worker syncs it again by itself"
     }
 }

@@ -17,7 +17,8 @@ struct TimeText {
         let isToday = parts.year == today.year && parts.dayOfYear == today.day
         guard isToday || (1000...9999).contains(parts.year) else {
             // A year of other than four digits, written as it always was (`1-01-01`, `-1-12-31`).
-            return "\(parts.year)-\(Self.pad(parts.month))-\(Self.pad(parts.day)) \(Self.pad(parts.hour)):\(Self.pad(parts.minute))"
+            return
+                "\(parts.year)-\(Self.pad(parts.month))-\(Self.pad(parts.day)) \(Self.pad(parts.hour)):\(Self.pad(parts.minute))"
         }
         // Written as bytes: every row of `view` formats its time.
         return String(unsafeUninitializedCapacity: 16) { bytes in
@@ -58,8 +59,10 @@ struct TimeText {
     }
 
     private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard bytes.count >= 20, bytes[bytes.count - 1] == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
+        guard bytes.count >= 20, bytes[bytes.count - 1] == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"),
+            bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for index in range {
@@ -70,8 +73,10 @@ struct TimeText {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
-        return CalendarTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second).utcSecondsSince1970
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        return CalendarTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            .utcSecondsSince1970
     }
 
     private static func pad(_ value: Int) -> String {

@@ -6,7 +6,9 @@ enum TokenProblem: CustomStringConvertible {
 
     /// The problem with `token`, or nil when it is one word of visible ASCII.
     init?(_ token: String) {
-        if token.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) {
+        if token.unicodeScalars.contains(where: {
+            $0.value <= 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)
+        }) {
             self = .controlOrSpace
         } else if !token.unicodeScalars.allSatisfy({ $0.value < 0x80 }) {
             self = .notASCII

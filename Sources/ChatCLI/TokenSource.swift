@@ -15,9 +15,9 @@ enum TokenSource: Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .file(path): "token-file \(path)"
+        case .file(let path): "token-file \(path)"
         case .environment: "CHATDIR_TOKEN"
-        case let .command(command): "token-command `\(command)`"
+        case .command(let command): "token-command `\(command)`"
         }
     }
 
@@ -30,23 +30,40 @@ enum TokenSource: Equatable, CustomStringConvertible {
     /// there is a setting to fix, not a missing store: systemd's unit gives up on 78).
     func fetch(_ environment: Environment, timeout: Duration = commandTimeout) throws -> String {
         switch self {
-        case let .file(file):
-            guard let mode = Sys.mode(of: file) else { throw CommandFailure(message: "\(file): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it", exitCode: 78) }
+        case .file(let file):
+            guard let mode = Sys.mode(of: file) else {
+                throw CommandFailure(
+                    message:
+                        "\(file): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it",
+                    exitCode: 78)
+            }
             guard mode & 0o077 == 0 else {
-                throw CommandFailure(message: "\(file) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(file)` first", exitCode: 77)
+                throw CommandFailure(
+                    message:
+                        "\(file) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(file)` first",
+                    exitCode: 77)
             }
             let bytes: [UInt8]
-            do { bytes = try Sys.readFile(file) } catch { throw CommandFailure(message: error.description, exitCode: 77) }
+            do { bytes = try Sys.readFile(file) } catch {
+                throw CommandFailure(message: error.description, exitCode: 77)
+            }
             let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
-            guard !text.isEmpty else { throw CommandFailure(message: "\(file) is empty; put the token in it", exitCode: 78) }
-            if let problem = TokenProblem(text) { throw CommandFailure(message: "\(file): the token \(problem); put only the token in the file, on one line", exitCode: 78) }
+            guard !text.isEmpty else {
+                throw CommandFailure(message: "\(file) is empty; put the token in it", exitCode: 78)
+            }
+            if let problem = TokenProblem(text) {
+                throw CommandFailure(
+                    message: "\(file): the token \(problem); put only the token in the file, on one line", exitCode: 78)
+            }
             return text
         case .environment:
             let token = environment["CHATDIR_TOKEN"]?.trimmingWhitespace() ?? ""
             guard !token.isEmpty else { throw CommandFailure(message: "CHATDIR_TOKEN is empty", exitCode: 78) }
-            if let problem = TokenProblem(token) { throw CommandFailure(message: "CHATDIR_TOKEN \(problem); set it to the token alone", exitCode: 78) }
+            if let problem = TokenProblem(token) {
+                throw CommandFailure(message: "CHATDIR_TOKEN \(problem); set it to the token alone", exitCode: 78)
+            }
             return token
-        case let .command(command):
+        case .command(let command):
             return try Self.run(command, timeout: timeout)
         }
     }
@@ -66,23 +83,30 @@ enum TokenSource: Equatable, CustomStringConvertible {
         let result = CapturedProcess.run(["/bin/sh", "-c", command], timeout: timeout)
         let named = "token-command `\(command)`"
         if result.timedOut {
-            throw CommandFailure(message: "\(named) did not finish within \(timeout.components.seconds) s and was stopped", exitCode: 78)
+            throw CommandFailure(
+                message: "\(named) did not finish within \(timeout.components.seconds) s and was stopped", exitCode: 78)
         }
         guard result.status == 0 else {
-            let said = firstLine(result.standardError).map { ": \(TerminalSafe.visible($0))" } ?? " (and wrote nothing on stderr)"
+            let said =
+                firstLine(result.standardError).map { ": \(TerminalSafe.visible($0))" }
+                ?? " (and wrote nothing on stderr)"
             throw CommandFailure(message: "\(named) failed with exit status \(result.status)\(said)", exitCode: 78)
         }
         guard let token = firstLine(result.standardOutput) else {
-            throw CommandFailure(message: "\(named) printed no token (its first line of output is the token)", exitCode: 78)
+            throw CommandFailure(
+                message: "\(named) printed no token (its first line of output is the token)", exitCode: 78)
         }
         if let problem = TokenProblem(token) {
-            throw CommandFailure(message: "\(named): the token \(problem); the command's first line must be the token alone", exitCode: 78)
+            throw CommandFailure(
+                message: "\(named): the token \(problem); the command's first line must be the token alone",
+                exitCode: 78)
         }
         return token
     }
 
     /// The first line of `bytes` that is not blank, trimmed; nil when there is none.
     private static func firstLine(_ bytes: [UInt8]) -> String? {
-        String(decoding: bytes, as: UTF8.self).split(separator: "\n").lazy.map { String($0).trimmingWhitespace() }.first { !$0.isEmpty }
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").lazy.map { String($0).trimmingWhitespace() }.first
+        { !$0.isEmpty }
     }
 }

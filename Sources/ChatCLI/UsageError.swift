@@ -10,7 +10,8 @@ struct UsageError: Error, CustomStringConvertible {
     /// What `chatdir` writes on stderr for it: the command and the message, then the usage line
     /// or where the usage is.
     var report: String {
-        "chatdir \(command): \(message)\n" + (usage.map { "Usage: " + $0 } ?? "Run `chatdir \(command) --help` for usage.")
+        "chatdir \(command): \(message)\n"
+            + (usage.map { "Usage: " + $0 } ?? "Run `chatdir \(command) --help` for usage.")
     }
 
     /// EX_USAGE, sysexits(3).

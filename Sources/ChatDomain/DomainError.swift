@@ -18,19 +18,19 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidConversationID(value, reason):
+        case .invalidConversationID(let value, let reason):
             "invalid conversation ID \(quoted(value)): it \(reason) (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"
-        case let .invalidUserID(value, reason):
+        case .invalidUserID(let value, let reason):
             "invalid user ID \(quoted(value)): it \(reason) (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"
-        case let .invalidClientMessageID(value):
+        case .invalidClientMessageID(let value):
             "invalid client message ID \(quoted(value)): expected a UUID like 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"
         case .emptyText:
             "the message text is empty or only white space; write something to send"
-        case let .textTooLong(characters):
+        case .textTooLong(let characters):
             "the message text is \(characters) characters long; at most \(Self.maxTextCharacters) are allowed"
-        case let .textTooLarge(bytes):
+        case .textTooLarge(let bytes):
             "the message text is \(bytes) bytes of UTF-8; at most \(Self.maxTextBytes) are allowed"
-        case let .invalidSequence(value):
+        case .invalidSequence(let value):
             "invalid sequence \(value): sequences start at 1"
         }
     }

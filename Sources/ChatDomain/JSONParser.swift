@@ -59,14 +59,18 @@ public struct JSONParser {
     ///   - deadline: when given, parsing fails once this instant has passed (checked every few thousand values,
     ///     so an answer of fewer values is always decoded).
     public static func parse(
-        _ bytes: [UInt8], in range: Range<Int>? = nil, limits: Limits = .default, deadline: ContinuousClock.Instant? = nil
+        _ bytes: [UInt8], in range: Range<Int>? = nil, limits: Limits = .default,
+        deadline: ContinuousClock.Instant? = nil
     ) throws(Failure) -> JSONValue {
         let range = range ?? 0..<bytes.count
-        var parser = JSONParser(bytes: bytes, index: range.lowerBound, end: range.upperBound, limits: limits, deadline: deadline)
+        var parser = JSONParser(
+            bytes: bytes, index: range.lowerBound, end: range.upperBound, limits: limits, deadline: deadline)
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
-        guard parser.index == parser.end else { throw parser.failure("unexpected \(parser.describeCurrent()) after the value") }
+        guard parser.index == parser.end else {
+            throw parser.failure("unexpected \(parser.describeCurrent()) after the value")
+        }
         return value
     }
 
@@ -118,9 +122,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw failure("unexpected \(describeCurrent()); a value was expected")
         }
@@ -177,7 +187,9 @@ public struct JSONParser {
                 throw Failure(offset: keyOffset, reason: "an object has more than \(limits.maxMembers) keys")
             }
             skipWhitespace()
-            guard index < end, bytes[index] == UInt8(ascii: ":") else { throw failure("unexpected \(describeCurrent()); ':' was expected") }
+            guard index < end, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("unexpected \(describeCurrent()); ':' was expected")
+            }
             index += 1
             skipWhitespace()
             members.append((key, try parseValue()))
@@ -187,7 +199,9 @@ public struct JSONParser {
                 index += 1
                 continue
             }
-            guard bytes[index] == UInt8(ascii: "}") else { throw failure("unexpected \(describeCurrent()); ',' or '}' was expected") }
+            guard bytes[index] == UInt8(ascii: "}") else {
+                throw failure("unexpected \(describeCurrent()); ',' or '}' was expected")
+            }
             index += 1
             return .object(members)
         }
@@ -205,7 +219,9 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard elements.count < limits.maxElements else { throw failure("an array has more than \(limits.maxElements) elements") }
+            guard elements.count < limits.maxElements else {
+                throw failure("an array has more than \(limits.maxElements) elements")
+            }
             elements.append(try parseValue())
             skipWhitespace()
             guard index < end else { throw failure("unexpected end of input; ',' or ']' was expected") }
@@ -213,7 +229,9 @@ public struct JSONParser {
                 index += 1
                 continue
             }
-            guard bytes[index] == UInt8(ascii: "]") else { throw failure("unexpected \(describeCurrent()); ',' or ']' was expected") }
+            guard bytes[index] == UInt8(ascii: "]") else {
+                throw failure("unexpected \(describeCurrent()); ',' or ']' was expected")
+            }
             index += 1
             return .array(elements)
         }
@@ -244,7 +262,9 @@ public struct JSONParser {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int(text) { return .integer(value) }
         // Double("1e999") is infinity, which no JSON writer can write back: refuse it here.
-        guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "the number \(text) cannot be represented") }
+        guard let value = Double(text), value.isFinite else {
+            throw Failure(offset: start, reason: "the number \(text) cannot be represented")
+        }
         return .number(value)
     }
 
@@ -265,7 +285,9 @@ public struct JSONParser {
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw failure("a control character (0x\(String(byte, radix: 16))) must be escaped inside a string") }
+            if byte < 0x20 {
+                throw failure("a control character (0x\(String(byte, radix: 16))) must be escaped inside a string")
+            }
             index += 1
         }
         var scalars: [UInt8] = Array(bytes[start..<index])
@@ -300,7 +322,9 @@ public struct JSONParser {
                     throw failure("invalid escape '\\\(Character(UnicodeScalar(escape)))'")
                 }
             default:
-                if byte < 0x20 { throw failure("a control character (0x\(String(byte, radix: 16))) must be escaped inside a string") }
+                if byte < 0x20 {
+                    throw failure("a control character (0x\(String(byte, radix: 16))) must be escaped inside a string")
+                }
                 scalars.append(byte)
                 index += 1
             }
@@ -334,7 +358,9 @@ public struct JSONParser {
             }
             index += 2
             let second = try parseHex4()
-            guard (0xDC00...0xDFFF).contains(second), let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)) else {
+            guard (0xDC00...0xDFFF).contains(second),
+                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            else {
                 throw failure("a high surrogate must be followed by a low surrogate")
             }
             return scalar

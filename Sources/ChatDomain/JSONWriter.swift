@@ -31,18 +31,18 @@ public struct JSONWriter {
     public mutating func write(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
-        case let .bool(flag): raw(flag ? "true" : "false")
-        case let .integer(number): write(number)
-        case let .number(number): bytes.append(contentsOf: number.description.utf8)
-        case let .string(text): write(text)
-        case let .array(values):
+        case .bool(let flag): raw(flag ? "true" : "false")
+        case .integer(let number): write(number)
+        case .number(let number): bytes.append(contentsOf: number.description.utf8)
+        case .string(let text): write(text)
+        case .array(let values):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in values.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 write(element)
             }
             bytes.append(UInt8(ascii: "]"))
-        case let .object(members):
+        case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -84,16 +84,33 @@ public struct JSONWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
             run = index + 1
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(0x5C); bytes.append(0x22)
-            case UInt8(ascii: "\\"): bytes.append(0x5C); bytes.append(0x5C)
-            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            case 0x08: bytes.append(0x5C); bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(0x5C); bytes.append(UInt8(ascii: "f"))
+            case UInt8(ascii: "\""):
+                bytes.append(0x5C)
+                bytes.append(0x22)
+            case UInt8(ascii: "\\"):
+                bytes.append(0x5C)
+                bytes.append(0x5C)
+            case 0x0A:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "n"))
+            case 0x0D:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "r"))
+            case 0x09:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "t"))
+            case 0x08:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "b"))
+            case 0x0C:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "f"))
             default:
                 let hex = Self.hexDigits
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 0xF)],
+                ])
             }
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
@@ -106,13 +123,24 @@ public struct JSONWriter {
         for scalar in text.unicodeScalars {
             let value = scalar.value
             switch value {
-            case 0x22: bytes.append(0x5C); bytes.append(0x22)
-            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
-            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+            case 0x22:
+                bytes.append(0x5C)
+                bytes.append(0x22)
+            case 0x5C:
+                bytes.append(0x5C)
+                bytes.append(0x5C)
+            case 0x0A:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "n"))
+            case 0x0D:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "r"))
+            case 0x09:
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "t"))
             case 0x00..<0x20, 0x7F, 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069:
-                bytes.append(0x5C); bytes.append(UInt8(ascii: "u"))
+                bytes.append(0x5C)
+                bytes.append(UInt8(ascii: "u"))
                 for shift in [12, 8, 4, 0] { bytes.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
             default: UTF8.encode(scalar) { bytes.append($0) }
             }

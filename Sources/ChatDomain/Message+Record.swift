@@ -16,11 +16,20 @@ extension Message {
     /// Writes this message's record in canonical form (the bytes of a segment line, without the comma).
     public func writeRecord(into writer: inout JSONWriter) {
         writer.raw("{")
-        writer.key("clientMessageId"); writer.write(clientMessageID.rawValue)
-        writer.raw(","); writer.key("senderId"); writer.write(senderID.rawValue)
-        writer.raw(","); writer.key("sentAt"); writer.write(sentAt)
-        writer.raw(","); writer.key("sequence"); writer.write(sequence)
-        writer.raw(","); writer.key("text"); writer.write(text)
+        writer.key("clientMessageId")
+        writer.write(clientMessageID.rawValue)
+        writer.raw(",")
+        writer.key("senderId")
+        writer.write(senderID.rawValue)
+        writer.raw(",")
+        writer.key("sentAt")
+        writer.write(sentAt)
+        writer.raw(",")
+        writer.key("sequence")
+        writer.write(sequence)
+        writer.raw(",")
+        writer.key("text")
+        writer.write(text)
         writer.raw("}")
     }
 }

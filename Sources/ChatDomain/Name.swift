@@ -17,7 +17,9 @@ public enum Name {
         guard let first = bytes.first, bytes.count <= maxLength, isAlphanumeric(first) else {
             return false
         }
-        return bytes.dropFirst().allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+        return bytes.dropFirst().allSatisfy {
+            isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
     }
 
     /// Why `string` is not a valid name, or nil when it is.

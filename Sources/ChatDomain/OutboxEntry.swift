@@ -12,8 +12,10 @@ public struct OutboxEntry: Hashable, Sendable {
     /// The server's reason, when ``state`` is ``SendState/failed``.
     public var error: String?
 
-    public init(ordinal: UInt64, clientMessageID: ClientMessageID, text: String, createdAt: String,
-                state: SendState = .pending, attempts: Int = 0, error: String? = nil) {
+    public init(
+        ordinal: UInt64, clientMessageID: ClientMessageID, text: String, createdAt: String,
+        state: SendState = .pending, attempts: Int = 0, error: String? = nil
+    ) {
         self.ordinal = ordinal
         self.clientMessageID = clientMessageID
         self.text = text

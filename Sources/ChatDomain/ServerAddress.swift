@@ -36,7 +36,7 @@ public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
         }
         var hostPart = rest
         var port = scheme.defaultPort
-        if rest.hasPrefix("[") {  // [::1]:8080
+        if rest.hasPrefix("[") { // [::1]:8080
             guard let close = rest.firstIndex(of: "]") else { throw Invalid(text, "unclosed '['") }
             hostPart = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]

@@ -15,16 +15,21 @@ public func timeline(
     var rows: [TimelineRow] = []
     rows.reserveCapacity(sorted.count + queue.count)
     for (index, message) in sorted.enumerated() where !repeated[index] {
-        let status: TimelineRow.Status = message.senderID == me
+        let status: TimelineRow.Status =
+            message.senderID == me
             ? .outgoing(receiptState(sequence: message.sequence, sender: me, members: members, positions: positions))
             : .incoming
-        rows.append(TimelineRow(clientMessageID: message.clientMessageID, sequence: message.sequence, senderID: message.senderID,
-                                text: message.text, time: message.sentAt, status: status))
+        rows.append(
+            TimelineRow(
+                clientMessageID: message.clientMessageID, sequence: message.sequence, senderID: message.senderID,
+                text: message.text, time: message.sentAt, status: status))
     }
     for (offset, entry) in queue.enumerated() where !repeated[sorted.count + offset] {
         let status: TimelineRow.Status = entry.state == .failed ? .failed(reason: entry.error) : .pending
-        rows.append(TimelineRow(clientMessageID: entry.clientMessageID, sequence: nil, senderID: me,
-                                text: entry.text, time: entry.createdAt, status: status))
+        rows.append(
+            TimelineRow(
+                clientMessageID: entry.clientMessageID, sequence: nil, senderID: me,
+                text: entry.text, time: entry.createdAt, status: status))
     }
     return rows
 }
@@ -53,7 +58,9 @@ func repeatedClientIDs(count: Int, hash: (ClientMessageID) -> UInt64, _ id: (Int
         while end < count && order[end].hash == order[start].hash { end += 1 }
         if end - start > 1 {
             // Equal IDs become neighbours, the earliest index first among them.
-            let run = order[start..<end].map { (id: id($0.index), index: $0.index) }.sorted { ($0.id, $0.index) < ($1.id, $1.index) }
+            let run = order[start..<end].map { (id: id($0.index), index: $0.index) }.sorted {
+                ($0.id, $0.index) < ($1.id, $1.index)
+            }
             for (earlier, later) in zip(run, run.dropFirst()) where earlier.id == later.id {
                 repeated[later.index] = true
             }

@@ -21,7 +21,9 @@ public struct TimelineRow: Hashable, Sendable {
     public var time: String
     public var status: Status
 
-    public init(clientMessageID: ClientMessageID, sequence: Int?, senderID: UserID, text: String, time: String, status: Status) {
+    public init(
+        clientMessageID: ClientMessageID, sequence: Int?, senderID: UserID, text: String, time: String, status: Status
+    ) {
         self.clientMessageID = clientMessageID
         self.sequence = sequence
         self.senderID = senderID

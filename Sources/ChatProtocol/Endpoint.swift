@@ -81,7 +81,9 @@ public enum Endpoint: Sendable, Hashable {
     public var conversation: ConversationID? {
         switch self {
         case .me, .conversations, .createConversation, .live: nil
-        case let .messages(id), let .postMessage(id), let .receipts(id), let .delivered(id), let .read(id), let .typing(id): id
+        case .messages(let id), .postMessage(let id), .receipts(let id), .delivered(let id), .read(let id),
+            .typing(let id):
+            id
         }
     }
 
@@ -94,14 +96,15 @@ public enum Endpoint: Sendable, Hashable {
         case .live: self = .live
         case .messages, .postMessage, .receipts, .delivered, .read, .typing:
             guard let conversation else { return nil }
-            self = switch kind {
-            case .messages: .messages(conversation)
-            case .postMessage: .postMessage(conversation)
-            case .receipts: .receipts(conversation)
-            case .delivered: .delivered(conversation)
-            case .typing: .typing(conversation)
-            default: .read(conversation)
-            }
+            self =
+                switch kind {
+                case .messages: .messages(conversation)
+                case .postMessage: .postMessage(conversation)
+                case .receipts: .receipts(conversation)
+                case .delivered: .delivered(conversation)
+                case .typing: .typing(conversation)
+                default: .read(conversation)
+                }
         }
     }
 
@@ -112,7 +115,7 @@ public enum Endpoint: Sendable, Hashable {
     public var path: String {
         kind.template.map { part in
             switch part {
-            case let .literal(text): "/" + text
+            case .literal(let text): "/" + text
             case .conversationID: "/" + (conversation?.rawValue ?? "")
             }
         }.joined()
@@ -120,7 +123,7 @@ public enum Endpoint: Sendable, Hashable {
 
     /// The endpoint a request line names; nil when none does (``resolve(method:path:)`` says why).
     public init?(method: String, path: String) {
-        guard case let .found(endpoint) = Self.resolve(method: method, path: path) else { return nil }
+        guard case .found(let endpoint) = Self.resolve(method: method, path: path) else { return nil }
         self = endpoint
     }
 
@@ -156,7 +159,9 @@ public enum Endpoint: Sendable, Hashable {
         for (part, segment) in zip(kind.template, segments) where part == .conversationID {
             do { conversation = try ConversationID(segment) } catch { return .invalidParameter(error) }
         }
-        guard let endpoint = Endpoint(kind, conversation: conversation) else { return .notFound(path: path, hint: notFoundHint(segments)) }
+        guard let endpoint = Endpoint(kind, conversation: conversation) else {
+            return .notFound(path: path, hint: notFoundHint(segments))
+        }
         return .found(endpoint)
     }
 
@@ -168,7 +173,7 @@ public enum Endpoint: Sendable, Hashable {
     private static func matches(_ template: [PathPart], _ segments: [String]) -> Bool {
         guard template.count == segments.count else { return false }
         for (part, segment) in zip(template, segments) {
-            if case let .literal(text) = part, text != segment { return false }
+            if case .literal(let text) = part, text != segment { return false }
         }
         return true
     }
@@ -180,8 +185,9 @@ public enum Endpoint: Sendable, Hashable {
         for kind in Kind.allCases {
             let template = kind.template
             guard template.count == segments.count, template.dropLast().contains(.conversationID),
-                  matches(Array(template.dropLast()), Array(segments.dropLast())),
-                  case let .literal(name)? = template.last, !names.contains(name) else { continue }
+                matches(Array(template.dropLast()), Array(segments.dropLast())),
+                case .literal(let name)? = template.last, !names.contains(name)
+            else { continue }
             names.append(name)
         }
         guard let last = names.last else { return "see docs/PROTOCOL.md for the endpoints of wire v1" }

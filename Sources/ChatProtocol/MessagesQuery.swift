@@ -38,7 +38,9 @@ public struct MessagesQuery: Sendable, Hashable {
             case "before": before = try Self.number(item, min: 1)
             case "limit":
                 limit = try Self.number(item, min: 1)
-                guard limit <= Self.maxLimit else { throw WireRequestError("limit=\(limit) is too large; at most \(Self.maxLimit)") }
+                guard limit <= Self.maxLimit else {
+                    throw WireRequestError("limit=\(limit) is too large; at most \(Self.maxLimit)")
+                }
             default:
                 throw WireRequestError("unknown query parameter \(quoted(item.name)); allowed: after, before, limit")
             }
@@ -48,7 +50,9 @@ public struct MessagesQuery: Sendable, Hashable {
 
     private static func number(_ item: HTTPQueryItem, min: Int) throws(WireRequestError) -> Int {
         let text = item.value ?? ""
-        guard !text.isEmpty, text.utf8.count <= 15, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text), value >= min else {
+        guard !text.isEmpty, text.utf8.count <= 15, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let value = Int(text), value >= min
+        else {
             throw WireRequestError("\(item.name)=\(quoted(text)) is not a whole number of at least \(min)")
         }
         return value

@@ -23,8 +23,12 @@ public struct NewConversation: Sendable, Equatable {
     /// Why `title` cannot be a conversation's title, or nil when it can: one line of at most
     /// ``maxTitleLength`` characters, not only white space, no control characters.
     public static func problem(withTitle title: String) -> String? {
-        if title.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) { return "the title is empty; give the conversation a title" }
-        if title.count > maxTitleLength { return "the title has \(title.count) characters; at most \(maxTitleLength) are allowed" }
+        if title.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+            return "the title is empty; give the conversation a title"
+        }
+        if title.count > maxTitleLength {
+            return "the title has \(title.count) characters; at most \(maxTitleLength) are allowed"
+        }
         if title.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return "the title contains a control character (a line break or a tab); keep it on one line"
         }

@@ -13,7 +13,9 @@ public enum WireDecoder {
     /// Parses an answer, within the request's `deadline` when given: a slow decode counts as a
     /// slow answer (``WireDecodingError/deadlinePassed(what:byteCount:)``), not as one that holds
     /// the sync with no error.
-    public static func parse(_ bytes: [UInt8], what: String, deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8], what: String, deadline: ContinuousClock.Instant? = nil)
+        throws(WireDecodingError) -> JSONValue
+    {
         do {
             return try JSONParser.parse(bytes, deadline: deadline)
         } catch {
@@ -28,15 +30,18 @@ public enum WireDecoder {
     }
 
     static func string(_ value: JSONValue, _ key: String, _ what: String) throws(WireDecodingError) -> String {
-        guard case let .string(text)? = value[key] else {
+        guard case .string(let text)? = value[key] else {
             throw .contract("\(what): \"\(key)\" must be a string, found \(value[key]?.typeDescription ?? "nothing")")
         }
         return text
     }
 
-    static func integer(_ value: JSONValue, _ key: String, _ what: String, in range: ClosedRange<Int>) throws(WireDecodingError) -> Int {
-        guard case let .integer(number)? = value[key] else {
-            throw .contract("\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
+    static func integer(_ value: JSONValue, _ key: String, _ what: String, in range: ClosedRange<Int>)
+        throws(WireDecodingError) -> Int
+    {
+        guard case .integer(let number)? = value[key] else {
+            throw .contract(
+                "\(what): \"\(key)\" must be a whole number, found \(value[key]?.typeDescription ?? "nothing")")
         }
         guard range.contains(number) else {
             let limit = range.upperBound == maxSequence ? " (the largest sequence a store can hold)" : ""
@@ -46,7 +51,7 @@ public enum WireDecoder {
     }
 
     static func array(_ value: JSONValue, _ key: String, _ what: String) throws(WireDecodingError) -> [JSONValue] {
-        guard case let .array(items)? = value[key] else {
+        guard case .array(let items)? = value[key] else {
             throw .contract("\(what): \"\(key)\" must be an array, found \(value[key]?.typeDescription ?? "nothing")")
         }
         return items
@@ -78,22 +83,31 @@ public enum WireDecoder {
     }
 
     /// The answer to `POST …/messages`: the accepted message.
-    public static func acceptedMessage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Message {
+    public static func acceptedMessage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil)
+        throws(WireDecodingError) -> Message
+    {
         try message(try parse(bytes, what: "the accepted message", deadline: deadline), what: "the accepted message")
     }
 
-    public static func messagesPage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> MessagesPage {
+    public static func messagesPage(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil)
+        throws(WireDecodingError) -> MessagesPage
+    {
         let value = try object(try parse(bytes, what: "the messages page", deadline: deadline), "the messages page")
         var items: [Message] = []
         for (index, item) in try array(value, "items", "the messages page").enumerated() {
             items.append(try message(item, what: "message \(index + 1) of the page"))
         }
-        guard case let .bool(hasMore)? = value["hasMore"] else { throw .contract("the messages page: \"hasMore\" must be true or false") }
+        guard case .bool(let hasMore)? = value["hasMore"] else {
+            throw .contract("the messages page: \"hasMore\" must be true or false")
+        }
         return MessagesPage(items: items, hasMore: hasMore)
     }
 
-    public static func conversations(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> [WireConversation] {
-        let value = try object(try parse(bytes, what: "the conversation list", deadline: deadline), "the conversation list")
+    public static func conversations(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil)
+        throws(WireDecodingError) -> [WireConversation]
+    {
+        let value = try object(
+            try parse(bytes, what: "the conversation list", deadline: deadline), "the conversation list")
         var result: [WireConversation] = []
         for (index, item) in try array(value, "items", "the conversation list").enumerated() {
             result.append(try conversationItem(item, what: "conversation \(index + 1) of the list"))
@@ -114,18 +128,23 @@ public enum WireDecoder {
     static func memberList(_ value: JSONValue, _ what: String) throws(WireDecodingError) -> [UserID] {
         var members: [UserID] = []
         for member in try array(value, "members", what) {
-            guard case let .string(text) = member else { throw .contract("\(what): members must be strings") }
+            guard case .string(let text) = member else { throw .contract("\(what): members must be strings") }
             members.append(try user(text, what))
         }
         return members
     }
 
     /// The 201 answer to `POST /v1/conversations`: the conversation as the list would show it.
-    public static func startedConversation(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> WireConversation {
-        try conversationItem(try parse(bytes, what: "the started conversation", deadline: deadline), what: "the started conversation")
+    public static func startedConversation(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil)
+        throws(WireDecodingError) -> WireConversation
+    {
+        try conversationItem(
+            try parse(bytes, what: "the started conversation", deadline: deadline), what: "the started conversation")
     }
 
-    public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Positions {
+    public static func receipts(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError)
+        -> Positions
+    {
         let value = try object(try parse(bytes, what: "the receipts", deadline: deadline), "the receipts")
         var positions = Positions()
         for item in try array(value, "members", "the receipts") {
@@ -139,12 +158,18 @@ public enum WireDecoder {
     }
 
     /// `{"deliveredUpTo": n}` or `{"readUpTo": n}`, the answer to `POST …/delivered` or `…/read`.
-    public static func position(_ bytes: [UInt8], _ kind: PositionKind, deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> Int {
-        try integer(try object(try parse(bytes, what: "the answer", deadline: deadline), "the answer"), kind.keyText, "the answer", in: 0...maxSequence)
+    public static func position(_ bytes: [UInt8], _ kind: PositionKind, deadline: ContinuousClock.Instant? = nil)
+        throws(WireDecodingError) -> Int
+    {
+        try integer(
+            try object(try parse(bytes, what: "the answer", deadline: deadline), "the answer"), kind.keyText,
+            "the answer", in: 0...maxSequence)
     }
 
     /// The answer to `GET /v1/me`.
-    public static func userID(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError) -> UserID {
+    public static func userID(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(WireDecodingError)
+        -> UserID
+    {
         let value = try object(try parse(bytes, what: "/v1/me", deadline: deadline), "/v1/me")
         return try user(try string(value, "userId", "/v1/me"), "/v1/me")
     }
@@ -167,7 +192,8 @@ public enum WireDecoder {
             return .typing(id, try user(try string(value, "userId", "a typing event"), "a typing event"))
         case "conversation":
             let title = try string(value, "title", "a conversation event")
-            return .conversation(id, title: String(title.prefix(200)), members: try memberList(value, "a conversation event"))
+            return .conversation(
+                id, title: String(title.prefix(200)), members: try memberList(value, "a conversation event"))
         default:
             return nil
         }
@@ -175,7 +201,7 @@ public enum WireDecoder {
 
     /// The `error` of an error body, cut to one line; a placeholder when there is none.
     public static func errorMessage(_ bytes: [UInt8]) -> String {
-        guard let value = try? JSONParser.parse(bytes), case let .string(text)? = value["error"] else {
+        guard let value = try? JSONParser.parse(bytes), case .string(let text)? = value["error"] else {
             return "no reason given"
         }
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""

@@ -8,9 +8,9 @@ public enum WireDecodingError: Error, Equatable, Sendable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case let .contract(reason):
+        case .contract(let reason):
             reason
-        case let .deadlinePassed(what, byteCount):
+        case .deadlinePassed(let what, let byteCount):
             "decoding \(what) (\(byteCount) bytes) did not finish within the request deadline"
         }
     }

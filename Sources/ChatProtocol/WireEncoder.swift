@@ -17,8 +17,12 @@ public enum WireEncoder {
     /// `{"hasMore":…,"items":[…]}`
     public static func messagesPage(_ page: MessagesPage) -> [UInt8] {
         var writer = JSONWriter(capacity: page.items.count * 180 + 32)
-        writer.raw("{"); writer.key("hasMore"); writer.write(.bool(page.hasMore))
-        writer.raw(","); writer.key("items"); writer.raw("[")
+        writer.raw("{")
+        writer.key("hasMore")
+        writer.write(.bool(page.hasMore))
+        writer.raw(",")
+        writer.key("items")
+        writer.raw("[")
         for (index, message) in page.items.enumerated() {
             if index > 0 { writer.raw(",") }
             message.writeRecord(into: &writer)
@@ -62,7 +66,9 @@ public enum WireEncoder {
     /// `{"deliveredUpTo":n}` or `{"readUpTo":n}`
     public static func position(_ sequence: Int, _ kind: PositionKind) -> [UInt8] {
         var writer = JSONWriter(capacity: 32)
-        writer.raw("{"); writer.key(kind.key); writer.write(sequence)
+        writer.raw("{")
+        writer.key(kind.key)
+        writer.write(sequence)
         writer.raw("}")
         return writer.bytes
     }
@@ -85,28 +91,58 @@ public enum WireEncoder {
     public static func liveEvent(_ event: LiveEvent) -> String {
         var writer = JSONWriter()
         switch event {
-        case let .message(conversation, message):
-            writer.raw("{"); writer.key("type"); writer.write("message")
-            writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
-            writer.raw(","); writer.key("message"); message.writeRecord(into: &writer)
+        case .message(let conversation, let message):
+            writer.raw("{")
+            writer.key("type")
+            writer.write("message")
+            writer.raw(",")
+            writer.key("conversationId")
+            writer.write(conversation.rawValue)
+            writer.raw(",")
+            writer.key("message")
+            message.writeRecord(into: &writer)
             writer.raw("}")
-        case let .receipt(conversation, user, position):
-            writer.raw("{"); writer.key("type"); writer.write("receipt")
-            writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
-            writer.raw(","); writer.key("userId"); writer.write(user.rawValue)
-            writer.raw(","); writer.key("deliveredUpTo"); writer.write(position.deliveredUpTo)
-            writer.raw(","); writer.key("readUpTo"); writer.write(position.readUpTo)
+        case .receipt(let conversation, let user, let position):
+            writer.raw("{")
+            writer.key("type")
+            writer.write("receipt")
+            writer.raw(",")
+            writer.key("conversationId")
+            writer.write(conversation.rawValue)
+            writer.raw(",")
+            writer.key("userId")
+            writer.write(user.rawValue)
+            writer.raw(",")
+            writer.key("deliveredUpTo")
+            writer.write(position.deliveredUpTo)
+            writer.raw(",")
+            writer.key("readUpTo")
+            writer.write(position.readUpTo)
             writer.raw("}")
-        case let .typing(conversation, user):
-            writer.raw("{"); writer.key("type"); writer.write("typing")
-            writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
-            writer.raw(","); writer.key("userId"); writer.write(user.rawValue)
+        case .typing(let conversation, let user):
+            writer.raw("{")
+            writer.key("type")
+            writer.write("typing")
+            writer.raw(",")
+            writer.key("conversationId")
+            writer.write(conversation.rawValue)
+            writer.raw(",")
+            writer.key("userId")
+            writer.write(user.rawValue)
             writer.raw("}")
-        case let .conversation(conversation, title, members):
-            writer.raw("{"); writer.key("type"); writer.write("conversation")
-            writer.raw(","); writer.key("conversationId"); writer.write(conversation.rawValue)
-            writer.raw(","); writer.key("title"); writer.write(title)
-            writer.raw(","); writer.key("members"); writer.write(.array(members.map { .string($0.rawValue) }))
+        case .conversation(let conversation, let title, let members):
+            writer.raw("{")
+            writer.key("type")
+            writer.write("conversation")
+            writer.raw(",")
+            writer.key("conversationId")
+            writer.write(conversation.rawValue)
+            writer.raw(",")
+            writer.key("title")
+            writer.write(title)
+            writer.raw(",")
+            writer.key("members")
+            writer.write(.array(members.map { .string($0.rawValue) }))
             writer.raw("}")
         }
         return String(decoding: writer.bytes, as: UTF8.self)
@@ -116,16 +152,18 @@ public enum WireEncoder {
 
     /// `{"clientMessageId":…,"text":…}`, the body of `POST …/messages`.
     public static func postedMessage(_ message: PostedMessage) -> [UInt8] {
-        JSONWriter.encode(.object([("clientMessageId", .string(message.clientMessageID.rawValue)), ("text", .string(message.text))]))
+        JSONWriter.encode(
+            .object([("clientMessageId", .string(message.clientMessageID.rawValue)), ("text", .string(message.text))]))
     }
 
     /// `{"id":…,"members":[…],"title":…}`, the body of `POST /v1/conversations`.
     public static func newConversation(_ conversation: NewConversation) -> [UInt8] {
-        JSONWriter.encode(.object([
-            ("id", .string(conversation.id.rawValue)),
-            ("members", .array(conversation.members.map { .string($0.rawValue) })),
-            ("title", .string(conversation.title)),
-        ]))
+        JSONWriter.encode(
+            .object([
+                ("id", .string(conversation.id.rawValue)),
+                ("members", .array(conversation.members.map { .string($0.rawValue) })),
+                ("title", .string(conversation.title)),
+            ]))
     }
 
     /// `{"upToSequence":n}`, the body of `POST …/delivered` and `…/read`.

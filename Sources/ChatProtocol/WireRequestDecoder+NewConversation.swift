@@ -13,17 +13,24 @@ extension WireRequestDecoder {
         let title = try body.string("title")
         if let problem = NewConversation.problem(withTitle: title) { throw WireRequestError(problem) }
         let items = try body.array("members")
-        guard !items.isEmpty else { throw WireRequestError("\"members\" is empty; list every member, yourself among them") }
+        guard !items.isEmpty else {
+            throw WireRequestError("\"members\" is empty; list every member, yourself among them")
+        }
         guard items.count <= NewConversation.maxMembers else {
-            throw WireRequestError("\"members\" lists \(items.count) users; at most \(NewConversation.maxMembers) are allowed")
+            throw WireRequestError(
+                "\"members\" lists \(items.count) users; at most \(NewConversation.maxMembers) are allowed")
         }
         var members: [UserID] = []
         var seen = Set<UserID>()
         for (index, item) in items.enumerated() {
-            guard case let .string(text) = item else { throw WireRequestError("members[\(index)] must be a string, found \(item.typeDescription)") }
+            guard case .string(let text) = item else {
+                throw WireRequestError("members[\(index)] must be a string, found \(item.typeDescription)")
+            }
             let user: UserID
             do { user = try UserID(text) } catch { throw WireRequestError("members[\(index)]: \(error)") }
-            guard seen.insert(user).inserted else { throw WireRequestError("members lists \(quoted(user.rawValue)) twice; list each member once") }
+            guard seen.insert(user).inserted else {
+                throw WireRequestError("members lists \(quoted(user.rawValue)) twice; list each member once")
+            }
             members.append(user)
         }
         return NewConversation(id: id, title: title, members: members)

@@ -35,36 +35,55 @@ struct RequestBody {
     let members: [(key: String, value: JSONValue)]
 
     init(_ bytes: [UInt8]) throws(WireRequestError) {
-        guard !bytes.isEmpty else { throw WireRequestError("the body is empty; send a JSON object with Content-Length") }
+        guard !bytes.isEmpty else {
+            throw WireRequestError("the body is empty; send a JSON object with Content-Length")
+        }
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw WireRequestError("the body is not valid JSON: \(error)") }
-        guard case let .object(members) = value else { throw WireRequestError("the body is \(value.typeDescription); send a JSON object") }
+        do { value = try JSONParser.parse(bytes) } catch {
+            throw WireRequestError("the body is not valid JSON: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw WireRequestError("the body is \(value.typeDescription); send a JSON object")
+        }
         self.members = members
     }
 
     func allowOnly(_ keys: [String]) throws(WireRequestError) {
         for member in members where !keys.contains(member.key) {
-            let allowed = keys.isEmpty ? "this body takes none, send {} or nothing" : "allowed: " + keys.joined(separator: ", ")
+            let allowed =
+                keys.isEmpty ? "this body takes none, send {} or nothing" : "allowed: " + keys.joined(separator: ", ")
             throw WireRequestError("unknown field \(quoted(member.key)); \(allowed)")
         }
     }
 
     func string(_ key: String) throws(WireRequestError) -> String {
-        guard let value = members.first(where: { $0.key == key })?.value else { throw WireRequestError("the field \"\(key)\" is missing") }
-        guard case let .string(text) = value else { throw WireRequestError("\"\(key)\" must be a string, found \(value.typeDescription)") }
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            throw WireRequestError("the field \"\(key)\" is missing")
+        }
+        guard case .string(let text) = value else {
+            throw WireRequestError("\"\(key)\" must be a string, found \(value.typeDescription)")
+        }
         return text
     }
 
     func array(_ key: String) throws(WireRequestError) -> [JSONValue] {
-        guard let value = members.first(where: { $0.key == key })?.value else { throw WireRequestError("the field \"\(key)\" is missing") }
-        guard case let .array(items) = value else { throw WireRequestError("\"\(key)\" must be an array, found \(value.typeDescription)") }
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            throw WireRequestError("the field \"\(key)\" is missing")
+        }
+        guard case .array(let items) = value else {
+            throw WireRequestError("\"\(key)\" must be an array, found \(value.typeDescription)")
+        }
         return items
     }
 
     func integer(_ key: String) throws(WireRequestError) -> Int {
-        guard let value = members.first(where: { $0.key == key })?.value else { throw WireRequestError("the field \"\(key)\" is missing") }
-        guard case let .integer(number) = value, number >= 0 else {
-            throw WireRequestError("\"\(key)\" must be a whole number of at least 0, found \(value.typeDescription == "an integer" ? "a negative number" : value.typeDescription)")
+        guard let value = members.first(where: { $0.key == key })?.value else {
+            throw WireRequestError("the field \"\(key)\" is missing")
+        }
+        guard case .integer(let number) = value, number >= 0 else {
+            throw WireRequestError(
+                "\"\(key)\" must be a whole number of at least 0, found \(value.typeDescription == "an integer" ? "a negative number" : value.typeDescription)"
+            )
         }
         return number
     }

@@ -30,7 +30,8 @@ struct APIError: Error, Sendable {
     static func badRequest(_ message: String) -> Self { Self(status: .badRequest, message: message) }
 
     static let missingToken = Self(
-        status: .unauthorized, message: "no bearer token; send Authorization: Bearer <token> (tokens are in the server's users file)",
+        status: .unauthorized,
+        message: "no bearer token; send Authorization: Bearer <token> (tokens are in the server's users file)",
         headers: ["WWW-Authenticate": "Bearer"])
     static let unknownToken = Self(
         status: .unauthorized, message: "the bearer token is not in the server's users file; check the token",
@@ -45,8 +46,10 @@ struct APIError: Error, Sendable {
     }
 
     static func storage(_ error: StoreError) -> Self {
-        Self(status: .serviceUnavailable, message: "the server could not write its data (\(error)); nothing was accepted, retry later",
-             headers: ["Retry-After": "1"])
+        Self(
+            status: .serviceUnavailable,
+            message: "the server could not write its data (\(error)); nothing was accepted, retry later",
+            headers: ["Retry-After": "1"])
     }
 }
 
@@ -71,12 +74,16 @@ final class API: Sendable {
             SystemThread.sleep(milliseconds: faults.latencyMilliseconds)
         }
         if faults.strikes(.rateLimit, probability: faults.rateLimit, index: index) {
-            let error = APIError(status: .tooManyRequests, message: "rate limited (fault injection); retry after \(faults.retryAfterSeconds) s",
-                                 headers: ["Retry-After": String(faults.retryAfterSeconds)])
+            let error = APIError(
+                status: .tooManyRequests,
+                message: "rate limited (fault injection); retry after \(faults.retryAfterSeconds) s",
+                headers: ["Retry-After": String(faults.retryAfterSeconds)])
             return .response(error.response, close: false)
         }
         if faults.strikes(.error5xx, probability: faults.error5xx, index: index) {
-            let error = APIError(status: .serviceUnavailable, message: "temporarily unavailable (fault injection); nothing was done, retry")
+            let error = APIError(
+                status: .serviceUnavailable,
+                message: "temporarily unavailable (fault injection); nothing was done, retry")
             return .response(error.response, close: false)
         }
         do {
@@ -91,15 +98,17 @@ final class API: Sendable {
     private func route(_ request: HTTPRequest, index: UInt64) throws(APIError) -> Reply {
         let endpoint: Endpoint
         switch Endpoint.resolve(method: request.method, path: request.target.path) {
-        case let .found(found):
+        case .found(let found):
             endpoint = found
-        case let .invalidParameter(error):
+        case .invalidParameter(let error):
             _ = try authenticate(request)
             throw .badRequest(error.description)
-        case let .methodNotAllowed(method, allowed):
-            throw APIError(status: .methodNotAllowed, message: Endpoint.Resolution.methodNotAllowedMessage(method, allowed: allowed),
-                           headers: ["Allow": allowed.joined(separator: ", ")])
-        case let .notFound(path, hint):
+        case .methodNotAllowed(let method, let allowed):
+            throw APIError(
+                status: .methodNotAllowed,
+                message: Endpoint.Resolution.methodNotAllowedMessage(method, allowed: allowed),
+                headers: ["Allow": allowed.joined(separator: ", ")])
+        case .notFound(let path, let hint):
             throw APIError(status: .notFound, message: Endpoint.notFoundMessage(path: path, hint: hint))
         }
         let user = try authenticate(request)
@@ -113,25 +122,25 @@ final class API: Sendable {
         case .createConversation:
             try rejectQuery(request)
             return try startConversation(request, user: user, index: index)
-        case let .messages(id):
+        case .messages(let id):
             return ok(try messagePage(request, log: try conversation(id, of: user)))
-        case let .postMessage(id):
+        case .postMessage(let id):
             let log = try conversation(id, of: user)
             try rejectQuery(request)
             return try postMessage(request, log: log, user: user, index: index)
-        case let .receipts(id):
+        case .receipts(let id):
             let log = try conversation(id, of: user)
             try rejectQuery(request)
             return ok(WireEncoder.receipts(log.memberPositions()))
-        case let .delivered(id):
+        case .delivered(let id):
             let log = try conversation(id, of: user)
             try rejectQuery(request)
             return try postPosition(request, log: log, user: user, kind: .delivered, index: index)
-        case let .read(id):
+        case .read(let id):
             let log = try conversation(id, of: user)
             try rejectQuery(request)
             return try postPosition(request, log: log, user: user, kind: .read, index: index)
-        case let .typing(id):
+        case .typing(let id):
             let log = try conversation(id, of: user)
             try rejectQuery(request)
             return try postTyping(request, log: log, user: user)
@@ -141,7 +150,8 @@ final class API: Sendable {
             } catch {
                 var headers = error.headers
                 headers.add(name: "Connection", value: "close")
-                return .response(APIError(status: error.status, message: error.message, headers: headers).response, close: true)
+                return .response(
+                    APIError(status: error.status, message: error.message, headers: headers).response, close: true)
             }
         }
     }
@@ -160,14 +170,18 @@ final class API: Sendable {
         guard values.count == 1 else { throw .badRequest("\(values.count) Authorization headers; send one") }
         let parts = value.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw APIError(status: .unauthorized, message: "Authorization is not \"Bearer <token>\"", headers: ["WWW-Authenticate": "Bearer"])
+            throw APIError(
+                status: .unauthorized, message: "Authorization is not \"Bearer <token>\"",
+                headers: ["WWW-Authenticate": "Bearer"])
         }
         guard let user = data.users.user(forToken: String(parts[1]).trimmingSpaces()) else { throw .unknownToken }
         return user
     }
 
     func ok(_ body: [UInt8], status: HTTPStatus = .ok) -> Reply {
-        .response(HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body), close: false)
+        .response(
+            HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body),
+            close: false)
     }
 
     // MARK: Reading
@@ -184,7 +198,10 @@ final class API: Sendable {
     private func messagePage(_ request: HTTPRequest, log: ConversationLog) throws(APIError) -> [UInt8] {
         let query: MessagesQuery
         do { query = try MessagesQuery(items: request.target.queryItems) } catch { throw .badRequest(error.message) }
-        let page = if let after = query.after { log.messages(after: after, limit: query.limit) } else { log.messages(before: query.before, limit: query.limit) }
+        let page =
+            if let after = query.after { log.messages(after: after, limit: query.limit) } else {
+                log.messages(before: query.before, limit: query.limit)
+            }
         return WireEncoder.messagesPage(MessagesPage(items: page.items, hasMore: page.hasMore))
     }
 
@@ -196,12 +213,15 @@ final class API: Sendable {
 
     // MARK: Writing
 
-    private func postMessage(_ request: HTTPRequest, log: ConversationLog, user: UserID, index: UInt64) throws(APIError) -> Reply {
+    private func postMessage(_ request: HTTPRequest, log: ConversationLog, user: UserID, index: UInt64) throws(APIError)
+        -> Reply
+    {
         let posted: PostedMessage
         do { posted = try WireRequestDecoder.postedMessage(request.body) } catch { throw .badRequest(error.message) }
         let (clientMessageID, text) = (posted.clientMessageID, posted.text)
         if let word = faults.rejectText, text.contains(word) {
-            throw .badRequest("the text contains \(quoted(word)), which this server refuses (fault injection: reject-text)")
+            throw .badRequest(
+                "the text contains \(quoted(word)), which this server refuses (fault injection: reject-text)")
         }
 
         let result: ConversationLog.AppendResult
@@ -218,12 +238,14 @@ final class API: Sendable {
         }
         if faults.strikes(.dropReply, probability: faults.dropReply, index: index) { return .drop }
         switch result {
-        case let .created(message): return ok(WireEncoder.message(message), status: .created)
-        case let .existing(message): return ok(WireEncoder.message(message))
+        case .created(let message): return ok(WireEncoder.message(message), status: .created)
+        case .existing(let message): return ok(WireEncoder.message(message))
         }
     }
 
-    private func postPosition(_ request: HTTPRequest, log: ConversationLog, user: UserID, kind: PositionKind, index: UInt64) throws(APIError) -> Reply {
+    private func postPosition(
+        _ request: HTTPRequest, log: ConversationLog, user: UserID, kind: PositionKind, index: UInt64
+    ) throws(APIError) -> Reply {
         let asked: Int
         do { asked = try WireRequestDecoder.positionRequest(request.body) } catch { throw .badRequest(error.message) }
         let isRead = kind == .read

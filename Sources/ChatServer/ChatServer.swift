@@ -79,7 +79,9 @@ public final class ChatServer: Sendable {
         guard mode & 0o077 == 0 else {
             throw .tls("\(key) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(key)` first")
         }
-        do { return try TLS.Context.server(certificateFile: certificate, keyFile: key) } catch { throw .tls(error.detail) }
+        do { return try TLS.Context.server(certificateFile: certificate, keyFile: key) } catch {
+            throw .tls(error.detail)
+        }
     }
 
     /// Starts accepting connections on a thread of its own.
@@ -161,13 +163,16 @@ public final class ChatServer: Sendable {
             let fd = socket.rawValue
             let admitted = state.withLock { state -> Bool in
                 // At the cap, a socket that never sent a byte makes room (see SilentConnections).
-                guard !state.stopping, state.connections.count < configuration.maxConnections || silent.evictOldest() else { return false }
+                guard !state.stopping, state.connections.count < configuration.maxConnections || silent.evictOldest()
+                else { return false }
                 state.connections.insert(fd)
                 return true
             }
             guard admitted else {
-                let busy = APIError(status: .serviceUnavailable, message: "the server is at its limit of \(configuration.maxConnections) connections; retry later",
-                                    headers: ["Retry-After": "1", "Connection": "close"])
+                let busy = APIError(
+                    status: .serviceUnavailable,
+                    message: "the server is at its limit of \(configuration.maxConnections) connections; retry later",
+                    headers: ["Retry-After": "1", "Connection": "close"])
                 try? Socket.sendAll(fd, busy.response.serialized())
                 socket.close()
                 continue

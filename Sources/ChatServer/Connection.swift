@@ -40,13 +40,17 @@ struct Connection: Sendable {
     private func openIO() -> ConnectionIO? {
         let recordTimeout = configuration.requestTimeoutMilliseconds
         guard let tls else {
-            return ConnectionIO(fd: fd, tls: nil, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds, recordTimeoutMilliseconds: recordTimeout)
+            return ConnectionIO(
+                fd: fd, tls: nil, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds,
+                recordTimeoutMilliseconds: recordTimeout)
         }
         do {
             try Socket.setNonBlocking(fd)
             let session = try TLS.Session(context: tls, fd: fd, host: nil, peer: "client")
             try session.handshake(until: .now + .milliseconds(configuration.requestTimeoutMilliseconds))
-            return ConnectionIO(fd: fd, tls: session, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds, recordTimeoutMilliseconds: recordTimeout)
+            return ConnectionIO(
+                fd: fd, tls: session, sendTimeoutMilliseconds: configuration.sendTimeoutMilliseconds,
+                recordTimeoutMilliseconds: recordTimeout)
         } catch {
             return nil
         }
@@ -69,14 +73,16 @@ struct Connection: Sendable {
                         guard let next = try parser.nextRequest() else { break }
                         request = next
                     } catch {
-                        try send(APIError(status: error.status, message: error.message, headers: ["Connection": "close"]).response, on: io)
+                        try send(
+                            APIError(status: error.status, message: error.message, headers: ["Connection": "close"])
+                                .response, on: io)
                         drainBeforeClosing(io)
                         return
                     }
                     requestStarted = nil
                     servedAny = true
                     switch api.handle(request) {
-                    case let .response(response, close):
+                    case .response(let response, let close):
                         var response = response
                         let closing = close || !request.keepAlive
                         if closing { response.headers.add(name: "Connection", value: "close") }
@@ -84,7 +90,7 @@ struct Connection: Sendable {
                         if closing { return }
                     case .drop:
                         return
-                    case let .upgrade(response, user):
+                    case .upgrade(let response, let user):
                         try send(response, on: io)
                         runLive(user: user, firstBytes: parser.takeUnparsedBytes(), io: io)
                         return
@@ -92,13 +98,19 @@ struct Connection: Sendable {
                     lastActivity = Clock.monotonicMilliseconds()
                 }
                 let now = Clock.monotonicMilliseconds()
-                let waitLimit = servedAny ? configuration.idleTimeoutMilliseconds : configuration.requestTimeoutMilliseconds
-                let deadline = requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + waitLimit
+                let waitLimit =
+                    servedAny ? configuration.idleTimeoutMilliseconds : configuration.requestTimeoutMilliseconds
+                let deadline =
+                    requestStarted.map { $0 + configuration.requestTimeoutMilliseconds } ?? lastActivity + waitLimit
                 guard now < deadline else {
                     if requestStarted != nil {
-                        try send(APIError(status: HTTPStatus(code: 408, reasonPhrase: "Request Timeout"),
-                                          message: "the request did not arrive whole within \(configuration.requestTimeoutMilliseconds) ms; send it at once",
-                                          headers: ["Connection": "close"]).response, on: io)
+                        try send(
+                            APIError(
+                                status: HTTPStatus(code: 408, reasonPhrase: "Request Timeout"),
+                                message:
+                                    "the request did not arrive whole within \(configuration.requestTimeoutMilliseconds) ms; send it at once",
+                                headers: ["Connection": "close"]
+                            ).response, on: io)
                     }
                     return
                 }
@@ -129,8 +141,8 @@ struct Connection: Sendable {
         while drained < Self.maxDrainBytes {
             let now = Clock.monotonicMilliseconds()
             guard now < deadline, let ready = try? Poll.wait([fd], timeoutMilliseconds: deadline - now),
-                  ready[0].readable || ready[0].hungUp,
-                  let count = try? Socket.receive(fd, into: &buffer), count > 0
+                ready[0].readable || ready[0].hungUp,
+                let count = try? Socket.receive(fd, into: &buffer), count > 0
             else { return }
             drained += count
         }
@@ -176,13 +188,13 @@ struct Connection: Sendable {
                 }
                 for event in events {
                     switch event {
-                    case let .ping(payload):
+                    case .ping(let payload):
                         try io.sendAll(socket.pong(payload))
-                    case let .close(_, _, reply):
+                    case .close(_, _, let reply):
                         if let reply { try io.sendAll(reply) }
                         return
                     case .text, .binary, .pong:
-                        break  // wire v1 gives the client nothing to say here
+                        break // wire v1 gives the client nothing to say here
                     }
                 }
                 if let failure {
@@ -194,7 +206,8 @@ struct Connection: Sendable {
                 var deadline = lastHeard + configuration.liveIdleTimeoutMilliseconds
                 if let every = faults.liveCloseMilliseconds { deadline = min(deadline, opened + every) }
                 guard now < deadline else {
-                    let reason = faults.liveCloseMilliseconds.map { opened + $0 <= now } == true
+                    let reason =
+                        faults.liveCloseMilliseconds.map { opened + $0 <= now } == true
                         ? "closed by the live-close fault; reconnect and catch up"
                         : "nothing heard for \(configuration.liveIdleTimeoutMilliseconds) ms; ping every 30 s"
                     try closeLive(&socket, io, code: WebSocketCloseCode.goingAway, reason: reason)
@@ -204,19 +217,24 @@ struct Connection: Sendable {
                 if ready[1].readable {
                     let (events, overflowed) = session.takeAll()
                     if overflowed {
-                        try closeLive(&socket, io, code: WebSocketCloseCode.policyViolation, reason: "too many events waiting; read faster, then reconnect and catch up")
+                        try closeLive(
+                            &socket, io, code: WebSocketCloseCode.policyViolation,
+                            reason: "too many events waiting; read faster, then reconnect and catch up")
                         return
                     }
                     for event in events {
                         let index = session.number << 32 | eventIndex
                         eventIndex += 1
                         if faults.strikes(.liveDrop, probability: faults.liveDrop, index: index) { continue }
-                        if heldBack == nil, faults.strikes(.liveReorder, probability: faults.liveReorder, index: index) {
+                        if heldBack == nil, faults.strikes(.liveReorder, probability: faults.liveReorder, index: index)
+                        {
                             heldBack = event
                             continue
                         }
                         var frames = socket.text(event)
-                        if faults.strikes(.liveDuplicate, probability: faults.liveDuplicate, index: index) { frames += socket.text(event) }
+                        if faults.strikes(.liveDuplicate, probability: faults.liveDuplicate, index: index) {
+                            frames += socket.text(event)
+                        }
                         if let held = heldBack {
                             frames += socket.text(held)
                             heldBack = nil
@@ -237,7 +255,9 @@ struct Connection: Sendable {
     }
 
     /// Sends a close frame and waits up to a second for the peer's (RFC 6455 §7.1.1).
-    private func closeLive(_ socket: inout WebSocketConnection, _ io: ConnectionIO, code: UInt16, reason: String) throws(SystemError) {
+    private func closeLive(_ socket: inout WebSocketConnection, _ io: ConnectionIO, code: UInt16, reason: String)
+        throws(SystemError)
+    {
         try io.sendAll(socket.close(code: code, reason: reason))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = Clock.monotonicMilliseconds() + 1000

@@ -18,7 +18,8 @@ struct ConnectionIO: Sendable {
     /// Waits for the connection (the first result) or one of `others` to be readable.
     func wait(_ others: [Int32] = [], timeoutMilliseconds: Int) throws(SystemError) -> [PollResult] {
         if let tls, tls.hasPendingBytes {
-            return [PollResult(readable: true, hungUp: false)] + others.map { _ in PollResult(readable: false, hungUp: false) }
+            return [PollResult(readable: true, hungUp: false)]
+                + others.map { _ in PollResult(readable: false, hungUp: false) }
         }
         return try Poll.wait([fd] + others, timeoutMilliseconds: timeoutMilliseconds)
     }
@@ -27,9 +28,11 @@ struct ConnectionIO: Sendable {
     func receive(into buffer: inout [UInt8]) throws(SystemError) -> Int {
         guard let tls else { return try Socket.receive(fd, into: &buffer) }
         let read: TLS.Read
-        do { read = try tls.read(until: Self.deadline(recordTimeoutMilliseconds)) } catch { throw Self.systemError(error, "TLS read") }
+        do { read = try tls.read(until: Self.deadline(recordTimeoutMilliseconds)) } catch {
+            throw Self.systemError(error, "TLS read")
+        }
         switch read {
-        case let .bytes(bytes):
+        case .bytes(let bytes):
             let count = min(bytes.count, buffer.count)
             buffer.replaceSubrange(0..<count, with: bytes[0..<count])
             // The session never returns more than a buffer's worth (16 KiB) at once.
@@ -42,7 +45,9 @@ struct ConnectionIO: Sendable {
     /// Sends every byte (a blocking socket's SO_SNDTIMEO, or TLS with the send timeout).
     func sendAll(_ bytes: [UInt8]) throws(SystemError) {
         guard let tls else { return try Socket.sendAll(fd, bytes) }
-        do { try tls.write(bytes, until: Self.deadline(sendTimeoutMilliseconds)) } catch { throw Self.systemError(error, "TLS write") }
+        do { try tls.write(bytes, until: Self.deadline(sendTimeoutMilliseconds)) } catch {
+            throw Self.systemError(error, "TLS write")
+        }
     }
 
     private static func deadline(_ milliseconds: Int) -> ContinuousClock.Instant {

@@ -53,7 +53,9 @@ final class ConversationLog: Sendable {
     /// Loads a conversation from its directory in the data directory.
     /// - Parameter positionsCommitter: the data directory's, shared by its conversations.
     /// - Throws: ``ServerError`` naming the damaged file, or a hole in the sequences.
-    init(id: ConversationID, info: ConversationInfo, conversation: Conversation, positionsCommitter: PositionsCommitter) throws(ServerError) {
+    init(id: ConversationID, info: ConversationInfo, conversation: Conversation, positionsCommitter: PositionsCommitter)
+        throws(ServerError)
+    {
         self.id = id
         self.info = info
         members = Set(info.members)
@@ -70,10 +72,17 @@ final class ConversationLog: Sendable {
         var byID: [ClientMessageID: Int] = [:]
         for (index, message) in messages.enumerated() {
             guard message.sequence == index + 1 else {
-                throw .badDataDirectory(path: conversation.directory, reason: "messages: sequence \(index + 1) is missing (found \(message.sequence) next); the server's history has no holes, restore the missing records from a backup")
+                throw .badDataDirectory(
+                    path: conversation.directory,
+                    reason:
+                        "messages: sequence \(index + 1) is missing (found \(message.sequence) next); the server's history has no holes, restore the missing records from a backup"
+                )
             }
             guard byID.updateValue(message.sequence, forKey: message.clientMessageID) == nil else {
-                throw .badDataDirectory(path: conversation.directory, reason: "messages: client message ID \(message.clientMessageID) appears twice; keep one of the records")
+                throw .badDataDirectory(
+                    path: conversation.directory,
+                    reason:
+                        "messages: client message ID \(message.clientMessageID) appears twice; keep one of the records")
             }
         }
         state = Lock(State(messages: messages, durableCount: messages.count, sequenceByClientID: byID))
@@ -103,7 +112,11 @@ final class ConversationLog: Sendable {
         published: ([Message]) -> Void
     ) throws(StoreError) -> AppendResult {
         let ticket = CommitTicket<Message>()
-        enum Step { case done(AppendResult), wait(created: Bool), lead }
+        enum Step {
+            case done(AppendResult)
+            case wait(created: Bool)
+            case lead
+        }
         let step = state.withLock { state -> Step in
             if let sequence = state.sequenceByClientID[clientMessageID] {
                 let message = state.messages[sequence - 1]
@@ -111,7 +124,9 @@ final class ConversationLog: Sendable {
                 state.waiting.append((sequence, ticket))
                 return .wait(created: false)
             }
-            let message = Message(sequence: state.messages.count + 1, clientMessageID: clientMessageID, senderID: sender, text: text, sentAt: now())
+            let message = Message(
+                sequence: state.messages.count + 1, clientMessageID: clientMessageID, senderID: sender, text: text,
+                sentAt: now())
             state.messages.append(message)
             state.sequenceByClientID[clientMessageID] = message.sequence
             state.waiting.append((message.sequence, ticket))
@@ -121,17 +136,17 @@ final class ConversationLog: Sendable {
         }
         var created = true
         switch step {
-        case let .done(result): return result
-        case let .wait(isNew): created = isNew
+        case .done(let result): return result
+        case .wait(let isNew): created = isNew
         case .lead: commitBatch(published: published)
         }
         while true {
             switch ticket.wait() {
             case .lead:
                 commitBatch(published: published)
-            case let .durable(message):
+            case .durable(let message):
                 return created ? .created(message) : .existing(message)
-            case let .failed(error):
+            case .failed(let error):
                 throw error
             }
         }
@@ -232,10 +247,13 @@ final class ConversationLog: Sendable {
     /// positions.json durably if it moved (with other conversations' writes of the moment, see
     /// ``PositionsCommitter``), and returns the position with whether it moved.
     /// Reading implies delivery: a read position raises the delivered one with it.
-    func advance(_ member: UserID, delivered: Int?, read: Int?) throws(StoreError) -> (position: MemberPosition, moved: Bool) {
+    func advance(_ member: UserID, delivered: Int?, read: Int?) throws(StoreError) -> (
+        position: MemberPosition, moved: Bool
+    ) {
         let last = lastSequence
         let asked = MemberPosition(deliveredUpTo: min(delivered ?? 0, last), readUpTo: min(read ?? 0, last))
-        return try positions.withLock { (stored: inout Positions) throws(StoreError) -> (position: MemberPosition, moved: Bool) in
+        return try positions.withLock {
+            (stored: inout Positions) throws(StoreError) -> (position: MemberPosition, moved: Bool) in
             var updated = stored
             let moved = updated.merge(asked, for: member)
             if moved {

@@ -26,7 +26,8 @@ extension DataDirectory {
             } catch {
                 throw .storage(error)
             }
-            let log = try ConversationLog(id: id, info: info, conversation: final, positionsCommitter: positionsCommitter)
+            let log = try ConversationLog(
+                id: id, info: info, conversation: final, positionsCommitter: positionsCommitter)
             table.withLock { $0[id] = log }
             started += 1
             return .started(log)

@@ -43,7 +43,8 @@ public final class DataDirectory: Sendable {
     /// - Throws: ``ServerError`` naming the file or directory that is wrong and what to do.
     public init(path: String, usersFile: String? = nil) throws(ServerError) {
         guard Sys.kind(of: path) == .directory else {
-            throw .badDataDirectory(path: path, reason: "it is not a directory; make one with `chatdir serve --init \(path) --user NAME…`")
+            throw .badDataDirectory(
+                path: path, reason: "it is not a directory; make one with `chatdir serve --init \(path) --user NAME…`")
         }
         self.path = path
         users = try UserTokens.load(from: usersFile ?? path + "/" + Self.usersFileName)
@@ -64,16 +65,22 @@ public final class DataDirectory: Sendable {
             }
             let id: ConversationID
             do { id = try ConversationID(name) } catch {
-                throw .badDataDirectory(path: conversationsPath + "/" + name, reason: "\(error); rename or remove the directory")
+                throw .badDataDirectory(
+                    path: conversationsPath + "/" + name, reason: "\(error); rename or remove the directory")
             }
             let conversation = Conversation(storeRoot: path, id: id, segmentSize: Self.segmentSize)
             SegmentLog(conversation).removeStaleTemporaries()
             let info: ConversationInfo?
             do { info = try conversation.info() } catch { throw .storage(error) }
             guard let info else {
-                throw .badDataDirectory(path: conversation.directory, reason: "it has no conversation.json; write one like {\"members\":[\"alice\",\"bob\"],\"title\":\"Alice and Bob\"} or remove the directory")
+                throw .badDataDirectory(
+                    path: conversation.directory,
+                    reason:
+                        "it has no conversation.json; write one like {\"members\":[\"alice\",\"bob\"],\"title\":\"Alice and Bob\"} or remove the directory"
+                )
             }
-            conversations[id] = try ConversationLog(id: id, info: info, conversation: conversation, positionsCommitter: positionsCommitter)
+            conversations[id] = try ConversationLog(
+                id: id, info: info, conversation: conversation, positionsCommitter: positionsCommitter)
         }
         table = Lock(conversations)
     }
@@ -108,7 +115,9 @@ public final class DataDirectory: Sendable {
     public static func initialize(at path: String, users: [UserID]) throws(ServerError) -> UserTokens {
         if let kind = Sys.kind(of: path) {
             let names: [String]
-            do { names = kind == .directory ? try Sys.listDirectory(path) : [""] } catch { throw .storage(.system(error)) }
+            do { names = kind == .directory ? try Sys.listDirectory(path) : [""] } catch {
+                throw .storage(.system(error))
+            }
             guard names.isEmpty else { throw .dataDirectoryExists(path: path) }
             // An empty directory made with the umask's mode: the tokens live here.
             do { try Sys.chmod(path, FileDescriptor.directoryMode) } catch { throw .storage(.system(error)) }
@@ -120,7 +129,9 @@ public final class DataDirectory: Sendable {
 
     /// Creates a data directory (or adds to an empty one): the users file and each conversation's
     /// `conversation.json`, durably. For tests, demos and the load tool.
-    public static func create(at path: String, users: UserTokens, conversations: [ConversationID: ConversationInfo]) throws(ServerError) {
+    public static func create(at path: String, users: UserTokens, conversations: [ConversationID: ConversationInfo])
+        throws(ServerError)
+    {
         do throws(SystemError) {
             try DurableFile.makeDirectories(path + "/" + StoreLayout.conversations)
             try DurableFile.write(users.encode(), to: usersFileName, in: path)

@@ -63,35 +63,48 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
                 rateLimit = try Self.probability(key, String(pieces[0]))
                 if pieces.count == 2 {
                     guard let seconds = Int(pieces[1]), (0...86_400).contains(seconds) else {
-                        throw .badValue(key: key, value: value, expected: "a probability, optionally followed by :seconds (0 to 86400), like 0.1:2")
+                        throw .badValue(
+                            key: key, value: value,
+                            expected: "a probability, optionally followed by :seconds (0 to 86400), like 0.1:2")
                     }
                     retryAfterSeconds = seconds
                 } else if pieces.count > 2 {
-                    throw .badValue(key: key, value: value, expected: "a probability, optionally followed by :seconds, like 0.1:2")
+                    throw .badValue(
+                        key: key, value: value, expected: "a probability, optionally followed by :seconds, like 0.1:2")
                 }
             case "latency": latencyMilliseconds = try Self.duration(key, value)
             case "live-close":
                 let milliseconds = try Self.duration(key, value)
-                guard milliseconds > 0 else { throw .badValue(key: key, value: value, expected: "a duration above zero, like 10s") }
+                guard milliseconds > 0 else {
+                    throw .badValue(key: key, value: value, expected: "a duration above zero, like 10s")
+                }
                 liveCloseMilliseconds = milliseconds
             case "live-drop": liveDrop = try Self.probability(key, value)
             case "live-dup": liveDuplicate = try Self.probability(key, value)
             case "live-reorder": liveReorder = try Self.probability(key, value)
             case "live-hold":
                 guard let count = Int(value), (1...LiveSession.maxQueuedEvents).contains(count) else {
-                    throw .badValue(key: key, value: value, expected: "a number of events from 1 to \(LiveSession.maxQueuedEvents), like live-hold=1000")
+                    throw .badValue(
+                        key: key, value: value,
+                        expected: "a number of events from 1 to \(LiveSession.maxQueuedEvents), like live-hold=1000")
                 }
                 liveHold = count
             case "reject-text":
-                guard !value.isEmpty else { throw .badValue(key: key, value: value, expected: "a word to refuse, like reject-text=forbidden") }
+                guard !value.isEmpty else {
+                    throw .badValue(key: key, value: value, expected: "a word to refuse, like reject-text=forbidden")
+                }
                 rejectText = value
             case "no-start":
                 guard let status = Int(value), status == 404 || status == 405 else {
-                    throw .badValue(key: key, value: value, expected: "404 or 405, the answer of a server without POST /v1/conversations")
+                    throw .badValue(
+                        key: key, value: value,
+                        expected: "404 or 405, the answer of a server without POST /v1/conversations")
                 }
                 noStartStatus = status
             case "seed":
-                guard let number = UInt64(value) else { throw .badValue(key: key, value: value, expected: "a whole number from 0 to \(UInt64.max)") }
+                guard let number = UInt64(value) else {
+                    throw .badValue(key: key, value: value, expected: "a whole number from 0 to \(UInt64.max)")
+                }
                 seed = number
             default:
                 throw .unknownKey(key)
@@ -130,7 +143,9 @@ public struct Faults: Sendable, Hashable, CustomStringConvertible {
 
     private static func duration(_ key: String, _ value: String) throws(FaultsError) -> Int {
         let (digits, scale): (Substring, Int) =
-            if value.hasSuffix("ms") { (value.dropLast(2), 1) } else if value.hasSuffix("s") { (value.dropLast(1), 1000) } else { ("", 0) }
+            if value.hasSuffix("ms") { (value.dropLast(2), 1) } else if value.hasSuffix("s") {
+                (value.dropLast(1), 1000)
+            } else { ("", 0) }
         guard scale > 0, let number = Int(digits), number >= 0, number <= 86_400_000 / scale else {
             throw .badValue(key: key, value: value, expected: "a duration like 250ms or 10s")
         }
@@ -146,11 +161,11 @@ public enum FaultsError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .malformed(pair):
+        case .malformed(let pair):
             "--faults: \"\(pair)\" is not key=value; separate pairs with commas, like drop-reply=0.2,seed=7"
-        case let .unknownKey(key):
+        case .unknownKey(let key):
             "--faults: unknown fault \"\(key)\"; known: drop-reply, error5xx, rate-limit, latency, live-close, live-drop, live-dup, live-reorder, live-hold, reject-text, no-start, seed"
-        case let .badValue(key, value, expected):
+        case .badValue(let key, let value, let expected):
             "--faults: \(key)=\"\(value)\" is not valid; expected \(expected)"
         }
     }
@@ -158,7 +173,8 @@ public enum FaultsError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// The kinds of fault decision; each draws from its own stream of the seed.
 enum FaultKind: UInt64, Sendable {
-    case dropReply = 1, error5xx, rateLimit, liveDrop, liveDuplicate, liveReorder
+    case dropReply = 1
+    case error5xx, rateLimit, liveDrop, liveDuplicate, liveReorder
 }
 
 extension Faults {
@@ -177,7 +193,9 @@ extension Faults {
 
 extension String {
     func trimmingSpaces() -> String {
-        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -59,7 +59,8 @@ final class LiveSession: Sendable {
     let wakeUp: WakePipe
     /// The queue, and whether the session ended: a publisher that picked this session just
     /// before it ended queues nothing more.
-    private let queue = Lock<(events: [String], overflowed: Bool, closed: Bool, holdUntil: Int?)>(([], false, false, nil))
+    private let queue = Lock<(events: [String], overflowed: Bool, closed: Bool, holdUntil: Int?)>(
+        ([], false, false, nil))
 
     init(user: UserID, number: UInt64, wakeUp: WakePipe) {
         self.user = user
@@ -99,7 +100,7 @@ final class LiveSession: Sendable {
         return queue.withLock { queue in
             if let hold = queue.holdUntil {
                 guard queue.overflowed || queue.events.count >= hold else { return ([], false) }
-                queue.holdUntil = nil  // one burst per socket; then events go as they come
+                queue.holdUntil = nil // one burst per socket; then events go as they come
             }
             defer { queue.events = [] }
             return (queue.events, queue.overflowed)

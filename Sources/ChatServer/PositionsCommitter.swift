@@ -54,7 +54,7 @@ final class PositionsCommitter: Sendable {
             switch ticket.wait() {
             case .lead: commitBatch()
             case .durable: return
-            case let .failed(error): throw error
+            case .failed(let error): throw error
             }
         }
     }

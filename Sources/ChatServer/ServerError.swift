@@ -21,19 +21,19 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .badDataDirectory(path, reason):
+        case .badDataDirectory(let path, let reason):
             "data directory \(path): \(reason)"
-        case let .badUsersFile(path, reason):
+        case .badUsersFile(let path, let reason):
             "users file \(path): \(reason)"
-        case let .dataDirectoryInUse(path):
+        case .dataDirectoryInUse(let path):
             "data directory \(path) is in use by another chatdir serve; stop it first or pass another --data"
-        case let .dataDirectoryExists(path):
+        case .dataDirectoryExists(let path):
             "data directory \(path) exists and is not empty: nothing was written; serve it with `chatdir serve --data \(path)`, or give --init a new directory"
-        case let .storage(error):
+        case .storage(let error):
             error.description
-        case let .socket(error):
+        case .socket(let error):
             error.description + Self.hint(error.errno)
-        case let .tls(reason):
+        case .tls(let reason):
             reason
         }
     }
@@ -41,7 +41,8 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// What to do about a socket that cannot be set up, for the errors `bind` gives.
     static func hint(_ errno: Errno) -> String {
         switch errno {
-        case .addressInUse: "; another process listens on that port: pick another with --port, or --port 0 for any free one"
+        case .addressInUse:
+            "; another process listens on that port: pick another with --port, or --port 0 for any free one"
         case .accessDenied: "; ports below 1024 need privileges: use a higher --port"
         case .addressNotAvailable: "; that address is not on this machine: use 127.0.0.1"
         default: ""
@@ -51,19 +52,19 @@ public enum ServerError: Error, Sendable, CustomStringConvertible {
     /// Whether the listening socket could not be bound because the address is taken (EADDRINUSE):
     /// the one failure a restart on the same port may wait out.
     public var isAddressInUse: Bool {
-        if case let .socket(error) = self { return error.errno == .addressInUse }
+        if case .socket(let error) = self { return error.errno == .addressInUse }
         return false
     }
 
     /// The sysexits(3) code for this error.
     public var exitCode: Int32 {
         switch self {
-        case .badDataDirectory, .badUsersFile: 66  // EX_NOINPUT
-        case .dataDirectoryInUse: 75               // EX_TEMPFAIL
-        case .dataDirectoryExists: 73              // EX_CANTCREAT
-        case let .storage(error): error.exitCode
-        case .socket: 69                           // EX_UNAVAILABLE
-        case .tls: 77                              // EX_NOPERM: a key others can read, or unusable files
+        case .badDataDirectory, .badUsersFile: 66 // EX_NOINPUT
+        case .dataDirectoryInUse: 75 // EX_TEMPFAIL
+        case .dataDirectoryExists: 73 // EX_CANTCREAT
+        case .storage(let error): error.exitCode
+        case .socket: 69 // EX_UNAVAILABLE
+        case .tls: 77 // EX_NOPERM: a key others can read, or unusable files
         }
     }
 }

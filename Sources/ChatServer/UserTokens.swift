@@ -37,8 +37,12 @@ public struct UserTokens: Sendable, Hashable {
         writer.raw("[\n")
         for (index, token) in users.keys.sorted().enumerated() {
             if index > 0 { writer.raw(",\n") }
-            writer.raw("{"); writer.key("token"); writer.write(token)
-            writer.raw(","); writer.key("userId"); writer.write(users[token]?.rawValue ?? "")
+            writer.raw("{")
+            writer.key("token")
+            writer.write(token)
+            writer.raw(",")
+            writer.key("userId")
+            writer.write(users[token]?.rawValue ?? "")
             writer.raw("}")
         }
         writer.raw(users.isEmpty ? "]\n" : "\n]\n")
@@ -52,28 +56,44 @@ public struct UserTokens: Sendable, Hashable {
         do { value = try JSONParser.parse(bytes) } catch {
             throw .badUsersFile(path: path, reason: "not valid JSON: \(error)")
         }
-        guard case let .array(entries) = value else {
-            throw .badUsersFile(path: path, reason: "expected a JSON array of {\"token\": …, \"userId\": …} objects, found \(value.typeDescription)")
+        guard case .array(let entries) = value else {
+            throw .badUsersFile(
+                path: path,
+                reason: "expected a JSON array of {\"token\": …, \"userId\": …} objects, found \(value.typeDescription)"
+            )
         }
         var users: [String: UserID] = [:]
         for (index, entry) in entries.enumerated() {
             let label = "entry \(index + 1)"
-            guard case let .object(members) = entry else {
-                throw .badUsersFile(path: path, reason: "\(label) is \(entry.typeDescription), expected an object with \"token\" and \"userId\"")
+            guard case .object(let members) = entry else {
+                throw .badUsersFile(
+                    path: path,
+                    reason: "\(label) is \(entry.typeDescription), expected an object with \"token\" and \"userId\"")
             }
             for member in members where member.key != "token" && member.key != "userId" {
-                throw .badUsersFile(path: path, reason: "\(label) has unknown field \(quoted(member.key)); allowed: token, userId")
+                throw .badUsersFile(
+                    path: path, reason: "\(label) has unknown field \(quoted(member.key)); allowed: token, userId")
             }
-            guard case let .string(token)? = entry["token"], !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw .badUsersFile(path: path, reason: "\(label) needs \"token\": a non-empty string of visible ASCII characters (it is sent in an HTTP header)")
+            guard case .string(let token)? = entry["token"], !token.isEmpty,
+                token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            else {
+                throw .badUsersFile(
+                    path: path,
+                    reason:
+                        "\(label) needs \"token\": a non-empty string of visible ASCII characters (it is sent in an HTTP header)"
+                )
             }
-            guard case let .string(name)? = entry["userId"] else {
+            guard case .string(let name)? = entry["userId"] else {
                 throw .badUsersFile(path: path, reason: "\(label) needs \"userId\", a string")
             }
             let user: UserID
             do { user = try UserID(name) } catch { throw .badUsersFile(path: path, reason: "\(label): \(error)") }
             guard users[token] == nil else {
-                throw .badUsersFile(path: path, reason: "\(label) repeats a token already given to \(users[token]?.rawValue ?? ""); give each token to one user")
+                throw .badUsersFile(
+                    path: path,
+                    reason:
+                        "\(label) repeats a token already given to \(users[token]?.rawValue ?? ""); give each token to one user"
+                )
             }
             users[token] = user
         }
@@ -103,7 +123,9 @@ public struct UserTokens: Sendable, Hashable {
 
     /// Every token with its user, sorted by user (then token): what `serve --init` prints.
     public var tokensByUser: [(user: UserID, token: String)] {
-        users.map { (user: $0.value, token: $0.key) }.sorted { ($0.user.rawValue, $0.token) < ($1.user.rawValue, $1.token) }
+        users.map { (user: $0.value, token: $0.key) }.sorted {
+            ($0.user.rawValue, $0.token) < ($1.user.rawValue, $1.token)
+        }
     }
 
     /// Reads the users file at `path`.
@@ -111,7 +133,11 @@ public struct UserTokens: Sendable, Hashable {
         let bytes: [UInt8]
         do { bytes = try Sys.readFile(path) } catch {
             if error.isNotFound {
-                throw .badUsersFile(path: path, reason: "it does not exist; make a data directory with `chatdir serve --init DIR --user NAME…`, or name another users file with --users FILE")
+                throw .badUsersFile(
+                    path: path,
+                    reason:
+                        "it does not exist; make a data directory with `chatdir serve --init DIR --user NAME…`, or name another users file with --users FILE"
+                )
             }
             throw .badUsersFile(path: path, reason: error.description)
         }

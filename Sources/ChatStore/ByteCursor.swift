@@ -33,7 +33,10 @@ struct ByteCursor {
             while end - index >= 8 {
                 let word = ByteScan.word(base + index)
                 if ByteScan.has(UInt8(ascii: "\""), in: word) || ByteScan.has(UInt8(ascii: "\\"), in: word)
-                    || ByteScan.hasByte(below: 0x20, in: word) { break }
+                    || ByteScan.hasByte(below: 0x20, in: word)
+                {
+                    break
+                }
                 index += 8
             }
         }

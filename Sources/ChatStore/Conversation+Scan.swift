@@ -18,13 +18,15 @@ extension Conversation {
         var count = 0
         for range in try segmentRanges() {
             let name = StoreLayout.messages + "/" + range.fileName
-            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
+            guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
             count += try countInSegment(bytes, name: name, range: range, needle: needle, prefilter: prefilter)
         }
         return count
     }
 
-    private func countInSegment(_ bytes: [UInt8], name: String, range: SegmentRange, needle: [UInt8], prefilter: Bool) throws(StoreError) -> Int {
+    private func countInSegment(_ bytes: [UInt8], name: String, range: SegmentRange, needle: [UInt8], prefilter: Bool)
+        throws(StoreError) -> Int
+    {
         // The canonical layout starts with "[\n" and ends with "\n]\n"; anything else (another
         // layout, a damaged file) is decoded the slow way, which also names what is wrong.
         guard Self.isCanonicalSegment(bytes), prefilter, !needle.isEmpty else {
@@ -46,10 +48,16 @@ extension Conversation {
             do throws(JSONParser.Failure) {
                 record = try JSONParser.parse(bytes, in: content)
             } catch {
-                throw .damaged(StoreProblem(path: relative(name), line: line, "not valid JSON: \(error.reason); run chatdir check for the whole story"))
+                throw .damaged(
+                    StoreProblem(
+                        path: relative(name), line: line,
+                        "not valid JSON: \(error.reason); run chatdir check for the whole story"))
             }
-            guard case let .string(text)? = record["text"] else {
-                throw .damaged(StoreProblem(path: relative(name), line: line, "the record has no \"text\" string; run chatdir check for the whole story"))
+            guard case .string(let text)? = record["text"] else {
+                throw .damaged(
+                    StoreProblem(
+                        path: relative(name), line: line,
+                        "the record has no \"text\" string; run chatdir check for the whole story"))
             }
             if Self.contains(Array(text.utf8)[...], needle) { count += 1 }
             return true
@@ -64,12 +72,15 @@ extension Conversation {
     /// string value (a quote there is escaped), so its first occurrence is the key.
     static func rawText(_ bytes: [UInt8], _ record: Range<Int>) -> Range<Int>? {
         guard record.count >= textKey.count + 3, bytes[record.upperBound - 1] == UInt8(ascii: "}"),
-              bytes[record.upperBound - 2] == UInt8(ascii: "\""), bytes[record.lowerBound] == UInt8(ascii: "{") else { return nil }
+            bytes[record.upperBound - 2] == UInt8(ascii: "\""), bytes[record.lowerBound] == UInt8(ascii: "{")
+        else { return nil }
         let end = record.upperBound - 2
         guard let key = firstIndex(of: textKey, in: bytes[record]) else { return nil }
         let start = key + textKey.count
         // No escape and no quote: a quote here would be structure (keys in another order).
-        guard start <= end, !bytes[start..<end].contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return nil }
+        guard start <= end,
+            !bytes[start..<end].contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") })
+        else { return nil }
         return start..<end
     }
 

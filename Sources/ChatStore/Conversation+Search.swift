@@ -23,17 +23,21 @@ extension Conversation {
     /// - Throws: ``StoreError/damaged(_:)`` naming the file and line of a record that cannot
     ///   be read.
     @discardableResult
-    public func search(_ matcher: TextMatcher, where include: (Message) -> Bool = { _ in true }, _ visit: (SearchHit) -> Bool) throws(StoreError) -> Bool {
+    public func search(
+        _ matcher: TextMatcher, where include: (Message) -> Bool = { _ in true }, _ visit: (SearchHit) -> Bool
+    ) throws(StoreError) -> Bool {
         // A literal that JSON escapes is not in the raw line as typed: then every line is parsed.
         let literal = matcher.literal.flatMap { bytes in
-            bytes.isEmpty || bytes.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 } ? nil : bytes
+            bytes.isEmpty || bytes.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }
+                ? nil : bytes
         }
         for range in try segmentRanges() {
             let name = StoreLayout.messages + "/" + range.fileName
-            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
+            guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
             let goOn: Bool
             if let literal, Self.isCanonicalSegment(bytes) {
-                goOn = try searchRaw(bytes, name: name, range: range, literal: literal, matcher: matcher, include: include, visit)
+                goOn = try searchRaw(
+                    bytes, name: name, range: range, literal: literal, matcher: matcher, include: include, visit)
             } else {
                 goOn = try searchDecoded(bytes, name: name, range: range, matcher: matcher, include: include, visit)
             }
@@ -45,18 +49,23 @@ extension Conversation {
     /// "[\n", records, "\n]\n": the layout whose lines are records.
     static func isCanonicalSegment(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 4 && bytes[0] == UInt8(ascii: "[") && bytes[1] == 0x0A
-            && bytes[bytes.count - 1] == 0x0A && bytes[bytes.count - 2] == UInt8(ascii: "]") && bytes[bytes.count - 3] == 0x0A
+            && bytes[bytes.count - 1] == 0x0A && bytes[bytes.count - 2] == UInt8(ascii: "]")
+            && bytes[bytes.count - 3] == 0x0A
     }
 
-    private func searchRaw(_ bytes: [UInt8], name: String, range: SegmentRange, literal: [UInt8], matcher: TextMatcher,
-                           include: (Message) -> Bool, _ visit: (SearchHit) -> Bool) throws(StoreError) -> Bool {
+    private func searchRaw(
+        _ bytes: [UInt8], name: String, range: SegmentRange, literal: [UInt8], matcher: TextMatcher,
+        include: (Message) -> Bool, _ visit: (SearchHit) -> Bool
+    ) throws(StoreError) -> Bool {
         var fallback: Int?
         var previous = 0
         let finished = try Self.forEachLine(holding: literal, in: bytes) { lineStart, record in
             // A record in another form (an escape in a string, keys reordered by hand) is rare,
             // and so is a sequence out of order or outside the file's range: the rest of the
             // file is then read the general way, which also names what is wrong.
-            guard let message = SegmentFile.canonicalRecord(bytes, record), range.contains(message.sequence), message.sequence > previous else {
+            guard let message = SegmentFile.canonicalRecord(bytes, record), range.contains(message.sequence),
+                message.sequence > previous
+            else {
                 fallback = lineStart
                 return false
             }
@@ -64,7 +73,8 @@ extension Conversation {
             return visitIfMatching(message, matcher: matcher, include: include, visit)
         }
         if let fallback {
-            return try searchDecoded(bytes, name: name, range: range, matcher: matcher, include: include, fromByte: fallback, visit)
+            return try searchDecoded(
+                bytes, name: name, range: range, matcher: matcher, include: include, fromByte: fallback, visit)
         }
         return finished
     }
@@ -73,7 +83,10 @@ extension Conversation {
     /// with where the line starts and its record (without the comma), until `body` returns
     /// false; returns false when it did. memchr jumps from hit to hit, so lines without the
     /// bytes cost nothing.
-    static func forEachLine(holding literal: [UInt8], in bytes: [UInt8], _ body: (_ lineStart: Int, _ record: Range<Int>) throws(StoreError) -> Bool) throws(StoreError) -> Bool {
+    static func forEachLine(
+        holding literal: [UInt8], in bytes: [UInt8],
+        _ body: (_ lineStart: Int, _ record: Range<Int>) throws(StoreError) -> Bool
+    ) throws(StoreError) -> Bool {
         var position = 2
         let end = bytes.count - 2
         while let hit = Sys.find(literal, in: bytes, from: position), hit < end {
@@ -83,7 +96,9 @@ extension Conversation {
             while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
             position = lineEnd + 1
             var content = lineStart..<lineEnd
-            if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) ?? false { content = content.lowerBound..<(content.upperBound - 1) }
+            if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) ?? false {
+                content = content.lowerBound..<(content.upperBound - 1)
+            }
             if try !body(lineStart, content) { return false }
         }
         return true
@@ -91,19 +106,25 @@ extension Conversation {
 
     /// The general way: the whole file decoded (every error found), then each message tested.
     /// With `fromByte`, only the records on lines starting at or after that offset are visited.
-    private func searchDecoded(_ bytes: [UInt8], name: String, range: SegmentRange, matcher: TextMatcher,
-                               include: (Message) -> Bool, fromByte: Int = 0, _ visit: (SearchHit) -> Bool) throws(StoreError) -> Bool {
+    private func searchDecoded(
+        _ bytes: [UInt8], name: String, range: SegmentRange, matcher: TextMatcher,
+        include: (Message) -> Bool, fromByte: Int = 0, _ visit: (SearchHit) -> Bool
+    ) throws(StoreError) -> Bool {
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError { throw .damaged(problem) }
         let firstLine = fromByte == 0 ? 0 : bytes[0..<fromByte].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         for (index, message) in decoded.messages.enumerated() {
-            if firstLine > 0, index < decoded.lines.count, let line = decoded.lines[index], line < firstLine { continue }
+            if firstLine > 0, index < decoded.lines.count, let line = decoded.lines[index], line < firstLine {
+                continue
+            }
             if !visitIfMatching(message, matcher: matcher, include: include, visit) { return false }
         }
         return true
     }
 
-    private func visitIfMatching(_ message: Message, matcher: TextMatcher, include: (Message) -> Bool, _ visit: (SearchHit) -> Bool) -> Bool {
+    private func visitIfMatching(
+        _ message: Message, matcher: TextMatcher, include: (Message) -> Bool, _ visit: (SearchHit) -> Bool
+    ) -> Bool {
         guard include(message) else { return true }
         let matches = matcher.matches(in: message.text)
         guard !matches.isEmpty else { return true }

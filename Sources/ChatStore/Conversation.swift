@@ -38,8 +38,13 @@ public struct Conversation: Sendable {
     /// than `expected` bytes (1 KiB unless said) takes one read, and a larger one is read on
     /// into a buffer that doubles. Never through a symlink, never past `limit` bytes
     /// (``StoreFiles/read(_:relative:expected:limit:what:)``).
-    func read(_ relativeName: String, expected: Int = 1024, limit: Int = StoreFiles.maxFileBytes, what: String = "a store file") throws(StoreError) -> [UInt8]? {
-        try StoreFiles.read(directory + "/" + relativeName, relative: relative(relativeName), expected: expected, limit: limit, what: what)
+    func read(
+        _ relativeName: String, expected: Int = 1024, limit: Int = StoreFiles.maxFileBytes,
+        what: String = "a store file"
+    ) throws(StoreError) -> [UInt8]? {
+        try StoreFiles.read(
+            directory + "/" + relativeName, relative: relative(relativeName), expected: expected, limit: limit,
+            what: what)
     }
 
     /// A buffer that holds a whole segment of this conversation in one read, as a rule.
@@ -73,7 +78,7 @@ public struct Conversation: Sendable {
     func outboxEntries(_ names: [String]) throws(StoreError) -> [OutboxEntry] {
         var entries: [OutboxEntry] = []
         for name in names {
-            guard let bytes = try read(StoreLayout.outbox + "/" + name) else { continue }  // delivered meanwhile
+            guard let bytes = try read(StoreLayout.outbox + "/" + name) else { continue } // delivered meanwhile
             let decoded = OutboxFile.decode(bytes, name: name, path: relative(StoreLayout.outbox + "/" + name))
             if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
             if let entry = decoded.entry { entries.append(entry) }
@@ -137,21 +142,26 @@ public struct Conversation: Sendable {
     /// (``SegmentFile/decodeTail(_:range:count:below:)``); anything else (another layout, a
     /// damaged record among them, a client ID twice in the page) is read again whole, file by
     /// file, which gives the same page or throws the error naming file and line.
-    public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
+    public func newestMessages(limit: Int, before: Int? = nil) throws(StoreError) -> (
+        messages: [Message], hasOlder: Bool
+    ) {
         if let page = try newestMessagesFromTails(limit: limit, before: before) { return page }
         return try newestMessagesDecodingWhole(limit: limit, before: before)
     }
 
     /// The page from segment tails; nil when one of them is not plainly canonical and sound, or
     /// when a client ID appears twice in the page.
-    func newestMessagesFromTails(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool)? {
+    func newestMessagesFromTails(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool)?
+    {
         var walk = try SegmentWalk(self, before: before)
-        var tails: [[Message]] = []  // newest first
+        var tails: [[Message]] = [] // newest first
         var collected = 0
         var hasEarlier = false
         while collected < limit, let range = try walk.next() {
-            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
-            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else { return nil }
+            guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
+            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else {
+                return nil
+            }
             tails.append(tail.messages)
             collected += tail.messages.count
             hasEarlier = tail.hasEarlier
@@ -169,7 +179,9 @@ public struct Conversation: Sendable {
     }
 
     /// The page from whole segment files, each decoded and checked in full.
-    func newestMessagesDecodingWhole(limit: Int, before: Int?) throws(StoreError) -> (messages: [Message], hasOlder: Bool) {
+    func newestMessagesDecodingWhole(limit: Int, before: Int?) throws(StoreError) -> (
+        messages: [Message], hasOlder: Bool
+    ) {
         var walk = try SegmentWalk(self, before: before)
         var collected: [Message] = []
         // Which file (index into `files`) and record each client ID came from.
@@ -183,7 +195,10 @@ public struct Conversation: Sendable {
             for (index, message) in decoded.messages.enumerated() {
                 if let newer = seen.updateValue((files.count, index), forKey: message.clientMessageID) {
                     let file = files[newer.file]
-                    throw .damaged(.duplicateClientID(file.decoded.messages[newer.record], path: file.path, line: file.decoded.lines[newer.record], otherPath: path))
+                    throw .damaged(
+                        .duplicateClientID(
+                            file.decoded.messages[newer.record], path: file.path,
+                            line: file.decoded.lines[newer.record], otherPath: path))
                 }
             }
             files.append((decoded, path))
@@ -207,8 +222,9 @@ public struct Conversation: Sendable {
     /// tried. Nil when there is no usable hint; callers then list the directory.
     func hintedNewestSegment() -> SegmentRange? {
         guard let bytes = try? read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64, limit: 4096),
-              let hint = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
-              hint.isAligned(size: segmentSize) else { return nil }
+            let hint = SegmentRange(fileName: String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)),
+            hint.isAligned(size: segmentSize)
+        else { return nil }
         var newest = hint
         while case let next = SegmentRange(containing: newest.last + 1, size: segmentSize), hasSegment(next) {
             newest = next
@@ -221,7 +237,6 @@ public struct Conversation: Sendable {
         }
         return nil
     }
-
 
     /// Everything a screen of this conversation shows, read from disk once.
     public func snapshot(limit: Int, before: Int? = nil) throws(StoreError) -> ConversationSnapshot {

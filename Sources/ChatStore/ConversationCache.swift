@@ -63,7 +63,8 @@ final class ConversationCache {
         removedSegments = [:]
         exists = conversation.exists
 
-        let ranges = note(path: StoreLayout.messages) { () throws(StoreError) in try conversation.segmentRanges() } ?? []
+        let ranges =
+            note(path: StoreLayout.messages) { () throws(StoreError) in try conversation.segmentRanges() } ?? []
         segments = [:]
         if !loaded {
             // The window: the newest `limit` messages; everything from there on is followed.
@@ -87,7 +88,9 @@ final class ConversationCache {
             olderSegments = ranges.contains { $0.first < from }
         }
         outbox = [:]
-        for name in (note(path: StoreLayout.outbox) { () throws(StoreError) in try conversation.outboxFileNames() } ?? []) {
+        for name
+            in (note(path: StoreLayout.outbox) { () throws(StoreError) in try conversation.outboxFileNames() } ?? [])
+        {
             if let entry = readOutboxEntry(name) { outbox[name] = entry }
         }
         info = readInfo()
@@ -101,8 +104,12 @@ final class ConversationCache {
         let newMessages = allMessages()
         let oldBySequence = Dictionary(oldMessages.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
         let newSequences = Set(newMessages.map(\.sequence))
-        for message in newMessages where oldBySequence[message.sequence] != message { changes.append(.messageAdded(id, message)) }
-        for message in oldMessages where !newSequences.contains(message.sequence) { changes.append(.messageRemoved(id, sequence: message.sequence)) }
+        for message in newMessages where oldBySequence[message.sequence] != message {
+            changes.append(.messageAdded(id, message))
+        }
+        for message in oldMessages where !newSequences.contains(message.sequence) {
+            changes.append(.messageRemoved(id, sequence: message.sequence))
+        }
         changes += outboxChanges(old: Array(oldOutbox.values), new: Array(outbox.values))
         if positions != oldPositions { changes.append(.positionsChanged(id)) }
         if info != oldInfo { changes.append(.detailsChanged(id)) }
@@ -161,7 +168,9 @@ final class ConversationCache {
                 let oldBySequence = Dictionary(old.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
                 let newSequences = Set(new.map(\.sequence))
                 added += new.filter { oldBySequence[$0.sequence] != $0 }
-                for message in old where !newSequences.contains(message.sequence) { result.append(.messageRemoved(id, sequence: message.sequence)) }
+                for message in old where !newSequences.contains(message.sequence) {
+                    result.append(.messageRemoved(id, sequence: message.sequence))
+                }
             case StoreLayout.outbox:
                 if change.name == StoreLayout.readPosition {
                     let old = wantedRead
@@ -180,7 +189,8 @@ final class ConversationCache {
             }
         }
         // New messages in sequence order, whatever order their files changed in.
-        return added.sorted { $0.sequence < $1.sequence }.map { .messageAdded(id, $0) } + result + outboxChanges(old: oldOutbox, new: newOutbox)
+        return added.sorted { $0.sequence < $1.sequence }.map { .messageAdded(id, $0) } + result
+            + outboxChanges(old: oldOutbox, new: newOutbox)
     }
 
     /// Checks whether a sync worker holds the lock; returns the change when that moved.
@@ -194,7 +204,8 @@ final class ConversationCache {
     /// Reads `.sync-status` again (after ``refreshSyncWorker()``); returns whether what a screen
     /// shows of the worker changed. Not a ``StoreChange``: the figures are no change to the files.
     func refreshWorkerState() -> Bool {
-        let new = SyncWorkerState.read(storeRoot: storeRoot, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
+        let new = SyncWorkerState.read(
+            storeRoot: storeRoot, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
         defer { worker = new }
         return !new.looksLike(worker, in: conversation.id)
     }
@@ -254,7 +265,7 @@ final class ConversationCache {
             problems[relative(path)] = nil
             return value
         } catch {
-            if case let .system(systemError) = error, systemError.isNotFound { return nil }
+            if case .system(let systemError) = error, systemError.isNotFound { return nil }
             problems[relative(path)] = error.description
             return nil
         }
@@ -264,7 +275,8 @@ final class ConversationCache {
     /// far stays on screen instead (a tool writing in place may be half-way through).
     private func readSegment(_ range: SegmentRange, keeping old: [Message]? = nil) -> [Message] {
         let name = StoreLayout.messages + "/" + range.fileName
-        guard let bytes = note(path: name, { () throws(StoreError) in try conversation.segmentBytes(range) }) ?? nil else { return [] }
+        guard let bytes = note(path: name, { () throws(StoreError) in try conversation.segmentBytes(range) }) ?? nil
+        else { return [] }
         let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
         if let problem = decoded.firstError {
             problems[relative(name)] = problem.description
@@ -275,7 +287,9 @@ final class ConversationCache {
 
     private func readOutboxEntry(_ name: String, keeping old: OutboxEntry? = nil) -> OutboxEntry? {
         let path = StoreLayout.outbox + "/" + name
-        guard let bytes = note(path: path, { () throws(StoreError) in try conversation.read(path) }) ?? nil else { return nil }
+        guard let bytes = note(path: path, { () throws(StoreError) in try conversation.read(path) }) ?? nil else {
+            return nil
+        }
         let decoded = OutboxFile.decode(bytes, name: name, path: relative(path))
         if let problem = decoded.problems.first(where: { $0.severity == .error }) {
             problems[relative(path)] = problem.description
@@ -293,7 +307,9 @@ final class ConversationCache {
     }
 
     private func readWanted() -> Int? {
-        note(path: StoreLayout.outbox + "/" + StoreLayout.readPosition) { () throws(StoreError) in try conversation.wantedReadPosition() } ?? nil
+        note(path: StoreLayout.outbox + "/" + StoreLayout.readPosition) { () throws(StoreError) in
+            try conversation.wantedReadPosition()
+        } ?? nil
     }
 
     /// Outbox differences by client message ID: a retry (removed under one name, added under

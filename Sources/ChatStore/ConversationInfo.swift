@@ -13,9 +13,12 @@ public struct ConversationInfo: Hashable, Sendable {
     /// One key per line; members sorted so every device writes the same bytes.
     public func encode() -> [UInt8] {
         var writer = JSONWriter()
-        writer.raw("{\n"); writer.key("members")
+        writer.raw("{\n")
+        writer.key("members")
         writer.write(.array(members.sorted().map { .string($0.rawValue) }))
-        writer.raw(",\n"); writer.key("title"); writer.write(title)
+        writer.raw(",\n")
+        writer.key("title")
+        writer.write(title)
         writer.raw("\n}\n")
         return writer.bytes
     }
@@ -31,13 +34,16 @@ public struct ConversationInfo: Hashable, Sendable {
             var members: [UserID] = []
             if !cursor.literal("]") {
                 repeat {
-                    guard cursor.literal("\""), let name = cursor.plainString(), let user = UserID(utf8: name) else { return nil }
+                    guard cursor.literal("\""), let name = cursor.plainString(), let user = UserID(utf8: name) else {
+                        return nil
+                    }
                     members.append(user)
                 } while cursor.literal(",")
                 guard cursor.literal("]") else { return nil }
             }
             guard cursor.literal(",\n\"title\":\""), let title = cursor.plainString().flatMap(ByteCursor.string),
-                  cursor.literal("\n}\n"), cursor.index == buffer.count else { return nil }
+                cursor.literal("\n}\n"), cursor.index == buffer.count
+            else { return nil }
             return ConversationInfo(title: title, members: members)
         }
         guard let info, info.encode() == bytes else { return nil }
@@ -47,7 +53,8 @@ public struct ConversationInfo: Hashable, Sendable {
     public static func decode(_ bytes: [UInt8], path: String) -> (info: ConversationInfo?, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
-              var reader = RecordReader(value, what: "conversation details", path: path, line: nil, problems: &problems) else { return (nil, problems) }
+            var reader = RecordReader(value, what: "conversation details", path: path, line: nil, problems: &problems)
+        else { return (nil, problems) }
         let title = reader.string("title")
         let members = reader.userIDs("members")
         reader.rejectUnknownKeys(["members", "title"])
@@ -63,8 +70,10 @@ extension RecordReader {
     mutating func userIDs(_ key: String) -> [UserID] {
         var users: [UserID] = []
         for (index, element) in (array(key) ?? []).enumerated() {
-            guard case let .string(text) = element, let user = try? UserID(text) else {
-                problem("\(key)[\(index)] must be a valid user ID, found \(element.typeDescription == "a string" ? quoted(element.stringValue ?? "") : element.typeDescription)")
+            guard case .string(let text) = element, let user = try? UserID(text) else {
+                problem(
+                    "\(key)[\(index)] must be a valid user ID, found \(element.typeDescription == "a string" ? quoted(element.stringValue ?? "") : element.typeDescription)"
+                )
                 continue
             }
             users.append(user)

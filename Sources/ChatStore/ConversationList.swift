@@ -8,7 +8,9 @@ public struct ConversationList: Hashable, Sendable {
     /// The sync worker: connected or reconnecting (and why), the conversations it stopped on.
     public var worker: SyncWorkerState
 
-    public init(conversations: [ConversationSummary], polling: WatchFallback? = nil, worker: SyncWorkerState = SyncWorkerState()) {
+    public init(
+        conversations: [ConversationSummary], polling: WatchFallback? = nil, worker: SyncWorkerState = SyncWorkerState()
+    ) {
         self.conversations = conversations
         self.polling = polling
         self.worker = worker

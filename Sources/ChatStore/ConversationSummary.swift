@@ -34,7 +34,9 @@ extension Conversation {
     /// back to my read position (at most until ``ConversationSummary/unreadCap`` unread are found).
     /// Never throws: a damaged file is reported in ``ConversationSummary/problem``.
     public func summary(me: UserID) -> ConversationSummary {
-        var summary = ConversationSummary(id: id, title: id.rawValue, last: nil, unread: 0, pending: 0, failed: 0, creation: nil, activity: "", problem: nil)
+        var summary = ConversationSummary(
+            id: id, title: id.rawValue, last: nil, unread: 0, pending: 0, failed: 0, creation: nil, activity: "",
+            problem: nil)
         do {
             try requirePlainDirectories()
             summary.title = try info()?.title ?? id.rawValue
@@ -58,7 +60,8 @@ extension Conversation {
                 // All read: only the newest record is shown, read from the newest segment's tail.
                 summary.last = try newestMessages(limit: 1).messages.last
             }
-            summary.activity = max(summary.last?.sentAt ?? "", outbox.map(\.createdAt).max() ?? "", creation?.createdAt ?? "")
+            summary.activity = max(
+                summary.last?.sentAt ?? "", outbox.map(\.createdAt).max() ?? "", creation?.createdAt ?? "")
         } catch {
             summary.problem = error.description
         }
@@ -77,8 +80,10 @@ extension Conversation {
         var unread = 0
         var read: [Message] = []
         while let range = try walk.next(), range.last > readUpTo, unread < ConversationSummary.unreadCap {
-            guard let bytes = try segmentBytes(range) else { continue }  // removed meanwhile
-            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: .max, above: readUpTo) else { return nil }
+            guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
+            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: .max, above: readUpTo) else {
+                return nil
+            }
             if last == nil { last = tail.messages.last }
             unread += tail.messages.reduce(0) { $1.senderID != me ? $0 + 1 : $0 }
             read.append(contentsOf: tail.messages)

@@ -55,17 +55,26 @@ public final class DirectoryWatcher: Sendable {
     ///   - handler: called on the watcher's thread with each batch.
     /// - Throws: ``SystemError`` when the root cannot be watched (missing, not a directory, no
     ///   permission). The per-user inotify limits throw nothing: the watcher polls instead.
-    public convenience init(root: String, depth: Int, idleInterval: Int32 = -1, pollInterval: Int = DirectoryWatcher.defaultPollInterval,
-                            handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
-        try self.init(root: root, depth: depth, idleInterval: idleInterval, pollInterval: pollInterval, paused: false, handler: handler)
+    public convenience init(
+        root: String, depth: Int, idleInterval: Int32 = -1, pollInterval: Int = DirectoryWatcher.defaultPollInterval,
+        handler: @escaping @Sendable (WatchBatch) -> Void
+    ) throws(SystemError) {
+        try self.init(
+            root: root, depth: depth, idleInterval: idleInterval, pollInterval: pollInterval, paused: false,
+            handler: handler)
     }
 
     /// As the public initializer; `paused` keeps the thread from reading events until ``resume()``
     /// (tests use it to overflow the kernel's queue for real).
-    init(root: String, depth: Int, idleInterval: Int32, pollInterval: Int = DirectoryWatcher.defaultPollInterval, paused: Bool,
-         handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+    init(
+        root: String, depth: Int, idleInterval: Int32, pollInterval: Int = DirectoryWatcher.defaultPollInterval,
+        paused: Bool,
+        handler: @escaping @Sendable (WatchBatch) -> Void
+    ) throws(SystemError) {
         self.root = root
-        core = try Core(root: root, depth: depth, idleInterval: idleInterval, pollInterval: pollInterval, paused: paused, handler: handler)
+        core = try Core(
+            root: root, depth: depth, idleInterval: idleInterval, pollInterval: pollInterval, paused: paused,
+            handler: handler)
         Self.count(root, 1)
         thread = DedicatedThread()
         let core = core
@@ -118,8 +127,10 @@ public final class DirectoryWatcher: Sendable {
         let stopping = Atomic<Bool>(false)
         let paused: Atomic<Bool>
 
-        init(root: String, depth: Int, idleInterval: Int32, pollInterval: Int, paused: Bool,
-             handler: @escaping @Sendable (WatchBatch) -> Void) throws(SystemError) {
+        init(
+            root: String, depth: Int, idleInterval: Int32, pollInterval: Int, paused: Bool,
+            handler: @escaping @Sendable (WatchBatch) -> Void
+        ) throws(SystemError) {
             self.root = root
             self.idleInterval = idleInterval
             self.pollInterval = max(1, pollInterval)
@@ -166,7 +177,9 @@ public final class DirectoryWatcher: Sendable {
         /// (the first reason is the one kept); rethrows any other error.
         func fallBack(_ error: SystemError, path: String) throws(SystemError) {
             guard let limit = InotifyLimit.refusing(error) else { throw error }
-            if fallback == nil { fallback = WatchFallback(limit: limit, path: path, intervalMilliseconds: pollInterval) }
+            if fallback == nil {
+                fallback = WatchFallback(limit: limit, path: path, intervalMilliseconds: pollInterval)
+            }
         }
 
         func absolute(_ directory: String) -> String {
@@ -175,7 +188,9 @@ public final class DirectoryWatcher: Sendable {
 
         /// Watches the subdirectories of `directory` within the depth; with `report`, every file
         /// found is reported as written (it was made before the watch could see it).
-        func addSubdirectories(of directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]) {
+        func addSubdirectories(
+            of directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]
+        ) {
             guard let names = try? Sys.listDirectory(absolute(directory)) else { return }
             for name in names.sorted() where name.utf8.first != UInt8(ascii: ".") {
                 let path = directory.isEmpty ? name : directory + "/" + name
@@ -190,7 +205,9 @@ public final class DirectoryWatcher: Sendable {
         /// Adds a watch on `directory` (relative), then scans it: watch first, so nothing made in
         /// between is missed (it may be reported twice, which costs a re-read, not a miss). A
         /// directory the kernel will not watch is polled from now on (it and everything below).
-        func watch(_ directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]) {
+        func watch(
+            _ directory: String, _ inotify: borrowing FileDescriptor, report: Bool, into changes: inout [WatchedChange]
+        ) {
             if polled.contains(directory) {
                 polled.add(directory, report: report, into: &changes)
                 return
@@ -298,13 +315,15 @@ public final class DirectoryWatcher: Sendable {
                     break
                 }
                 if count == 0 { break }
-                let events = buffer.withUnsafeBytes { InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                let events = buffer.withUnsafeBytes {
+                    InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+                }
                 for event in events {
                     for action in table.handle(event) {
                         switch action {
-                        case let .report(change): changes.append(change)
-                        case let .watch(directory): watch(directory, inotify, report: true, into: &changes)
-                        case let .unwatch(watch): Inotify.removeWatch(inotify, watch)
+                        case .report(let change): changes.append(change)
+                        case .watch(let directory): watch(directory, inotify, report: true, into: &changes)
+                        case .unwatch(let watch): Inotify.removeWatch(inotify, watch)
                         case .rescan: rescan = true
                         }
                     }

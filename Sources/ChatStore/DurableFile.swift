@@ -19,7 +19,9 @@ public enum DurableFile {
     /// Writes several files of one directory, then fsyncs the directory once: one durable commit.
     public static func write(_ files: [(name: String, bytes: [UInt8])], in directory: String) throws(SystemError) {
         guard !files.isEmpty else { return }
-        if let group = GroupCommit.current { return files.forEach { group.stage($0.bytes, as: $0.name, in: directory) } }
+        if let group = GroupCommit.current {
+            return files.forEach { group.stage($0.bytes, as: $0.name, in: directory) }
+        }
         let dirfd = try FileDescriptor.openDirectory(directory)
         for file in files {
             try write(file.bytes, to: file.name, inDirectoryFD: dirfd, directory: directory)
@@ -36,7 +38,9 @@ public enum DurableFile {
 
     /// ``create(_:as:in:)`` in the directory `dirfd` has open (`directory` names it in errors):
     /// for a caller that already holds it, locked, so the directory is not opened twice.
-    public static func create(_ bytes: [UInt8], as name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String) throws(SystemError) {
+    public static func create(
+        _ bytes: [UInt8], as name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String
+    ) throws(SystemError) {
         let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
         defer { dirfd.unlinkQuietly(temp) }
         try dirfd.linkAt(temp, name, path: directory + "/" + name)
@@ -110,7 +114,9 @@ public enum DurableFile {
         return String(path[..<slash])
     }
 
-    private static func write(_ bytes: [UInt8], to name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String) throws(SystemError) {
+    private static func write(
+        _ bytes: [UInt8], to name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String
+    ) throws(SystemError) {
         let temp = try writeTemporary(bytes, for: name, inDirectoryFD: dirfd, directory: directory)
         do throws(SystemError) {
             try dirfd.renameAt(temp, name, path: directory + "/" + name)
@@ -120,7 +126,9 @@ public enum DurableFile {
         }
     }
 
-    private static func writeTemporary(_ bytes: [UInt8], for name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String) throws(SystemError) -> String {
+    private static func writeTemporary(
+        _ bytes: [UInt8], for name: String, inDirectoryFD dirfd: borrowing FileDescriptor, directory: String
+    ) throws(SystemError) -> String {
         let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let path = directory + "/" + temp
         let fd = try dirfd.createFile(temp, path: path)

@@ -21,9 +21,11 @@ public struct FixtureGenerator: Sendable {
         self.userID = userID
     }
 
-    public static let words = ("on my way see you soon where are we meeting tonight dinner at eight sounds good "
+    public static let words =
+        ("on my way see you soon where are we meeting tonight dinner at eight sounds good "
         + "running late sorry traffic again coffee tomorrow morning call me when you land "
-        + "the train is delayed happy birthday thanks everyone lunch pizza ok great").split(separator: " ").map(String.init)
+        + "the train is delayed happy birthday thanks everyone lunch pizza ok great").split(separator: " ").map(
+            String.init)
 
     static let names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy"]
 
@@ -63,7 +65,10 @@ public struct FixtureGenerator: Sendable {
         for index in 1...max(conversations, 1) where conversations > 0 {
             var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
             let id = try conversationID(index)
-            let title = members.count == 2 ? members[1].rawValue.prefix(1).uppercased() + members[1].rawValue.dropFirst() : "Group \(index) (\(members.count) people)"
+            let title =
+                members.count == 2
+                ? members[1].rawValue.prefix(1).uppercased() + members[1].rawValue.dropFirst()
+                : "Group \(index) (\(members.count) people)"
             try writer.saveInfo(ConversationInfo(title: title, members: members), for: id)
             let batchSize = segmentSize * 64
             var batch: [Message] = []
@@ -108,7 +113,8 @@ public struct FixtureGenerator: Sendable {
             let ordinal = UInt64(1_700_000_000 + messagesPerConversation + index + 1) * 1_000_000_000
             let entry = OutboxEntry(
                 ordinal: ordinal, clientMessageID: .random(using: &random),
-                text: failed ? "this one was refused (\(index + 1))" : "still on its way (\(index + 1 - failedPerConversation))",
+                text: failed
+                    ? "this one was refused (\(index + 1))" : "still on its way (\(index + 1 - failedPerConversation))",
                 createdAt: Clock.iso8601(nanoseconds: ordinal), state: failed ? .failed : .pending,
                 attempts: failed ? 1 : 0, error: failed ? "rejected by the server: the message was refused" : nil
             )

@@ -38,7 +38,8 @@ public enum GitConflictMarkers {
 
     /// The problem a reader and `check` report for a file with conflict markers.
     public static func problem(path: String, line: Int) -> StoreProblem {
-        let advice = StoreMerge.kind(ofPath: path) == nil
+        let advice =
+            StoreMerge.kind(ofPath: path) == nil
             ? "chatdir does not merge this file: edit it to keep one side (delete the marker lines and the other side's lines), then `git add \(path)`"
             : resolveAdvice(path)
         return StoreProblem(path: path, line: line, "unresolved git merge conflict in \(path); \(advice)")
@@ -56,7 +57,9 @@ public enum GitConflictMarkers {
     /// `problems` unchanged when they hold no error or `bytes` has no marker; else the one
     /// conflict problem, which explains every error the markers caused.
     static func explain(_ problems: [StoreProblem], bytes: [UInt8], path: String) -> [StoreProblem] {
-        guard problems.contains(where: { $0.severity == .error }), let line = firstLine(in: bytes) else { return problems }
+        guard problems.contains(where: { $0.severity == .error }), let line = firstLine(in: bytes) else {
+            return problems
+        }
         return [problem(path: path, line: line)]
     }
 }

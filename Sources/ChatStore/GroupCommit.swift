@@ -101,7 +101,8 @@ public final class GroupCommit: Sendable {
         var renamed = 0
         do throws(SystemError) {
             for file in staged.files {
-                temps.append(try Self.writeTemporary(file.bytes, for: file.name, in: file.directory, fsync: !wholeFileSystem))
+                temps.append(
+                    try Self.writeTemporary(file.bytes, for: file.name, in: file.directory, fsync: !wholeFileSystem))
             }
             let anchor = try FileDescriptor.openDirectory(first)
             if wholeFileSystem { try anchor.syncFileSystem(path: first) }
@@ -114,19 +115,24 @@ public final class GroupCommit: Sendable {
             } else {
                 // Each directory a file was renamed in, and the parents of new directories.
                 var directories = Set<String>()
-                for directory in staged.files.map(\.directory) + staged.parents.reversed() where directories.insert(directory).inserted {
+                for directory in staged.files.map(\.directory) + staged.parents.reversed()
+                where directories.insert(directory).inserted {
                     try Sys.fsyncPath(directory)
                 }
             }
         } catch {
-            for (file, temp) in zip(staged.files, temps).dropFirst(renamed) { try? Sys.unlink(file.directory + "/" + temp) }
+            for (file, temp) in zip(staged.files, temps).dropFirst(renamed) {
+                try? Sys.unlink(file.directory + "/" + temp)
+            }
             throw error
         }
     }
 
     /// A temp file named as ``DurableFile`` names them (so ``DurableFile/removeStaleTemporaries(in:)``
     /// sweeps what a killed commit left), written whole and closed, not fsynced.
-    private static func writeTemporary(_ bytes: [UInt8], for name: String, in directory: String, fsync: Bool) throws(SystemError) -> String {
+    private static func writeTemporary(_ bytes: [UInt8], for name: String, in directory: String, fsync: Bool)
+        throws(SystemError) -> String
+    {
         let temp = ".\(name).\(Sys.currentProcessID).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let path = directory + "/" + temp
         let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive])

@@ -3,7 +3,7 @@ import ChatDomain
 extension JSONValue {
     /// The text of a JSON string; nil for any other value.
     var stringValue: String? {
-        if case let .string(text) = self { return text }
+        if case .string(let text) = self { return text }
         return nil
     }
 }

@@ -22,10 +22,20 @@ public struct Manifest: Hashable, Sendable {
     /// One key per line, sorted.
     public func encode() -> [UInt8] {
         var writer = JSONWriter()
-        writer.raw("{\n"); writer.key("format"); writer.write(format)
-        writer.raw(",\n"); writer.key("segmentSize"); writer.write(segmentSize)
-        if let server { writer.raw(",\n"); writer.key("server"); writer.write(server.description) }
-        writer.raw(",\n"); writer.key("userId"); writer.write(userID.rawValue)
+        writer.raw("{\n")
+        writer.key("format")
+        writer.write(format)
+        writer.raw(",\n")
+        writer.key("segmentSize")
+        writer.write(segmentSize)
+        if let server {
+            writer.raw(",\n")
+            writer.key("server")
+            writer.write(server.description)
+        }
+        writer.raw(",\n")
+        writer.key("userId")
+        writer.write(userID.rawValue)
         writer.raw("\n}\n")
         return writer.bytes
     }
@@ -34,23 +44,28 @@ public struct Manifest: Hashable, Sendable {
     public static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> Manifest {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
-              var reader = RecordReader(value, what: "a manifest", path: path, line: nil, problems: &problems) else {
+            var reader = RecordReader(value, what: "a manifest", path: path, line: nil, problems: &problems)
+        else {
             throw .damaged(problems[0])
         }
         if let format = value["format"], format != .integer(StoreLayout.formatVersion) {
-            let found: String = if case let .integer(number) = format { String(number) } else { format.typeDescription }
+            let found: String = if case .integer(let number) = format { String(number) } else { format.typeDescription }
             throw .unsupportedFormat(path: path, found: found)
         }
         _ = reader.integer("format", atLeast: 1)
         let size = reader.integer("segmentSize", atLeast: 1)
-        if let size, size > maxSegmentSize { reader.problem("\"segmentSize\" must be at most \(maxSegmentSize), found \(size)") }
+        if let size, size > maxSegmentSize {
+            reader.problem("\"segmentSize\" must be at most \(maxSegmentSize), found \(size)")
+        }
         let user = reader.userID("userId")
         var server: ServerAddress?
         if let text = reader.string("server", required: false) {
             do throws(ServerAddress.Invalid) {
                 server = try ServerAddress(text)
             } catch {
-                reader.problem("\"server\": \(error); write a URL like http://127.0.0.1:8080, or remove the line and pass --server to sync")
+                reader.problem(
+                    "\"server\": \(error); write a URL like http://127.0.0.1:8080, or remove the line and pass --server to sync"
+                )
             }
         }
         reader.rejectUnknownKeys(["format", "segmentSize", "server", "userId"])

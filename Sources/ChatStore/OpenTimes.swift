@@ -48,10 +48,12 @@ public struct OpenTimes: Sendable {
     /// a number are skipped (whole milliseconds, as earlier versions wrote them, read as such).
     public func recent() -> [Double] {
         guard let directory = try? channel.directory([], create: false),
-              let bytes = try? directory.read(Self.name, limit: 1 << 20) else { return [] }
+            let bytes = try? directory.read(Self.name, limit: 1 << 20)
+        else { return [] }
         let numbers = bytes.split(separator: 0x0A).compactMap { line -> Double? in
             guard line.count <= 16, line.allSatisfy({ $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }),
-                  let value = Double(String(decoding: line, as: UTF8.self)), value.isFinite else { return nil }
+                let value = Double(String(decoding: line, as: UTF8.self)), value.isFinite
+            else { return nil }
             return value
         }
         return Array(numbers.suffix(Self.kept))

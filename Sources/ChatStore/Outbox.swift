@@ -55,19 +55,23 @@ public struct Outbox: Sendable {
             let clockOffset = OutboxMemory.clockOffset()
             let ordinal: UInt64
             if let remembered, remembered.stamp != nil,
-               OutboxMemory.trusts(remembered, stamp: try system { () throws(SystemError) in try outbox.changeStamp(path: directory) },
-                                   now: now, clockOffset: clockOffset) {
+                OutboxMemory.trusts(
+                    remembered, stamp: try system { () throws(SystemError) in try outbox.changeStamp(path: directory) },
+                    now: now, clockOffset: clockOffset)
+            {
                 // Nothing at or past `now` is in the outbox: what a listing would give.
                 ordinal = now
                 memory.countTrusted()
             } else {
                 ordinal = max(now, try newestOrdinal(in: outbox).map(Self.next) ?? 0)
             }
-            let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
+            let entry = OutboxEntry(
+                ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: now))
             // Stale temp files of killed senders are the writer's to clean (StoreWriter, at start).
             do throws(SystemError) {
-                try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id),
-                                       inDirectoryFD: outbox, directory: directory)
+                try DurableFile.create(
+                    OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: entry.ordinal, id: id),
+                    inDirectoryFD: outbox, directory: directory)
             } catch {
                 memory.forget(directory)
                 throw .system(error)
@@ -75,9 +79,11 @@ public struct Outbox: Sendable {
             // Still under the lock, after the change. The message is queued whatever happens
             // here: a stamp that cannot be read only means the next send lists.
             if remembered == nil {
-                memory.remember(OutboxMemory.Entry(stamp: nil, newest: ordinal, clockOffset: clockOffset), for: directory)
+                memory.remember(
+                    OutboxMemory.Entry(stamp: nil, newest: ordinal, clockOffset: clockOffset), for: directory)
             } else if let stamp = try? outbox.changeStamp(path: directory) {
-                memory.remember(OutboxMemory.Entry(stamp: stamp, newest: ordinal, clockOffset: clockOffset), for: directory)
+                memory.remember(
+                    OutboxMemory.Entry(stamp: stamp, newest: ordinal, clockOffset: clockOffset), for: directory)
             } else {
                 memory.forget(directory)
             }
@@ -162,7 +168,9 @@ public struct Outbox: Sendable {
 
     /// One round of ``cancel(_:waiting:)`` for the file `entry` was read from: its delivery
     /// lock (waited for), then the outbox lock; nil when the file is no longer the one locked.
-    private func cancelRound(_ entry: OutboxEntry, announced: inout Bool, waiting: () -> Void) throws(StoreError) -> CancelOutcome? {
+    private func cancelRound(_ entry: OutboxEntry, announced: inout Bool, waiting: () -> Void) throws(StoreError)
+        -> CancelOutcome?
+    {
         let id = entry.clientMessageID
         let path = directory + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: id)
         let fd: FileDescriptor
@@ -170,7 +178,12 @@ public struct Outbox: Sendable {
             fd = try FileDescriptor.open(path, [.readOnly, .noFollow])
         } catch {
             if error.isNotFound { return nil }
-            if error.isSymbolicLink { throw .damaged(StoreFiles.symbolicLink(conversation.relative(StoreLayout.outbox + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: id)))) }
+            if error.isSymbolicLink {
+                throw .damaged(
+                    StoreFiles.symbolicLink(
+                        conversation.relative(
+                            StoreLayout.outbox + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: id))))
+            }
             throw .system(error)
         }
         var busy = false
@@ -209,7 +222,9 @@ public struct Outbox: Sendable {
     /// The sequence at which message `id` is stored, looking among the newest stored messages
     /// (where an accepted outbox message is); nil when it is not there.
     private func storedSequence(of id: ClientMessageID) throws(StoreError) -> Int? {
-        try conversation.newestMessages(limit: max(conversation.segmentSize * 2, 1_000)).messages.last { $0.clientMessageID == id }?.sequence
+        try conversation.newestMessages(limit: max(conversation.segmentSize * 2, 1_000)).messages.last {
+            $0.clientMessageID == id
+        }?.sequence
     }
 
     /// The failed messages, in queue order (what `cancel --all-failed` shows, then cancels).
@@ -227,7 +242,9 @@ public struct Outbox: Sendable {
     /// that length holds it: names are compared as bytes where the kernel put them, and only the
     /// winner is parsed (all of them only when it is not an outbox file name).
     private func newestOrdinal(in outbox: borrowing FileDescriptor) throws(StoreError) -> UInt64? {
-        let greatest = try system { () throws(SystemError) in try outbox.greatestName(length: OutboxFile.nameLength, path: directory) }
+        let greatest = try system { () throws(SystemError) in
+            try outbox.greatestName(length: OutboxFile.nameLength, path: directory)
+        }
         guard let greatest else { return nil }
         if let parsed = OutboxFile.parseName(greatest) { return parsed.ordinal }
         let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(directory) }
@@ -252,7 +269,9 @@ public struct Outbox: Sendable {
             return try openOutbox()
         } catch {
             if error.isSymbolicLink || error.errno == .notDirectory {
-                throw .damaged(StoreFiles.notPlainDirectory(conversation.relative(StoreLayout.outbox), found: Sys.kind(of: directory) ?? .other))
+                throw .damaged(
+                    StoreFiles.notPlainDirectory(
+                        conversation.relative(StoreLayout.outbox), found: Sys.kind(of: directory) ?? .other))
             }
             throw .system(error)
         }
@@ -278,7 +297,8 @@ public struct Outbox: Sendable {
             let current = try conversation.wantedReadPosition() ?? 0
             guard sequence > current else { return current }
             try system { () throws(SystemError) in
-                try DurableFile.write(OutboxFile.encodeReadPosition(sequence), to: StoreLayout.readPosition, in: directory)
+                try DurableFile.write(
+                    OutboxFile.encodeReadPosition(sequence), to: StoreLayout.readPosition, in: directory)
             }
             return sequence
         }

@@ -22,7 +22,8 @@ public final class OutboxClaim: Sendable {
     /// (cancelled, or moved to the back by a retry) or another process holds it (a cancel is
     /// deciding about it): the worker then leaves the message for its next look at the outbox.
     public static func take(_ entry: OutboxEntry, in conversation: Conversation) -> OutboxClaim? {
-        let path = conversation.outboxDirectory + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: entry.clientMessageID)
+        let path =
+            conversation.outboxDirectory + "/" + OutboxFile.fileName(ordinal: entry.ordinal, id: entry.clientMessageID)
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(path, [.readOnly, .noFollow]) } catch { return nil }
         do { try fd.lockExclusive(path: path) } catch { return nil }

@@ -41,9 +41,10 @@ public enum OutboxFile {
     public static func parseName(_ name: String) -> (ordinal: UInt64, id: ClientMessageID)? {
         let bytes = Array(name.utf8)
         guard bytes.count == nameLength, bytes[ordinalWidth] == UInt8(ascii: "-"), name.hasSuffix(".json"),
-              bytes[0..<ordinalWidth].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let ordinal = UInt64(String(decoding: bytes[0..<ordinalWidth], as: UTF8.self)),
-              let id = try? ClientMessageID(String(decoding: bytes[(ordinalWidth + 1)..<(ordinalWidth + 37)], as: UTF8.self))
+            bytes[0..<ordinalWidth].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let ordinal = UInt64(String(decoding: bytes[0..<ordinalWidth], as: UTF8.self)),
+            let id = try? ClientMessageID(
+                String(decoding: bytes[(ordinalWidth + 1)..<(ordinalWidth + 37)], as: UTF8.self))
         else { return nil }
         return (ordinal, id)
     }
@@ -52,27 +53,43 @@ public enum OutboxFile {
     public static func encode(_ entry: OutboxEntry) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{")
-        writer.key("attempts"); writer.write(entry.attempts)
-        writer.raw(","); writer.key("clientMessageId"); writer.write(entry.clientMessageID.rawValue)
-        writer.raw(","); writer.key("createdAt"); writer.write(entry.createdAt)
+        writer.key("attempts")
+        writer.write(entry.attempts)
+        writer.raw(",")
+        writer.key("clientMessageId")
+        writer.write(entry.clientMessageID.rawValue)
+        writer.raw(",")
+        writer.key("createdAt")
+        writer.write(entry.createdAt)
         if entry.state == .failed, let error = entry.error {
-            writer.raw(","); writer.key("error"); writer.write(error)
+            writer.raw(",")
+            writer.key("error")
+            writer.write(error)
         }
-        writer.raw(","); writer.key("state"); writer.write(entry.state.rawValue)
-        writer.raw(","); writer.key("text"); writer.write(entry.text)
+        writer.raw(",")
+        writer.key("state")
+        writer.write(entry.state.rawValue)
+        writer.raw(",")
+        writer.key("text")
+        writer.write(entry.text)
         writer.raw("}\n")
         return writer.bytes
     }
 
     /// Reads an outbox file named `name`; nil with problems when it is damaged.
-    public static func decode(_ bytes: [UInt8], name: String, path: String) -> (entry: OutboxEntry?, problems: [StoreProblem]) {
+    public static func decode(_ bytes: [UInt8], name: String, path: String) -> (
+        entry: OutboxEntry?, problems: [StoreProblem]
+    ) {
         var problems: [StoreProblem] = []
         guard let parsedName = parseName(name) else {
-            problems.append(StoreProblem(path: path, "not an outbox file name; expected <20-digit ordinal>-<client message ID>.json"))
+            problems.append(
+                StoreProblem(
+                    path: path, "not an outbox file name; expected <20-digit ordinal>-<client message ID>.json"))
             return (nil, problems)
         }
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
-              var reader = RecordReader(value, what: "an outbox message", path: path, line: 1, problems: &problems) else { return (nil, problems) }
+            var reader = RecordReader(value, what: "an outbox message", path: path, line: 1, problems: &problems)
+        else { return (nil, problems) }
         let id = reader.clientMessageID("clientMessageId")
         let text = reader.messageText("text")
         let createdAt = reader.string("createdAt")
@@ -83,7 +100,9 @@ public enum OutboxFile {
         var state: SendState?
         if let stateText {
             state = SendState(rawValue: stateText)
-            if state == nil { reader.problem("\"state\" must be \"pending\" or \"failed\", found \(quoted(stateText))") }
+            if state == nil {
+                reader.problem("\"state\" must be \"pending\" or \"failed\", found \(quoted(stateText))")
+            }
         }
         if let id, id != parsedName.id {
             reader.problem("the file name says \(parsedName.id) but \"clientMessageId\" is \(id); the two must match")
@@ -92,25 +111,35 @@ public enum OutboxFile {
             reader.problem("a pending message has an \"error\"; remove it or set \"state\" to \"failed\"")
         }
         problems.append(contentsOf: reader.problems)
-        guard reader.problems.isEmpty, let id, let text, let createdAt, let attempts, let state else { return (nil, problems) }
-        let entry = OutboxEntry(ordinal: parsedName.ordinal, clientMessageID: id, text: text, createdAt: createdAt,
-                                state: state, attempts: attempts, error: error)
+        guard reader.problems.isEmpty, let id, let text, let createdAt, let attempts, let state else {
+            return (nil, problems)
+        }
+        let entry = OutboxEntry(
+            ordinal: parsedName.ordinal, clientMessageID: id, text: text, createdAt: createdAt,
+            state: state, attempts: attempts, error: error)
         if encode(entry) != bytes {
-            problems.append(StoreProblem(path: path, line: 1, "not in canonical form (one line, keys sorted, no spaces)", severity: .warning))
+            problems.append(
+                StoreProblem(
+                    path: path, line: 1, "not in canonical form (one line, keys sorted, no spaces)", severity: .warning)
+            )
         }
         return (entry, problems)
     }
 
     public static func encodeReadPosition(_ upTo: Int) -> [UInt8] {
         var writer = JSONWriter()
-        writer.raw("{"); writer.key("readUpTo"); writer.write(upTo); writer.raw("}\n")
+        writer.raw("{")
+        writer.key("readUpTo")
+        writer.write(upTo)
+        writer.raw("}\n")
         return writer.bytes
     }
 
     public static func decodeReadPosition(_ bytes: [UInt8], path: String) -> (upTo: Int?, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
-              var reader = RecordReader(value, what: "a read position", path: path, line: 1, problems: &problems) else { return (nil, problems) }
+            var reader = RecordReader(value, what: "a read position", path: path, line: 1, problems: &problems)
+        else { return (nil, problems) }
         let upTo = reader.integer("readUpTo", atLeast: 0)
         reader.rejectUnknownKeys(["readUpTo"])
         problems.append(contentsOf: reader.problems)

@@ -45,7 +45,9 @@ final class OutboxMemory: Sendable {
 
     func remember(_ entry: Entry, for directory: String) {
         table.withLock { table in
-            if table.entries[directory] == nil, table.entries.count >= Self.limit { table.entries.removeAll(keepingCapacity: true) }
+            if table.entries[directory] == nil, table.entries.count >= Self.limit {
+                table.entries.removeAll(keepingCapacity: true)
+            }
             table.entries[directory] = entry
         }
     }

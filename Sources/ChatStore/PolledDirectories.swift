@@ -77,7 +77,9 @@ struct PolledDirectories {
 
     /// What changed in `directory` between two listings; starts polling directories that
     /// appeared and stops for those that went.
-    private mutating func differences(in directory: String, before: [String: PathStatus], now: [String: PathStatus]) -> [WatchedChange] {
+    private mutating func differences(in directory: String, before: [String: PathStatus], now: [String: PathStatus])
+        -> [WatchedChange]
+    {
         var changes: [WatchedChange] = []
         for (name, old) in before.sorted(by: { $0.key < $1.key }) {
             let new = now[name]

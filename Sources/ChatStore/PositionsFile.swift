@@ -10,8 +10,11 @@ public enum PositionsFile {
             let position = entry.position
             writer.write(entry.member.rawValue)
             writer.raw(":{")
-            writer.key("deliveredUpTo"); writer.write(position.deliveredUpTo)
-            writer.raw(","); writer.key("readUpTo"); writer.write(position.readUpTo)
+            writer.key("deliveredUpTo")
+            writer.write(position.deliveredUpTo)
+            writer.raw(",")
+            writer.key("readUpTo")
+            writer.write(position.readUpTo)
             writer.raw("}")
         }
         writer.raw(positions.isEmpty ? "}\n" : "\n}\n")
@@ -29,9 +32,11 @@ public enum PositionsFile {
             var entries: [Positions.Entry] = []
             while cursor.literal("\"") {
                 guard let name = cursor.plainString(), let user = UserID(utf8: name),
-                      cursor.literal(":{\"deliveredUpTo\":"), let delivered = cursor.number(),
-                      cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}") else { return nil }
-                entries.append(Positions.Entry(member: user, position: MemberPosition(deliveredUpTo: delivered, readUpTo: read)))
+                    cursor.literal(":{\"deliveredUpTo\":"), let delivered = cursor.number(),
+                    cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}")
+                else { return nil }
+                entries.append(
+                    Positions.Entry(member: user, position: MemberPosition(deliveredUpTo: delivered, readUpTo: read)))
                 if cursor.literal(",\n") { continue }
                 guard cursor.literal("\n") else { return nil }
                 break
@@ -47,8 +52,9 @@ public enum PositionsFile {
     public static func decode(_ bytes: [UInt8], path: String) -> (positions: Positions, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems) else { return (Positions(), problems) }
-        guard case let .object(members) = value else {
-            problems.append(StoreProblem(path: path, line: 1, "expected a JSON object of members, found \(value.typeDescription)"))
+        guard case .object(let members) = value else {
+            problems.append(
+                StoreProblem(path: path, line: 1, "expected a JSON object of members, found \(value.typeDescription)"))
             return (Positions(), problems)
         }
         let lines = lineRanges(bytes)
@@ -60,10 +66,17 @@ public enum PositionsFile {
         for member in members {
             let memberLine = line(of: member.key)
             guard let user = try? UserID(member.key) else {
-                problems.append(StoreProblem(path: path, line: memberLine, "\(quoted(member.key)) is not a valid user ID; remove or rename it"))
+                problems.append(
+                    StoreProblem(
+                        path: path, line: memberLine,
+                        "\(quoted(member.key)) is not a valid user ID; remove or rename it"))
                 continue
             }
-            guard var reader = RecordReader(member.value, what: "a position", path: path, line: memberLine, label: "\(user): ", problems: &problems) else { continue }
+            guard
+                var reader = RecordReader(
+                    member.value, what: "a position", path: path, line: memberLine, label: "\(user): ",
+                    problems: &problems)
+            else { continue }
             let delivered = reader.integer("deliveredUpTo", atLeast: 0)
             let read = reader.integer("readUpTo", atLeast: 0)
             reader.rejectUnknownKeys(["deliveredUpTo", "readUpTo"])
@@ -74,7 +87,11 @@ public enum PositionsFile {
         }
         let result = Positions(positions)
         if problems.isEmpty, encode(result) != bytes {
-            problems.append(StoreProblem(path: path, line: nil, "not in canonical form (one member per line, sorted, no spaces); readers cope, but devices will not hold identical bytes", severity: .warning))
+            problems.append(
+                StoreProblem(
+                    path: path, line: nil,
+                    "not in canonical form (one member per line, sorted, no spaces); readers cope, but devices will not hold identical bytes",
+                    severity: .warning))
         }
         return (result, problems)
     }

@@ -19,7 +19,8 @@ public struct QueuedCreation: Sendable, Equatable {
     /// Why the server refused it; only when failed.
     public var error: String?
 
-    public init(title: String, members: [UserID], createdAt: String, state: SendState = .pending, error: String? = nil) {
+    public init(title: String, members: [UserID], createdAt: String, state: SendState = .pending, error: String? = nil)
+    {
         self.title = title
         self.members = Array(Set(members)).sorted()
         self.createdAt = createdAt
@@ -29,13 +30,23 @@ public struct QueuedCreation: Sendable, Equatable {
 
     public func encode() -> [UInt8] {
         var writer = JSONWriter()
-        writer.raw("{"); writer.key("createdAt"); writer.write(createdAt)
+        writer.raw("{")
+        writer.key("createdAt")
+        writer.write(createdAt)
         if state == .failed, let error {
-            writer.raw(","); writer.key("error"); writer.write(error)
+            writer.raw(",")
+            writer.key("error")
+            writer.write(error)
         }
-        writer.raw(","); writer.key("members"); writer.write(.array(members.map { .string($0.rawValue) }))
-        writer.raw(","); writer.key("state"); writer.write(state.rawValue)
-        writer.raw(","); writer.key("title"); writer.write(title)
+        writer.raw(",")
+        writer.key("members")
+        writer.write(.array(members.map { .string($0.rawValue) }))
+        writer.raw(",")
+        writer.key("state")
+        writer.write(state.rawValue)
+        writer.raw(",")
+        writer.key("title")
+        writer.write(title)
         writer.raw("}\n")
         return writer.bytes
     }
@@ -43,7 +54,8 @@ public struct QueuedCreation: Sendable, Equatable {
     public static func decode(_ bytes: [UInt8], path: String) -> (creation: QueuedCreation?, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
-              var reader = RecordReader(value, what: "a queued conversation", path: path, line: 1, problems: &problems) else { return (nil, problems) }
+            var reader = RecordReader(value, what: "a queued conversation", path: path, line: 1, problems: &problems)
+        else { return (nil, problems) }
         let createdAt = reader.string("createdAt")
         let title = reader.string("title")
         let stateText = reader.string("state")
@@ -53,14 +65,18 @@ public struct QueuedCreation: Sendable, Equatable {
         var state: SendState?
         if let stateText {
             state = SendState(rawValue: stateText)
-            if state == nil { reader.problem("\"state\" must be \"pending\" or \"failed\", found \(quoted(stateText))") }
+            if state == nil {
+                reader.problem("\"state\" must be \"pending\" or \"failed\", found \(quoted(stateText))")
+            }
         }
         if state == .pending, error != nil {
             reader.problem("a pending creation has an \"error\"; remove it or set \"state\" to \"failed\"")
         }
         problems.append(contentsOf: reader.problems)
         guard reader.problems.isEmpty, let createdAt, let title, let state else { return (nil, problems) }
-        return (QueuedCreation(title: title, members: members, createdAt: createdAt, state: state, error: error), problems)
+        return (
+            QueuedCreation(title: title, members: members, createdAt: createdAt, state: state, error: error), problems
+        )
     }
 }
 

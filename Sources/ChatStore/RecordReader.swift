@@ -11,9 +11,13 @@ struct RecordReader {
     private let members: [(key: String, value: JSONValue)]
 
     /// Nil (with a problem recorded) when `value` is not an object.
-    init?(_ value: JSONValue, what: String, path: String, line: Int?, label: String = "", problems: inout [StoreProblem]) {
-        guard case let .object(members) = value else {
-            problems.append(StoreProblem(path: path, line: line, "\(label)expected \(what) (a JSON object), found \(value.typeDescription)"))
+    init?(
+        _ value: JSONValue, what: String, path: String, line: Int?, label: String = "", problems: inout [StoreProblem]
+    ) {
+        guard case .object(let members) = value else {
+            problems.append(
+                StoreProblem(
+                    path: path, line: line, "\(label)expected \(what) (a JSON object), found \(value.typeDescription)"))
             return nil
         }
         self.path = path
@@ -36,7 +40,7 @@ struct RecordReader {
 
     mutating func string(_ key: String, required: Bool = true) -> String? {
         guard let value = value(key, required: required) else { return nil }
-        guard case let .string(text) = value else {
+        guard case .string(let text) = value else {
             problem("\"\(key)\" must be a string, found \(value.typeDescription)")
             return nil
         }
@@ -45,7 +49,7 @@ struct RecordReader {
 
     mutating func integer(_ key: String, atLeast minimum: Int, required: Bool = true) -> Int? {
         guard let value = value(key, required: required) else { return nil }
-        guard case let .integer(number) = value else {
+        guard case .integer(let number) = value else {
             problem("\"\(key)\" must be a whole number, found \(value.typeDescription)")
             return nil
         }
@@ -58,7 +62,7 @@ struct RecordReader {
 
     mutating func array(_ key: String) -> [JSONValue]? {
         guard let value = value(key, required: true) else { return nil }
-        guard case let .array(values) = value else {
+        guard case .array(let values) = value else {
             problem("\"\(key)\" must be an array, found \(value.typeDescription)")
             return nil
         }
@@ -67,12 +71,18 @@ struct RecordReader {
 
     mutating func clientMessageID(_ key: String) -> ClientMessageID? {
         guard let text = string(key) else { return nil }
-        do { return try ClientMessageID(text) } catch { problem("\"\(key)\": \(error)"); return nil }
+        do { return try ClientMessageID(text) } catch {
+            problem("\"\(key)\": \(error)")
+            return nil
+        }
     }
 
     mutating func userID(_ key: String) -> UserID? {
         guard let text = string(key) else { return nil }
-        do { return try UserID(text) } catch { problem("\"\(key)\": \(error)"); return nil }
+        do { return try UserID(text) } catch {
+            problem("\"\(key)\": \(error)")
+            return nil
+        }
     }
 
     /// A server's timestamp, kept as given: at most 64 bytes, as the wire decoder allows, so a
@@ -88,7 +98,10 @@ struct RecordReader {
 
     mutating func messageText(_ key: String) -> String? {
         guard let text = string(key) else { return nil }
-        do { try validateMessageText(text) } catch { problem("\"\(key)\": \(error)"); return nil }
+        do { try validateMessageText(text) } catch {
+            problem("\"\(key)\": \(error)")
+            return nil
+        }
         return text
     }
 
@@ -97,7 +110,8 @@ struct RecordReader {
     /// hash of every store open, and the first one a process makes scans every conformance).
     mutating func rejectUnknownKeys(_ allowed: [String]) {
         for member in members where !allowed.contains(member.key) {
-            problem("unknown field \(quoted(member.key)); remove it (allowed: \(allowed.sorted().joined(separator: ", ")))")
+            problem(
+                "unknown field \(quoted(member.key)); remove it (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 }
@@ -105,7 +119,10 @@ struct RecordReader {
 /// Parses a whole small file as one JSON value; a syntax error becomes a problem with its line.
 func parseWholeFile(_ bytes: [UInt8], path: String, problems: inout [StoreProblem]) -> JSONValue? {
     if bytes.isEmpty {
-        problems.append(StoreProblem(path: path, line: 1, "the file is empty; it should hold a JSON object (restore it from git or another device)"))
+        problems.append(
+            StoreProblem(
+                path: path, line: 1,
+                "the file is empty; it should hold a JSON object (restore it from git or another device)"))
         return nil
     }
     do {

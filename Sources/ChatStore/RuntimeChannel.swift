@@ -90,7 +90,10 @@ public struct RuntimeChannel: Sendable {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         let name = storeRoot.split(separator: "/").last.map(String.init) ?? "root"
-        let safe = String(name.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }.prefix(40))
+        let safe = String(
+            name.unicodeScalars.filter {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }.prefix(40))
         let hex = String(hash, radix: 16)
         return (safe.isEmpty ? "store" : safe) + "-" + String(repeating: "0", count: 16 - hex.count) + hex
     }
@@ -126,9 +129,12 @@ public struct RuntimeChannel: Sendable {
     /// Every member noted typing in `id`, with when, sorted by user ID. Names that are not
     /// valid user IDs and files that do not parse are left out.
     public func typing(_ id: ConversationID) -> [(user: UserID, milliseconds: Int64)] {
-        guard let typing = try? directory([id.rawValue, "typing"], create: false), let names = try? typing.names() else { return [] }
+        guard let typing = try? directory([id.rawValue, "typing"], create: false), let names = try? typing.names()
+        else { return [] }
         return names.compactMap { name -> (user: UserID, milliseconds: Int64)? in
-            guard !name.hasPrefix("."), let user = try? UserID(name), let time = Self.line(of: typing, name).flatMap(Self.milliseconds) else { return nil }
+            guard !name.hasPrefix("."), let user = try? UserID(name),
+                let time = Self.line(of: typing, name).flatMap(Self.milliseconds)
+            else { return nil }
             return (user, time)
         }.sorted { $0.user.rawValue < $1.user.rawValue }
     }
@@ -148,22 +154,25 @@ public struct RuntimeChannel: Sendable {
 
         public var before: Int {
             switch self {
-            case let .loading(before), let .stored(before), let .beginning(before), let .failed(before, _): before
+            case .loading(let before), .stored(let before), .beginning(let before), .failed(let before, _): before
             }
         }
 
         var line: String {
             switch self {
-            case let .loading(before): "loading before=\(before)"
-            case let .stored(before): "stored before=\(before)"
-            case let .beginning(before): "beginning before=\(before)"
-            case let .failed(before, reason): "failed before=\(before) " + reason.filter { $0 != "\n" && $0 != "\r" }
+            case .loading(let before): "loading before=\(before)"
+            case .stored(let before): "stored before=\(before)"
+            case .beginning(let before): "beginning before=\(before)"
+            case .failed(let before, let reason):
+                "failed before=\(before) " + reason.filter { $0 != "\n" && $0 != "\r" }
             }
         }
 
         init?(line: String) {
             let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count >= 2, parts[1].hasPrefix("before="), let before = Int(parts[1].dropFirst("before=".count)), before > 0 else { return nil }
+            guard parts.count >= 2, parts[1].hasPrefix("before="),
+                let before = Int(parts[1].dropFirst("before=".count)), before > 0
+            else { return nil }
             switch (parts[0], parts.count) {
             case ("loading", 2): self = .loading(before: before)
             case ("stored", 2): self = .stored(before: before)
@@ -177,8 +186,9 @@ public struct RuntimeChannel: Sendable {
     /// Asks the worker for the page of `id` older than `sequence`.
     /// Asking again after a failure clears the failed answer, so the worker tries again.
     public func wantOlder(_ id: ConversationID, before sequence: Int) throws(SystemError) {
-        if case let .failed(before, _)? = olderAnswer(id), before == sequence,
-           let conversation = try? directory([id.rawValue], create: false) {
+        if case .failed(let before, _)? = olderAnswer(id), before == sequence,
+            let conversation = try? directory([id.rawValue], create: false)
+        {
             conversation.remove("older-answer")
         }
         try write(Array("before=\(sequence)\n".utf8), to: "older-wanted", in: [id.rawValue])
@@ -187,7 +197,8 @@ public struct RuntimeChannel: Sendable {
     /// The sequence a screen wants older pages before; nil when it wants none.
     public func olderWanted(_ id: ConversationID) -> Int? {
         guard let text = read("older-wanted", in: [id.rawValue]), text.hasPrefix("before="),
-              let before = Int(text.dropFirst("before=".count)), before > 0 else { return nil }
+            let before = Int(text.dropFirst("before=".count)), before > 0
+        else { return nil }
         return before
     }
 
@@ -224,7 +235,8 @@ public struct RuntimeChannel: Sendable {
 
     private static func line(of directory: borrowing PrivateDirectory, _ name: String) -> String? {
         guard let bytes = try? directory.read(name, limit: 4096) else { return nil }
-        let line = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        let line =
+            bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
         return String(validating: line, as: UTF8.self)
     }
 

@@ -25,13 +25,18 @@ public enum SegmentFile {
     /// `lastSequence` with client IDs found neither among themselves nor in `segment`.
     static func appending(_ messages: [Message], to segment: [UInt8], after lastSequence: Int) -> [UInt8]? {
         let closing = Array("}\n]\n".utf8)
-        guard !messages.isEmpty, segment.count > closing.count, segment[(segment.count - closing.count)...].elementsEqual(closing) else { return nil }
+        guard !messages.isEmpty, segment.count > closing.count,
+            segment[(segment.count - closing.count)...].elementsEqual(closing)
+        else { return nil }
         var previous = lastSequence
         var ids = Set<ClientMessageID>()
         for message in messages {
             guard message.sequence > previous, ids.insert(message.clientMessageID).inserted,
-                  // Every canonical record opens with its ID, so this finds exactly the stored ones.
-                  Sys.find(Array(("{\"clientMessageId\":\"" + message.clientMessageID.rawValue + "\"").utf8), in: segment, from: 0) == nil else { return nil }
+                // Every canonical record opens with its ID, so this finds exactly the stored ones.
+                Sys.find(
+                    Array(("{\"clientMessageId\":\"" + message.clientMessageID.rawValue + "\"").utf8), in: segment,
+                    from: 0) == nil
+            else { return nil }
             previous = message.sequence
         }
         var writer = JSONWriter(capacity: messages.count * 160 + 4)
@@ -67,7 +72,9 @@ public enum SegmentFile {
     /// belong to it. Never throws: a damaged file yields problems, and the records that are sound.
     /// `reportLayout` adds warnings for records not in canonical form (`check` wants them; a
     /// reader does not, and re-encoding every record to compare was most of a screen's cost).
-    public static func decode(_ bytes: [UInt8], path: String, range: SegmentRange?, reportLayout: Bool = true) -> Decoded {
+    public static func decode(_ bytes: [UInt8], path: String, range: SegmentRange?, reportLayout: Bool = true)
+        -> Decoded
+    {
         var problems: [StoreProblem] = []
         // A record is either read by the fast path (canonical layout, no escapes) or parsed.
         var records: [(line: Int?, label: String, value: JSONValue?, content: Range<Int>?, fast: Message?)] = []
@@ -75,12 +82,21 @@ public enum SegmentFile {
         let isLineForm = lines.first.map { bytes[$0] == [UInt8(ascii: "[")] } ?? false
 
         if bytes.isEmpty {
-            problems.append(StoreProblem(path: path, line: 1, "the file is empty; a segment is a JSON array of messages (restore it from git or another device)"))
+            problems.append(
+                StoreProblem(
+                    path: path, line: 1,
+                    "the file is empty; a segment is a JSON array of messages (restore it from git or another device)"))
         } else if isLineForm {
             // Canonical layout: "[" / one record per line, comma-terminated but the last / "]".
-            guard let closing = lines.lastIndex(where: { !$0.isEmpty }), bytes[lines[closing]] == [UInt8(ascii: "]")], closing > 0 else {
+            guard let closing = lines.lastIndex(where: { !$0.isEmpty }), bytes[lines[closing]] == [UInt8(ascii: "]")],
+                closing > 0
+            else {
                 let last = (lines.lastIndex(where: { !$0.isEmpty }) ?? 0) + 1
-                problems.append(StoreProblem(path: path, line: last, "the file ends before the closing ']': it was cut short (a crash of a tool that does not write atomically?); restore it from git or another device"))
+                problems.append(
+                    StoreProblem(
+                        path: path, line: last,
+                        "the file ends before the closing ']': it was cut short (a crash of a tool that does not write atomically?); restore it from git or another device"
+                    ))
                 return Decoded(messages: [], problems: GitConflictMarkers.explain(problems, bytes: bytes, path: path))
             }
             for index in 1..<closing {
@@ -90,9 +106,12 @@ public enum SegmentFile {
                 let hasComma = content.last.map { bytes[$0] == UInt8(ascii: ",") } ?? false
                 if hasComma { content = content.lowerBound..<(content.upperBound - 1) }
                 if hasComma == isLast {
-                    problems.append(StoreProblem(path: path, line: lineNumber, isLast
-                        ? "a comma after the last record; remove it"
-                        : "the record does not end with ','; put one at the end of this line"))
+                    problems.append(
+                        StoreProblem(
+                            path: path, line: lineNumber,
+                            isLast
+                                ? "a comma after the last record; remove it"
+                                : "the record does not end with ','; put one at the end of this line"))
                 }
                 if let message = canonicalRecord(bytes, content) {
                     records.append((lineNumber, "", nil, content, message))
@@ -101,22 +120,34 @@ public enum SegmentFile {
                 do {
                     records.append((lineNumber, "", try JSONParser.parse(bytes, in: content), content, nil))
                 } catch {
-                    problems.append(StoreProblem(path: path, line: lineNumber, "not valid JSON: \(error.reason) (column \(error.offset - content.lowerBound + 1))"))
+                    problems.append(
+                        StoreProblem(
+                            path: path, line: lineNumber,
+                            "not valid JSON: \(error.reason) (column \(error.offset - content.lowerBound + 1))"))
                 }
             }
             if lines.count > closing + 1 || bytes.last != 0x0A {
-                problems.append(StoreProblem(path: path, line: closing + 1, "the file should end with ']' and a newline", severity: .warning))
+                problems.append(
+                    StoreProblem(
+                        path: path, line: closing + 1, "the file should end with ']' and a newline", severity: .warning)
+                )
             }
         } else {
             // Valid JSON in another layout (a pretty-printer's, say): readable, but not canonical.
             if let value = parseWholeFile(bytes, path: path, problems: &problems) {
-                if case let .array(elements) = value {
-                    problems.append(StoreProblem(path: path, line: 1, "not in the canonical one-message-per-line layout; readers cope, but devices will not hold identical bytes until the sync worker rewrites it", severity: .warning))
+                if case .array(let elements) = value {
+                    problems.append(
+                        StoreProblem(
+                            path: path, line: 1,
+                            "not in the canonical one-message-per-line layout; readers cope, but devices will not hold identical bytes until the sync worker rewrites it",
+                            severity: .warning))
                     for (index, element) in elements.enumerated() {
                         records.append((nil, "message \(index + 1): ", element, nil, nil))
                     }
                 } else {
-                    problems.append(StoreProblem(path: path, line: 1, "expected a JSON array of messages, found \(value.typeDescription)"))
+                    problems.append(
+                        StoreProblem(
+                            path: path, line: 1, "expected a JSON array of messages, found \(value.typeDescription)"))
                 }
             }
         }
@@ -128,12 +159,21 @@ public enum SegmentFile {
         var previous: Int?
         for record in records {
             var recordProblems: [StoreProblem] = []
-            let id: ClientMessageID?, sender: UserID?, sentAt: String?, sequence: Int?, text: String?
+            let id: ClientMessageID?
+            let sender: UserID?
+            let sentAt: String?
+            let sequence: Int?
+            let text: String?
             if let message = record.fast {
-                (id, sender, sentAt, sequence, text) = (message.clientMessageID, message.senderID, message.sentAt, message.sequence, message.text)
+                (id, sender, sentAt, sequence, text) = (
+                    message.clientMessageID, message.senderID, message.sentAt, message.sequence, message.text
+                )
             } else {
                 guard let value = record.value,
-                      var reader = RecordReader(value, what: "a message", path: path, line: record.line, label: record.label, problems: &problems) else { continue }
+                    var reader = RecordReader(
+                        value, what: "a message", path: path, line: record.line, label: record.label,
+                        problems: &problems)
+                else { continue }
                 (id, sender, sentAt, sequence, text) = fields(&reader)
                 recordProblems = reader.problems
             }
@@ -142,11 +182,14 @@ public enum SegmentFile {
             }
             if let sequence {
                 if let earlier = seenSequences[sequence] {
-                    problem("sequence \(sequence) appears twice\(where_(earlier)); keep one of the two records")
+                    problem("sequence \(sequence) appears twice\(alsoOnLine(earlier)); keep one of the two records")
                 } else if let range, !range.contains(sequence) {
-                    problem("sequence \(sequence) does not belong in this file, which holds \(range); it belongs in \(SegmentRange(containing: sequence, size: range.last - range.first + 1).fileName)")
+                    problem(
+                        "sequence \(sequence) does not belong in this file, which holds \(range); it belongs in \(SegmentRange(containing: sequence, size: range.last - range.first + 1).fileName)"
+                    )
                 } else if let previous, sequence < previous {
-                    problem("sequence \(sequence) comes after \(previous); records must be in ascending order of sequence")
+                    problem(
+                        "sequence \(sequence) comes after \(previous); records must be in ascending order of sequence")
                 }
                 if seenSequences[sequence] == nil && range?.contains(sequence) != false {
                     seenSequences[sequence] = record.line
@@ -155,7 +198,9 @@ public enum SegmentFile {
             }
             if let id {
                 if let earlier = seenIDs[id] {
-                    problem("client message ID \(id) appears twice\(where_(earlier)); a message is stored once, keep one of the two records")
+                    problem(
+                        "client message ID \(id) appears twice\(alsoOnLine(earlier)); a message is stored once, keep one of the two records"
+                    )
                 }
                 seenIDs[id] = seenIDs[id] ?? record.line
             }
@@ -167,7 +212,11 @@ public enum SegmentFile {
                 var canonical = JSONWriter()
                 writeRecord(message, into: &canonical)
                 if !canonical.bytes.elementsEqual(bytes[content]) {
-                    problems.append(StoreProblem(path: path, line: record.line, "the record is not in canonical form (keys sorted, no spaces, minimal escapes); readers cope, but devices will not hold identical bytes", severity: .warning))
+                    problems.append(
+                        StoreProblem(
+                            path: path, line: record.line,
+                            "the record is not in canonical form (keys sorted, no spaces, minimal escapes); readers cope, but devices will not hold identical bytes",
+                            severity: .warning))
                 }
             }
         }
@@ -183,8 +232,10 @@ public enum SegmentFile {
     /// A message record's fields, each nil (with a problem in `reader`) when missing or invalid;
     /// unknown keys are problems too.
     private static func fields(_ reader: inout RecordReader) -> (ClientMessageID?, UserID?, String?, Int?, String?) {
-        let fields = (reader.clientMessageID("clientMessageId"), reader.userID("senderId"), reader.timestamp("sentAt"),
-                      reader.integer("sequence", atLeast: 1), reader.messageText("text"))
+        let fields = (
+            reader.clientMessageID("clientMessageId"), reader.userID("senderId"), reader.timestamp("sentAt"),
+            reader.integer("sequence", atLeast: 1), reader.messageText("text")
+        )
         reader.rejectUnknownKeys(messageKeys)
         return fields
     }
@@ -209,11 +260,14 @@ public enum SegmentFile {
     /// wrong, with the line. A record line the canonical reader refuses (an escape, another key
     /// order) is parsed and checked as `decode` does. Records the page does not reach are not
     /// looked at; checking a whole file is `chatdir check`'s job.
-    public static func decodeTail(_ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil, above: Int? = nil) -> Tail? {
+    public static func decodeTail(
+        _ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil, above: Int? = nil
+    ) -> Tail? {
         let size = bytes.count
         // "[" LF, then records, then LF "]" LF; "[\n]\n" when empty.
         guard size >= 4, bytes[0] == UInt8(ascii: "["), bytes[1] == 0x0A,
-              bytes[size - 3] == 0x0A, bytes[size - 2] == UInt8(ascii: "]"), bytes[size - 1] == 0x0A else { return nil }
+            bytes[size - 3] == 0x0A, bytes[size - 2] == UInt8(ascii: "]"), bytes[size - 1] == 0x0A
+        else { return nil }
         return bytes.withUnsafeBufferPointer { buffer -> Tail? in
             var messages: [Message] = []
             messages.reserveCapacity(min(max(count, 0), 256))
@@ -225,7 +279,7 @@ public enum SegmentFile {
                 if let base = buffer.baseAddress {
                     while start >= 8, !ByteScan.has(0x0A, in: ByteScan.word(base + start - 8)) { start -= 8 }
                 }
-                while buffer[start - 1] != 0x0A { start -= 1 }  // stops at 2: bytes[1] is a LF
+                while buffer[start - 1] != 0x0A { start -= 1 } // stops at 2: bytes[1] is a LF
                 let hasComma = start < lineEnd && buffer[lineEnd - 1] == UInt8(ascii: ",")
                 guard hasComma == (newer != nil) else { return nil }
                 let content = start..<(hasComma ? lineEnd - 1 : lineEnd)
@@ -244,12 +298,15 @@ public enum SegmentFile {
 
     /// One record line: the canonical reader, else the JSON parser and the same field checks as
     /// ``decode(_:path:range:reportLayout:)`` (a text with an escape, say). Nil when unsound.
-    private static func record(_ bytes: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ content: Range<Int>) -> Message? {
+    private static func record(_ bytes: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ content: Range<Int>)
+        -> Message?
+    {
         var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
         if let message = cursor.message() { return message }
         var ignored: [StoreProblem] = []
         guard let value = try? JSONParser.parse(bytes, in: content),
-              var reader = RecordReader(value, what: "a message", path: "", line: nil, problems: &ignored) else { return nil }
+            var reader = RecordReader(value, what: "a message", path: "", line: nil, problems: &ignored)
+        else { return nil }
         let (id, sender, sentAt, sequence, text) = fields(&reader)
         guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { return nil }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
@@ -266,7 +323,7 @@ public enum SegmentFile {
         }
     }
 
-    private static func where_(_ line: Int??) -> String {
+    private static func alsoOnLine(_ line: Int??) -> String {
         if let line = line ?? nil { return " (also on line \(line))" }
         return ""
     }
@@ -274,19 +331,24 @@ public enum SegmentFile {
 
 /// Reads one canonical record for ``SegmentFile/canonicalRecord(_:_:)``: the hot loop allocates
 /// nothing but the message's own strings.
-private extension ByteCursor {
-    mutating func message() -> Message? {
+extension ByteCursor {
+    fileprivate mutating func message() -> Message? {
         guard literal("{\"clientMessageId\":\""), let idBytes = plainString(),
-              literal(",\"senderId\":\""), let senderBytes = plainString(),
-              literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
-              literal(",\"sequence\":"), let sequence = number(), sequence >= 1,
-              literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
-              let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
-              sentAtBytes.count <= Message.maxSentAtBytes, let sentAt = ByteCursor.string(sentAtBytes),
-              let text = ByteCursor.string(textBytes) else { return nil }
+            literal(",\"senderId\":\""), let senderBytes = plainString(),
+            literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
+            literal(",\"sequence\":"), let sequence = number(), sequence >= 1,
+            literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
+            let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
+            sentAtBytes.count <= Message.maxSentAtBytes, let sentAt = ByteCursor.string(sentAtBytes),
+            let text = ByteCursor.string(textBytes)
+        else { return nil }
         // A text of at most the limit in bytes is within it in characters: count graphemes only
         // for a longer one.
-        if textBytes.isEmpty || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil) { return nil }
+        if textBytes.isEmpty
+            || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil)
+        {
+            return nil
+        }
         return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
     }
 }

@@ -65,7 +65,8 @@ public struct SegmentLog: Sendable {
     /// positions lock through this call).
     public func writePositions(_ positions: Positions) throws(StoreError) {
         do {
-            try DurableFile.write(PositionsFile.encode(positions), to: StoreLayout.positions, in: conversation.directory)
+            try DurableFile.write(
+                PositionsFile.encode(positions), to: StoreLayout.positions, in: conversation.directory)
         } catch {
             throw .system(error)
         }

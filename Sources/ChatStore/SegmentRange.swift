@@ -24,7 +24,9 @@ public struct SegmentRange: Hashable, Sendable, Comparable, CustomStringConverti
             guard slice.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
             return Int(String(decoding: slice, as: UTF8.self))
         }
-        guard let first = number(bytes[0..<10]), let last = number(bytes[11..<21]), first >= 1, first <= last else { return nil }
+        guard let first = number(bytes[0..<10]), let last = number(bytes[11..<21]), first >= 1, first <= last else {
+            return nil
+        }
         self.first = first
         self.last = last
     }

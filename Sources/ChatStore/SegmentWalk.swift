@@ -33,7 +33,8 @@ struct SegmentWalk {
         if let range = probe {
             if probeSeen || conversation.hasSegment(range) {
                 probeSeen = false
-                probe = range.first > 1 ? SegmentRange(containing: range.first - 1, size: conversation.segmentSize) : nil
+                probe =
+                    range.first > 1 ? SegmentRange(containing: range.first - 1, size: conversation.segmentSize) : nil
                 if probe == nil { listed = [] }
                 return range
             }

@@ -12,16 +12,22 @@ extension Store {
     /// - Throws: ``StoreError/alreadyExists(path:)`` when the conversation is there already;
     ///   ``StoreError/system(_:)`` when a write failed (nothing was started).
     @discardableResult
-    public func startConversation(_ id: ConversationID, title: String, members: [UserID], now: UInt64 = Clock.nanosecondsSince1970()) throws(StoreError) -> QueuedCreation {
+    public func startConversation(
+        _ id: ConversationID, title: String, members: [UserID], now: UInt64 = Clock.nanosecondsSince1970()
+    ) throws(StoreError) -> QueuedCreation {
         let conversation = conversation(id)
         // A link or a file where the folder would go is named as such, not as a conversation.
         if try conversation.requirePlainDirectories() { throw .alreadyExists(path: conversation.relativePath) }
-        let creation = QueuedCreation(title: title, members: members + [userID], createdAt: Clock.iso8601(nanoseconds: now))
+        let creation = QueuedCreation(
+            title: title, members: members + [userID], createdAt: Clock.iso8601(nanoseconds: now))
         do throws(SystemError) {
-            try DurableFile.createConversation(conversation, info: ConversationInfo(title: title, members: creation.members), creation: creation)
+            try DurableFile.createConversation(
+                conversation, info: ConversationInfo(title: title, members: creation.members), creation: creation)
         } catch {
             // Only the rename fails so: another `create` (or the worker) put the conversation there first.
-            if error.errno == .fileExists || error.errno == .directoryNotEmpty { throw .alreadyExists(path: conversation.relativePath) }
+            if error.errno == .fileExists || error.errno == .directoryNotEmpty {
+                throw .alreadyExists(path: conversation.relativePath)
+            }
             throw .system(error)
         }
         return creation
@@ -38,7 +44,9 @@ extension Conversation {
         guard creation.state == .failed else { return false }
         creation.state = .pending
         creation.error = nil
-        try system { () throws(SystemError) in try DurableFile.write(creation.encode(), to: StoreLayout.creation, in: outboxDirectory) }
+        try system { () throws(SystemError) in
+            try DurableFile.write(creation.encode(), to: StoreLayout.creation, in: outboxDirectory)
+        }
         return true
     }
 }
@@ -79,7 +87,9 @@ extension DurableFile {
     /// server (``SegmentLog/start(_:)``, without).
     /// - Throws: the call that failed; a failure up to the rename removes the build again. Only
     ///   the rename fails with EEXIST or ENOTEMPTY: the conversation's directory is there already.
-    static func createConversation(_ conversation: Conversation, info: ConversationInfo, creation: QueuedCreation?) throws(SystemError) {
+    static func createConversation(_ conversation: Conversation, info: ConversationInfo, creation: QueuedCreation?)
+        throws(SystemError)
+    {
         let parent = conversation.storeRoot + "/" + StoreLayout.conversations
         let building = hiddenBuildPath(for: conversation.id.rawValue, in: parent)
         do throws(SystemError) {
@@ -101,7 +111,8 @@ extension DurableFile {
     /// Where a directory `name` is built before its rename into `parent`:
     /// `parent/.<name>.<pid>.<random>.tmp` (hidden, so no reader lists it).
     public static func hiddenBuildPath(for name: String, in parent: String) -> String {
-        parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
+        parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max))
+            + ".tmp"
     }
 
     /// Removes a hidden build of a conversation that did not finish: its files, `messages/`,

@@ -28,7 +28,9 @@ public struct Store: Sendable {
         // one): a crash leaves either no store or a whole one, never a root without a manifest.
         let parent = DurableFile.parentPath(of: root)
         let name = root.split(separator: "/").last.map(String.init) ?? root
-        let building = parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max)) + ".tmp"
+        let building =
+            parent + "/." + name + "." + String(Sys.currentProcessID) + "." + String(UInt32.random(in: 0...UInt32.max))
+            + ".tmp"
         let replacesEmptyDirectory = Sys.kind(of: root) == .directory
         var renamed = false
         do {
@@ -54,8 +56,11 @@ public struct Store: Sendable {
     /// Opens the store at `root`, reading only its manifest.
     public static func open(at root: String) throws(StoreError) -> Store {
         let path = root + "/" + StoreLayout.manifest
-        guard let bytes = try StoreFiles.read(path, relative: StoreLayout.manifest, limit: 1 << 20, what: "a manifest") else {
-            throw .notAStore(path: root, reason: Sys.kind(of: root) == nil ? "it does not exist" : "it has no \(StoreLayout.manifest)")
+        guard let bytes = try StoreFiles.read(path, relative: StoreLayout.manifest, limit: 1 << 20, what: "a manifest")
+        else {
+            throw .notAStore(
+                path: root,
+                reason: Sys.kind(of: root) == nil ? "it does not exist" : "it has no \(StoreLayout.manifest)")
         }
         return Store(root: root, manifest: try Manifest.decode(bytes, path: StoreLayout.manifest))
     }
@@ -68,7 +73,9 @@ public struct Store: Sendable {
     /// The conversations in the store, sorted by ID. Directories whose names are not valid IDs
     /// are skipped here (never used as paths); `check` reports them.
     public func conversationIDs() throws(StoreError) -> [ConversationID] {
-        let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(root + "/" + StoreLayout.conversations) }
+        let names = try system { () throws(SystemError) in
+            try Sys.listDirectoryIfPresent(root + "/" + StoreLayout.conversations)
+        }
         return names.compactMap { try? ConversationID($0) }
             .filter { Sys.kind(of: root + "/" + StoreLayout.conversations + "/" + $0.rawValue) == .directory }
             .sorted()

@@ -36,11 +36,11 @@ public enum StoreChange: Hashable, Sendable {
     /// The conversation the change belongs to; nil for store-wide changes.
     public var conversation: ConversationID? {
         switch self {
-        case let .messageAdded(id, _), let .messageRemoved(id, _), let .outboxAdded(id, _), let .outboxChanged(id, _),
-             let .outboxRemoved(id, _), let .positionsChanged(id), let .readWanted(id, _), let .detailsChanged(id),
-             let .historyChanged(id, _), let .conversationAdded(id), let .conversationRemoved(id):
+        case .messageAdded(let id, _), .messageRemoved(let id, _), .outboxAdded(let id, _), .outboxChanged(let id, _),
+            .outboxRemoved(let id, _), .positionsChanged(let id), .readWanted(let id, _), .detailsChanged(let id),
+            .historyChanged(let id, _), .conversationAdded(let id), .conversationRemoved(let id):
             id
-        case let .resynced(id):
+        case .resynced(let id):
             id
         case .syncWorker, .polling:
             nil

@@ -45,13 +45,17 @@ public struct StoreChecker {
 
     /// A store file's bytes (nil when missing), read as every reader reads it: never through a
     /// symlink, never past what its kind can hold (``StoreFiles``).
-    private func read(_ relative: String, limit: Int = StoreFiles.maxFileBytes, what: String = "a store file") -> Result<[UInt8]?, StoreError> {
-        Result { () throws(StoreError) in try StoreFiles.read(root + "/" + relative, relative: relative, limit: limit, what: what) }
+    private func read(_ relative: String, limit: Int = StoreFiles.maxFileBytes, what: String = "a store file")
+        -> Result<[UInt8]?, StoreError>
+    {
+        Result { () throws(StoreError) in
+            try StoreFiles.read(root + "/" + relative, relative: relative, limit: limit, what: what)
+        }
     }
 
     /// Reports why a file could not be read, in the words a reader fails with.
     private mutating func report(_ failure: StoreError, at relative: String) {
-        if case let .damaged(problem) = failure {
+        if case .damaged(let problem) = failure {
             report.problems.append(problem)
         } else {
             error(relative, "cannot be read: \(failure)")
@@ -81,19 +85,20 @@ public struct StoreChecker {
         }
         let manifest: Manifest
         switch read(StoreLayout.manifest, limit: 1 << 20, what: "a manifest") {
-        case let .failure(failure):
+        case .failure(let failure):
             report(failure, at: StoreLayout.manifest)
             return
         case .success(nil):
             error(StoreLayout.manifest, "missing: every store has one; create a store with `chatdir init`")
             return
-        case let .success(bytes?):
+        case .success(let bytes?):
             do {
                 manifest = try Manifest.decode(bytes, path: StoreLayout.manifest)
             } catch {
                 switch error {
-                case let .damaged(problem): report.problems.append(problem)
-                case let .unsupportedFormat(_, found): self.error(StoreLayout.manifest, StoreError.unsupportedFormatMessage(found))
+                case .damaged(let problem): report.problems.append(problem)
+                case .unsupportedFormat(_, let found):
+                    self.error(StoreLayout.manifest, StoreError.unsupportedFormatMessage(found))
                 default: self.error(StoreLayout.manifest, error.description)
                 }
                 return
@@ -109,7 +114,9 @@ public struct StoreChecker {
             return
         }
         guard let names = list(StoreLayout.conversations) else {
-            error(StoreLayout.conversations, "missing: create the directory (`mkdir -m 700 \(StoreLayout.conversations)`)")
+            error(
+                StoreLayout.conversations, "missing: create the directory (`mkdir -m 700 \(StoreLayout.conversations)`)"
+            )
             return
         }
         for name in names where !name.hasPrefix(".") {
@@ -128,25 +135,32 @@ public struct StoreChecker {
 
     private mutating func checkConversation(_ path: String, segmentSize: Int) {
         report.conversations += 1
-        let known: Set<String> = [StoreLayout.conversationInfo, StoreLayout.messages, StoreLayout.positions, StoreLayout.outbox]
+        let known: Set<String> = [
+            StoreLayout.conversationInfo, StoreLayout.messages, StoreLayout.positions, StoreLayout.outbox,
+        ]
         for name in list(path) ?? [] where !known.contains(name) {
-            if name.hasPrefix(".") { checkTemporary(path + "/" + name); continue }
+            if name.hasPrefix(".") {
+                checkTemporary(path + "/" + name)
+                continue
+            }
             warning(path + "/" + name, "not part of a conversation; chatdir ignores it")
         }
         switch read(path + "/" + StoreLayout.conversationInfo) {
-        case let .success(bytes?):
+        case .success(let bytes?):
             report.problems += ConversationInfo.decode(bytes, path: path + "/" + StoreLayout.conversationInfo).problems
         case .success(nil):
-            warning(path + "/" + StoreLayout.conversationInfo, "missing: title and members are unknown until `chatdir sync` fetches them")
-        case let .failure(failure):
+            warning(
+                path + "/" + StoreLayout.conversationInfo,
+                "missing: title and members are unknown until `chatdir sync` fetches them")
+        case .failure(let failure):
             report(failure, at: path + "/" + StoreLayout.conversationInfo)
         }
         switch read(path + "/" + StoreLayout.positions) {
-        case let .success(bytes?):
+        case .success(let bytes?):
             report.problems += PositionsFile.decode(bytes, path: path + "/" + StoreLayout.positions).problems
         case .success(nil):
             break
-        case let .failure(failure):
+        case .failure(let failure):
             report(failure, at: path + "/" + StoreLayout.positions)
         }
         let stored = checkSegments(path + "/" + StoreLayout.messages, segmentSize: segmentSize)
@@ -157,27 +171,44 @@ public struct StoreChecker {
     private mutating func checkSegments(_ path: String, segmentSize: Int) -> [ClientMessageID: String] {
         var ids: [ClientMessageID: String] = [:]
         let names = listPlain(path) ?? []
-        if let newest = names.compactMap(SegmentRange.init(fileName:)).max(), case let .success(hint?) = read(path + "/" + StoreLayout.newestHint, limit: 4096),
-           hint != Array((newest.fileName + "\n").utf8) {
-            warning(path + "/" + StoreLayout.newestHint, "does not name the newest segment (\(newest.fileName)); readers list the directory instead, and the sync worker rewrites it when it starts")
+        if let newest = names.compactMap(SegmentRange.init(fileName:)).max(),
+            case .success(let hint?) = read(path + "/" + StoreLayout.newestHint, limit: 4096),
+            hint != Array((newest.fileName + "\n").utf8)
+        {
+            warning(
+                path + "/" + StoreLayout.newestHint,
+                "does not name the newest segment (\(newest.fileName)); readers list the directory instead, and the sync worker rewrites it when it starts"
+            )
         }
         for name in names {
             let file = path + "/" + name
-            if name.hasPrefix(".") { checkTemporary(file); continue }
+            if name.hasPrefix(".") {
+                checkTemporary(file)
+                continue
+            }
             guard let range = SegmentRange(fileName: name) else {
-                error(file, "not a segment file name; segments are named <first>-<last>.json with 10-digit numbers, like 0000000001-\(String(repeating: "0", count: max(0, 10 - String(segmentSize).count)) + String(segmentSize)).json")
+                error(
+                    file,
+                    "not a segment file name; segments are named <first>-<last>.json with 10-digit numbers, like 0000000001-\(String(repeating: "0", count: max(0, 10 - String(segmentSize).count)) + String(segmentSize)).json"
+                )
                 continue
             }
             guard range.isAligned(size: segmentSize) else {
                 let expected = SegmentRange(containing: range.first, size: segmentSize)
-                error(file, "the range \(range) does not match this store's segmentSize \(segmentSize) (expected \(expected.fileName)); move its messages into the right files")
+                error(
+                    file,
+                    "the range \(range) does not match this store's segmentSize \(segmentSize) (expected \(expected.fileName)); move its messages into the right files"
+                )
                 continue
             }
             let bytes: [UInt8]
-            switch read(file, limit: StoreFiles.maxSegmentBytes(segmentSize: segmentSize), what: StoreFiles.segment(of: segmentSize)) {
-            case let .success(read?): bytes = read
-            case .success(nil): continue  // removed meanwhile
-            case let .failure(failure):
+            switch read(
+                file, limit: StoreFiles.maxSegmentBytes(segmentSize: segmentSize),
+                what: StoreFiles.segment(of: segmentSize))
+            {
+            case .success(let read?): bytes = read
+            case .success(nil): continue // removed meanwhile
+            case .failure(let failure):
                 report(failure, at: file)
                 continue
             }
@@ -201,12 +232,15 @@ public struct StoreChecker {
         var seen: [ClientMessageID: String] = [:]
         for name in listPlain(path) ?? [] {
             let file = path + "/" + name
-            if name.hasPrefix(".") { checkTemporary(file); continue }
+            if name.hasPrefix(".") {
+                checkTemporary(file)
+                continue
+            }
             let bytes: [UInt8]
             switch read(file) {
-            case let .success(read?): bytes = read
-            case .success(nil): continue  // delivered meanwhile
-            case let .failure(failure):
+            case .success(let read?): bytes = read
+            case .success(nil): continue // delivered meanwhile
+            case .failure(let failure):
                 report(failure, at: file)
                 continue
             }
@@ -223,11 +257,15 @@ public struct StoreChecker {
             report.problems += decoded.problems
             guard let entry = decoded.entry else { continue }
             if let other = seen[entry.clientMessageID] {
-                error(file, "client message ID \(entry.clientMessageID) is queued twice (also \(other)); remove one of the two files")
+                error(
+                    file,
+                    "client message ID \(entry.clientMessageID) is queued twice (also \(other)); remove one of the two files"
+                )
             }
             seen[entry.clientMessageID] = file
             if let segment = stored[entry.clientMessageID] {
-                warning(file, "already accepted (it is in \(segment)); the sync worker removes this file on its next start")
+                warning(
+                    file, "already accepted (it is in \(segment)); the sync worker removes this file on its next start")
             }
         }
     }
@@ -238,13 +276,20 @@ public struct StoreChecker {
         let wider = StoreGitFiles.widerModes(in: root)
         guard let first = wider.first else { return }
         let mode = String(first.mode, radix: 8)
-        let more = wider.count > 1 ? " (and \(wider.count - 1) more path\(wider.count == 2 ? "" : "s") of this store)" : ""
-        warning(first.path, "mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode) lets other users of this machine read it\(more); "
-            + "chatdir makes files 0600 and directories 0700, which git does not keep: run `chatdir check --fix-modes` on this store, and `chatdir git-setup` once so git's hooks restore them after every pull")
+        let more =
+            wider.count > 1 ? " (and \(wider.count - 1) more path\(wider.count == 2 ? "" : "s") of this store)" : ""
+        warning(
+            first.path,
+            "mode \(String(repeating: "0", count: max(0, 4 - mode.count)) + mode) lets other users of this machine read it\(more); "
+                + "chatdir makes files 0600 and directories 0700, which git does not keep: run `chatdir check --fix-modes` on this store, and `chatdir git-setup` once so git's hooks restore them after every pull"
+        )
     }
 
     private mutating func checkTemporary(_ file: String) {
         guard file.hasSuffix(".tmp") else { return }
-        warning(file, "a temporary file, probably left by a writer that was killed; the sync worker removes it (deleting it by hand is safe when no chatdir runs)")
+        warning(
+            file,
+            "a temporary file, probably left by a writer that was killed; the sync worker removes it (deleting it by hand is safe when no chatdir runs)"
+        )
     }
 }

@@ -29,28 +29,28 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .damaged(problem):
+        case .damaged(let problem):
             problem.description
-        case let .notAStore(path, reason):
+        case .notAStore(let path, let reason):
             "\(path): not a chatdir store (\(reason)); create one with `chatdir init --store \(path) --user NAME`"
-        case let .unsupportedFormat(path, found):
+        case .unsupportedFormat(let path, let found):
             "\(path): " + Self.unsupportedFormatMessage(found)
-        case let .unknownConversation(id):
+        case .unknownConversation(let id):
             "no conversation \(quoted(id.rawValue)) in this store; `chatdir list` shows the ones there are (`chatdir sync` fetches new ones)"
-        case let .unknownOutboxMessage(conversation, id):
+        case .unknownOutboxMessage(let conversation, let id):
             "no outbox message \(id) in conversation \(conversation); `chatdir view \(conversation)` shows pending and failed messages with their IDs"
-        case let .outboxBusy(conversation, id):
+        case .outboxBusy(let conversation, let id):
             "message \(id) in conversation \(conversation) kept changing while it was being cancelled (a sync worker is delivering it); run the command again"
-        case let .alreadyExists(path):
+        case .alreadyExists(let path):
             "\(path) already exists and is left as it is; choose another path"
-        case let .locked(path, holder):
+        case .locked(let path, let holder):
             "\(path) is held by another chatdir process\(holder.map { " (\($0))" } ?? ""); only one sync worker may run per store: "
                 + "wait for it to finish, or stop it (\(Self.stopHint(holder))), then run the command again"
-        case let .invalid(error):
+        case .invalid(let error):
             error.description
-        case let .system(error):
+        case .system(let error):
             error.description + Self.remedy(error.errno)
-        case let .sequenceTooLarge(sequence, id):
+        case .sequenceTooLarge(let sequence, let id):
             "conversation \(id): sequence \(sequence) is beyond the largest a store holds (\(StoreLayout.maxSequence): segment names have 10 digits); nothing was written"
         }
     }
@@ -58,7 +58,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// How to stop the lock's holder: `kill PID` (SIGTERM, on which `sync --live` finishes its
     /// write and exits 0, so a systemd unit does not restart it), or Ctrl-C where it runs.
     static func stopHint(_ holder: String?) -> String {
-        guard let holder, holder.hasPrefix("pid ") else { return "Ctrl-C where it runs, or `systemctl --user stop` its unit" }
+        guard let holder, holder.hasPrefix("pid ") else {
+            return "Ctrl-C where it runs, or `systemctl --user stop` its unit"
+        }
         let pid = holder.dropFirst(4).prefix { $0.isNumber }
         return "`kill \(pid)`, or Ctrl-C where it runs"
     }
@@ -68,7 +70,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         switch errno {
         case .noSpace: "; the disk is full: free some space, then run the command again"
         case .quotaExceeded: "; the disk quota is used up: free some space, then run the command again"
-        case .ioError: "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"
+        case .ioError:
+            "; the disk reported an I/O error: check the disk (`dmesg` says more), then run the command again"
         default: ""
         }
     }
@@ -80,12 +83,12 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The sysexits(3) code for this error.
     public var exitCode: Int32 {
         switch self {
-        case .damaged, .unsupportedFormat: 65          // EX_DATAERR
-        case .notAStore, .unknownConversation, .unknownOutboxMessage: 66  // EX_NOINPUT
-        case .alreadyExists: 73                        // EX_CANTCREAT
-        case .locked, .outboxBusy: 75                               // EX_TEMPFAIL
-        case .invalid, .sequenceTooLarge: 65           // EX_DATAERR
-        case let .system(error): error.isPermissionDenied ? 77 : 74  // EX_NOPERM / EX_IOERR
+        case .damaged, .unsupportedFormat: 65 // EX_DATAERR
+        case .notAStore, .unknownConversation, .unknownOutboxMessage: 66 // EX_NOINPUT
+        case .alreadyExists: 73 // EX_CANTCREAT
+        case .locked, .outboxBusy: 75 // EX_TEMPFAIL
+        case .invalid, .sequenceTooLarge: 65 // EX_DATAERR
+        case .system(let error): error.isPermissionDenied ? 77 : 74 // EX_NOPERM / EX_IOERR
         }
     }
 }

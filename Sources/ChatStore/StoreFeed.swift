@@ -36,7 +36,9 @@ final class StoreFeed {
             var order: [ConversationID] = []
             for change in batch.changes {
                 let parts = change.path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-                guard parts.count >= 2, parts[0] == Substring(StoreLayout.conversations), let id = try? ConversationID(String(parts[1])) else {
+                guard parts.count >= 2, parts[0] == Substring(StoreLayout.conversations),
+                    let id = try? ConversationID(String(parts[1]))
+                else {
                     if change.path == StoreLayout.conversations { changes += rescanAll(reportNew: true) }
                     continue
                 }
@@ -67,7 +69,8 @@ final class StoreFeed {
     /// Reads `.sync-status` again; returns whether what the list shows of the worker changed
     /// (no ``StoreChange``: the worker's figures are no change to the files).
     func refreshWorker() -> Bool {
-        let new = SyncWorkerState.read(storeRoot: store.root, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
+        let new = SyncWorkerState.read(
+            storeRoot: store.root, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
         defer { worker = new }
         return !new.looksLike(worker)
     }
@@ -84,7 +87,9 @@ final class StoreFeed {
             let inner = changes.filter { !$0.name.isEmpty }
             result = inner.count < changes.count ? cache.reload() : cache.apply(inner)
         } else {
-            let cache = ConversationCache(conversation: conversation, me: store.userID, limit: store.manifest.segmentSize, reportInitialContents: true)
+            let cache = ConversationCache(
+                conversation: conversation, me: store.userID, limit: store.manifest.segmentSize,
+                reportInitialContents: true)
             caches[id] = cache
             result = [.conversationAdded(id)] + cache.reload()
         }
@@ -104,7 +109,9 @@ final class StoreFeed {
             if let cache = caches[id] {
                 changes += cache.reload()
             } else {
-                let cache = ConversationCache(conversation: store.conversation(id), me: store.userID, limit: store.manifest.segmentSize, reportInitialContents: reportNew)
+                let cache = ConversationCache(
+                    conversation: store.conversation(id), me: store.userID, limit: store.manifest.segmentSize,
+                    reportInitialContents: reportNew)
                 caches[id] = cache
                 let found = cache.reload()
                 if reportNew { changes += [.conversationAdded(id)] + found }

@@ -31,7 +31,9 @@ public enum StoreFiles {
     /// does not exist. Opened with `O_NOFOLLOW` and read at most `limit` bytes.
     /// - Throws: ``StoreError/damaged(_:)`` for a symlink or a file past `limit` (named with its
     ///   size; `what` says what it should be), ``StoreError/system(_:)`` for other failures.
-    static func read(_ path: String, relative: String, expected: Int = 1024, limit: Int = maxFileBytes, what: String = "a store file") throws(StoreError) -> [UInt8]? {
+    static func read(
+        _ path: String, relative: String, expected: Int = 1024, limit: Int = maxFileBytes, what: String = "a store file"
+    ) throws(StoreError) -> [UInt8]? {
         let fd: FileDescriptor
         do throws(SystemError) {
             fd = try FileDescriptor.open(path, [.readOnly, .noFollow])
@@ -45,23 +47,34 @@ public enum StoreFiles {
         } catch {
             guard error.isTooLarge else { throw .system(error) }
             let size = (try? fd.size(path: path)).map { "\($0) bytes" } ?? "more than \(limit) bytes"
-            throw .damaged(StoreProblem(path: relative, "\(size), more than \(what) can be (at most \(limit) bytes): damaged; restore it from git or another device, or remove it and run `chatdir sync`"))
+            throw .damaged(
+                StoreProblem(
+                    path: relative,
+                    "\(size), more than \(what) can be (at most \(limit) bytes): damaged; restore it from git or another device, or remove it and run `chatdir sync`"
+                ))
         }
     }
 
     /// A symbolic link where a store file should be.
     static func symbolicLink(_ relative: String) -> StoreProblem {
-        StoreProblem(path: relative, "a symbolic link; a store holds only plain files and directories, and chatdir reads and writes nothing through a link (a commit may have put it there): replace it with the file itself, or remove it and run `chatdir sync`")
+        StoreProblem(
+            path: relative,
+            "a symbolic link; a store holds only plain files and directories, and chatdir reads and writes nothing through a link (a commit may have put it there): replace it with the file itself, or remove it and run `chatdir sync`"
+        )
     }
 
     /// Something other than a plain directory where a store directory should be.
     static func notPlainDirectory(_ relative: String, found: Sys.FileKind) -> StoreProblem {
-        let what = switch found {
-        case .symlink: "a symbolic link"
-        case .file: "a file"
-        case .directory, .other: "not a plain directory"
-        }
-        return StoreProblem(path: relative, "\(what), not a directory; a store holds only plain files and directories, and chatdir reads and writes nothing through a link (a commit may have put it there): remove it (`rm \(relative)`) and run `chatdir sync` to fetch it again")
+        let what =
+            switch found {
+            case .symlink: "a symbolic link"
+            case .file: "a file"
+            case .directory, .other: "not a plain directory"
+            }
+        return StoreProblem(
+            path: relative,
+            "\(what), not a directory; a store holds only plain files and directories, and chatdir reads and writes nothing through a link (a commit may have put it there): remove it (`rm \(relative)`) and run `chatdir sync` to fetch it again"
+        )
     }
 
     /// Refuses `path` (`relative` names it) when something other than a directory is there;
@@ -83,7 +96,8 @@ extension Conversation {
     /// `lstat(2)` calls; returns whether the conversation's folder exists.
     @discardableResult
     public func requirePlainDirectories() throws(StoreError) -> Bool {
-        try StoreFiles.requireDirectory(storeRoot + "/" + StoreLayout.conversations, relative: StoreLayout.conversations)
+        try StoreFiles.requireDirectory(
+            storeRoot + "/" + StoreLayout.conversations, relative: StoreLayout.conversations)
         guard try StoreFiles.requireDirectory(directory, relative: relativePath) else { return false }
         try StoreFiles.requireDirectory(messagesDirectory, relative: relative(StoreLayout.messages))
         try StoreFiles.requireDirectory(outboxDirectory, relative: relative(StoreLayout.outbox))
@@ -95,7 +109,8 @@ extension Conversation {
 
     /// The bytes of the segment for `range`; nil when it does not exist.
     func segmentBytes(_ range: SegmentRange) throws(StoreError) -> [UInt8]? {
-        try read(StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes, limit: maxSegmentBytes,
-                 what: StoreFiles.segment(of: segmentSize))
+        try read(
+            StoreLayout.messages + "/" + range.fileName, expected: expectedSegmentBytes, limit: maxSegmentBytes,
+            what: StoreFiles.segment(of: segmentSize))
     }
 }

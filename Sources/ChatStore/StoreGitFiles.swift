@@ -13,26 +13,26 @@ public enum StoreGitFiles {
     /// Every hidden name is this device's own (`.lock`, `.caught-up`, `messages/.newest`, temp
     /// files, and any per-device state a later chatdir adds), and so is the outbox.
     public static let ignore = """
-    # Written by chatdir (docs/FORMAT.md, "Keeping a store in git"): what belongs to one device.
-    # Hidden names are per device: .lock, .caught-up, messages/.newest, temp files, status files.
-    .*
-    !.gitignore
-    !.gitattributes
-    # Messages and read wishes this device has not delivered yet.
-    outbox/
+        # Written by chatdir (docs/FORMAT.md, "Keeping a store in git"): what belongs to one device.
+        # Hidden names are per device: .lock, .caught-up, messages/.newest, temp files, status files.
+        .*
+        !.gitignore
+        !.gitattributes
+        # Messages and read wishes this device has not delivered yet.
+        outbox/
 
-    """
+        """
 
     /// The shared files, each merged by `chatdir merge-file` once `chatdir git-setup` has
     /// registered it (git ignores a driver that is not in its config).
     public static let attributes = """
-    # Written by chatdir (docs/FORMAT.md, "Keeping a store in git"): the shared files merge with
-    # `chatdir merge-file`, registered in the repository's config by `chatdir git-setup`.
-    conversations/*/conversation.json merge=chatdir
-    conversations/*/positions.json merge=chatdir
-    conversations/*/messages/*.json merge=chatdir
+        # Written by chatdir (docs/FORMAT.md, "Keeping a store in git"): the shared files merge with
+        # `chatdir merge-file`, registered in the repository's config by `chatdir git-setup`.
+        conversations/*/conversation.json merge=chatdir
+        conversations/*/positions.json merge=chatdir
+        conversations/*/messages/*.json merge=chatdir
 
-    """
+        """
 
     /// Writes `.gitignore` and `.gitattributes` into the store at `root`. A file already there
     /// keeps its lines and gets only the rules it lacks, so running this twice changes nothing.
@@ -53,7 +53,8 @@ public enum StoreGitFiles {
     /// missing file gets `text` whole, comments included.
     static func completed(_ existing: [UInt8]?, with text: String) -> [UInt8]? {
         guard let existing else { return Array(text.utf8) }
-        let present = Set(String(decoding: existing, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters() })
+        let present = Set(
+            String(decoding: existing, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters() })
         let missing = text.split(separator: "\n").filter { line in
             !line.hasPrefix("#") && !line.isEmpty && !present.contains(String(line))
         }
@@ -92,11 +93,15 @@ public enum StoreGitFiles {
 
     /// Calls `visit` with each directory and file under `root` (root itself as "."), its
     /// full path and the mode chatdir gives its kind; never through a link or into `.git`.
-    private static func walk(_ root: String, _ visit: (String, String, UInt32) throws(StoreError) -> Void) throws(StoreError) {
+    private static func walk(_ root: String, _ visit: (String, String, UInt32) throws(StoreError) -> Void)
+        throws(StoreError)
+    {
         func enter(_ relative: String) throws(StoreError) {
             let path = relative.isEmpty ? root : root + "/" + relative
             guard let kind = Sys.kind(of: path), kind == .directory || kind == .file else { return }
-            try visit(relative.isEmpty ? "." : relative, path, kind == .directory ? FileDescriptor.directoryMode : FileDescriptor.fileMode)
+            try visit(
+                relative.isEmpty ? "." : relative, path,
+                kind == .directory ? FileDescriptor.directoryMode : FileDescriptor.fileMode)
             guard kind == .directory else { return }
             let names: [String]
             do { names = try Sys.listDirectory(path).sorted() } catch { throw .system(error) }

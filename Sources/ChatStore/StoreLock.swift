@@ -23,7 +23,9 @@ public final class StoreLock: Sendable {
             try fd.lockExclusive(path: path)
         } catch {
             fd.close()
-            if error.isWouldBlock { throw .locked(path: storeRoot, holder: Self.holderDescription(storeRoot: storeRoot)) }
+            if error.isWouldBlock {
+                throw .locked(path: storeRoot, holder: Self.holderDescription(storeRoot: storeRoot))
+            }
             throw .system(error)
         }
         // Stored only once the lock is held: a class whose every property is set runs its deinit
@@ -84,7 +86,8 @@ extension StoreLock {
         guard let bytes = try? Sys.readFile("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return "pid \(pid)" }
         // Arguments end in NUL; control characters from a path are not sent to a terminal.
         let words = bytes.split(separator: 0).map { word in
-            String(decoding: word, as: UTF8.self).map { $0.isASCII && ($0.asciiValue ?? 0) < 0x20 ? "?" : String($0) }.joined()
+            String(decoding: word, as: UTF8.self).map { $0.isASCII && ($0.asciiValue ?? 0) < 0x20 ? "?" : String($0) }
+                .joined()
         }
         var command = words.joined(separator: " ")
         if let program = words.first, let name = program.split(separator: "/").last, program.contains("/") {

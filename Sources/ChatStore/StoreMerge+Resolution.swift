@@ -49,21 +49,30 @@ extension StoreMerge {
             switch (marker, place) {
             case (UInt8(ascii: "<"), .outside): place = .ours
             case (UInt8(ascii: "="), .ours): place = .theirs
-            case (UInt8(ascii: ">"), .theirs): place = .outside; hunks += 1
+            case (UInt8(ascii: ">"), .theirs):
+                place = .outside
+                hunks += 1
             default:
-                throw refuse("a conflict marker out of order (chatdir writes <<<<<<< ours, =======, >>>>>>> theirs); resolve the file in an editor")
+                throw refuse(
+                    "a conflict marker out of order (chatdir writes <<<<<<< ours, =======, >>>>>>> theirs); resolve the file in an editor"
+                )
             }
         }
-        guard place == .outside else { throw refuse("the last conflict hunk is not closed by >>>>>>> theirs; resolve the file in an editor") }
+        guard place == .outside else {
+            throw refuse("the last conflict hunk is not closed by >>>>>>> theirs; resolve the file in an editor")
+        }
         guard hunks > 0 else { return Resolution(bytes: bytes, hunks: 0) }
         let resolved = Array(kept.joined(separator: [0x0A]))
         let problem: StoreProblem?
         switch kind {
-        case let .segment(range): problem = SegmentFile.decode(resolved, path: path, range: range, reportLayout: false).firstError
+        case .segment(let range):
+            problem = SegmentFile.decode(resolved, path: path, range: range, reportLayout: false).firstError
         case .positions: problem = PositionsFile.decode(resolved, path: path).problems.first { $0.severity == .error }
         case .conversationInfo:
             let decoded = ConversationInfo.decode(resolved, path: path)
-            problem = decoded.info == nil ? decoded.problems.first { $0.severity == .error } ?? StoreProblem(path: path, "not readable") : nil
+            problem =
+                decoded.info == nil
+                ? decoded.problems.first { $0.severity == .error } ?? StoreProblem(path: path, "not readable") : nil
         }
         if let problem { throw .unresolvable(problem) }
         return Resolution(bytes: resolved, hunks: hunks)
@@ -77,7 +86,9 @@ extension StoreMerge {
         let resolution = try resolve(bytes, keeping: side, path: path)
         guard resolution.hunks > 0 else { return resolution }
         let name = file.split(separator: "/").last.map(String.init) ?? file
-        do { try DurableFile.write(resolution.bytes, to: name, in: DurableFile.parentPath(of: file)) } catch { throw .system(error) }
+        do { try DurableFile.write(resolution.bytes, to: name, in: DurableFile.parentPath(of: file)) } catch {
+            throw .system(error)
+        }
         return resolution
     }
 }

@@ -36,7 +36,8 @@ public enum StoreMerge {
             if name == StoreLayout.conversationInfo { return .conversationInfo }
         }
         if parts.count >= 4, parts[parts.count - 2] == StoreLayout.messages, isConversation(at: parts.count - 3),
-           let range = SegmentRange(fileName: name) {
+            let range = SegmentRange(fileName: name)
+        {
             return .segment(range)
         }
         return nil
@@ -64,13 +65,13 @@ public enum StoreMerge {
 
         public var description: String {
             switch self {
-            case let .damaged(side, problem):
+            case .damaged(let side, let problem):
                 "cannot merge \(problem.path): \(side) is damaged: \(problem.line.map { "line \($0): " } ?? "")\(problem.message)"
-            case let .notAStoreFile(path):
+            case .notAStoreFile(let path):
                 "\(quoted(path)) is not a file chatdir merges (conversations/*/conversation.json, positions.json or messages/<first>-<last>.json); check the merge=chatdir lines of .gitattributes"
-            case let .unresolvable(problem):
+            case .unresolvable(let problem):
                 "cannot resolve \(problem.path)\(problem.line.map { ":\($0)" } ?? ""): \(problem.message)"
-            case let .system(error):
+            case .system(let error):
                 "\(error)"
             }
         }
@@ -81,7 +82,7 @@ public enum StoreMerge {
     public static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
         guard let kind = Self.kind(ofPath: path) else { throw .notAStoreFile(path: path) }
         switch kind {
-        case let .segment(range): return try mergeSegments(ours: ours, theirs: theirs, path: path, range: range)
+        case .segment(let range): return try mergeSegments(ours: ours, theirs: theirs, path: path, range: range)
         case .positions: return try mergePositions(ours: ours, theirs: theirs, path: path)
         case .conversationInfo: return try mergeConversationInfo(base: base, ours: ours, theirs: theirs, path: path)
         }
@@ -89,19 +90,26 @@ public enum StoreMerge {
 
     /// git's interface: reads the three files, merges them as `path`, and replaces `oursFile`
     /// with the result (atomically, as every store write). Returns the outcome written.
-    public static func mergeFiles(base baseFile: String, ours oursFile: String, theirs theirsFile: String, path: String) throws(Failure) -> Outcome {
+    public static func mergeFiles(base baseFile: String, ours oursFile: String, theirs theirsFile: String, path: String)
+        throws(Failure) -> Outcome
+    {
         func read(_ file: String) throws(Failure) -> [UInt8] {
             do { return try Sys.readFile(file) } catch { throw .system(error) }
         }
-        let outcome = try merge(base: try read(baseFile), ours: try read(oursFile), theirs: try read(theirsFile), path: path)
+        let outcome = try merge(
+            base: try read(baseFile), ours: try read(oursFile), theirs: try read(theirsFile), path: path)
         let name = oursFile.split(separator: "/").last.map(String.init) ?? oursFile
-        do { try DurableFile.write(outcome.bytes, to: name, in: DurableFile.parentPath(of: oursFile)) } catch { throw .system(error) }
+        do { try DurableFile.write(outcome.bytes, to: name, in: DurableFile.parentPath(of: oursFile)) } catch {
+            throw .system(error)
+        }
         return outcome
     }
 
     // MARK: - Segments
 
-    static func mergeSegments(ours: [UInt8], theirs: [UInt8], path: String, range: SegmentRange) throws(Failure) -> Outcome {
+    static func mergeSegments(ours: [UInt8], theirs: [UInt8], path: String, range: SegmentRange) throws(Failure)
+        -> Outcome
+    {
         let mine = try decodeSegment(ours, side: "ours", path: path, range: range)
         let other = try decodeSegment(theirs, side: "theirs", path: path, range: range)
         var bySequence: [Int: (ours: Message?, theirs: Message?)] = [:]
@@ -116,21 +124,31 @@ public enum StoreMerge {
         var links: [ClosedRange<Int>] = []
         var sequencesOfID: [ClientMessageID: Set<Int>] = [:]
         for (sequence, pair) in bySequence {
-            for message in [pair.ours, pair.theirs].compactMap({ $0 }) { sequencesOfID[message.clientMessageID, default: []].insert(sequence) }
+            for message in [pair.ours, pair.theirs].compactMap({ $0 }) {
+                sequencesOfID[message.clientMessageID, default: []].insert(sequence)
+            }
         }
         for sequence in bySequence.keys.sorted() {
-            guard let pair = bySequence[sequence], let mine = pair.ours, let other = pair.theirs, mine != other else { continue }
+            guard let pair = bySequence[sequence], let mine = pair.ours, let other = pair.theirs, mine != other else {
+                continue
+            }
             conflicted.insert(sequence)
             links.append(sequence...sequence)
-            conflicts.append("sequence \(sequence) holds \(mine.clientMessageID) on our side and \(other.clientMessageID == mine.clientMessageID ? "a different record of it" : other.clientMessageID.description) on theirs")
+            conflicts.append(
+                "sequence \(sequence) holds \(mine.clientMessageID) on our side and \(other.clientMessageID == mine.clientMessageID ? "a different record of it" : other.clientMessageID.description) on theirs"
+            )
         }
         for (id, sequences) in sequencesOfID.sorted(by: { $0.key < $1.key }) where sequences.count > 1 {
             conflicted.formUnion(sequences)
             if let low = sequences.min(), let high = sequences.max() { links.append(low...high) }
-            conflicts.append("client message ID \(id) is at sequence \(sequences.sorted().map(String.init).joined(separator: " and ")) on the two sides")
+            conflicts.append(
+                "client message ID \(id) is at sequence \(sequences.sorted().map(String.init).joined(separator: " and ")) on the two sides"
+            )
         }
         let slots: [Slot] = bySequence.keys.sorted().compactMap { sequence in
-            bySequence[sequence].map { Slot(sequence: sequence, ours: $0.ours, theirs: $0.theirs, conflicted: conflicted.contains(sequence)) }
+            bySequence[sequence].map {
+                Slot(sequence: sequence, ours: $0.ours, theirs: $0.theirs, conflicted: conflicted.contains(sequence))
+            }
         }
         if conflicts.isEmpty {
             return Outcome(bytes: SegmentFile.encode(slots.compactMap { $0.ours ?? $0.theirs }), conflicts: [])
@@ -220,7 +238,9 @@ public enum StoreMerge {
         return writer.bytes
     }
 
-    static func decodeSegment(_ bytes: [UInt8], side: String, path: String, range: SegmentRange) throws(Failure) -> [Message] {
+    static func decodeSegment(_ bytes: [UInt8], side: String, path: String, range: SegmentRange) throws(Failure)
+        -> [Message]
+    {
         let decoded = SegmentFile.decode(bytes, path: path, range: range, reportLayout: false)
         if let problem = decoded.firstError { throw .damaged(side: side, problem) }
         return decoded.messages
@@ -231,7 +251,9 @@ public enum StoreMerge {
     static func mergePositions(ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
         func decode(_ bytes: [UInt8], side: String) throws(Failure) -> Positions {
             let decoded = PositionsFile.decode(bytes, path: path)
-            if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(side: side, problem) }
+            if let problem = decoded.problems.first(where: { $0.severity == .error }) {
+                throw .damaged(side: side, problem)
+            }
             return decoded.positions
         }
         let merged = try decode(ours, side: "ours").merged(with: try decode(theirs, side: "theirs"))
@@ -240,11 +262,15 @@ public enum StoreMerge {
 
     // MARK: - conversation.json
 
-    static func mergeConversationInfo(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
+    static func mergeConversationInfo(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String) throws(Failure)
+        -> Outcome
+    {
         func decode(_ bytes: [UInt8], side: String) throws(Failure) -> ConversationInfo {
             let decoded = ConversationInfo.decode(bytes, path: path)
             guard let info = decoded.info else {
-                throw .damaged(side: side, decoded.problems.first { $0.severity == .error } ?? StoreProblem(path: path, "not readable"))
+                throw .damaged(
+                    side: side,
+                    decoded.problems.first { $0.severity == .error } ?? StoreProblem(path: path, "not readable"))
             }
             return info
         }
@@ -252,7 +278,8 @@ public enum StoreMerge {
         let other = try decode(theirs, side: "theirs")
         // The base only breaks a tie between two titles; git gives an empty one for two additions.
         let ancestor = base.isEmpty ? nil : ConversationInfo.decode(base, path: path).info
-        let mineMembers = Set(mine.members), otherMembers = Set(other.members)
+        let mineMembers = Set(mine.members)
+        let otherMembers = Set(other.members)
         let chosen: ConversationInfo?
         if mineMembers == otherMembers {
             if mine.title == other.title || ancestor?.title == other.title {
@@ -270,10 +297,13 @@ public enum StoreMerge {
             chosen = nil
         }
         if let chosen { return Outcome(bytes: chosen.encode(), conflicts: []) }
-        let reason = mineMembers == otherMembers
+        let reason =
+            mineMembers == otherMembers
             ? "the title is \(quoted(mine.title)) on our side and \(quoted(other.title)) on theirs"
             : "neither side's members include the other's (ours: \(mine.members.sorted().map(\.rawValue).joined(separator: ",")); theirs: \(other.members.sorted().map(\.rawValue).joined(separator: ",")))"
-        return Outcome(bytes: Array("<<<<<<< ours\n".utf8) + mine.encode() + Array("=======\n".utf8) + other.encode() + Array(">>>>>>> theirs\n".utf8),
-                       conflicts: [reason])
+        return Outcome(
+            bytes: Array("<<<<<<< ours\n".utf8) + mine.encode() + Array("=======\n".utf8) + other.encode()
+                + Array(">>>>>>> theirs\n".utf8),
+            conflicts: [reason])
     }
 }

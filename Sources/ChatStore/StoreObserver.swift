@@ -1,5 +1,5 @@
-import Dispatch
 import ChatDomain
+import Dispatch
 import Synchronization
 
 /// Live views of the store: streams that replay the current value at once, then send a new one
@@ -32,7 +32,8 @@ public struct StoreObserver: Sendable {
     /// messages; new messages are added, never trimmed. Throws when the conversation does not
     /// exist or cannot be watched.
     public func messages(in id: ConversationID, limit: Int = 50) throws(StoreError) -> AsyncStream<[TimelineRow]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [TimelineRow].self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: [TimelineRow].self, bufferingPolicy: .bufferingNewest(1))
         let watcher = try watchConversation(id, limit: limit) { state, _, _ in continuation.yield(state.rows) }
         continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
@@ -41,7 +42,8 @@ public struct StoreObserver: Sendable {
     /// Everything a live screen of conversation `id` shows (rows, counts, history, sync worker),
     /// once now and again after every change that alters it.
     public func states(in id: ConversationID, limit: Int = 50) throws(StoreError) -> AsyncStream<ConversationState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConversationState.self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ConversationState.self, bufferingPolicy: .bufferingNewest(1))
         let watcher = try watchConversation(id, limit: limit) { state, _, _ in continuation.yield(state) }
         continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
@@ -80,7 +82,8 @@ public struct StoreObserver: Sendable {
     /// The conversation list (newest activity first), once now and again after every change.
     /// A change re-reads only the conversations it touched.
     public func summaries() throws(StoreError) -> AsyncStream<ConversationList> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConversationList.self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ConversationList.self, bufferingPolicy: .bufferingNewest(1))
         let watcher = try watchStore { list, _ in continuation.yield(list) }
         continuation.onTermination = { _ in Self.stopLater(watcher) }
         return stream
@@ -102,7 +105,9 @@ public struct StoreObserver: Sendable {
         let first = Atomic<Bool>(true)
         let toldPolling = Atomic<Bool>(false)
         do {
-            return try DirectoryWatcher(root: conversation.directory, depth: 1, idleInterval: idleInterval, pollInterval: pollInterval) { batch in
+            return try DirectoryWatcher(
+                root: conversation.directory, depth: 1, idleInterval: idleInterval, pollInterval: pollInterval
+            ) { batch in
                 let cache = cache.value
                 let state = {
                     var state = cache.state()
@@ -113,7 +118,9 @@ public struct StoreObserver: Sendable {
                 // its problem alone is reason to send the state.
                 let problemsBefore = cache.problemList
                 var news: [StoreChange] = []
-                if let polling = batch.polling, !toldPolling.exchange(true, ordering: .relaxed) { news.append(.polling(polling)) }
+                if let polling = batch.polling, !toldPolling.exchange(true, ordering: .relaxed) {
+                    news.append(.polling(polling))
+                }
                 var changes: [StoreChange]
                 if batch.rescan {
                     let isFirst = first.exchange(false, ordering: .relaxed)
@@ -132,7 +139,9 @@ public struct StoreObserver: Sendable {
                 }
                 changes = news + changes
                 let workerMoved = cache.refreshWorkerState()
-                if !changes.isEmpty || workerMoved || cache.problemList != problemsBefore { deliver(state(), changes, batch.rescan) }
+                if !changes.isEmpty || workerMoved || cache.problemList != problemsBefore {
+                    deliver(state(), changes, batch.rescan)
+                }
             }
         } catch {
             throw .system(error)
@@ -144,16 +153,23 @@ public struct StoreObserver: Sendable {
     /// Watches `conversations/` and every conversation below it; calls `deliver` with the list
     /// and the changes, first at once, then after every change (``StoreChange/polling(_:)``
     /// once, first, when the watcher starts polling).
-    func watchStore(deliver: @escaping @Sendable (ConversationList, [StoreChange]) -> Void) throws(StoreError) -> DirectoryWatcher {
+    func watchStore(deliver: @escaping @Sendable (ConversationList, [StoreChange]) -> Void) throws(StoreError)
+        -> DirectoryWatcher
+    {
         let feed = ThreadConfined(StoreFeed(store: store))
         do {
             // The store root too: `conversations/` may be made after the watch starts.
-            return try DirectoryWatcher(root: store.root, depth: 3, idleInterval: idleInterval, pollInterval: pollInterval) { batch in
+            return try DirectoryWatcher(
+                root: store.root, depth: 3, idleInterval: idleInterval, pollInterval: pollInterval
+            ) { batch in
                 let changes = feed.value.handle(batch)
                 let workerMoved = feed.value.refreshWorker()
                 if feed.value.isFirst || !changes.isEmpty || workerMoved {
                     feed.value.isFirst = false
-                    deliver(ConversationList(conversations: feed.value.list(), polling: feed.value.polling, worker: feed.value.worker), changes)
+                    deliver(
+                        ConversationList(
+                            conversations: feed.value.list(), polling: feed.value.polling, worker: feed.value.worker),
+                        changes)
                 }
             }
         } catch {

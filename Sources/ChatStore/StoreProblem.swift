@@ -20,7 +20,10 @@ public struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
 
     /// A client message ID stored in two segments of one conversation.
     static func duplicateClientID(_ message: Message, path: String, line: Int?, otherPath: String) -> StoreProblem {
-        StoreProblem(path: path, line: line, "client message ID \(message.clientMessageID) (sequence \(message.sequence)) is also stored in \(otherPath); a message is stored once, remove one of the two records")
+        StoreProblem(
+            path: path, line: line,
+            "client message ID \(message.clientMessageID) (sequence \(message.sequence)) is also stored in \(otherPath); a message is stored once, remove one of the two records"
+        )
     }
 
     /// `path:line: message`, the form editors and `grep -n` users jump to.

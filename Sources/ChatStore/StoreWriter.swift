@@ -47,7 +47,8 @@ public final class StoreWriter: Sendable {
     private func repairNewestHint(_ conversation: Conversation) {
         guard let newest = try? conversation.segmentRanges().last else { return }
         let bytes = Self.hintBytes(naming: newest)
-        let hint = try? conversation.read(StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64, limit: 4096)
+        let hint = try? conversation.read(
+            StoreLayout.messages + "/" + StoreLayout.newestHint, expected: 64, limit: 4096)
         if hint == nil, !Self.isHinted(newest) { return }
         if hint != bytes {
             try? DurableFile.write(bytes, to: StoreLayout.newestHint, in: conversation.messagesDirectory)
@@ -90,7 +91,9 @@ public final class StoreWriter: Sendable {
         }
         let bytes = info.encode()
         if try conversation.read(StoreLayout.conversationInfo) == bytes { return }
-        try system { () throws(SystemError) in try DurableFile.write(bytes, to: StoreLayout.conversationInfo, in: conversation.directory) }
+        try system { () throws(SystemError) in
+            try DurableFile.write(bytes, to: StoreLayout.conversationInfo, in: conversation.directory)
+        }
     }
 
     /// What a save changed.
@@ -140,14 +143,16 @@ public final class StoreWriter: Sendable {
             // The splice: the file still holds the bytes this writer wrote (so canonical), and
             // every new record goes after its last one: the bytes the full path would make.
             if let known = writtenSegment(id, range), known.bytes == bytes,
-               let appended = SegmentFile.appending(incoming, to: bytes, after: known.lastSequence) {
+                let appended = SegmentFile.appending(incoming, to: bytes, after: known.lastSequence)
+            {
                 files.append((range.fileName, appended))
                 lastSequences.append((range, incoming[incoming.count - 1].sequence))
                 result.inserted += incoming
                 spliced += 1
                 continue
             }
-            let decoded = SegmentFile.decode(bytes, path: conversation.relative(name), range: range, reportLayout: false)
+            let decoded = SegmentFile.decode(
+                bytes, path: conversation.relative(name), range: range, reportLayout: false)
             if let problem = decoded.firstError { throw .damaged(problem) }
             if let new = insert(incoming, into: decoded.messages, result: &result) {
                 files.append((range.fileName, SegmentFile.encode(new)))
@@ -156,7 +161,8 @@ public final class StoreWriter: Sendable {
         }
         // A spliced segment was written by this writer before, and the hint was moved past it then.
         if spliced < files.count, let written = byRange.keys.max(), Self.isHinted(written),
-           written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0)) {
+            written > (conversation.hintedNewestSegment() ?? SegmentRange(first: 0, last: 0))
+        {
             files.append((StoreLayout.newestHint, Self.hintBytes(naming: written)))
         }
         if files.isEmpty, !result.alreadyStored.isEmpty {
@@ -211,7 +217,9 @@ public final class StoreWriter: Sendable {
         written.withLock { kept in
             for segment in segments {
                 kept.removeAll { $0.conversation == id && $0.range == segment.range }
-                kept.append(WrittenSegment(conversation: id, range: segment.range, bytes: segment.bytes, lastSequence: segment.last))
+                kept.append(
+                    WrittenSegment(
+                        conversation: id, range: segment.range, bytes: segment.bytes, lastSequence: segment.last))
             }
             if kept.count > Self.writtenLimit { kept.removeFirst(kept.count - Self.writtenLimit) }
         }
@@ -260,8 +268,9 @@ extension StoreWriter {
     @discardableResult
     public func accept(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
         let result = try save(messages, in: id)
-        let conversation = store.conversation(id)  // checked by `save` a moment ago
-        let stored = Dictionary(result.storedExactly.map { ($0.clientMessageID, $0.text) }, uniquingKeysWith: { first, _ in first })
+        let conversation = store.conversation(id) // checked by `save` a moment ago
+        let stored = Dictionary(
+            result.storedExactly.map { ($0.clientMessageID, $0.text) }, uniquingKeysWith: { first, _ in first })
         let names = try conversation.outbox().filter { stored[$0.clientMessageID] == $0.text }.map {
             OutboxFile.fileName(ordinal: $0.ordinal, id: $0.clientMessageID)
         }
@@ -290,7 +299,8 @@ extension StoreWriter {
         let conversation = try checkedConversation(id)
         let names = try conversation.outboxFileNames()
         guard !names.isEmpty else { return [] }
-        let queued = Dictionary(try conversation.outbox().map { ($0.clientMessageID, $0) }, uniquingKeysWith: { first, _ in first })
+        let queued = Dictionary(
+            try conversation.outbox().map { ($0.clientMessageID, $0) }, uniquingKeysWith: { first, _ in first })
         guard !queued.isEmpty else { return [] }
         let recent = try conversation.newestMessages(limit: store.manifest.segmentSize + queued.count).messages
         // Only the exact message: same client ID and the text that was queued.
@@ -299,7 +309,9 @@ extension StoreWriter {
         // The segment may be there without its directory fsync having succeeded (a failed
         // commit): make it durable before the outbox copy goes.
         try system { () throws(SystemError) in try Sys.fsyncPath(conversation.messagesDirectory) }
-        try removeOutboxFiles(stored.compactMap { queued[$0].map { OutboxFile.fileName(ordinal: $0.ordinal, id: $0.clientMessageID) } }, in: conversation)
+        try removeOutboxFiles(
+            stored.compactMap { queued[$0].map { OutboxFile.fileName(ordinal: $0.ordinal, id: $0.clientMessageID) } },
+            in: conversation)
         return stored
     }
 
@@ -318,14 +330,18 @@ extension StoreWriter {
         }
     }
 
-    private func updateOutboxEntry(_ messageID: ClientMessageID, in id: ConversationID, _ change: (inout OutboxEntry) -> Void) throws(StoreError) {
+    private func updateOutboxEntry(
+        _ messageID: ClientMessageID, in id: ConversationID, _ change: (inout OutboxEntry) -> Void
+    ) throws(StoreError) {
         let conversation = try checkedConversation(id)
         guard var entry = try conversation.outbox().first(where: { $0.clientMessageID == messageID }) else {
             throw .unknownOutboxMessage(id, messageID)
         }
         change(&entry)
         try system { () throws(SystemError) in
-            try DurableFile.write(OutboxFile.encode(entry), to: OutboxFile.fileName(ordinal: entry.ordinal, id: messageID), in: conversation.outboxDirectory)
+            try DurableFile.write(
+                OutboxFile.encode(entry), to: OutboxFile.fileName(ordinal: entry.ordinal, id: messageID),
+                in: conversation.outboxDirectory)
         }
     }
 }

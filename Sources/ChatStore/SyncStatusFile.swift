@@ -72,7 +72,9 @@ public enum SyncStatusFile {
 
     public static func encode(_ status: SyncStatus) -> [UInt8] {
         var members: [(key: String, value: JSONValue)] = []
-        let caught = status.caughtUp.sorted { $0.key.rawValue < $1.key.rawValue }.map { (key: $0.key.rawValue, value: JSONValue.integer(Int($0.value))) }
+        let caught = status.caughtUp.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            (key: $0.key.rawValue, value: JSONValue.integer(Int($0.value)))
+        }
         members.append(("caughtUp", .object(caught)))
         members.append(("connection", .string(status.connection.rawValue)))
         members.append(("mode", .string(status.mode.rawValue)))
@@ -83,7 +85,9 @@ public enum SyncStatusFile {
         members.append(("sendToSentMs", .array(status.sendToSent.map { .integer($0) })))
         members.append(("startedAt", .integer(Int(status.startedAt))))
         if !status.stoppedConversations.isEmpty {
-            let stopped = status.stoppedConversations.sorted { $0.key.rawValue < $1.key.rawValue }.map { (key: $0.key.rawValue, value: JSONValue.string($0.value)) }
+            let stopped = status.stoppedConversations.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                (key: $0.key.rawValue, value: JSONValue.string($0.value))
+            }
             members.append(("stoppedConversations", .object(stopped)))
         }
         members.append(("updatedAt", .integer(Int(status.updatedAt))))
@@ -95,40 +99,51 @@ public enum SyncStatusFile {
     public static func decode(_ bytes: [UInt8]) -> Result<SyncStatus, SyncStatusError> {
         guard bytes.count <= maxSize else { return .failure(SyncStatusError(reason: "larger than \(maxSize) bytes")) }
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes, limits: JSONParser.Limits(maxDepth: 4, maxMembers: 10_000, maxElements: 10_000)) } catch {
+        do {
+            value = try JSONParser.parse(
+                bytes, limits: JSONParser.Limits(maxDepth: 4, maxMembers: 10_000, maxElements: 10_000))
+        } catch {
             return .failure(SyncStatusError(reason: error.description))
         }
         func fail(_ key: String, _ expected: String) -> Result<SyncStatus, SyncStatusError> {
-            .failure(SyncStatusError(reason: "\"\(key)\" is \(value[key]?.typeDescription ?? "missing"), expected \(expected)"))
+            .failure(
+                SyncStatusError(
+                    reason: "\"\(key)\" is \(value[key]?.typeDescription ?? "missing"), expected \(expected)"))
         }
         func integer(_ key: String) -> Int? {
-            if case let .integer(number)? = value[key] { return number }
+            if case .integer(let number)? = value[key] { return number }
             return nil
         }
         func string(_ key: String) -> String? {
-            if case let .string(text)? = value[key] { return text }
+            if case .string(let text)? = value[key] { return text }
             return nil
         }
         func integers(_ key: String) -> [Int]? {
-            guard case let .array(items)? = value[key] else { return nil }
+            guard case .array(let items)? = value[key] else { return nil }
             var numbers: [Int] = []
             for item in items {
-                guard case let .integer(number) = item, number >= 0 else { return nil }
+                guard case .integer(let number) = item, number >= 0 else { return nil }
                 numbers.append(number)
             }
             return numbers
         }
         guard case .object = value else { return .failure(SyncStatusError(reason: "not a JSON object")) }
         guard let pid = integer("pid"), pid > 0, pid <= Int(Int32.max) else { return fail("pid", "a process ID") }
-        guard let mode = string("mode").flatMap(SyncStatus.Mode.init(rawValue:)) else { return fail("mode", "\"live\" or \"pass\"") }
+        guard let mode = string("mode").flatMap(SyncStatus.Mode.init(rawValue:)) else {
+            return fail("mode", "\"live\" or \"pass\"")
+        }
         guard let connection = string("connection").flatMap(SyncStatus.Connection.init(rawValue:)) else {
             return fail("connection", "connecting, connected, reconnecting, syncing or stopped")
         }
-        guard let startedAt = integer("startedAt"), startedAt >= 0 else { return fail("startedAt", "milliseconds since 1970") }
-        guard let updatedAt = integer("updatedAt"), updatedAt >= 0 else { return fail("updatedAt", "milliseconds since 1970") }
+        guard let startedAt = integer("startedAt"), startedAt >= 0 else {
+            return fail("startedAt", "milliseconds since 1970")
+        }
+        guard let updatedAt = integer("updatedAt"), updatedAt >= 0 else {
+            return fail("updatedAt", "milliseconds since 1970")
+        }
         guard let reconnects = integers("reconnects") else { return fail("reconnects", "an array of times") }
         guard let sendToSent = integers("sendToSentMs") else { return fail("sendToSentMs", "an array of milliseconds") }
-        guard case let .object(caught)? = value["caughtUp"] else { return fail("caughtUp", "an object") }
+        guard case .object(let caught)? = value["caughtUp"] else { return fail("caughtUp", "an object") }
         var status = SyncStatus(pid: Int32(pid), mode: mode, startedAt: Int64(startedAt), connection: connection)
         status.updatedAt = Int64(updatedAt)
         if value["problem"] != nil {
@@ -136,14 +151,20 @@ public enum SyncStatusFile {
             status.problem = problem
         }
         if value["nextTryAt"] != nil {
-            guard let next = integer("nextTryAt"), next >= 0 else { return fail("nextTryAt", "milliseconds since 1970") }
+            guard let next = integer("nextTryAt"), next >= 0 else {
+                return fail("nextTryAt", "milliseconds since 1970")
+            }
             status.nextTryAt = Int64(next)
         }
         if let stopped = value["stoppedConversations"] {
-            guard case let .object(entries) = stopped else { return fail("stoppedConversations", "an object") }
+            guard case .object(let entries) = stopped else { return fail("stoppedConversations", "an object") }
             for entry in entries {
-                guard let id = try? ConversationID(entry.key), case let .string(reason) = entry.value else {
-                    return .failure(SyncStatusError(reason: "\"stoppedConversations\" holds \(quoted(entry.key)), expected conversation IDs with reasons"))
+                guard let id = try? ConversationID(entry.key), case .string(let reason) = entry.value else {
+                    return .failure(
+                        SyncStatusError(
+                            reason:
+                                "\"stoppedConversations\" holds \(quoted(entry.key)), expected conversation IDs with reasons"
+                        ))
                 }
                 status.stoppedConversations[id] = reason
             }
@@ -151,8 +172,10 @@ public enum SyncStatusFile {
         status.reconnects = reconnects.map(Int64.init)
         status.sendToSent = sendToSent
         for member in caught {
-            guard let id = try? ConversationID(member.key), case let .integer(time) = member.value, time >= 0 else {
-                return .failure(SyncStatusError(reason: "\"caughtUp\" holds \(quoted(member.key)), expected conversation IDs with times"))
+            guard let id = try? ConversationID(member.key), case .integer(let time) = member.value, time >= 0 else {
+                return .failure(
+                    SyncStatusError(
+                        reason: "\"caughtUp\" holds \(quoted(member.key)), expected conversation IDs with times"))
             }
             status.caughtUp[id] = Int64(time)
         }
@@ -168,7 +191,11 @@ public enum SyncStatusFile {
     public static func read(storeRoot: String) -> Result<SyncStatus, SyncStatusError>? {
         let bytes: [UInt8]
         do throws(StoreError) {
-            guard let read = try StoreFiles.read(storeRoot + "/" + StoreLayout.syncStatus, relative: StoreLayout.syncStatus, limit: 1 << 20, what: "a status file") else { return nil }
+            guard
+                let read = try StoreFiles.read(
+                    storeRoot + "/" + StoreLayout.syncStatus, relative: StoreLayout.syncStatus, limit: 1 << 20,
+                    what: "a status file")
+            else { return nil }
             bytes = read
         } catch {
             return .failure(SyncStatusError(reason: error.description))

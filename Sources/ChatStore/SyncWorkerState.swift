@@ -24,7 +24,7 @@ public struct SyncWorkerState: Hashable, Sendable {
     /// `holder` the lock's holder as ``StoreLock/holder(storeRoot:)`` found it.
     public static func read(storeRoot: String, holder: Int32?, now: Int64) -> SyncWorkerState {
         var state = SyncWorkerState(pid: holder)
-        if case let .success(status)? = SyncStatusFile.read(storeRoot: storeRoot) { state.status = status }
+        if case .success(let status)? = SyncStatusFile.read(storeRoot: storeRoot) { state.status = status }
         if let current = state.current, current.connection == .reconnecting, let next = current.nextTryAt {
             state.nextTryIn = Int(max(0, (next - now + 999) / 1000))
         }
@@ -46,7 +46,8 @@ public struct SyncWorkerState: Hashable, Sendable {
             return state.stopped(id).map { [id: $0] } ?? [:]
         }
         return pid == other.pid && status?.pid == other.status?.pid && status?.connection == other.status?.connection
-            && status?.problem == other.status?.problem && nextTryIn == other.nextTryIn && stopped(self) == stopped(other)
+            && status?.problem == other.status?.problem && nextTryIn == other.nextTryIn
+            && stopped(self) == stopped(other)
     }
 
     /// Why the worker stopped syncing conversation `id`, as the last status written says.

@@ -32,7 +32,7 @@ public struct TextMatcher: Sendable {
     /// The bytes a matching record's line must hold as they are, when there are such bytes:
     /// then a segment is searched with memchr before anything is parsed.
     var literal: [UInt8]? {
-        if case let .fixed(bytes) = kind { return bytes }
+        if case .fixed(let bytes) = kind { return bytes }
         return nil
     }
 
@@ -43,7 +43,7 @@ public struct TextMatcher: Sendable {
 
     func matches(in bytes: [UInt8]) -> [Range<Int>] {
         switch kind {
-        case let .fixed(needle):
+        case .fixed(let needle):
             guard !needle.isEmpty else { return [] }
             var found: [Range<Int>] = []
             var from = 0
@@ -52,9 +52,9 @@ public struct TextMatcher: Sendable {
                 from = hit + needle.count
             }
             return found
-        case let .folded(needle):
+        case .folded(let needle):
             return Self.foldedMatches(needle, in: bytes)
-        case let .regex(regex):
+        case .regex(let regex):
             return regex.matches(in: bytes)
         }
     }

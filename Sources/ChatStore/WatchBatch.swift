@@ -12,7 +12,9 @@ public struct WatchBatch: Sendable, Equatable {
     /// reached): set on every batch from the first refusal on, nil while inotify sees everything.
     public var polling: WatchFallback?
 
-    public init(changes: [WatchedChange] = [], rescan: Bool = false, isIdle: Bool = false, polling: WatchFallback? = nil) {
+    public init(
+        changes: [WatchedChange] = [], rescan: Bool = false, isIdle: Bool = false, polling: WatchFallback? = nil
+    ) {
         self.changes = changes
         self.rescan = rescan
         self.isIdle = isIdle

@@ -24,7 +24,9 @@ public struct WatchFallback: Hashable, Sendable, CustomStringConvertible {
 
     /// The limit as it stands now, for `path`.
     init(limit: InotifyLimit, path: String, intervalMilliseconds: Int) {
-        self.init(limit: limit, path: path, intervalMilliseconds: intervalMilliseconds, value: limit.value, namespaceValue: limit.namespaceValue)
+        self.init(
+            limit: limit, path: path, intervalMilliseconds: intervalMilliseconds, value: limit.value,
+            namespaceValue: limit.namespaceValue)
     }
 
     /// `every second`, `every 250 ms`.
@@ -53,7 +55,8 @@ public struct WatchFallback: Hashable, Sendable, CustomStringConvertible {
         var text = "\(verb) \(path): \(reason); checking for changes \(every) instead"
         if let setting = limit.setting {
             let raised = limit == .watches ? max(524_288, (value ?? 0) * 2) : max(1024, (value ?? 0) * 2)
-            text += ". Raise it with `sysctl \(setting)=\(raised)` (as root; in /etc/sysctl.d/ to keep it), or stop programs that watch many files"
+            text +=
+                ". Raise it with `sysctl \(setting)=\(raised)` (as root; in /etc/sysctl.d/ to keep it), or stop programs that watch many files"
         }
         return text
     }

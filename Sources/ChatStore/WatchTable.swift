@@ -52,7 +52,9 @@ struct WatchTable {
         guard let directory = directoryByWatch[event.watch] else { return [] }
         if event.name.isEmpty {
             // The watched directory itself: when the root moves or goes, every path is stale.
-            if directory.isEmpty && !event.mask.isDisjoint(with: [.deleteSelf, .moveSelf, .unmount]) { return [.rescan] }
+            if directory.isEmpty && !event.mask.isDisjoint(with: [.deleteSelf, .moveSelf, .unmount]) {
+                return [.rescan]
+            }
             return []
         }
         // Temp files of the durable writer (and editors' swap files) are not commits.
@@ -60,11 +62,14 @@ struct WatchTable {
         let path = directory.isEmpty ? event.name : directory + "/" + event.name
         if event.mask.contains(.isDirectory) {
             if !event.mask.isDisjoint(with: [.create, .movedTo]) {
-                let appeared = Action.report(WatchedChange(directory: directory, name: event.name, kind: .directoryAppeared))
+                let appeared = Action.report(
+                    WatchedChange(directory: directory, name: event.name, kind: .directoryAppeared))
                 return wantsWatch(below: directory) ? [appeared, .watch(path)] : [appeared]
             }
             if !event.mask.isDisjoint(with: [.delete, .movedFrom]) {
-                var actions = [Action.report(WatchedChange(directory: directory, name: event.name, kind: .directoryRemoved))]
+                var actions = [
+                    Action.report(WatchedChange(directory: directory, name: event.name, kind: .directoryRemoved))
+                ]
                 // A directory renamed away keeps its watch, now pointing somewhere unwatched.
                 if event.mask.contains(.movedFrom), let watch = watchByDirectory[path] {
                     forget(watch)

@@ -55,16 +55,16 @@ public struct APIClient: Sendable {
     public func messages(_ id: ConversationID, _ page: Page, limit: Int = 500) async throws(SyncError) -> MessagesPage {
         var query = MessagesQuery(limit: limit)
         switch page {
-        case let .after(sequence): query.after = sequence
-        case let .before(sequence): query.before = sequence
+        case .after(let sequence): query.after = sequence
+        case .before(let sequence): query.before = sequence
         case .newest: break
         }
         let answer = try await send(.messages(id), query: query.queryString)
         let result = try answer.decode(WireDecoder.messagesPage)
         for message in result.items {
             switch page {
-            case let .after(sequence) where message.sequence <= sequence,
-                 let .before(sequence) where message.sequence >= sequence:
+            case .after(let sequence) where message.sequence <= sequence,
+                .before(let sequence) where message.sequence >= sequence:
                 throw .contract("the page for \(page) holds sequence \(message.sequence)")
             default: break
             }
@@ -74,7 +74,9 @@ public struct APIClient: Sendable {
 
     /// Delivers one message. Returns the accepted message and whether it was new (201) or
     /// already accepted earlier with this client message ID (200).
-    public func post(_ id: ConversationID, clientMessageID: ClientMessageID, text: String) async throws(SyncError) -> (message: Message, created: Bool) {
+    public func post(_ id: ConversationID, clientMessageID: ClientMessageID, text: String) async throws(SyncError) -> (
+        message: Message, created: Bool
+    ) {
         let body = WireEncoder.postedMessage(PostedMessage(clientMessageID: clientMessageID, text: text))
         let answer = try await send(.postMessage(id), body: body)
         let message = try answer.decode(WireDecoder.acceptedMessage)
@@ -132,14 +134,18 @@ public struct APIClient: Sendable {
         let deadline = ContinuousClock.now + timeout
         let response: HTTPClient.Response
         do {
-            response = try await http.send(method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
+            response = try await http.send(
+                method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
             switch error {
             case _ where error.isRetryable && cutByPass && passDeadline?.isOver() == true:
-                throw .passBudgetSpent(server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: error.reason)
-            case let .temporary(reason, retryAfter): throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
-            case let .transport(failure) where failure.kind == .unreachable: throw .transport(failure.within(server.description))
-            case let .transport(failure): throw .transport(failure.within("\(method) \(path)"))
+                throw .passBudgetSpent(
+                    server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: error.reason)
+            case .temporary(let reason, let retryAfter):
+                throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
+            case .transport(let failure) where failure.kind == .unreachable:
+                throw .transport(failure.within(server.description))
+            case .transport(let failure): throw .transport(failure.within("\(method) \(path)"))
             default: throw error
             }
         }
@@ -150,8 +156,9 @@ public struct APIClient: Sendable {
             return Answer(status: response.status, body: bytes, deadline: deadline)
         case .unauthorized:
             throw .unauthorized("401: " + WireDecoder.errorMessage(bytes))
-        case let .temporary(retryAfter):
-            throw .temporary("\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
+        case .temporary(let retryAfter):
+            throw .temporary(
+                "\(method) \(path): \(response.status) \(WireDecoder.errorMessage(bytes))", retryAfter: retryAfter)
         case .rejected:
             throw .rejected(status: response.status, message: WireDecoder.errorMessage(bytes))
         case .unexpected:

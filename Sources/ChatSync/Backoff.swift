@@ -18,7 +18,9 @@ public struct Backoff: Sendable, Equatable {
 
     /// Records a failure and returns the delay before the next attempt: a random value between
     /// half and all of `initial × 2^(failures-1)` (capped at ``maximum``), or `retryAfter` if longer.
-    public mutating func failure(retryAfter: Duration? = nil, using random: inout some RandomNumberGenerator) -> Duration {
+    public mutating func failure(retryAfter: Duration? = nil, using random: inout some RandomNumberGenerator)
+        -> Duration
+    {
         let exponent = min(failures, 30)
         failures += 1
         let ceiling = min(initial * (1 << exponent), maximum)

@@ -1,12 +1,19 @@
 import ChatDomain
+
 /// How the client opens a ``ByteStream`` to a server: by the server's scheme
 /// (``network(caFile:)``: TLS for https, ``tcp`` for http), scripted streams in tests. The HTTP client and the live connection get their
 /// streams only from here.
 struct Connector: Sendable {
     /// Opens a stream to `server`, giving up at `deadline`.
-    let open: @Sendable (_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream
+    let open:
+        @Sendable (_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) ->
+            any ByteStream
 
-    init(open: @escaping @Sendable (_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream) {
+    init(
+        open:
+            @escaping @Sendable (_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) ->
+            any ByteStream
+    ) {
         self.open = open
     }
 
@@ -27,7 +34,9 @@ struct Connector: Sendable {
 
 extension TCPConnection: ByteStream {
     /// Connects to `server` by `deadline`: ``Connector/tcp``.
-    static func open(_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream {
+    static func open(_ server: ServerAddress, _ deadline: ContinuousClock.Instant) throws(TransportError)
+        -> any ByteStream
+    {
         try connect(host: server.host, port: server.port, timeout: timeout(until: deadline))
     }
 
@@ -37,7 +46,7 @@ extension TCPConnection: ByteStream {
 
     func read(until deadline: ContinuousClock.Instant) throws(TransportError) -> ByteStreamRead {
         switch try receive(timeout: Self.timeout(until: deadline)) {
-        case let .bytes(bytes): return .bytes(bytes)
+        case .bytes(let bytes): return .bytes(bytes)
         case .timedOut: return .timedOut
         case .closed: return .closed
         }

@@ -120,17 +120,19 @@ public struct ConversationLiveState: Sendable, Equatable {
     }
 
     /// Takes one event and returns what to do, in order. `random` jitters the backoffs.
-    public mutating func handle(_ event: Event, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator) -> [Action] {
+    public mutating func handle(
+        _ event: Event, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator
+    ) -> [Action] {
         switch event {
-        case let .follow(point):
+        case .follow(let point):
             follow(from: point)
             return []
-        case let .reconnected(head):
+        case .reconnected(let head):
             return [.catchUp(.reconnect, from: min(head, gaps?.caughtUpTo ?? head))]
         case .idleDue:
             guard let from = gaps?.caughtUpTo else { return [] }
             return [.catchUp(.idle, from: from)]
-        case let .liveMessage(message):
+        case .liveMessage(let message):
             guard gaps != nil else { return [] }
             liveSavesPending += 1
             // Held in memory until everything before it is here: the store never gets a hole at
@@ -140,20 +142,20 @@ public struct ConversationLiveState: Sendable, Equatable {
             // Past the tracker's cap the message is dropped (bounded memory); a catch-up brings it.
             for dropped in gaps?.stored([message.sequence], at: now) ?? [] { held.removeValue(forKey: dropped) }
             return [.save(takeReady(arrived: message.sequence, after: before), .live)]
-        case let .receipt(position, mine):
+        case .receipt(let position, let mine):
             // A position past what has arrived proves messages exist that no event brought.
             gaps?.exists(through: max(position.deliveredUpTo, position.readUpTo), at: now)
             let check = gapCheckIfOpen()
             if mine { delivered.observed(confirmed: position.deliveredUpTo) }
             return check
-        case let .caughtUp(cause, through, myDelivered):
+        case .caughtUp(let cause, let through, let myDelivered):
             if cause == .reconnect { follow(from: through) }
             gaps?.caughtUp(through: through, at: now)
             if let myDelivered { delivered.observed(confirmed: myDelivered) }
             return [.save(takeReady(), cause)]
-        case let .saved(cause):
+        case .saved(let cause):
             return saved(cause, at: now, using: &random)
-        case let .failed(cause, reason, retryAfter):
+        case .failed(let cause, let reason, let retryAfter):
             switch cause {
             case .live:
                 liveSavesPending = max(0, liveSavesPending - 1)
@@ -163,17 +165,18 @@ public struct ConversationLiveState: Sendable, Equatable {
             case .idle:
                 return [.report("idle catch-up failed: \(reason)")]
             case .gap:
-                return [.report("gap catch-up failed: \(reason)")] + retryGapCheck(retryAfter: retryAfter, at: now, using: &random)
+                return [.report("gap catch-up failed: \(reason)")]
+                    + retryGapCheck(retryAfter: retryAfter, at: now, using: &random)
             }
         case .gapCheckDue:
             gapCheckScheduled = false
             guard let gaps, gaps.catchUpDue(at: now) else { return gapCheckIfOpen() }
             return [.catchUp(.gap, from: gaps.caughtUpTo)]
-        case let .deliveredFinished(.success(confirmed)):
+        case .deliveredFinished(.success(let confirmed)):
             delivered.finished(confirmed: confirmed)
             deliveredBackoff = backoff
             return [.storeDelivered(confirmed)] + deliveryDue()
-        case let .deliveredFinished(.failure(failure)):
+        case .deliveredFinished(.failure(let failure)):
             delivered.finished(confirmed: nil)
             let delay = deliveredBackoff.failure(retryAfter: failure.retryAfter, using: &random)
             deliveredRetryWaiting = true
@@ -190,7 +193,9 @@ public struct ConversationLiveState: Sendable, Equatable {
         }
     }
 
-    private mutating func saved(_ cause: Cause, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator) -> [Action] {
+    private mutating func saved(
+        _ cause: Cause, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator
+    ) -> [Action] {
         switch cause {
         case .live:
             liveSavesPending = max(0, liveSavesPending - 1)
@@ -229,7 +234,9 @@ public struct ConversationLiveState: Sendable, Equatable {
 
     /// A gap check after the gap backoff; until then live events past the hole schedule nothing,
     /// so a failing server is not asked once per event.
-    private mutating func retryGapCheck(retryAfter: Duration?, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator) -> [Action] {
+    private mutating func retryGapCheck(
+        retryAfter: Duration?, at now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator
+    ) -> [Action] {
         guard !gapCheckScheduled else { return [] }
         gapCheckScheduled = true
         return [.scheduleGapCheck(at: now + gapBackoff.failure(retryAfter: retryAfter, using: &random))]
@@ -257,7 +264,8 @@ public struct ConversationLiveState: Sendable, Equatable {
     /// never fills its hole could otherwise make every event scan).
     private mutating func takeReady(arrived sequence: Int, after before: Int) -> [Message] {
         guard let through = gaps?.caughtUpTo else { return [] }
-        guard let run = sequence <= before ? sequence...sequence : through > before ? (before + 1)...through : nil else { return [] }
+        guard let run = sequence <= before ? sequence...sequence : through > before ? (before + 1)...through : nil
+        else { return [] }
         var ready: [Message] = []
         for sequence in run {
             if let message = held.removeValue(forKey: sequence) { ready.append(message) }

@@ -32,7 +32,9 @@ final class HTTPClient: Sendable {
     }
 
     /// Sends one request and reads the whole answer, within `timeout` from start to end.
-    func send(method: String, target: String, headers: HTTPHeaders, body: [UInt8], timeout: Duration) async throws(SyncError) -> Response {
+    func send(method: String, target: String, headers: HTTPHeaders, body: [UInt8], timeout: Duration)
+        async throws(SyncError) -> Response
+    {
         let deadline = ContinuousClock.now + timeout
         // A reused connection may have been closed by the server while idle: one retry on a fresh one.
         for attempt in 0..<2 {
@@ -43,14 +45,17 @@ final class HTTPClient: Sendable {
             let bytes: [UInt8]
             do { bytes = try request.serialized() } catch {
                 // Written as is, the header would inject lines of its own; it can never succeed.
-                throw .rejected(status: 400, message: "\(method) \(target) was not sent (refused by this client, not the server): \(error)")
+                throw .rejected(
+                    status: 400,
+                    message: "\(method) \(target) was not sent (refused by this client, not the server): \(error)")
             }
-            let result = await connection.roundTrip(bytes, address: address, deadline: deadline, maxBodySize: maxBodySize)
+            let result = await connection.roundTrip(
+                bytes, address: address, deadline: deadline, maxBodySize: maxBodySize)
             switch result {
-            case let .success((response, keepAlive)):
+            case .success((let response, let keepAlive)):
                 if keepAlive { idle.withLock { if $0.count < Self.maxIdle { $0.append(connection) } } }
                 return response
-            case let .failure(error):
+            case .failure(let error):
                 if reused != nil, case .stale = error { continue }
                 throw error.syncError
             }
@@ -73,7 +78,7 @@ private final class PooledConnection: Sendable {
 
         var syncError: SyncError {
             switch self {
-            case let .stale(error), let .failed(error): error
+            case .stale(let error), .failed(let error): error
             }
         }
     }
@@ -87,15 +92,21 @@ private final class PooledConnection: Sendable {
         self.connector = connector
     }
 
-    func roundTrip(_ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int) async -> Result<(HTTPClient.Response, Bool), Failure> {
+    func roundTrip(_ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int)
+        async -> Result<(HTTPClient.Response, Bool), Failure>
+    {
         await withCheckedContinuation { continuation in
             queue.async {
-                continuation.resume(returning: self.blockingRoundTrip(request, address: address, deadline: deadline, maxBodySize: maxBodySize))
+                continuation.resume(
+                    returning: self.blockingRoundTrip(
+                        request, address: address, deadline: deadline, maxBodySize: maxBodySize))
             }
         }
     }
 
-    private func blockingRoundTrip(_ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int) -> Result<(HTTPClient.Response, Bool), Failure> {
+    private func blockingRoundTrip(
+        _ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int
+    ) -> Result<(HTTPClient.Response, Bool), Failure> {
         let wasOpen = stream != nil
         do throws(SyncError) {
             let connection: any ByteStream
@@ -107,7 +118,8 @@ private final class PooledConnection: Sendable {
             }
             do { try connection.write(request, until: deadline) } catch { throw .transport(error) }
             let (head, remainder) = try ResponseHeadReader.read(from: connection, until: deadline, for: .request)
-            let response = try readBody(head: head, already: remainder, connection: connection, deadline: deadline, maxBodySize: maxBodySize)
+            let response = try readBody(
+                head: head, already: remainder, connection: connection, deadline: deadline, maxBodySize: maxBodySize)
             let keepAlive = !head.headers.containsToken("close", for: "Connection")
             if !keepAlive { stream = nil }
             return .success((response, keepAlive))
@@ -118,23 +130,31 @@ private final class PooledConnection: Sendable {
         }
     }
 
-    private func readBody(head: HTTPResponseHead, already: [UInt8], connection: any ByteStream, deadline: ContinuousClock.Instant, maxBodySize: Int) throws(SyncError) -> HTTPClient.Response {
+    private func readBody(
+        head: HTTPResponseHead, already: [UInt8], connection: any ByteStream, deadline: ContinuousClock.Instant,
+        maxBodySize: Int
+    ) throws(SyncError) -> HTTPClient.Response {
         if head.headers["Transfer-Encoding"] != nil { throw .contract("chunked answers are not part of the contract") }
         let lengthText = head.headers["Content-Length"] ?? "0"
-        guard let length = Int(lengthText), length >= 0 else { throw .contract("Content-Length \(lengthText) is not a number") }
-        guard length <= maxBodySize else { throw .contract("an answer of \(length) bytes is over the \(maxBodySize)-byte limit") }
+        guard let length = Int(lengthText), length >= 0 else {
+            throw .contract("Content-Length \(lengthText) is not a number")
+        }
+        guard length <= maxBodySize else {
+            throw .contract("an answer of \(length) bytes is over the \(maxBodySize)-byte limit")
+        }
         var body = already
         body.reserveCapacity(length)
         while body.count < length {
             guard ContinuousClock.now < deadline else {
-                throw .transport(TransportError(.timedOut, "only \(body.count) of the answer's \(length) body bytes came in time"))
+                throw .transport(
+                    TransportError(.timedOut, "only \(body.count) of the answer's \(length) body bytes came in time"))
             }
             let read: ByteStreamRead
             do { read = try connection.read(until: deadline) } catch { throw .transport(error) }
             switch read {
             case .timedOut: continue
             case .closed: throw .transport(TransportError(.closed, "the server closed the connection mid-answer"))
-            case let .bytes(bytes): body += bytes
+            case .bytes(let bytes): body += bytes
             }
         }
         guard body.count == length else { throw .contract("the answer is longer than its Content-Length") }

@@ -32,7 +32,10 @@ public struct LiveConnection: Sendable {
     /// Where the stream comes from (TCP unless a test scripts one).
     var connector: Connector = .network(caFile: nil)
 
-    public init(server: ServerAddress, token: String, pingInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(10)) {
+    public init(
+        server: ServerAddress, token: String, pingInterval: Duration = .seconds(30),
+        pongTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(10)
+    ) {
         self.server = server
         self.token = token
         self.pingInterval = pingInterval
@@ -57,10 +60,12 @@ public struct LiveConnection: Sendable {
         // Stopped when the consuming task is cancelled, and when the stream is let go of (a
         // consumer that left its loop); a reader thread waiting for room is let go then.
         let reader = BatchReader(inbox: inbox, session: session)
-        return AsyncStream(unfolding: { await reader.next() }, onCancel: {
-            inbox.stop()
-            session.stop()
-        })
+        return AsyncStream(
+            unfolding: { await reader.next() },
+            onCancel: {
+                inbox.stop()
+                session.stop()
+            })
     }
 
     /// The consumer's end of ``batches(limit:byteLimit:)``: stops the session when let go of.
@@ -138,7 +143,7 @@ public struct LiveConnection: Sendable {
                 switch pushed {
                 case .queued, .dropped: return
                 case .full: room.wait()
-                case let .handedOver(waiting, batch):
+                case .handedOver(let waiting, let batch):
                     waiting.resume(returning: batch)
                     return
                 }
@@ -164,7 +169,7 @@ public struct LiveConnection: Sendable {
         }
 
         private static func textBytes(_ event: Event) -> Int {
-            if case let .event(.message(_, message)) = event { return message.text.utf8.count }
+            if case .event(.message(_, let message)) = event { return message.text.utf8.count }
             return 0
         }
 
@@ -196,7 +201,7 @@ public struct LiveConnection: Sendable {
             var end = state.front
             var bytes = 0
             while end < state.queue.count, end - state.front < limit {
-                if case let .event(.message(_, message)) = state.queue[end] { bytes += message.text.utf8.count }
+                if case .event(.message(_, let message)) = state.queue[end] { bytes += message.text.utf8.count }
                 if bytes > byteLimit, end > state.front { break }
                 end += 1
             }
@@ -226,7 +231,10 @@ public struct LiveConnection: Sendable {
         private let emit: @Sendable (Event) -> Void
         private let finish: @Sendable () -> Void
 
-        init(configuration: LiveConnection, emit: @escaping @Sendable (Event) -> Void, finish: @escaping @Sendable () -> Void) {
+        init(
+            configuration: LiveConnection, emit: @escaping @Sendable (Event) -> Void,
+            finish: @escaping @Sendable () -> Void
+        ) {
             self.configuration = configuration
             self.emit = emit
             self.finish = finish
@@ -272,11 +280,14 @@ public struct LiveConnection: Sendable {
             )
             let request: [UInt8]
             do { request = try handshake.request.serialized() } catch {
-                throw .rejected(status: 400, message: "the live upgrade was not sent (refused by this client, not the server): \(error)")
+                throw .rejected(
+                    status: 400,
+                    message: "the live upgrade was not sent (refused by this client, not the server): \(error)")
             }
             try send(request, on: tcp)
             // The upgrade's answer has the connect timeout, counted again from the request.
-            let (head, remainder) = try ResponseHeadReader.read(from: tcp, until: .now + configuration.connectTimeout, for: .upgrade)
+            let (head, remainder) = try ResponseHeadReader.read(
+                from: tcp, until: .now + configuration.connectTimeout, for: .upgrade)
             switch ResponseVerdict(status: Int(head.status.code), headers: head.headers, success: 101...101) {
             case .unauthorized:
                 throw .unauthorized("401: the live connection was refused")
@@ -284,7 +295,7 @@ public struct LiveConnection: Sendable {
                 // Forbidden to this token: as permanent as a 401, so the worker stops (exit 77)
                 // instead of reconnecting for ever.
                 throw .unauthorized("403: the live connection was forbidden")
-            case let .temporary(retryAfter):
+            case .temporary(let retryAfter):
                 throw .temporary("the live connection was refused with \(head.status.code)", retryAfter: retryAfter)
             case .success, .rejected, .unexpected:
                 do { try handshake.validate(head) } catch { throw .contract("the upgrade answer: \(error.message)") }
@@ -307,26 +318,34 @@ public struct LiveConnection: Sendable {
                     }
                     guard let event else { break }
                     switch event {
-                    case let .text(text):
+                    case .text(let text):
                         do {
-                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) { emit(.event(decoded)) }
+                            if let decoded = try SyncError.decoding(WireDecoder.liveEvent, text) {
+                                emit(.event(decoded))
+                            }
                         } catch {
                             emit(.ignored(error.description))
                         }
                     case .binary:
                         emit(.ignored("a binary frame"))
-                    case let .ping(payload):
+                    case .ping(let payload):
                         try send(socket.pong(payload), on: tcp)
                     case .pong:
                         pongDeadline = nil
-                    case let .close(code, reason, reply):
+                    case .close(let code, let reason, let reply):
                         if let reply { try? send(reply, on: tcp) }
-                        throw .transport(TransportError(.closed, "the server closed the live connection (\(code.map(String.init) ?? "no code") \(reason))"))
+                        throw .transport(
+                            TransportError(
+                                .closed,
+                                "the server closed the live connection (\(code.map(String.init) ?? "no code") \(reason))"
+                            ))
                     }
                 }
                 let now = ContinuousClock.now
                 if let pongDeadline, now >= pongDeadline {
-                    throw .transport(TransportError(.timedOut, "no pong within \(configuration.pongTimeout.seconds)s: the connection is dead"))
+                    throw .transport(
+                        TransportError(
+                            .timedOut, "no pong within \(configuration.pongTimeout.seconds)s: the connection is dead"))
                 }
                 if now >= nextPing {
                     try send(socket.ping(Array("chatdir".utf8)), on: tcp)
@@ -342,7 +361,7 @@ public struct LiveConnection: Sendable {
                     if wasStopped { throw .temporary("stopped", retryAfter: nil) }
                     throw .transport(TransportError(.closed, "the server dropped the live connection"))
                 case .timedOut: continue
-                case let .bytes(bytes): socket.feed(bytes)
+                case .bytes(let bytes): socket.feed(bytes)
                 }
             }
         }

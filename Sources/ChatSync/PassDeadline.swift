@@ -15,23 +15,33 @@ public struct PassDeadline: Sendable, Equatable {
     public func isOver(at now: ContinuousClock.Instant = .now) -> Bool { now >= instant }
 
     /// Whether waiting `delay` from now would end past the deadline.
-    public func leavesNoTime(for delay: Duration, at now: ContinuousClock.Instant = .now) -> Bool { now + delay >= instant }
+    public func leavesNoTime(for delay: Duration, at now: ContinuousClock.Instant = .now) -> Bool {
+        now + delay >= instant
+    }
 }
 
 extension SyncError {
     /// A request was cut at the pass's deadline: which server, which request, what it waited for.
-    static func passBudgetSpent(_ server: ServerAddress, _ request: String, budget: Duration, waitedFor: String) -> SyncError {
-        .temporary("\(server) did not finish answering \(request) within the pass's \(budget.shortDescription) budget (\(waitedFor)); run `chatdir sync` again later", retryAfter: nil)
+    static func passBudgetSpent(_ server: ServerAddress, _ request: String, budget: Duration, waitedFor: String)
+        -> SyncError
+    {
+        .temporary(
+            "\(server) did not finish answering \(request) within the pass's \(budget.shortDescription) budget (\(waitedFor)); run `chatdir sync` again later",
+            retryAfter: nil)
     }
 
     /// The pass's deadline came before a request could start.
     static func passBudgetSpent(_ server: ServerAddress, before request: String, budget: Duration) -> SyncError {
-        .temporary("the pass's \(budget.shortDescription) budget ran out before \(request) to \(server); run `chatdir sync` again later", retryAfter: nil)
+        .temporary(
+            "the pass's \(budget.shortDescription) budget ran out before \(request) to \(server); run `chatdir sync` again later",
+            retryAfter: nil)
     }
 
     /// The pass's deadline came before these conversations' turn: how many, and the first few
     /// by name (a first sync of thousands must not print thousands of IDs on one line).
-    static func passBudgetSpent(_ server: ServerAddress, beforeSyncing rest: [ConversationID], budget: Duration) -> SyncError {
+    static func passBudgetSpent(_ server: ServerAddress, beforeSyncing rest: [ConversationID], budget: Duration)
+        -> SyncError
+    {
         passBudgetSpent(server, before: "syncing " + namedBriefly(rest), budget: budget)
     }
 
@@ -43,12 +53,15 @@ extension SyncError {
         case 0...1: return names.first ?? "no conversation"
         case 2...shown: return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
         default:
-            return "\(names.count) conversations (\(names.prefix(shown).joined(separator: ", ")) and \(names.count - shown) more)"
+            return
+                "\(names.count) conversations (\(names.prefix(shown).joined(separator: ", ")) and \(names.count - shown) more)"
         }
     }
 
     /// A retry would wait past the pass's deadline.
     static func noTimeToRetry(_ reason: String, budget: Duration, retryAfter: Duration?) -> SyncError {
-        .temporary("\(reason); no time left for another attempt within the pass's \(budget.shortDescription) budget", retryAfter: retryAfter)
+        .temporary(
+            "\(reason); no time left for another attempt within the pass's \(budget.shortDescription) budget",
+            retryAfter: retryAfter)
     }
 }

@@ -23,7 +23,9 @@ public struct ReconnectPacer: Sendable, Equatable {
     }
 
     /// The connection ended, or never came up: returns how long to wait before dialling again.
-    public mutating func disconnected(at now: ContinuousClock.Instant, retryAfter: Duration?, using random: inout some RandomNumberGenerator) -> Duration {
+    public mutating func disconnected(
+        at now: ContinuousClock.Instant, retryAfter: Duration?, using random: inout some RandomNumberGenerator
+    ) -> Duration {
         if let connectedAt, now - connectedAt >= healthyAfter { backoff.reset() }
         connectedAt = nil
         return backoff.failure(retryAfter: retryAfter, using: &random)

@@ -12,7 +12,9 @@ enum ResponseHeadReader {
         func noHead(received: Int) -> TransportError {
             switch self {
             case .request:
-                TransportError(.timedOut, received == 0 ? "no answer in time" : "only \(received) bytes of the answer's head came in time")
+                TransportError(
+                    .timedOut,
+                    received == 0 ? "no answer in time" : "only \(received) bytes of the answer's head came in time")
             case .upgrade:
                 TransportError(.timedOut, "no answer to the WebSocket upgrade")
             }
@@ -21,7 +23,11 @@ enum ResponseHeadReader {
         func closed(received: Int) -> TransportError {
             switch self {
             case .request:
-                TransportError(.closed, received > 0 ? "the server closed the connection mid-answer" : "the server closed the connection without answering")
+                TransportError(
+                    .closed,
+                    received > 0
+                        ? "the server closed the connection mid-answer"
+                        : "the server closed the connection without answering")
             case .upgrade:
                 TransportError(.closed, "the server closed the connection during the upgrade")
             }
@@ -35,7 +41,9 @@ enum ResponseHeadReader {
         }
     }
 
-    static func read(from stream: any ByteStream, until deadline: ContinuousClock.Instant, for purpose: Purpose) throws(SyncError) -> (head: HTTPResponseHead, remainder: [UInt8]) {
+    static func read(from stream: any ByteStream, until deadline: ContinuousClock.Instant, for purpose: Purpose)
+        throws(SyncError) -> (head: HTTPResponseHead, remainder: [UInt8])
+    {
         var parser = HTTPResponseHeadParser()
         var received = 0
         while true {
@@ -47,7 +55,7 @@ enum ResponseHeadReader {
                 continue
             case .closed:
                 throw .transport(purpose.closed(received: received))
-            case let .bytes(bytes):
+            case .bytes(let bytes):
                 received += bytes.count
                 parser.feed(bytes)
             }

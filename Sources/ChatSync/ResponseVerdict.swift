@@ -38,8 +38,8 @@ enum ResponseVerdict: Sendable, Equatable {
     }
 }
 
-private extension String {
-    var trimmingSpaces: Substring {
+extension String {
+    fileprivate var trimmingSpaces: Substring {
         var text = Substring(self)
         while text.first == " " || text.first == "\t" { text.removeFirst() }
         while text.last == " " || text.last == "\t" { text.removeLast() }

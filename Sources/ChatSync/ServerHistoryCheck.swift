@@ -16,15 +16,20 @@ enum ServerHistoryCheck {
                 throw .contract("\(what): sequence \(message.sequence) was sent for a page of messages after \(after)")
             }
             if let before, message.sequence >= before {
-                throw .contract("\(what): sequence \(message.sequence) was sent for a page of messages before \(before)")
+                throw .contract(
+                    "\(what): sequence \(message.sequence) was sent for a page of messages before \(before)")
             }
             if let previous, message.sequence <= previous {
-                throw .contract(message.sequence == previous
-                    ? "\(what): sequence \(message.sequence) appears twice"
-                    : "\(what): sequence \(message.sequence) comes after \(previous); a page must be in ascending order")
+                throw .contract(
+                    message.sequence == previous
+                        ? "\(what): sequence \(message.sequence) appears twice"
+                        : "\(what): sequence \(message.sequence) comes after \(previous); a page must be in ascending order"
+                )
             }
             if let other = ids.updateValue(message.sequence, forKey: message.clientMessageID) {
-                throw .contract("\(what): client message ID \(message.clientMessageID) appears at sequences \(other) and \(message.sequence)")
+                throw .contract(
+                    "\(what): client message ID \(message.clientMessageID) appears at sequences \(other) and \(message.sequence)"
+                )
             }
             previous = message.sequence
         }
@@ -39,13 +44,21 @@ enum ServerHistoryCheck {
         for message in items {
             if let record = bySequence[message.sequence] {
                 if record.clientMessageID != message.clientMessageID {
-                    throw .historyDiffers(at: message.sequence, "the server has message \(message.clientMessageID) there, the store has \(record.clientMessageID)")
+                    throw .historyDiffers(
+                        at: message.sequence,
+                        "the server has message \(message.clientMessageID) there, the store has \(record.clientMessageID)"
+                    )
                 }
                 if record.text != message.text || record.senderID != message.senderID {
-                    throw .historyDiffers(at: message.sequence, "the server's message \(message.clientMessageID) there has another sender or text than the stored one")
+                    throw .historyDiffers(
+                        at: message.sequence,
+                        "the server's message \(message.clientMessageID) there has another sender or text than the stored one"
+                    )
                 }
             } else if let sequence = byID[message.clientMessageID] {
-                throw .historyDiffers(at: message.sequence, "the server has message \(message.clientMessageID) there, the store has it at sequence \(sequence)")
+                throw .historyDiffers(
+                    at: message.sequence,
+                    "the server has message \(message.clientMessageID) there, the store has it at sequence \(sequence)")
             }
         }
     }
@@ -64,10 +77,15 @@ extension ServerHistoryCheck {
         for message in items {
             guard let entry = byID[message.clientMessageID] else { continue }
             if message.senderID != me {
-                throw .historyDiffers(at: message.sequence, "the server has my queued message \(message.clientMessageID) there as sent by \(message.senderID)")
+                throw .historyDiffers(
+                    at: message.sequence,
+                    "the server has my queued message \(message.clientMessageID) there as sent by \(message.senderID)")
             }
             if message.text != entry.text {
-                throw .historyDiffers(at: message.sequence, "the server has my queued message \(message.clientMessageID) there with other text than the outbox's")
+                throw .historyDiffers(
+                    at: message.sequence,
+                    "the server has my queued message \(message.clientMessageID) there with other text than the outbox's"
+                )
             }
         }
     }
@@ -76,6 +94,8 @@ extension ServerHistoryCheck {
 extension SyncError {
     /// What to do is the same whichever way the histories differ: the store is kept as it is.
     static func historyDiffers(at sequence: Int, _ detail: String) -> SyncError {
-        .contract("the server's history differs from the store's at sequence \(sequence): \(detail) (was the server restored from an older copy of its data?); this conversation's outbox keeps its messages; ask the server's operator to restore its data, or move this store aside and sync a new one")
+        .contract(
+            "the server's history differs from the store's at sequence \(sequence): \(detail) (was the server restored from an older copy of its data?); this conversation's outbox keeps its messages; ask the server's operator to restore its data, or move this store aside and sync a new one"
+        )
     }
 }

@@ -52,10 +52,13 @@ extension SyncEngine {
                 let rest = Array(conversations[start...])
                 report.record(SyncError.passBudgetSpent(server, beforeSyncing: rest.map(\.id), budget: deadline.budget))
                 await saveDetails(of: rest)
-                for conversation in rest { report.stillPending += (try? await store.pendingOutbox(conversation.id).count) ?? 0 }
+                for conversation in rest {
+                    report.stillPending += (try? await store.pendingOutbox(conversation.id).count) ?? 0
+                }
                 return
             }
-            let group = Array(conversations[start..<min(start + max(options.conversationsPerCommit, 1), conversations.count)])
+            let group = Array(
+                conversations[start..<min(start + max(options.conversationsPerCommit, 1), conversations.count)])
             let items: [GroupedConversation]
             do {
                 items = try await syncGroup(group)
@@ -70,14 +73,15 @@ extension SyncEngine {
                 report.newMessages += item.inserted
                 if item.needsMorePages, item.error == nil {
                     do {
-                        try await syncConversation(item.id, head: item.conversation.lastSequence, firstPage: item.firstOfMany, report: &report)
+                        try await syncConversation(
+                            item.id, head: item.conversation.lastSequence, firstPage: item.firstOfMany, report: &report)
                     } catch {
                         if Self.endsThePass(error) {
                             await saveDetails(of: conversations[start...])
                             throw error
                         }
                         report.record(error, in: item.id)
-                    noteStopped(item.id, error)
+                        noteStopped(item.id, error)
                         noteStopped(item.id, error)
                         report.stillPending += (try? await store.pendingOutbox(item.id).count) ?? 0
                     }
@@ -101,7 +105,8 @@ extension SyncEngine {
     /// The details of conversations a pass ends before, as the one-at-a-time pass writes every
     /// conversation's up front; a failure to write them is the next pass's to meet.
     private func saveDetails(of conversations: some Collection<WireConversation>) async {
-        _ = await store.saveGrouped(conversations.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
+        _ = await store.saveGrouped(
+            conversations.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
     }
 
     /// Steps 1–5 for one group; each conversation's outcome, in the group's order.
@@ -113,19 +118,21 @@ extension SyncEngine {
         }
         try Self.endPassIfRefused(items)
 
-        let saved = await store.saveGrouped(items.map { item in
-            SyncStore.GroupedPage(id: item.id, info: item.info, page: item.needsMorePages ? nil : item.page, receipts: item.receipts)
-        })
+        let saved = await store.saveGrouped(
+            items.map { item in
+                SyncStore.GroupedPage(
+                    id: item.id, info: item.info, page: item.needsMorePages ? nil : item.page, receipts: item.receipts)
+            })
         for (index, result) in saved.enumerated() {
             switch result {
-            case let .success(page?):
+            case .success(let page?):
                 items[index].inserted = page.inserted.count
                 items[index].positions = page.positions
                 items[index].newest = page.newest
                 clearTyping(of: page.inserted, in: items[index].id)
             case .success(nil):
                 items[index].through = nil
-            case let .failure(error):
+            case .failure(let error):
                 items[index].through = nil
                 items[index].positions = nil
                 if items[index].error == nil { items[index].error = error }
@@ -136,28 +143,38 @@ extension SyncEngine {
         // durable; then the markers and positions.json (receipts and what the server confirmed)
         // in one commit, so each conversation's positions are written once in the pass.
         let me = await store.me
-        let behind = items.indices.filter { items[$0].error == nil && items[$0].positions != nil && items[$0].through != nil }
-        let posted = await Self.inPool(behind.map { (items[$0].id, items[$0].positions ?? Positions(), items[$0].through) }, width: width) { id, known, through in
+        let behind = items.indices.filter {
+            items[$0].error == nil && items[$0].positions != nil && items[$0].through != nil
+        }
+        let posted = await Self.inPool(
+            behind.map { (items[$0].id, items[$0].positions ?? Positions(), items[$0].through) }, width: width
+        ) { id, known, through in
             do {
                 let high = try await store.catchUpPoint(id, assumingMarker: through)
                 guard high > known[me].deliveredUpTo else { return Result<Int?, any Error>.success(nil) }
-                return .success(try await Self.retrying(api, options: options) { api in try await api.delivered(id, upTo: high) })
+                return .success(
+                    try await Self.retrying(api, options: options) { api in try await api.delivered(id, upTo: high) })
             } catch {
                 return .failure(error)
             }
         }
         for (index, result) in zip(behind, posted) {
             switch result {
-            case let .success(confirmed): items[index].delivered = confirmed
-            case let .failure(error): items[index].error = error
+            case .success(let confirmed): items[index].delivered = confirmed
+            case .failure(let error): items[index].error = error
             }
         }
         let marked = items.indices.filter { items[$0].through != nil && !items[$0].needsMorePages }
-        let markers = marked.map { SyncStore.GroupedMarker(id: items[$0].id, through: items[$0].through, receipts: items[$0].positions == nil ? nil : items[$0].receipts, delivered: items[$0].delivered, newest: items[$0].newest) }
+        let markers = marked.map {
+            SyncStore.GroupedMarker(
+                id: items[$0].id, through: items[$0].through,
+                receipts: items[$0].positions == nil ? nil : items[$0].receipts, delivered: items[$0].delivered,
+                newest: items[$0].newest)
+        }
         for (index, result) in zip(marked, await store.recordGrouped(markers)) {
             switch result {
             case .success: metrics?.caughtUp(items[index].id)
-            case let .failure(error):
+            case .failure(let error):
                 items[index].positions = nil
                 if items[index].error == nil { items[index].error = error }
             }
@@ -191,7 +208,9 @@ extension SyncEngine {
 
     /// Step 1 for one conversation. What was fetched before a failure is kept (a page whose
     /// receipts failed is still saved, as the one-at-a-time catch-up saves it before asking).
-    private nonisolated static func fetchGrouped(_ conversation: WireConversation, api: APIClient, store: SyncStore, options: Options) async -> GroupedConversation {
+    private nonisolated static func fetchGrouped(
+        _ conversation: WireConversation, api: APIClient, store: SyncStore, options: Options
+    ) async -> GroupedConversation {
         var item = GroupedConversation(conversation: conversation)
         let id = conversation.id
         do {
@@ -202,8 +221,11 @@ extension SyncEngine {
                 item.page = ([], request)
                 item.through = after
             } else {
-                let page = try await retrying(api, options: options) { api in try await api.messages(id, .after(request), limit: options.pageSize) }
-                let through = max(after, try check(page, overlapping: overlap, after: after, request: request)?.sequence ?? after)
+                let page = try await retrying(api, options: options) { api in
+                    try await api.messages(id, .after(request), limit: options.pageSize)
+                }
+                let through = max(
+                    after, try check(page, overlapping: overlap, after: after, request: request)?.sequence ?? after)
                 if page.hasMore, through < conversation.lastSequence {
                     item.firstOfMany = FetchedPage(page: page, after: request)
                     return item
@@ -231,7 +253,9 @@ extension SyncEngine {
     }
 
     /// Runs `body` on every item, at most `width` at once; the outcomes in the items' order.
-    nonisolated static func inPool<Item: Sendable, Outcome: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) async -> Outcome) async -> [Outcome] {
+    nonisolated static func inPool<Item: Sendable, Outcome: Sendable>(
+        _ items: [Item], width: Int, _ body: @escaping @Sendable (Item) async -> Outcome
+    ) async -> [Outcome] {
         await withTaskGroup(of: (Int, Outcome).self) { group in
             var outcomes = [Outcome?](repeating: nil, count: items.count)
             var next = 0

@@ -31,7 +31,8 @@ extension SyncEngine {
     /// The reason a refused creation is marked failed with, from the status the server gave.
     static func creationRefusal(status: Int, message: String) -> String {
         switch status {
-        case 404, 405: "this server cannot start conversations (\(status): \(message)); the conversation's messages stay pending"
+        case 404, 405:
+            "this server cannot start conversations (\(status): \(message)); the conversation's messages stay pending"
         case 409: "the server has another conversation with this ID (409: \(message)); its messages stay pending"
         default: SyncError.rejected(status: status, message: message).description
         }
@@ -51,7 +52,8 @@ extension SyncEngine {
             var sameMembers = false
             if status == 409 {
                 let listed = try await retrying { api in try await api.conversations() }
-                sameMembers = listed.first(where: { $0.id == id }).map { Set($0.members) == Set(asked.members) } ?? false
+                sameMembers =
+                    listed.first(where: { $0.id == id }).map { Set($0.members) == Set(asked.members) } ?? false
             }
             if !sameMembers {
                 let reason = Self.creationRefusal(status: status, message: message)
@@ -73,7 +75,7 @@ extension SyncEngine {
                 switch try await startQueuedConversation(id) {
                 case .none: continue
                 case .created: created = true
-                case let .failed(reason):
+                case .failed(let reason):
                     report.failed.append("\(id): \(reason)")
                     report.stillPending += try await store.pendingOutbox(id).count
                 case .refusedBefore:
@@ -97,7 +99,7 @@ extension SyncEngine {
         case .created:
             log("\(id): started on the server")
             return true
-        case let .failed(reason):
+        case .failed(let reason):
             log("\(id): not started: \(reason)")
             return false
         case .refusedBefore:

@@ -48,7 +48,8 @@ extension SyncEngine {
 
     /// The live connection, the outbox and the background work of ``runLive(log:)``.
     private func runLiveConnection(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
-        var pacer = ReconnectPacer(backoff: options.reconnectBackoff ?? options.backoff, healthyAfter: options.healthyConnection)
+        var pacer = ReconnectPacer(
+            backoff: options.reconnectBackoff ?? options.backoff, healthyAfter: options.healthyConnection)
         // Whether another request's answer may still end a reconnect wait: once per run of
         // failed connections, so a server whose live endpoint alone fails is not redialled at
         // the pace of the outbox's or typing's requests.
@@ -79,9 +80,11 @@ extension SyncEngine {
                     // the commit. (My own delivered position echoed back covers nothing pending.)
                     switch event {
                     case .event(.message), .event(.typing), .ignored: break
-                    case let .event(.receipt(id, _, position)):
-                        if pending.holds(in: id, atOrBelow: max(position.deliveredUpTo, position.readUpTo)) { await commit(&pending) }
-                    case let .event(.conversation(id, _, _)):
+                    case .event(.receipt(let id, _, let position)):
+                        if pending.holds(in: id, atOrBelow: max(position.deliveredUpTo, position.readUpTo)) {
+                            await commit(&pending)
+                        }
+                    case .event(.conversation(let id, _, _)):
                         if pending.pending[id] != nil { await commit(&pending) }
                     case .connected, .disconnected: await commit(&pending)
                     }
@@ -109,16 +112,16 @@ extension SyncEngine {
                             if Task.isCancelled { return nil }
                             log("catch-up failed: \(error)")
                         }
-                    case let .event(liveEvent):
+                    case .event(let liveEvent):
                         liveState.lastActivity = .now
                         do {
                             try await apply(liveEvent, batch: &pending)
                         } catch {
                             log("could not apply a live event: \(error)")
                         }
-                    case let .ignored(reason):
+                    case .ignored(let reason):
                         log("ignored a live frame: \(reason)")
-                    case let .disconnected(error):
+                    case .disconnected(let error):
                         lastError = error
                         liveState.connected = false
                         if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
@@ -201,10 +204,11 @@ extension SyncEngine {
     private func scheduleDiscovery(at instant: ContinuousClock.Instant) {
         guard !liveState.discoveryScheduled else { return }
         liveState.discoveryScheduled = true
-        remember(Task { [weak self] in
-            try? await Task.sleep(until: instant)
-            await self?.runDeferredDiscovery()
-        })
+        remember(
+            Task { [weak self] in
+                try? await Task.sleep(until: instant)
+                await self?.runDeferredDiscovery()
+            })
     }
 
     /// A failure is reported like an idle or gap catch-up's (`<id>: deferred catch-up failed: …`),
@@ -258,7 +262,7 @@ extension SyncEngine {
     /// to call, before anything that must come after the message is durable).
     func apply(_ event: LiveEvent, batch: inout LiveBatch) async throws {
         switch event {
-        case let .message(id, message):
+        case .message(let id, let message):
             if liveState.conversations[id]?.isFollowed != true {
                 guard try await isListed(id) else { return }
                 let point = try await store.catchUpPoint(id)
@@ -266,15 +270,15 @@ extension SyncEngine {
             }
             batch.endTyping(of: message.senderID, in: id)
             if let error = await drive(id, .liveMessage(message), batch: &batch) { throw error }
-        case let .typing(id, member):
+        case .typing(let id, let member):
             guard member != (await store.me), try await store.info(id)?.members.contains(member) == true else { return }
             batch.resumeTyping(of: member, in: id)
             noteTyping(id, member)
-        case let .conversation(id, _, _):
+        case .conversation(let id, _, _):
             // Started just now (a v1 extension): confirmed by the conversation list, then followed.
             guard liveState.conversations[id]?.isFollowed != true, try await isListed(id) else { return }
             await drive(id, .follow(from: try await store.catchUpPoint(id)))
-        case let .receipt(id, member, position):
+        case .receipt(let id, let member, let position):
             guard try await store.info(id) != nil else { return }
             try await store.mergeServerPositions(Positions([member: position]), in: id)
             let mine = member == (await store.me)
@@ -323,7 +327,9 @@ extension SyncEngine {
 
     /// ``drive(_:_:)`` with the saves of live messages collected in `batch` (when there is
     /// one) instead of written: ``commit(_:)`` writes them and sends their ``ConversationLiveState/Event/saved(_:)``.
-    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch) async -> (any Error)? {
+    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch) async -> (
+        any Error
+    )? {
         // Moved, not copied: while `batch` still held it, every add would copy what it holds.
         var optional: LiveBatch? = batch
         batch = LiveBatch()
@@ -331,7 +337,9 @@ extension SyncEngine {
         return await drive(id, event, batch: &optional)
     }
 
-    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch?) async -> (any Error)? {
+    private func drive(_ id: ConversationID, _ event: ConversationLiveState.Event, batch: inout LiveBatch?) async -> (
+        any Error
+    )? {
         var events = [event]
         var failure: (any Error)?
         defer { if let failure, !Task.isCancelled { noteStopped(id, failure) } }
@@ -341,7 +349,7 @@ extension SyncEngine {
             let actions = liveState.conversations[id, default: newConversationState].handle(event, at: .now)
             for action in actions {
                 switch action {
-                case let .catchUp(cause, from):
+                case .catchUp(let cause, let from):
                     do {
                         events.append(try await fetchCatchUp(id, cause, from: from))
                     } catch {
@@ -349,7 +357,7 @@ extension SyncEngine {
                         failure = failure ?? error
                         events.append(Self.failed(cause, error))
                     }
-                case let .save(messages, cause):
+                case .save(let messages, let cause):
                     if cause == .live, var deferred = batch {
                         batch = nil
                         if !deferred.add(messages, in: id) {
@@ -368,30 +376,34 @@ extension SyncEngine {
                         failure = failure ?? error
                         events.append(Self.failed(cause, error))
                     }
-                case let .scheduleGapCheck(instant):
-                    remember(Task {
-                        try? await Task.sleep(until: instant, clock: .continuous)
-                        if !Task.isCancelled { await self.drive(id, .gapCheckDue) }
-                    })
-                case let .sendDelivered(upTo):
-                    remember(Task {
-                        let result: Result<Int, ConversationLiveState.DeliveredFailure>
-                        do throws(SyncError) {
-                            result = .success(try await self.api.delivered(id, upTo: upTo))
-                        } catch {
-                            result = .failure(ConversationLiveState.DeliveredFailure(retryAfter: error.retryAfter))
-                        }
-                        if !Task.isCancelled { await self.drive(id, .deliveredFinished(result)) }
-                    })
-                case let .storeDelivered(confirmed):
+                case .scheduleGapCheck(let instant):
+                    remember(
+                        Task {
+                            try? await Task.sleep(until: instant, clock: .continuous)
+                            if !Task.isCancelled { await self.drive(id, .gapCheckDue) }
+                        })
+                case .sendDelivered(let upTo):
+                    remember(
+                        Task {
+                            let result: Result<Int, ConversationLiveState.DeliveredFailure>
+                            do throws(SyncError) {
+                                result = .success(try await self.api.delivered(id, upTo: upTo))
+                            } catch {
+                                result = .failure(ConversationLiveState.DeliveredFailure(retryAfter: error.retryAfter))
+                            }
+                            if !Task.isCancelled { await self.drive(id, .deliveredFinished(result)) }
+                        })
+                case .storeDelivered(let confirmed):
                     let me = await store.me
-                    _ = try? await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
-                case let .scheduleDeliveredRetry(instant):
-                    remember(Task {
-                        try? await Task.sleep(until: instant, clock: .continuous)
-                        if !Task.isCancelled { await self.drive(id, .deliveredRetryDue) }
-                    })
-                case let .report(line):
+                    _ = try? await store.mergeServerPositions(
+                        Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+                case .scheduleDeliveredRetry(let instant):
+                    remember(
+                        Task {
+                            try? await Task.sleep(until: instant, clock: .continuous)
+                            if !Task.isCancelled { await self.drive(id, .deliveredRetryDue) }
+                        })
+                case .report(let line):
                     liveState.log?("\(id): \(line)")
                 }
             }
@@ -459,16 +471,20 @@ extension SyncEngine {
 
     /// A failed fetch or save as the state machine sees it: how it failed, and how long the
     /// server asked to wait, if it did (the error itself goes to the caller).
-    private static func failed(_ cause: ConversationLiveState.Cause, _ error: any Error) -> ConversationLiveState.Event {
+    private static func failed(_ cause: ConversationLiveState.Cause, _ error: any Error) -> ConversationLiveState.Event
+    {
         .failed(cause, reason: "\(error)", retryAfter: (error as? SyncError)?.retryAfter)
     }
 
     /// Performs ``ConversationLiveState/Action/catchUp(_:from:)``: everything after `from`, and
     /// on a reconnect the receipts too (my delivered position comes back with the event).
-    private func fetchCatchUp(_ id: ConversationID, _ cause: ConversationLiveState.Cause, from: Int) async throws -> ConversationLiveState.Event {
+    private func fetchCatchUp(_ id: ConversationID, _ cause: ConversationLiveState.Cause, from: Int) async throws
+        -> ConversationLiveState.Event
+    {
         let through = try await catchUp(id, from: from).through
         guard cause == .reconnect else { return .caughtUp(cause, through: through, myDelivered: nil) }
-        let positions = try await store.mergeServerPositions(try await retrying { api in try await api.receipts(id) }, in: id)
+        let positions = try await store.mergeServerPositions(
+            try await retrying { api in try await api.receipts(id) }, in: id)
         let me = await store.me
         return .caughtUp(cause, through: through, myDelivered: positions[me].deliveredUpTo)
     }
@@ -487,11 +503,15 @@ extension SyncEngine {
         do {
             watcher = try DirectoryWatcher(root: root, depth: 2) { batch in
                 if let polling = batch.polling, !said.exchange(true, ordering: .relaxed) { log("outbox: \(polling)") }
-                if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) { wake.yield() }
+                if batch.rescan || batch.changes.contains(where: { $0.directory.hasSuffix("/" + StoreLayout.outbox) }) {
+                    wake.yield()
+                }
             }
         } catch {
             watcher = nil
-            log("outbox: cannot watch for new messages to send (\(error)); looking every \(options.outboxPollInterval.shortDescription) instead")
+            log(
+                "outbox: cannot watch for new messages to send (\(error)); looking every \(options.outboxPollInterval.shortDescription) instead"
+            )
         }
         let ticker = Self.ticker(every: options.outboxPollInterval, wake)
         defer {
@@ -502,7 +522,8 @@ extension SyncEngine {
         for await _ in wakeups {
             if Task.isCancelled { return }
             await catchUpIfIdle()
-            for id in (try? await store.knownConversations()) ?? [] where liveState.conversations[id]?.outboxDue(at: .now) ?? true {
+            for id in (try? await store.knownConversations()) ?? []
+            where liveState.conversations[id]?.outboxDue(at: .now) ?? true {
                 let sentWith = token
                 do {
                     guard try await startQueuedConversationLive(id, log: log) else { continue }
@@ -515,7 +536,9 @@ extension SyncEngine {
                     for failure in outcome.failed { log("rejected: \(failure)") }
                     if let problem = outcome.problem {
                         let delay = outboxFailed(id, retryAfter: outcome.retryAfter)
-                        log("\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription) (\(problem))")
+                        log(
+                            "\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription) (\(problem))"
+                        )
                     } else {
                         liveState.conversations[id]?.outboxDelivered()
                         metrics?.conversationSynced(id)

@@ -19,7 +19,9 @@ extension SyncEngine {
         do {
             _ = try channel.directory([], create: true)
         } catch {
-            log("runtime channel: \(error); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only")
+            log(
+                "runtime channel: \(error); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only"
+            )
         }
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // Depth 1: the root (new conversation directories) and each conversation's directory
@@ -29,14 +31,24 @@ extension SyncEngine {
         let watcher: DirectoryWatcher?
         do {
             watcher = try DirectoryWatcher(root: channel.root, depth: 1) { batch in
-                if let polling = batch.polling, !said.exchange(true, ordering: .relaxed) { log("runtime channel: \(polling)") }
-                if batch.rescan || batch.changes.contains(where: { $0.directory.isEmpty || $0.name == "typing-me" || $0.name == "older-wanted" }) { wake.yield() }
+                if let polling = batch.polling, !said.exchange(true, ordering: .relaxed) {
+                    log("runtime channel: \(polling)")
+                }
+                if batch.rescan
+                    || batch.changes.contains(where: {
+                        $0.directory.isEmpty || $0.name == "typing-me" || $0.name == "older-wanted"
+                    })
+                {
+                    wake.yield()
+                }
             }
         } catch {
             watcher = nil
             // The root could not be made (logged above) or went away: the ticker alone looks.
             if Sys.kind(of: channel.root) == .directory {
-                log("runtime channel: cannot watch \(channel.root) (\(error)); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only")
+                log(
+                    "runtime channel: cannot watch \(channel.root) (\(error)); typing and older pages are looked at every \(options.outboxPollInterval.shortDescription) only"
+                )
             }
         }
         let ticker = Self.ticker(every: options.outboxPollInterval, wake)
@@ -63,17 +75,19 @@ extension SyncEngine {
     /// throttle allows. Never retried; a 404 or 405 turns typing off for the session (one line).
     private func considerTyping(_ id: ConversationID, log: @escaping @Sendable (String) -> Void) {
         guard liveState.connected, !liveState.typing.off, let signalled = runtime.myTyping(id) else { return }
-        guard liveState.typing.shouldPost(id, signalled: signalled, nowMilliseconds: Self.wallMilliseconds(), at: .now) else { return }
-        remember(Task {
-            do throws(SyncError) {
-                try await self.api.typing(id)
-            } catch {
-                guard !Task.isCancelled else { return }
-                var status: Int?
-                if case let .rejected(code, _) = error { status = code }
-                self.typingFailed(status: status, log: log)
-            }
-        })
+        guard liveState.typing.shouldPost(id, signalled: signalled, nowMilliseconds: Self.wallMilliseconds(), at: .now)
+        else { return }
+        remember(
+            Task {
+                do throws(SyncError) {
+                    try await self.api.typing(id)
+                } catch {
+                    guard !Task.isCancelled else { return }
+                    var status: Int?
+                    if case .rejected(let code, _) = error { status = code }
+                    self.typingFailed(status: status, log: log)
+                }
+            })
     }
 
     private func typingFailed(status: Int?, log: @Sendable (String) -> Void) {
@@ -107,7 +121,9 @@ extension SyncEngine {
     /// screen writes a new wish for the next page, and asks again after a failure by removing
     /// `older-answer`). A `loading` answer left by a stopped worker is fetched again.
     private func considerOlder(_ id: ConversationID, log: @escaping @Sendable (String) -> Void) {
-        guard !liveState.olderBusy.contains(id), let before = runtime.olderWanted(id), liveState.olderAnswered[id] != before else { return }
+        guard !liveState.olderBusy.contains(id), let before = runtime.olderWanted(id),
+            liveState.olderAnswered[id] != before
+        else { return }
         if let answer = runtime.olderAnswer(id), answer.before == before {
             if case .loading = answer {} else { return }
         }
@@ -124,11 +140,14 @@ extension SyncEngine {
             answer = .beginning(before: before)
         } else {
             do {
-                let page = try await retrying { [pageSize = options.pageSize] api in try await api.messages(id, .before(before), limit: pageSize) }
+                let page = try await retrying { [pageSize = options.pageSize] api in
+                    try await api.messages(id, .before(before), limit: pageSize)
+                }
                 if page.items.isEmpty {
                     answer = .beginning(before: before)
                 } else {
-                    try await store.saveFromServer(page.items, in: id, before: before, what: "the history page before sequence \(before)")
+                    try await store.saveFromServer(
+                        page.items, in: id, before: before, what: "the history page before sequence \(before)")
                     answer = .stored(before: before)
                 }
             } catch {

@@ -22,7 +22,9 @@ extension SyncEngine {
 
     /// One renewal of ``renewToken(refused:log:)``: every later request, and the next live
     /// connection, carries the new token.
-    private func fetchToken(_ provider: @Sendable () async throws -> String, log: @Sendable (String) -> Void) async -> Bool {
+    private func fetchToken(_ provider: @Sendable () async throws -> String, log: @Sendable (String) -> Void) async
+        -> Bool
+    {
         let fresh: String
         do { fresh = try await provider() } catch {
             tokenRenewedAt = .now

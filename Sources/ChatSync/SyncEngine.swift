@@ -140,11 +140,16 @@ public actor SyncEngine {
             let rejected = failed.isEmpty ? nil : "\(failed.count) failed"
             let messages = "\(newMessages) new message\(newMessages == 1 ? "" : "s")"
             guard problems.isEmpty else {
-                let done = [newMessages > 0 ? messages : nil, sent > 0 ? "\(sent) sent" : nil, rejected].compactMap { $0 }
+                let done = [newMessages > 0 ? messages : nil, sent > 0 ? "\(sent) sent" : nil, rejected].compactMap {
+                    $0
+                }
                 if done.isEmpty { return "not synced" + (pending.map { ": " + $0 } ?? "") }
                 return "partly synced: " + done.joined(separator: ", ") + (pending.map { "; " + $0 } ?? "")
             }
-            let parts = ["\(conversations) conversation\(conversations == 1 ? "" : "s")", messages, "\(sent) sent", rejected, pending]
+            let parts = [
+                "\(conversations) conversation\(conversations == 1 ? "" : "s")", messages, "\(sent) sent", rejected,
+                pending,
+            ]
             return "synced " + parts.compactMap { $0 }.joined(separator: ", ")
         }
     }
@@ -187,8 +192,10 @@ public actor SyncEngine {
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
     /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
     /// `tokenProvider`, when given, is asked for a new token after a 401 (see ``renewToken(refused:log:)``).
-    public init(store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
-                options: Options = Options(), runtime: RuntimeChannel? = nil) throws(StoreError) {
+    public init(
+        store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
+        options: Options = Options(), runtime: RuntimeChannel? = nil
+    ) throws(StoreError) {
         self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
         self.store = try SyncStore(store: store)
         self.server = server
@@ -245,7 +252,9 @@ public actor SyncEngine {
             let grouped = options.conversationsPerCommit > 1
             var conversations = try await discoverConversations(saving: !grouped)
             // Conversations started here go to the server before anything is sent to them.
-            if try await startQueuedConversations(report: &report) { conversations = try await discoverConversations(saving: !grouped) }
+            if try await startQueuedConversations(report: &report) {
+                conversations = try await discoverConversations(saving: !grouped)
+            }
             report.conversations = conversations.count
             if grouped {
                 try await syncGrouped(conversations, deadline: deadline, report: &report)
@@ -299,7 +308,9 @@ public actor SyncEngine {
             // GET /v1/me is the one request every chatdir server answers: a 403 refuses the token
             // itself; any other 4xx (a 404 from a web server) means this is not a chatdir server.
             if status == 403 { throw SyncError.unauthorized("403: \(message)") }
-            throw SyncError.contract("GET /v1/me answered \(status) (\(message)); \(server) does not look like a chatdir server: check --server or the store's server")
+            throw SyncError.contract(
+                "GET /v1/me answered \(status) (\(message)); \(server) does not look like a chatdir server: check --server or the store's server"
+            )
         }
         let mine = await store.me
         guard me == mine else {
@@ -307,18 +318,24 @@ public actor SyncEngine {
         }
         let conversations = try await retrying { api in try await api.conversations() }
         for conversation in conversations where saving {
-            try await store.saveInfo(ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
+            try await store.saveInfo(
+                ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
         }
         return conversations
     }
 
     /// `head` is the last sequence the conversation list gave: the pass catches up that far.
     /// `firstPage`, fetched already (by a grouped pass), is used instead of asking again.
-    func syncConversation(_ id: ConversationID, head: Int? = nil, firstPage: FetchedPage? = nil, report: inout Report) async throws {
+    func syncConversation(_ id: ConversationID, head: Int? = nil, firstPage: FetchedPage? = nil, report: inout Report)
+        async throws
+    {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
-        let caughtUp = try await catchUp(id, from: nil, until: head, firstPage: firstPage, inserted: &report.newMessages)
+        let caughtUp = try await catchUp(
+            id, from: nil, until: head, firstPage: firstPage, inserted: &report.newMessages)
         if caughtUp.moreRemain {
-            report.problems.append("\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again")
+            report.problems.append(
+                "\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again"
+            )
         }
         let positions = try await retrying { api in try await api.receipts(id) }
         let stored = try await store.mergeServerPositions(positions, in: id)
@@ -351,7 +368,9 @@ public actor SyncEngine {
     /// sent. Stops at `until` (the head the server had when the pass began) or after
     /// ``Options/catchUpPageBudget`` pages (`moreRemain`). `inserted` counts as pages are
     /// stored, so a failure later leaves the count of what was stored.
-    func catchUp(_ id: ConversationID, from start: Int?, until head: Int?, firstPage: FetchedPage? = nil, inserted: inout Int) async throws -> (through: Int, moreRemain: Bool) {
+    func catchUp(
+        _ id: ConversationID, from start: Int?, until head: Int?, firstPage: FetchedPage? = nil, inserted: inout Int
+    ) async throws -> (through: Int, moreRemain: Bool) {
         var after: Int
         if let start { after = start } else { after = try await store.catchUpPoint(id) }
         // The stored record the server must send again, first on the first page.
@@ -370,7 +389,11 @@ public actor SyncEngine {
             // The page is fetched in its own task (so the next one loads while this one is
             // saved), which does not inherit cancellation: pass it on, or a stopped worker keeps
             // retrying a failing page for the whole retry budget.
-            let page = try await withTaskCancellationHandler { try await current.value } onCancel: { current.cancel() }
+            let page = try await withTaskCancellationHandler {
+                try await current.value
+            } onCancel: {
+                current.cancel()
+            }
             next = nil
             pages += 1
             let what = "the catch-up page after sequence \(request)"
@@ -388,7 +411,8 @@ public actor SyncEngine {
                 }
             }
             do {
-                inserted += try await store.saveFromServer(page.items, in: id, after: pageAfter, what: what).inserted.count
+                inserted += try await store.saveFromServer(page.items, in: id, after: pageAfter, what: what).inserted
+                    .count
                 clearTyping(of: page.items, in: id)
             } catch {
                 next?.cancel()
@@ -396,7 +420,9 @@ public actor SyncEngine {
             }
             fetched += page.items.count
             if next != nil, pages % options.progressEveryPages == 0 {
-                progress?(SyncProgress(conversation: id, work: .catchUp, fetched: fetched, remaining: head.map { max($0 - after, 0) }))
+                progress?(
+                    SyncProgress(
+                        conversation: id, work: .catchUp, fetched: fetched, remaining: head.map { max($0 - after, 0) }))
             }
         }
         try await store.recordCaughtUp(id, through: after)
@@ -413,10 +439,15 @@ public actor SyncEngine {
     /// The checks a catch-up page passes before anything of it is saved: the first page shows
     /// the newest stored record (`overlap`) again, and `hasMore` comes with messages past
     /// `after`. Returns the page's last message, nil for an empty page (the catch-up ends).
-    nonisolated static func check(_ page: MessagesPage, overlapping overlap: Message?, after: Int, request: Int) throws(SyncError) -> Message? {
+    nonisolated static func check(_ page: MessagesPage, overlapping overlap: Message?, after: Int, request: Int)
+        throws(SyncError) -> Message?
+    {
         let what = "the catch-up page after sequence \(request)"
         if let expected = overlap, page.items.first?.sequence != expected.sequence {
-            throw SyncError.historyDiffers(at: expected.sequence, "the store holds \(expected.clientMessageID) there, the server sent \(page.items.first.map { "sequence \($0.sequence) first" } ?? "nothing") for the page after \(request)")
+            throw SyncError.historyDiffers(
+                at: expected.sequence,
+                "the store holds \(expected.clientMessageID) there, the server sent \(page.items.first.map { "sequence \($0.sequence) first" } ?? "nothing") for the page after \(request)"
+            )
         }
         guard let last = page.items.last else {
             if page.hasMore { throw SyncError.contract("\(what): no messages, yet \"hasMore\" is true") }
@@ -428,8 +459,12 @@ public actor SyncEngine {
         return last
     }
 
-    private nonisolated static func fetch(_ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options) -> Task<MessagesPage, Error> {
-        Task { try await retrying(api, options: options) { api in try await api.messages(id, .after(after), limit: limit) } }
+    private nonisolated static func fetch(
+        _ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options
+    ) -> Task<MessagesPage, Error> {
+        Task {
+            try await retrying(api, options: options) { api in try await api.messages(id, .after(after), limit: limit) }
+        }
     }
 
     /// Runs an idempotent request, retrying temporary failures with backoff (Retry-After
@@ -439,7 +474,9 @@ public actor SyncEngine {
         try await Self.retrying(api, options: options, request)
     }
 
-    nonisolated static func retrying<T: Sendable>(_ api: APIClient, options: Options, _ request: @Sendable (APIClient) async throws -> T) async throws -> T {
+    nonisolated static func retrying<T: Sendable>(
+        _ api: APIClient, options: Options, _ request: @Sendable (APIClient) async throws -> T
+    ) async throws -> T {
         var backoff = options.backoff
         var attempt = 0
         while true {
@@ -448,7 +485,9 @@ public actor SyncEngine {
             } catch let error as SyncError where error.isRetryable {
                 attempt += 1
                 let delay = backoff.failure(retryAfter: error.retryAfter)
-                if attempt >= options.attemptsPerPass || delay > options.longestPassWait || api.passDeadline?.isOver() == true {
+                if attempt >= options.attemptsPerPass || delay > options.longestPassWait
+                    || api.passDeadline?.isOver() == true
+                {
                     throw error
                 }
                 if let pass = api.passDeadline, pass.leavesNoTime(for: delay) {
@@ -468,13 +507,21 @@ public actor SyncEngine {
         while pages.map({ fetchedPages < $0 }) ?? true {
             let oldest = try await store.oldestSequence(id)
             if oldest == 1 { break }
-            let page = try await retrying { [pageSize = options.pageSize] api in try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: pageSize) }
+            let page = try await retrying { [pageSize = options.pageSize] api in
+                try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: pageSize)
+            }
             fetchedPages += 1
             guard !page.items.isEmpty else { break }
-            inserted += try await store.saveFromServer(page.items, in: id, before: oldest, what: "the history page before sequence \(oldest.map(String.init) ?? "the newest")").inserted.count
+            inserted += try await store.saveFromServer(
+                page.items, in: id, before: oldest,
+                what: "the history page before sequence \(oldest.map(String.init) ?? "the newest")"
+            ).inserted.count
             let left = page.items.first.map { max($0.sequence - 1, 0) }
             let pagesLeft = pages.map { max($0 - fetchedPages, 0) * options.pageSize }
-            progress?(SyncProgress(conversation: id, work: .history, fetched: inserted, remaining: [left, pagesLeft].compactMap { $0 }.min()))
+            progress?(
+                SyncProgress(
+                    conversation: id, work: .history, fetched: inserted,
+                    remaining: [left, pagesLeft].compactMap { $0 }.min()))
             if !page.hasMore { break }
         }
         return inserted
@@ -488,7 +535,8 @@ public actor SyncEngine {
         let high = try await store.catchUpPoint(id)
         guard high > positions[me].deliveredUpTo else { return }
         let confirmed = try await retrying { api in try await api.delivered(id, upTo: high) }
-        try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
+        try await store.mergeServerPositions(
+            Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
     }
 
     /// Posts the read position the user asked for (`outbox/read.json`) when the server is behind,
@@ -505,7 +553,8 @@ public actor SyncEngine {
             return
         }
         let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
-        try await store.mergeServerPositions(Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
+        try await store.mergeServerPositions(
+            Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
         // Removed unless a newer `read` raised the wish meanwhile (settleRead checks under the lock).
         try await store.settleRead(id, posted: wanted)
     }
@@ -563,7 +612,8 @@ public actor SyncEngine {
                 case .temporary, .transport:
                     attempts += 1
                     let delay = backoff.failure(retryAfter: error.retryAfter)
-                    let giveUp = !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait
+                    let giveUp =
+                        !patient || attempts >= options.attemptsPerPass || delay > options.longestPassWait
                         || passDeadline?.leavesNoTime(for: delay) == true || !error.isRetryable
                     if giveUp {
                         try await flush(&accepted, into: &outcome, in: id)
@@ -602,7 +652,9 @@ extension SyncEngine {
 
     /// Writes accepted messages into their segments and removes their outbox files, then lets
     /// go of their claims (a cancel waiting for one of them finds it stored: already sent).
-    private func flush(_ accepted: inout AcceptedBatch, into outcome: inout DrainOutcome, in id: ConversationID) async throws {
+    private func flush(_ accepted: inout AcceptedBatch, into outcome: inout DrainOutcome, in id: ConversationID)
+        async throws
+    {
         guard !accepted.messages.isEmpty else { return }
         try await store.acceptFromServer(accepted.messages, in: id)
         outcome.sent += accepted.count
@@ -626,7 +678,8 @@ extension SyncStore {
         guard let low = sequences.min() else { return 0 }
         let head = contiguousHigh(from: low - 1, in: sequences)
         guard let marker = assumingMarker ?? caughtUpMarker(id), marker <= head,
-              try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize)).contains(where: { $0.sequence == marker }) || marker == 0
+            try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize))
+                .contains(where: { $0.sequence == marker }) || marker == 0
         else { return head }
         return marker
     }

@@ -27,26 +27,26 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .temporary(reason, retryAfter):
+        case .temporary(let reason, let retryAfter):
             "server unavailable: \(reason)" + (retryAfter.map { " (asked to wait \($0.seconds)s)" } ?? "")
-        case let .transport(failure) where failure.kind == .unreachable:
+        case .transport(let failure) where failure.kind == .unreachable:
             "server unreachable: \(failure)"
-        case let .transport(failure):
+        case .transport(let failure):
             "server unavailable: \(failure)"
-        case let .rejected(status, message):
+        case .rejected(let status, let message):
             "rejected by the server (\(status)): \(message)"
-        case let .unauthorized(message):
+        case .unauthorized(let message):
             "the server refused the token (\(message)); check CHATDIR_TOKEN or --token-file"
-        case let .contract(reason):
+        case .contract(let reason):
             "the server broke the wire contract: \(reason); nothing from that answer was stored"
-        case let .untrusted(reason):
+        case .untrusted(let reason):
             reason
         }
     }
 
     /// How long the server asked to wait (`Retry-After` of a temporary failure), if it did.
     public var retryAfter: Duration? {
-        if case let .temporary(_, after) = self { return after }
+        if case .temporary(_, let after) = self { return after }
         return nil
     }
 
@@ -64,7 +64,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .temporary: true
-        case let .transport(failure): failure.kind != .unreachable
+        case .transport(let failure): failure.kind != .unreachable
         default: false
         }
     }
@@ -72,8 +72,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A retryable failure in words, without the `server unavailable: ` that ``description`` adds.
     var reason: String {
         switch self {
-        case let .temporary(reason, _): reason
-        case let .transport(failure): failure.description
+        case .temporary(let reason, _): reason
+        case .transport(let failure): failure.description
         default: description
         }
     }

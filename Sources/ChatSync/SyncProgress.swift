@@ -28,6 +28,7 @@ public struct SyncProgress: Sendable, Equatable, CustomStringConvertible {
     /// `dinner: 5000 messages caught up, 95000 to go`: what a log line says.
     public var description: String {
         let verb = work == .catchUp ? "caught up" : "older fetched"
-        return "\(conversation): \(fetched) message\(fetched == 1 ? "" : "s") \(verb)" + (remaining.map { ", \($0) to go" } ?? "")
+        return "\(conversation): \(fetched) message\(fetched == 1 ? "" : "s") \(verb)"
+            + (remaining.map { ", \($0) to go" } ?? "")
     }
 }

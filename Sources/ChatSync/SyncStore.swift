@@ -66,7 +66,9 @@ actor SyncStore {
     /// Saves what a server sent after checking it, as a whole, against itself and the store
     /// (``ServerHistoryCheck``): a page that fails is refused and nothing of it is written.
     @discardableResult
-    func saveFromServer(_ messages: [Message], in id: ConversationID, after: Int? = nil, before: Int? = nil, what: String) throws -> StoreWriter.SaveResult {
+    func saveFromServer(
+        _ messages: [Message], in id: ConversationID, after: Int? = nil, before: Int? = nil, what: String
+    ) throws -> StoreWriter.SaveResult {
         guard !messages.isEmpty else { return try writer.save([], in: id) }
         try ServerHistoryCheck.page(messages, after: after, before: before, what: what)
         try ServerHistoryCheck.against(try storedNear(messages, in: id), messages)
@@ -80,7 +82,8 @@ actor SyncStore {
     @discardableResult
     func acceptFromServer(_ messages: [Message], in id: ConversationID) throws -> StoreWriter.SaveResult {
         guard !messages.isEmpty else { return try writer.save([], in: id) }
-        try ServerHistoryCheck.page(messages.sorted { $0.sequence < $1.sequence }, what: "the messages the server accepted")
+        try ServerHistoryCheck.page(
+            messages.sorted { $0.sequence < $1.sequence }, what: "the messages the server accepted")
         try ServerHistoryCheck.against(try storedNear(messages, in: id), messages)
         try ServerHistoryCheck.againstOutbox(try queued(among: messages, in: id), messages, me: me)
         return try writer.accept(messages, in: id)
@@ -111,7 +114,9 @@ actor SyncStore {
     /// The stored record at `sequence`, if any.
     func storedMessage(_ id: ConversationID, sequence: Int) throws(StoreError) -> Message? {
         guard sequence >= 1 else { return nil }
-        return try store.conversation(id).readSegment(SegmentRange(containing: sequence, size: store.manifest.segmentSize)).first { $0.sequence == sequence }
+        return try store.conversation(id).readSegment(
+            SegmentRange(containing: sequence, size: store.manifest.segmentSize)
+        ).first { $0.sequence == sequence }
     }
 
     /// Merges positions a server reported, each clamped to the newest stored sequence: a member
@@ -120,7 +125,9 @@ actor SyncStore {
     /// `newest`, when given, is the newest sequence stored (one staged in a ``GroupCommit`` is
     /// not on disk yet).
     @discardableResult
-    func mergeServerPositions(_ positions: Positions, in id: ConversationID, newest known: Int? = nil) throws(StoreError) -> Positions {
+    func mergeServerPositions(_ positions: Positions, in id: ConversationID, newest known: Int? = nil)
+        throws(StoreError) -> Positions
+    {
         let newest = if let known { known } else { try newestSequence(id) }
         return try writer.mergePositions(Self.clamped(positions, to: newest), in: id)
     }
@@ -130,7 +137,10 @@ actor SyncStore {
         var clamped = Positions()
         for entry in positions.entries {
             let position = entry.position
-            clamped.merge(MemberPosition(deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)), for: entry.member)
+            clamped.merge(
+                MemberPosition(
+                    deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)),
+                for: entry.member)
         }
         return clamped
     }
@@ -252,16 +262,22 @@ actor SyncStore {
     func saveGrouped(_ pages: [GroupedPage]) -> [Result<SavedPage?, any Error>] {
         let group = GroupCommit()
         let results = group.staging {
-            pages.map { grouped in Result { () throws -> SavedPage? in
-                try writer.saveInfo(grouped.info, for: grouped.id)
-                guard let (items, after) = grouped.page else { return nil }
-                let inserted = try saveFromServer(items, in: grouped.id, after: after, what: "the catch-up page after sequence \(after)").inserted
-                guard let receipts = grouped.receipts else { return SavedPage(inserted: inserted, positions: nil) }
-                // Clamped as after a save: to the newest stored, the page's included.
-                let newest = max(try newestSequence(grouped.id), inserted.last?.sequence ?? 0)
-                let stored = try store.conversation(grouped.id).positions() ?? Positions()
-                return SavedPage(inserted: inserted, positions: stored.merged(with: Self.clamped(receipts, to: newest)), newest: newest)
-            } }
+            pages.map { grouped in
+                Result { () throws -> SavedPage? in
+                    try writer.saveInfo(grouped.info, for: grouped.id)
+                    guard let (items, after) = grouped.page else { return nil }
+                    let inserted = try saveFromServer(
+                        items, in: grouped.id, after: after, what: "the catch-up page after sequence \(after)"
+                    ).inserted
+                    guard let receipts = grouped.receipts else { return SavedPage(inserted: inserted, positions: nil) }
+                    // Clamped as after a save: to the newest stored, the page's included.
+                    let newest = max(try newestSequence(grouped.id), inserted.last?.sequence ?? 0)
+                    let stored = try store.conversation(grouped.id).positions() ?? Positions()
+                    return SavedPage(
+                        inserted: inserted, positions: stored.merged(with: Self.clamped(receipts, to: newest)),
+                        newest: newest)
+                }
+            }
         }
         do throws(SystemError) {
             try group.commit()
@@ -289,14 +305,17 @@ actor SyncStore {
     func recordGrouped(_ markers: [GroupedMarker]) -> [Result<Void, any Error>] {
         let group = GroupCommit()
         let results = group.staging {
-            markers.map { marker in Result { () throws -> Void in
-                if let through = marker.through { try writer.recordCaughtUp(through: through, in: marker.id) }
-                var positions = marker.receipts
-                if let delivered = marker.delivered {
-                    positions = (positions ?? Positions()).merged(with: Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: 0)]))
+            markers.map { marker in
+                Result { () throws -> Void in
+                    if let through = marker.through { try writer.recordCaughtUp(through: through, in: marker.id) }
+                    var positions = marker.receipts
+                    if let delivered = marker.delivered {
+                        positions = (positions ?? Positions()).merged(
+                            with: Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: 0)]))
+                    }
+                    if let positions { try mergeServerPositions(positions, in: marker.id, newest: marker.newest) }
                 }
-                if let positions { try mergeServerPositions(positions, in: marker.id, newest: marker.newest) }
-            } }
+            }
         }
         do throws(SystemError) {
             try group.commit()
@@ -309,6 +328,10 @@ actor SyncStore {
     /// Of `ids`, those with anything in `outbox/` (messages, a read wish, a queued creation):
     /// the others have nothing to drain or post.
     func withOutbox(_ ids: [ConversationID]) -> Set<ConversationID> {
-        Set(ids.filter { (try? Sys.listDirectoryIfPresent(store.conversation($0).outboxDirectory).contains { !$0.hasPrefix(".") }) ?? true })
+        Set(
+            ids.filter {
+                (try? Sys.listDirectoryIfPresent(store.conversation($0).outboxDirectory).contains { !$0.hasPrefix(".") })
+                    ?? true
+            })
     }
 }

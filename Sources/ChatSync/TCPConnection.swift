@@ -16,7 +16,8 @@ final class TCPConnection: @unchecked Sendable {
     /// - Throws: ``TransportError`` carrying the ``Socket/ConnectError``, its kind read from it.
     static func connect(host: String, port: UInt16, timeout: Duration) throws(TransportError) -> TCPConnection {
         do {
-            return TCPConnection(socket: try Socket.connect(host: host, port: port, timeoutMilliseconds: Self.milliseconds(timeout)))
+            return TCPConnection(
+                socket: try Socket.connect(host: host, port: port, timeoutMilliseconds: Self.milliseconds(timeout)))
         } catch {
             throw TransportError(error)
         }
@@ -49,9 +50,10 @@ final class TCPConnection: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count: Int
         do {
-            guard try Poll.wait([socket.rawValue], timeoutMilliseconds: Self.milliseconds(timeout))[0].readyToRead else { return .timedOut }
+            guard try Poll.wait([socket.rawValue], timeoutMilliseconds: Self.milliseconds(timeout))[0].readyToRead
+            else { return .timedOut }
             count = try Socket.receive(socket.rawValue, into: &buffer)
-        } catch where error.isWouldBlock {
+        } catch  where error.isWouldBlock {
             return .timedOut
         } catch {
             throw TransportError(error)

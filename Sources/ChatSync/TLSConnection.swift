@@ -21,18 +21,24 @@ final class TLSConnection: ByteStream, @unchecked Sendable {
 
     /// Connects to `server`, trusting `caFile` besides the system store, and finishes the
     /// handshake by `deadline`.
-    static func open(_ server: ServerAddress, caFile: String?, until deadline: ContinuousClock.Instant) throws(TransportError) -> any ByteStream {
+    static func open(_ server: ServerAddress, caFile: String?, until deadline: ContinuousClock.Instant)
+        throws(TransportError) -> any ByteStream
+    {
         let context: TLS.Context
         do { context = try TLS.Context.client(caFile: caFile) } catch { throw transport(error) }
         let fd: FileDescriptor
         do {
-            fd = try Socket.connect(host: server.host, port: server.port, timeoutMilliseconds: milliseconds(until: deadline))
+            fd = try Socket.connect(
+                host: server.host, port: server.port, timeoutMilliseconds: milliseconds(until: deadline))
         } catch {
             throw TransportError(error)
         }
         let raw = fd.rawValue
         let session: TLS.Session
-        do { session = try TLS.Session(context: context, fd: raw, host: server.host, peer: "\(server.host):\(server.port)") } catch { throw transport(error) }
+        do {
+            session = try TLS.Session(
+                context: context, fd: raw, host: server.host, peer: "\(server.host):\(server.port)")
+        } catch { throw transport(error) }
         let connection = TLSConnection(socket: fd, session: session)
         do { try session.handshake(until: deadline) } catch { throw transport(error) }
         return connection
@@ -45,7 +51,7 @@ final class TLSConnection: ByteStream, @unchecked Sendable {
     func read(until deadline: ContinuousClock.Instant) throws(TransportError) -> ByteStreamRead {
         do {
             switch try session.read(until: deadline) {
-            case let .bytes(bytes): return .bytes(bytes)
+            case .bytes(let bytes): return .bytes(bytes)
             case .timedOut: return .timedOut
             case .closed: return .closed
             }

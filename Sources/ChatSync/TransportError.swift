@@ -61,7 +61,7 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         switch error {
         case .unresolved, .unreachable(_, _, .timedOut), .unreachable(_, _, .noAddress):
             kind = .unreachable
-        case let .unreachable(_, _, .system(errno)):
+        case .unreachable(_, _, .system(let errno)):
             kind = errno == .timedOut || Self.kind(of: errno) == .unreachable ? .unreachable : .failed
         }
         self.init(kind, error.description, context: context)

@@ -18,11 +18,15 @@ struct TypingThrottle: Sendable {
 
     /// Whether to POST for a signal of `id` at `signalled` (wall-clock milliseconds), seen at
     /// `nowMilliseconds` on the wall clock and `now` on the monotonic one. Records the POST.
-    mutating func shouldPost(_ id: ConversationID, signalled: Int64, nowMilliseconds: Int64, at now: ContinuousClock.Instant) -> Bool {
+    mutating func shouldPost(
+        _ id: ConversationID, signalled: Int64, nowMilliseconds: Int64, at now: ContinuousClock.Instant
+    ) -> Bool {
         guard !off, seen[id] != signalled else { return false }
         seen[id] = signalled
         // A time far ahead of the clock is garbage, not a signal that stays fresh for ever.
-        guard nowMilliseconds - signalled <= Self.freshness, signalled - nowMilliseconds <= Self.freshness else { return false }
+        guard nowMilliseconds - signalled <= Self.freshness, signalled - nowMilliseconds <= Self.freshness else {
+            return false
+        }
         if let last = posted[id], now - last < interval { return false }
         posted[id] = now
         return true

@@ -31,8 +31,9 @@ public final class WorkerMetrics: Sendable {
     public init(storeRoot: String, mode: SyncStatus.Mode) {
         self.storeRoot = storeRoot
         let now = Self.now()
-        var status = SyncStatus(pid: Sys.currentProcessID, mode: mode, startedAt: now, connection: mode == .live ? .connecting : .syncing)
-        if case let .success(last)? = SyncStatusFile.read(storeRoot: storeRoot) {
+        var status = SyncStatus(
+            pid: Sys.currentProcessID, mode: mode, startedAt: now, connection: mode == .live ? .connecting : .syncing)
+        if case .success(let last)? = SyncStatusFile.read(storeRoot: storeRoot) {
             status.caughtUp = last.caughtUp
             status.sendToSent = last.sendToSent
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program run to completion with its output kept: what a token command prints.
@@ -26,19 +26,21 @@ public struct CapturedProcess: Sendable {
     public static func run(_ arguments: [String], timeout: Duration, limit: Int = 1 << 16) -> CapturedProcess {
         var failed = CapturedProcess(status: 127, standardOutput: [], standardError: [], timedOut: false)
         guard !arguments.isEmpty, let output = try? pipeEnds(), let errors = try? pipeEnds() else { return failed }
-        let nothing = (try? Syscall.retrying("open", "/dev/null") { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
+        let nothing =
+            (try? Syscall.retrying("open", "/dev/null") { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
         let started = Result { () throws(SystemError) in
-            try ChildProcess.spawn(arguments, environment: ChildProcess.currentEnvironment, standardInput: nothing,
-                                   standardOutput: output.write, standardError: errors.write, searchPath: true)
+            try ChildProcess.spawn(
+                arguments, environment: ChildProcess.currentEnvironment, standardInput: nothing,
+                standardOutput: output.write, standardError: errors.write, searchPath: true)
         }
         if nothing >= 0 { Syscall.close(nothing) }
         Syscall.close(output.write)
         Syscall.close(errors.write)
         let pid: pid_t
         switch started {
-        case let .success(started):
+        case .success(let started):
             pid = started
-        case let .failure(error):
+        case .failure(let error):
             Syscall.close(output.read)
             Syscall.close(errors.read)
             failed.standardError = Array("cannot start \(arguments[0]): \(error.errno.description)".utf8)
@@ -53,9 +55,15 @@ public struct CapturedProcess: Sendable {
         var exited = false
         var timedOut = false
         while !exited {
-            if reap(pid, &status) { exited = true; break }
+            if reap(pid, &status) {
+                exited = true
+                break
+            }
             let now = Clock.monotonicNanoseconds()
-            guard now < deadline else { timedOut = true; break }
+            guard now < deadline else {
+                timedOut = true
+                break
+            }
             let remaining = Int((deadline - now) / 1_000_000) + 1
             let watched = pipes.open + (exitWatch >= 0 ? [exitWatch] : [])
             let wait = exitWatch >= 0 ? remaining : min(remaining, 10)
@@ -79,7 +87,9 @@ public struct CapturedProcess: Sendable {
         pipes.closeAll()
         // WIFEXITED / WEXITSTATUS, which do not import as functions.
         let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return CapturedProcess(status: exit, standardOutput: pipes.collected(output.read), standardError: pipes.collected(errors.read), timedOut: timedOut)
+        return CapturedProcess(
+            status: exit, standardOutput: pipes.collected(output.read), standardError: pipes.collected(errors.read),
+            timedOut: timedOut)
     }
 
     /// `waitpid(pid, WNOHANG)`: true once the program has exited (its status in `status`), or
@@ -153,7 +163,9 @@ public struct CapturedProcess: Sendable {
     /// A pipe whose ends are both close-on-exec, the read end non-blocking.
     private static func pipeEnds() throws(SystemError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
-        _ = try Syscall.retrying("pipe", "(child output)") { ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress) } }
+        _ = try Syscall.retrying("pipe", "(child output)") {
+            ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress) }
+        }
         do {
             try Syscall.setFlags(ends[0], nonBlocking: true, path: "(child output)")
             try Syscall.setFlags(ends[1], nonBlocking: false, path: "(child output)")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Starting programs: `posix_spawnp(3)` and `waitpid(2)`.
@@ -38,9 +38,13 @@ public enum ChildProcess {
     /// dup2s: a list of open descriptors made beforehand would race with other threads opening
     /// and closing theirs (one opened after the list leaks, one closed after it fails the spawn).
     /// - Throws: ``SystemError`` with posix_spawn's errno (ENOENT for a missing program).
-    public static func spawn(_ arguments: [String], environment: [String], standardInput: Int32, standardOutput: Int32,
-                             standardError: Int32, searchPath: Bool = false, ownProcessGroup: Bool = false) throws(SystemError) -> pid_t {
-        guard let program = arguments.first else { throw SystemError(operation: "posix_spawn", path: "", errno: .invalidArgument) }
+    public static func spawn(
+        _ arguments: [String], environment: [String], standardInput: Int32, standardOutput: Int32,
+        standardError: Int32, searchPath: Bool = false, ownProcessGroup: Bool = false
+    ) throws(SystemError) -> pid_t {
+        guard let program = arguments.first else {
+            throw SystemError(operation: "posix_spawn", path: "", errno: .invalidArgument)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -75,20 +79,26 @@ public enum ChildProcess {
         var pid: pid_t = 0
         let started = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                searchPath ? posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
+                searchPath
+                    ? posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
                     : posix_spawn(&pid, program, &actions, &attributes, argv, envp)
             }
         }
-        guard started == 0 else { throw SystemError(operation: "posix_spawn", path: program, errno: Errno(rawValue: started)) }
+        guard started == 0 else {
+            throw SystemError(operation: "posix_spawn", path: program, errno: Errno(rawValue: started))
+        }
         return pid
     }
 
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later), found at run time: the
     /// Glibc module does not declare it (it is a GNU extension).
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
+    private static let addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// The current environment as `NAME=value` strings.
     public static var currentEnvironment: [String] {
@@ -103,7 +113,9 @@ public enum ChildProcess {
 
     /// Calls `body` with `strings` as a NULL-terminated array of C strings (an `argv` or an
     /// `envp` for `posix_spawn`), freed when it returns.
-    public static func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) throws -> Result) rethrows -> Result {
+    public static func withCStrings<Result>(
+        _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) throws -> Result
+    ) rethrows -> Result {
         let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
         defer { for pointer in pointers { free(pointer) } }
         return try body(pointers)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The clocks: the wall clock (for outbox ordinals and `createdAt`, never for message order) and
@@ -32,7 +32,9 @@ public enum Clock {
     /// the clock's own.
     public static func monotonicNanoseconds() -> UInt64 {
         let now = read(CLOCK_MONOTONIC)
-        let elapsed = (Int64(now.tv_sec) &- monotonicBase.seconds) &* 1_000_000_000 &+ (Int64(now.tv_nsec) &- monotonicBase.nanoseconds)
+        let elapsed =
+            (Int64(now.tv_sec) &- monotonicBase.seconds) &* 1_000_000_000
+            &+ (Int64(now.tv_nsec) &- monotonicBase.nanoseconds)
         return UInt64(clamping: elapsed &+ 1_000_000_000)
     }
 
@@ -106,8 +108,9 @@ public struct CalendarTime: Hashable, Sendable {
         let monthFromMarch = (5 * dayOfMarchYear + 2) / 153
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        self.init(year: year, month: month, day: dayOfMarchYear - (153 * monthFromMarch + 2) / 5 + 1,
-                  hour: second / 3_600, minute: second % 3_600 / 60, second: second % 60)
+        self.init(
+            year: year, month: month, day: dayOfMarchYear - (153 * monthFromMarch + 2) / 5 + 1,
+            hour: second / 3_600, minute: second % 3_600 / 60, second: second % 60)
         let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let daysBeforeMonth = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][month - 1]
         dayOfYear = daysBeforeMonth + (isLeap && month > 2 ? 1 : 0) + self.day - 1
@@ -122,8 +125,9 @@ public struct CalendarTime: Hashable, Sendable {
     }
 
     private init(_ parts: tm) {
-        self.init(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
-                  hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec))
+        self.init(
+            year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
+            hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec))
         dayOfYear = Int(parts.tm_yday)
     }
 
@@ -133,7 +137,8 @@ public struct CalendarTime: Hashable, Sendable {
     public var utcSecondsSince1970: Int {
         let small = -100_000...100_000
         guard (1...12).contains(month), small.contains(year), small.contains(day), small.contains(hour),
-              small.contains(minute), small.contains(second) else { return Self.withTimegm(self) }
+            small.contains(minute), small.contains(second)
+        else { return Self.withTimegm(self) }
         // A civil date to days since 1970 (the proleptic Gregorian calendar, in 400-year eras,
         // each year counted from March so the leap day is its last); linear in the day, so an
         // out-of-range day, hour, minute or second rolls over as `timegm` rolls it.
@@ -147,7 +152,9 @@ public struct CalendarTime: Hashable, Sendable {
     }
 
     private static func withTimegm(_ time: CalendarTime) -> Int {
-        let (year, month, day, hour, minute, second) = (time.year, time.month, time.day, time.hour, time.minute, time.second)
+        let (year, month, day, hour, minute, second) = (
+            time.year, time.month, time.day, time.hour, time.minute, time.second
+        )
         var parts = tm()
         parts.tm_year = Int32(clamping: year - 1900)
         parts.tm_mon = Int32(clamping: month - 1)

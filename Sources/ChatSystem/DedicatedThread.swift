@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A dedicated OS thread that can be joined (a `poll(2)` loop that must be stopped and waited for).

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An `errno` value with a name, so callers ask `error.errno == .noSpace` instead of comparing

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A POSIX extended regular expression (`regcomp(3)` with `REG_EXTENDED`), matched against
@@ -13,7 +13,9 @@ public final class ExtendedRegex: @unchecked Sendable {
     public struct CompileError: Error, Equatable, Sendable, CustomStringConvertible {
         public var pattern: String
         public var reason: String
-        public var description: String { "\(pattern.debugDescription) is not a valid extended regular expression: \(reason)" }
+        public var description: String {
+            "\(pattern.debugDescription) is not a valid extended regular expression: \(reason)"
+        }
     }
 
     /// On the heap: regexec takes a pointer, and a stored property passed `inout` from two
@@ -60,7 +62,8 @@ public final class ExtendedRegex: @unchecked Sendable {
             while start < bytes.count {
                 var match = regmatch_t(rm_so: regoff_t(start), rm_eo: regoff_t(bytes.count))
                 guard regexec(compiled, base, 1, &match, REG_STARTEND) == 0 else { return }
-                let lower = Int(match.rm_so), upper = Int(match.rm_eo)
+                let lower = Int(match.rm_so)
+                let upper = Int(match.rm_eo)
                 if upper > lower { found.append(lower..<upper) }
                 start = max(upper, lower + 1)
             }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Test-only fault injection, in the module whose wrappers it breaks: makes `open(2)` with O_CREAT,
 /// `write(2)`, `fsync(2)`, `rename(2)`, `link(2)` or `unlink(2)` fail as a full disk (ENOSPC) or
@@ -35,7 +36,8 @@ public enum FaultInjection {
         func matches(_ operation: Operation, _ candidate: String) -> Bool {
             guard operations.contains(operation) else { return false }
             if exact { return candidate == path }
-            return candidate == path || (candidate.hasPrefix(path) && candidate.utf8.dropFirst(path.utf8.count).first == UInt8(ascii: "/"))
+            return candidate == path
+                || (candidate.hasPrefix(path) && candidate.utf8.dropFirst(path.utf8.count).first == UInt8(ascii: "/"))
         }
     }
 
@@ -45,13 +47,20 @@ public enum FaultInjection {
     /// Installs (replacing any for the same path) a rule for every path under `directory`: the
     /// `failAt`th call of `operations` fails with `errno` (and every later one when `persistent`);
     /// with `failAt` nil the calls are only counted.
-    public static func inject(_ operations: Set<Operation>, under directory: String, failAt: Int?, persistent: Bool = false, errno: Errno = .ioError) {
-        install(Rule(path: directory, exact: false, operations: operations, failAt: failAt, persistent: persistent, errno: errno))
+    public static func inject(
+        _ operations: Set<Operation>, under directory: String, failAt: Int?, persistent: Bool = false,
+        errno: Errno = .ioError
+    ) {
+        install(
+            Rule(
+                path: directory, exact: false, operations: operations, failAt: failAt, persistent: persistent,
+                errno: errno))
     }
 
     /// From now on, fsync of exactly `path` succeeds `successes` more times, then fails with `errno`.
     public static func failFsync(of path: String, after successes: Int = 0, errno: Errno = .ioError) {
-        install(Rule(path: path, exact: true, operations: [.fsync], failAt: successes + 1, persistent: true, errno: errno))
+        install(
+            Rule(path: path, exact: true, operations: [.fsync], failAt: successes + 1, persistent: true, errno: errno))
     }
 
     /// Removes the rule for `path` (a directory given to ``inject(_:under:failAt:persistent:errno:)``
@@ -94,7 +103,9 @@ public enum FaultInjection {
     static func check(_ operation: Operation, _ path: String) throws(SystemError) {
         guard active.load(ordering: .acquiring) else { return }
         guard !exemptThreads.withLock({ $0.contains(pthread_self()) }) else { return }
-        if let code = fault(operation, path) { throw SystemError(operation: operation.rawValue, path: path, errno: code) }
+        if let code = fault(operation, path) {
+            throw SystemError(operation: operation.rawValue, path: path, errno: code)
+        }
     }
 
     private static func fault(_ operation: Operation, _ path: String) -> Errno? {
@@ -151,21 +162,28 @@ extension FaultInjection {
     @inline(__always)
     static func checkInotify(watching path: String) throws(SystemError) {
         guard inotifyActive.load(ordering: .acquiring) else { return }
-        if spendInotify(path, \.watches) { throw SystemError(operation: Inotify.addWatchOperation, path: path, errno: .noSpace) }
+        if spendInotify(path, \.watches) {
+            throw SystemError(operation: Inotify.addWatchOperation, path: path, errno: .noSpace)
+        }
     }
 
     /// The hook in ``Inotify/open(for:)``.
     @inline(__always)
     static func checkInotify(opening path: String) throws(SystemError) {
         guard inotifyActive.load(ordering: .acquiring) else { return }
-        if spendInotify(path, \.instances) { throw SystemError(operation: Inotify.openOperation, path: path, errno: .tooManyOpenFiles) }
+        if spendInotify(path, \.instances) {
+            throw SystemError(operation: Inotify.openOperation, path: path, errno: .tooManyOpenFiles)
+        }
     }
 
     /// Counts one call against the limit for `path`; true when it is refused.
     private static func spendInotify(_ path: String, _ allowance: WritableKeyPath<InotifyLimits, Int?>) -> Bool {
         inotifyLimits.withLock { limits -> Bool in
             var refused = false
-            for (directory, var limit) in limits where path == directory || (path.hasPrefix(directory) && path.utf8.dropFirst(directory.utf8.count).first == UInt8(ascii: "/")) {
+            for (directory, var limit) in limits
+            where path == directory
+                || (path.hasPrefix(directory) && path.utf8.dropFirst(directory.utf8.count).first == UInt8(ascii: "/"))
+            {
                 guard let left = limit[keyPath: allowance] else { continue }
                 if left <= 0 {
                     refused = true

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An open file, directory or socket that this value owns: it is closed exactly once, by
@@ -54,7 +54,9 @@ extension FileDescriptor {
     public static let fileMode: mode_t = 0o600
 
     /// `open(2)` with O_CLOEXEC added. Opens that create are where tests inject faults.
-    public static func open(_ path: String, _ options: OpenOptions, mode: mode_t = fileMode) throws(SystemError) -> FileDescriptor {
+    public static func open(_ path: String, _ options: OpenOptions, mode: mode_t = fileMode) throws(SystemError)
+        -> FileDescriptor
+    {
         if options.contains(.create) { try FaultInjection.check(.open, path) }
         let fd = try Syscall.retrying("open", path) { Glibc.open(path, options.rawValue | O_CLOEXEC, mode) }
         return FileDescriptor(owning: fd)
@@ -71,7 +73,9 @@ extension FileDescriptor {
     }
 
     /// `openat(2)` relative to this directory, with O_CLOEXEC added; `path` names it in errors.
-    public func openAt(_ name: String, _ options: OpenOptions, mode: mode_t = fileMode, path: String) throws(SystemError) -> FileDescriptor {
+    public func openAt(_ name: String, _ options: OpenOptions, mode: mode_t = fileMode, path: String)
+        throws(SystemError) -> FileDescriptor
+    {
         if options.contains(.create) { try FaultInjection.check(.open, path) }
         let fd = try Syscall.retrying("open", path) { Glibc.openat(rawValue, name, options.rawValue | O_CLOEXEC, mode) }
         return FileDescriptor(owning: fd)
@@ -127,7 +131,9 @@ extension FileDescriptor {
     ///
     /// `limit` bounds what is read, whatever the file is: past `limit` bytes the read stops and
     /// throws EFBIG (``SystemError/isTooLarge``), having held at most about twice the limit.
-    public func readToEnd(expected: Int, limit: Int = .max, shortReadEnds: Bool = true, path: String) throws(SystemError) -> [UInt8] {
+    public func readToEnd(expected: Int, limit: Int = .max, shortReadEnds: Bool = true, path: String)
+        throws(SystemError) -> [UInt8]
+    {
         // One byte past the limit tells a file of exactly `limit` bytes from a larger one.
         let ceiling = limit < Int.max ? limit + 1 : Int.max
         let capacity = min(max(expected, 64), ceiling)

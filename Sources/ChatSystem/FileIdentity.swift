@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which file a name or a descriptor refers to: device and inode (`stat(2)`), the same for every

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `inotify(7)` calls, wrapped once.
@@ -19,7 +19,9 @@ public enum Inotify {
     /// ``FaultInjection/limitInotify(under:watches:instances:)`` matches it.
     public static func open(for path: String = "") throws(SystemError) -> FileDescriptor {
         try FaultInjection.checkInotify(opening: path)
-        let fd = try Syscall.retrying(openOperation, path.isEmpty ? "(no path; at most /proc/sys/fs/inotify/max_user_instances per user)" : path) {
+        let fd = try Syscall.retrying(
+            openOperation, path.isEmpty ? "(no path; at most /proc/sys/fs/inotify/max_user_instances per user)" : path
+        ) {
             inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         }
         return FileDescriptor(owning: fd)
@@ -27,7 +29,9 @@ public enum Inotify {
 
     /// `inotify_add_watch(2)`; returns the watch descriptor (the same one again for a path
     /// already watched).
-    public static func addWatch(_ fd: borrowing FileDescriptor, path: String, mask: InotifyMask) throws(SystemError) -> Int32 {
+    public static func addWatch(_ fd: borrowing FileDescriptor, path: String, mask: InotifyMask) throws(SystemError)
+        -> Int32
+    {
         try FaultInjection.checkInotify(watching: path)
         return try Syscall.retrying(addWatchOperation, path) { inotify_add_watch(fd.rawValue, path, mask.rawValue) }
     }
@@ -41,7 +45,7 @@ public enum Inotify {
     public static func read(_ fd: borrowing FileDescriptor, into buffer: inout [UInt8]) throws(SystemError) -> Int {
         do {
             return try fd.read(into: &buffer, path: "(inotify descriptor)")
-        } catch where error.isWouldBlock {
+        } catch  where error.isWouldBlock {
             return 0
         }
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The kernel's per-user inotify limits (inotify(7), "/proc interfaces"): which one refused a

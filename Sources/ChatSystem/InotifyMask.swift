@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bits of an inotify event mask the store cares about (`inotify(7)`).

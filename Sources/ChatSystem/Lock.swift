@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A value behind a `pthread_mutex_t`: the lock for state that threads really share (the
@@ -32,7 +32,9 @@ public final class Lock<Value: Sendable & ~Copyable>: @unchecked Sendable {
 
     /// Runs `body` with the value while holding the lock (never call `withLock` on the same lock
     /// inside `body`: the mutex is not recursive).
-    public func withLock<Result: ~Copyable, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result: ~Copyable, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `lstat(2)` says of a path that polling compares: its kind, which file it is, its size and

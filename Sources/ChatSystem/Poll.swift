@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `poll(2)` reported for one descriptor.
@@ -28,11 +28,15 @@ public enum Poll {
     /// Waits until one of `fds` is readable or hung up (or writable, with `writable`), or
     /// `timeoutMilliseconds` pass (-1: for ever). One result per descriptor, in order; all false
     /// on timeout. EINTR restarts the wait.
-    public static func wait(_ fds: [Int32], writable: Bool = false, timeoutMilliseconds: Int) throws(SystemError) -> [PollResult] {
+    public static func wait(_ fds: [Int32], writable: Bool = false, timeoutMilliseconds: Int) throws(SystemError)
+        -> [PollResult]
+    {
         let events = Int16(writable ? POLLOUT : POLLIN)
         var entries = fds.map { pollfd(fd: $0, events: events, revents: 0) }
         let timeout = Int32(clamping: timeoutMilliseconds)
-        _ = try Syscall.retrying("poll", "") { entries.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeout) } }
+        _ = try Syscall.retrying("poll", "") {
+            entries.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), timeout) }
+        }
         return entries.map {
             PollResult(
                 readable: $0.revents & Int16(POLLIN) != 0,

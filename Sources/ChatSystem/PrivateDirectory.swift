@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A directory only this user can reach, held open: every directory on the way from a trusted
@@ -26,7 +26,9 @@ public struct PrivateDirectory: ~Copyable, Sendable {
     /// `anchor` itself is not checked: it is the caller's to trust (`/tmp`, `$XDG_RUNTIME_DIR`).
     /// - Throws: ``SystemError`` naming the first refused directory: a symlink or not a
     ///   directory, another owner (named with its uid), or group or other permission bits.
-    public static func open(_ components: [String], under anchor: String, create: Bool) throws(SystemError) -> PrivateDirectory? {
+    public static func open(_ components: [String], under anchor: String, create: Bool) throws(SystemError)
+        -> PrivateDirectory?
+    {
         var fd = try FileDescriptor.open(anchor, .directory)
         var path = anchor
         for component in components {
@@ -40,7 +42,9 @@ public struct PrivateDirectory: ~Copyable, Sendable {
     /// The checked subdirectory `component` of `parent` (made when missing, with `create`);
     /// nil when missing without `create`. Opened first, so a directory that is there costs no
     /// `mkdirat` (`view` records its time to open through here on every run).
-    private static func step(from parent: borrowing FileDescriptor, to component: String, path: String, create: Bool) throws(SystemError) -> FileDescriptor? {
+    private static func step(from parent: borrowing FileDescriptor, to component: String, path: String, create: Bool)
+        throws(SystemError) -> FileDescriptor?
+    {
         do {
             return try openChecking(component, in: parent, path: path)
         } catch {
@@ -56,15 +60,18 @@ public struct PrivateDirectory: ~Copyable, Sendable {
     }
 
     /// Opens `component` of `parent` without following a link and checks it (``check(_:path:)``).
-    private static func openChecking(_ component: String, in parent: borrowing FileDescriptor, path: String) throws(SystemError) -> FileDescriptor {
+    private static func openChecking(_ component: String, in parent: borrowing FileDescriptor, path: String)
+        throws(SystemError) -> FileDescriptor
+    {
         let next: FileDescriptor
         do throws(SystemError) {
             next = try parent.openAt(component, [.directory, .noFollow], path: path)
         } catch {
             if error.errno == .tooManyLinks || error.errno == .notDirectory {
                 let found = Sys.kind(of: path) == .symlink ? "a symbolic link" : "a file"
-                throw SystemError(operation: "open", path: path, errno: error.errno,
-                                  detail: "\(found), not a directory; another user may have put it there: remove it")
+                throw SystemError(
+                    operation: "open", path: path, errno: error.errno,
+                    detail: "\(found), not a directory; another user may have put it there: remove it")
             }
             throw error
         }
@@ -77,12 +84,18 @@ public struct PrivateDirectory: ~Copyable, Sendable {
         let status = try fd.status(path: path)
         let me = Sys.currentUserID
         if status.owner != me {
-            throw SystemError(operation: "open", path: path, errno: .notPermitted,
-                              detail: "owned by uid \(status.owner), not by this user (uid \(me)); another user may have made it to read or plant files here: remove it (it is not chatdir's) or set XDG_RUNTIME_DIR")
+            throw SystemError(
+                operation: "open", path: path, errno: .notPermitted,
+                detail:
+                    "owned by uid \(status.owner), not by this user (uid \(me)); another user may have made it to read or plant files here: remove it (it is not chatdir's) or set XDG_RUNTIME_DIR"
+            )
         }
         if status.permissions & 0o077 != 0 {
-            throw SystemError(operation: "open", path: path, errno: .notPermitted,
-                              detail: "mode \(String(status.permissions, radix: 8)) lets others in (a private directory is 0700); files may have been planted in it: remove it")
+            throw SystemError(
+                operation: "open", path: path, errno: .notPermitted,
+                detail:
+                    "mode \(String(status.permissions, radix: 8)) lets others in (a private directory is 0700); files may have been planted in it: remove it"
+            )
         }
     }
 

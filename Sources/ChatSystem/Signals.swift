@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A POSIX signal number with a name.
 public struct Signal: RawRepresentable, Hashable, Sendable {

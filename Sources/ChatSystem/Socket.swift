@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// TCP sockets, each call wrapped once (EINTR retried, errno turned into a ``SystemError``):
@@ -23,7 +23,9 @@ public enum Socket {
     }
 
     private static func tcpSocket(family: Int32 = AF_INET, nonBlocking: Bool) throws(SystemError) -> FileDescriptor {
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let type =
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         return FileDescriptor(owning: try Syscall.retrying("socket", "") { Glibc.socket(family, type, 0) })
     }
 
@@ -37,7 +39,9 @@ public enum Socket {
         try setOption(fd.rawValue, SOL_SOCKET, SO_REUSEADDR, 1)
         _ = try Syscall.retrying("bind", "\(host):\(port)") {
             withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         _ = try Syscall.retrying("listen", "\(host):\(port)") { Glibc.listen(fd.rawValue, backlog) }
@@ -63,11 +67,13 @@ public enum Socket {
     /// Returns nil when there is nothing to accept: EAGAIN (the listener is non-blocking) or
     /// ECONNABORTED (the peer reset the connection between `poll` and `accept`).
     /// - Throws: ``SystemError`` for the rest, such as EMFILE when the descriptor table is full.
-    public static func accept(_ listener: borrowing FileDescriptor, sendTimeoutMilliseconds: Int) throws(SystemError) -> FileDescriptor? {
+    public static func accept(_ listener: borrowing FileDescriptor, sendTimeoutMilliseconds: Int) throws(SystemError)
+        -> FileDescriptor?
+    {
         let raw: Int32
         do {
             raw = try Syscall.retrying("accept", "") { Glibc.accept(listener.rawValue, nil, nil) }
-        } catch where error.errno == .wouldBlock || error.errno == .connectionAborted {
+        } catch  where error.errno == .wouldBlock || error.errno == .connectionAborted {
             return nil
         }
         let fd = FileDescriptor(owning: raw)
@@ -86,7 +92,9 @@ public enum Socket {
         let fd = try tcpSocket(nonBlocking: false)
         _ = try Syscall.retrying("connect", "\(host):\(port)") {
             withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         try setOption(fd.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
@@ -111,7 +119,7 @@ public enum Socket {
 
             public var description: String {
                 switch self {
-                case let .system(errno): errno.description
+                case .system(let errno): errno.description
                 case .timedOut: "timed out"
                 case .noAddress: "no address"
                 }
@@ -120,15 +128,17 @@ public enum Socket {
 
         public var description: String {
             switch self {
-            case let .unresolved(host, reason): "cannot resolve \(host): \(reason)"
-            case let .unreachable(host, port, failure): "cannot connect to \(host):\(port): \(failure)"
+            case .unresolved(let host, let reason): "cannot resolve \(host): \(reason)"
+            case .unreachable(let host, let port, let failure): "cannot connect to \(host):\(port): \(failure)"
             }
         }
     }
 
     /// A non-blocking TCP connection to `host:port` (a name or an address, IPv4 or IPv6), trying
     /// each address `getaddrinfo` gives for at most `timeoutMilliseconds`, with TCP_NODELAY.
-    public static func connect(host: String, port: UInt16, timeoutMilliseconds: Int) throws(ConnectError) -> FileDescriptor {
+    public static func connect(host: String, port: UInt16, timeoutMilliseconds: Int) throws(ConnectError)
+        -> FileDescriptor
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -149,10 +159,17 @@ public enum Socket {
             }
             if Glibc.connect(fd.rawValue, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 {
                 let code = Errno.current
-                guard code == .inProgress else { lastFailure = .system(code); continue }
+                guard code == .inProgress else {
+                    lastFailure = .system(code)
+                    continue
+                }
                 do {
-                    let ready = try Poll.wait([fd.rawValue], writable: true, timeoutMilliseconds: timeoutMilliseconds)[0]
-                    guard ready.writable || ready.hungUp else { lastFailure = .timedOut; continue }
+                    let ready = try Poll.wait([fd.rawValue], writable: true, timeoutMilliseconds: timeoutMilliseconds)[
+                        0]
+                    guard ready.writable || ready.hungUp else {
+                        lastFailure = .timedOut
+                        continue
+                    }
                 } catch {
                     lastFailure = .system(error.errno)
                     continue
@@ -160,7 +177,10 @@ public enum Socket {
                 var failure: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &failure, &length)
-                guard failure == 0 else { lastFailure = .system(Errno(rawValue: failure)); continue }
+                guard failure == 0 else {
+                    lastFailure = .system(Errno(rawValue: failure))
+                    continue
+                }
             }
             try? setOption(fd.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
             return fd
@@ -170,7 +190,9 @@ public enum Socket {
 
     private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
         var value = value
-        _ = try Syscall.retrying("setsockopt", "") { setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
+        _ = try Syscall.retrying("setsockopt", "") {
+            setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
 
     /// Reads what is available, up to `buffer.count` bytes; 0 means the peer closed. On a
@@ -184,7 +206,9 @@ public enum Socket {
     /// One `send(2)` of what the kernel takes from `offset` on.
     private static func sendSome(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(SystemError) -> Int {
         try Syscall.retrying("send", "") {
-            bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
         }
     }
 
@@ -204,8 +228,10 @@ public enum Socket {
         while offset < bytes.count {
             do {
                 offset += try sendSome(fd, bytes, from: offset)
-            } catch where error.isWouldBlock {
-                guard try Poll.wait([fd], writable: true, timeoutMilliseconds: timeoutMilliseconds)[0].writable else { return false }
+            } catch  where error.isWouldBlock {
+                guard try Poll.wait([fd], writable: true, timeoutMilliseconds: timeoutMilliseconds)[0].writable else {
+                    return false
+                }
             }
         }
         return true

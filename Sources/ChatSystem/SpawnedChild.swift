@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program started with `posix_spawn(3)` in a process group of its own, its standard input
@@ -30,15 +30,16 @@ public struct SpawnedChild: ~Copyable, Sendable {
             throw error
         }
         let started: Result<pid_t, SystemError> = Result { () throws(SystemError) in
-            try ChildProcess.spawn(arguments, environment: environment, standardInput: stdin.read, standardOutput: stdout.write,
-                                   standardError: stdout.write, ownProcessGroup: true)
+            try ChildProcess.spawn(
+                arguments, environment: environment, standardInput: stdin.read, standardOutput: stdout.write,
+                standardError: stdout.write, ownProcessGroup: true)
         }
         Syscall.close(stdin.read)
         Syscall.close(stdout.write)
         switch started {
-        case let .success(pid):
+        case .success(let pid):
             return SpawnedChild(pid: pid, input: stdin.write, output: FileDescriptor(owning: stdout.read))
-        case let .failure(error):
+        case .failure(let error):
             Syscall.close(stdin.write)
             Syscall.close(stdout.read)
             throw error
@@ -67,7 +68,7 @@ public struct SpawnedChild: ~Copyable, Sendable {
             return try Syscall.retrying("write", "(standard input of a child)") {
                 bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
             }
-        } catch where error.isWouldBlock {
+        } catch  where error.isWouldBlock {
             return 0
         }
     }
@@ -94,7 +95,7 @@ public struct SpawnedChild: ~Copyable, Sendable {
     public func readOutput(into buffer: inout [UInt8]) throws(SystemError) -> Int? {
         do {
             return try Syscall.read(output.rawValue, into: &buffer, path: "(output of a child)")
-        } catch where error.isWouldBlock {
+        } catch  where error.isWouldBlock {
             return nil
         }
     }
@@ -112,7 +113,7 @@ public struct SpawnedChild: ~Copyable, Sendable {
         do {
             result = try Syscall.retrying("waitpid", "") { waitpid(pid, &status, block ? 0 : WNOHANG) }
         } catch {
-            return 127  // ECHILD: reaped already; nothing more to learn
+            return 127 // ECHILD: reaped already; nothing more to learn
         }
         guard result == pid else { return nil }
         // WIFEXITED / WEXITSTATUS, which do not import as functions.
@@ -121,7 +122,9 @@ public struct SpawnedChild: ~Copyable, Sendable {
 
     /// A pipe whose two ends are close-on-exec (only the spawn's dup2 copies reach the child),
     /// chatdir's end non-blocking: the read end with `nonBlockingRead`, else the write end.
-    private static func pipe(_ program: String, nonBlockingRead: Bool) throws(SystemError) -> (read: Int32, write: Int32) {
+    private static func pipe(_ program: String, nonBlockingRead: Bool) throws(SystemError) -> (
+        read: Int32, write: Int32
+    ) {
         var ends: [Int32] = [-1, -1]
         _ = try Syscall.retrying("pipe", program) { ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress) } }
         do {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Standard input, output and error, through `read(2)` and `write(2)` (C's `stdout` is not

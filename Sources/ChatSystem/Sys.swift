@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// File system calls by path, each wrapped once (through ``Syscall``: EINTR retried, errno turned

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one EINTR path: every wrapper in this module calls the C function through
@@ -8,7 +8,9 @@ import Glibc
 enum Syscall {
     /// Calls `call` until it returns a value ≥ 0 or fails with something other than EINTR.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(_ operation: @autoclosure () -> String, _ path: @autoclosure () -> String, _ call: () -> T) throws(SystemError) -> T {
+    static func retrying<T: BinaryInteger>(
+        _ operation: @autoclosure () -> String, _ path: @autoclosure () -> String, _ call: () -> T
+    ) throws(SystemError) -> T {
         while true {
             let result = call()
             if result >= 0 { return result }
@@ -23,7 +25,9 @@ enum Syscall {
         var offset = 0
         while offset < bytes.count {
             let written = try retrying(operation, path) {
-                bytes.withUnsafeBytes { buffer in Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset) }
+                bytes.withUnsafeBytes { buffer in
+                    Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                }
             }
             offset += written
         }
@@ -34,7 +38,9 @@ enum Syscall {
         try retrying("read", path) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
-    static func read(_ fd: Int32, into buffer: inout [UInt8], from offset: Int = 0, path: String) throws(SystemError) -> Int {
+    static func read(_ fd: Int32, into buffer: inout [UInt8], from offset: Int = 0, path: String) throws(SystemError)
+        -> Int
+    {
         try retrying("read", path) {
             buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Threads and sleeps straight from POSIX, for blocking work (accept, recv, poll, fsync) that must
@@ -18,11 +18,13 @@ public enum SystemThread {
     static func create(_ body: @escaping @Sendable () -> Void, purpose: String) throws(SystemError) -> pthread_t {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
+                return nil
+            }, context)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw SystemError(operation: "pthread_create", path: purpose, errno: Errno(rawValue: result))

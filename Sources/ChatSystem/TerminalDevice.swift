@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The terminal calls: whether a descriptor is a terminal, its size (`ioctl TIOCGWINSZ`), and a

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A pipe that wakes a thread blocked in ``Poll``: poll ``readEnd``, ``signal()`` from any
@@ -15,7 +15,9 @@ public final class WakePipe: Sendable {
     /// `pipe(2)`. Throws when the process is out of descriptors (EMFILE).
     public init() throws(SystemError) {
         var ends: [Int32] = [-1, -1]
-        _ = try Syscall.retrying("pipe", "(wake-up pipe)") { ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress) } }
+        _ = try Syscall.retrying("pipe", "(wake-up pipe)") {
+            ends.withUnsafeMutableBufferPointer { Glibc.pipe($0.baseAddress) }
+        }
         reader = FileDescriptor(owning: ends[0])
         writer = FileDescriptor(owning: ends[1])
         try Syscall.setFlags(ends[0], nonBlocking: true, path: "(wake-up pipe)")

@@ -64,7 +64,9 @@ public enum TLS {
         /// plus the PEM certificates in `caFile` when given. Verification cannot be turned off.
         public static func client(caFile: String?) throws(Failure) -> Context {
             try loadOpenSSL()
-            guard let pointer = chatdir_SSL_CTX_new(chatdir_TLS_client_method()) else { throw openSSLFailure(.handshake, "cannot set up TLS") }
+            guard let pointer = chatdir_SSL_CTX_new(chatdir_TLS_client_method()) else {
+                throw openSSLFailure(.handshake, "cannot set up TLS")
+            }
             let context = Context(pointer: pointer, isClient: true)
             try context.restrictVersions()
             chatdir_SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, nil)
@@ -72,7 +74,10 @@ public enum TLS {
             if let caFile {
                 chatdir_ERR_clear_error()
                 guard chatdir_SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1 else {
-                    throw openSSLFailure(.handshake, "\(caFile): cannot read it as PEM CA certificates; pass a file of `-----BEGIN CERTIFICATE-----` blocks")
+                    throw openSSLFailure(
+                        .handshake,
+                        "\(caFile): cannot read it as PEM CA certificates; pass a file of `-----BEGIN CERTIFICATE-----` blocks"
+                    )
                 }
             }
             return context
@@ -82,7 +87,9 @@ public enum TLS {
         /// and the PEM private key in `keyFile`.
         public static func server(certificateFile: String, keyFile: String) throws(Failure) -> Context {
             try loadOpenSSL()
-            guard let pointer = chatdir_SSL_CTX_new(chatdir_TLS_server_method()) else { throw openSSLFailure(.handshake, "cannot set up TLS") }
+            guard let pointer = chatdir_SSL_CTX_new(chatdir_TLS_server_method()) else {
+                throw openSSLFailure(.handshake, "cannot set up TLS")
+            }
             let context = Context(pointer: pointer, isClient: false)
             try context.restrictVersions()
             chatdir_ERR_clear_error()
@@ -139,7 +146,9 @@ public enum TLS {
         public init(context: Context, fd: Int32, host: String?, peer: String) throws(Failure) {
             // OpenSSL writes with write(2), not send(MSG_NOSIGNAL): a peer gone away must be EPIPE.
             Signal.brokenPipe.ignore()
-            guard let ssl = chatdir_SSL_new(context.pointer) else { throw Context.openSSLFailure(.handshake, "cannot set up TLS") }
+            guard let ssl = chatdir_SSL_new(context.pointer) else {
+                throw Context.openSSLFailure(.handshake, "cannot set up TLS")
+            }
             self.ssl = ssl
             self.fd = fd
             self.peer = peer
@@ -147,13 +156,16 @@ public enum TLS {
             self.host = host
             record = .allocate(capacity: 1)
             record.initialize(to: chatdir_verify_record())
-            guard chatdir_SSL_set_fd(ssl, fd) == 1 else { throw Context.openSSLFailure(.failed, "cannot attach TLS to the socket") }
+            guard chatdir_SSL_set_fd(ssl, fd) == 1 else {
+                throw Context.openSSLFailure(.failed, "cannot attach TLS to the socket")
+            }
             if let host, context.isClient {
                 let parameters = chatdir_SSL_get0_param(ssl)
                 if chatdir_X509_VERIFY_PARAM_set1_ip_asc(parameters, host) != 1 {
                     chatdir_ERR_clear_error()
                     guard chatdir_X509_VERIFY_PARAM_set1_host(parameters, host, 0) == 1,
-                          chatdir_SSL_set_tlsext_host_name(ssl, host) == 1 else {
+                        chatdir_SSL_set_tlsext_host_name(ssl, host) == 1
+                    else {
                         throw Context.openSSLFailure(.handshake, "\(host): not a host name TLS can check")
                     }
                 }
@@ -193,7 +205,8 @@ public enum TLS {
                 chatdir_ERR_clear_error()
                 chatdir_clear_errno()
                 let result = bytes.withUnsafeBytes { buffer in
-                    chatdir_SSL_write(ssl, buffer.baseAddress.map { $0 + offset }, Int32(clamping: buffer.count - offset))
+                    chatdir_SSL_write(
+                        ssl, buffer.baseAddress.map { $0 + offset }, Int32(clamping: buffer.count - offset))
                 }
                 if result > 0 {
                     offset += Int(result)
@@ -203,7 +216,8 @@ public enum TLS {
                 switch code {
                 case SSL_ERROR_WANT_READ: try wait(readable: true, until: deadline, doing: "sending")
                 case SSL_ERROR_WANT_WRITE: try wait(readable: false, until: deadline, doing: "sending")
-                case SSL_ERROR_ZERO_RETURN: throw Failure(.closed, "\(peer) closed the TLS connection while we were sending")
+                case SSL_ERROR_ZERO_RETURN:
+                    throw Failure(.closed, "\(peer) closed the TLS connection while we were sending")
                 default: throw ioFailure(code, doing: "sending")
                 }
             }
@@ -217,7 +231,9 @@ public enum TLS {
             while true {
                 chatdir_ERR_clear_error()
                 chatdir_clear_errno()
-                let result = buffer.withUnsafeMutableBytes { chatdir_SSL_read(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
+                let result = buffer.withUnsafeMutableBytes {
+                    chatdir_SSL_read(ssl, $0.baseAddress, Int32(clamping: $0.count))
+                }
                 if result > 0 { return .bytes(Array(buffer[0..<Int(result)])) }
                 let code = chatdir_SSL_get_error(ssl, result)
                 do throws(Failure) {
@@ -229,7 +245,7 @@ public enum TLS {
                     case SSL_ERROR_SYSCALL where chatdir_errno() == 0: return .closed
                     default: throw ioFailure(code, doing: "reading")
                     }
-                } catch where error.kind == .timedOut {
+                } catch  where error.kind == .timedOut {
                     return .timedOut
                 }
             }
@@ -282,15 +298,25 @@ public enum TLS {
             if code == SSL_ERROR_SYSCALL {
                 let errno = chatdir_errno()
                 if errno == 0 {
-                    return Failure(.handshake, "TLS handshake with \(peer) failed: the server closed the connection (is it a TLS server?)")
+                    return Failure(
+                        .handshake,
+                        "TLS handshake with \(peer) failed: the server closed the connection (is it a TLS server?)")
                 }
                 return Failure(.failed, "TLS handshake with \(peer) failed: \(Errno(rawValue: errno))")
             }
-            if reason.contains("wrong version number") || reason.contains("packet length too long") || reason.contains("http request") {
-                return Failure(.handshake, "TLS handshake with \(peer) failed: the server did not answer in TLS (a plain http:// server?)\(reason)")
+            if reason.contains("wrong version number") || reason.contains("packet length too long")
+                || reason.contains("http request")
+            {
+                return Failure(
+                    .handshake,
+                    "TLS handshake with \(peer) failed: the server did not answer in TLS (a plain http:// server?)\(reason)"
+                )
             }
             if reason.contains("unsupported protocol") || reason.contains("protocol version") {
-                return Failure(.handshake, "TLS handshake with \(peer) failed: the server offers no TLS 1.2 or newer, which chatdir requires\(reason)")
+                return Failure(
+                    .handshake,
+                    "TLS handshake with \(peer) failed: the server offers no TLS 1.2 or newer, which chatdir requires\(reason)"
+                )
             }
             return Failure(.handshake, "TLS handshake with \(peer) failed\(reason)")
         }
@@ -301,19 +327,30 @@ public enum TLS {
             let issuer = TLS.text(seen.issuer).map { " (CN=\($0))" } ?? ""
             let subject = TLS.text(seen.subject).map { " (CN=\($0))" } ?? ""
             switch verify {
-            case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT,
-                 X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-                return Failure(.untrusted, "certificate for \(name) is signed by an unknown authority\(issuer); pass --ca-file with that authority's certificate")
+            case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+                X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT,
+                X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+                return Failure(
+                    .untrusted,
+                    "certificate for \(name) is signed by an unknown authority\(issuer); pass --ca-file with that authority's certificate"
+                )
             case X509_V_ERR_CERT_HAS_EXPIRED:
                 let when = TLS.text(seen.notAfter).map { " on \($0)" } ?? ""
-                return Failure(.untrusted, "certificate for \(name) expired\(when)\(subject); the server needs a renewed certificate")
+                return Failure(
+                    .untrusted,
+                    "certificate for \(name) expired\(when)\(subject); the server needs a renewed certificate")
             case X509_V_ERR_CERT_NOT_YET_VALID:
                 let when = TLS.text(seen.notBefore).map { " before \($0)" } ?? ""
-                return Failure(.untrusted, "certificate for \(name) is not valid\(when)\(subject); check this machine's clock")
+                return Failure(
+                    .untrusted, "certificate for \(name) is not valid\(when)\(subject); check this machine's clock")
             case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
-                return Failure(.untrusted, "certificate of \(peer) is not for \(name)\(subject); connect by a name or address the certificate lists")
+                return Failure(
+                    .untrusted,
+                    "certificate of \(peer) is not for \(name)\(subject); connect by a name or address the certificate lists"
+                )
             default:
-                let text = chatdir_X509_verify_cert_error_string(Int(verify)).map { String(cString: $0) } ?? "error \(verify)"
+                let text =
+                    chatdir_X509_verify_cert_error_string(Int(verify)).map { String(cString: $0) } ?? "error \(verify)"
                 return Failure(.untrusted, "certificate for \(name) was refused: \(text)\(subject)")
             }
         }

@@ -80,7 +80,8 @@ struct HTTPHeadReader: Sendable {
         guard !name.isEmpty, name.allSatisfy(ASCII.isTokenCharacter) else {
             throw .invalidHeaderName(line: lineNumber, line)
         }
-        let value = line[(colon + 1)...].drop(while: ASCII.isWhitespace).reversed().drop(while: ASCII.isWhitespace).reversed()
+        let value = line[(colon + 1)...].drop(while: ASCII.isWhitespace).reversed().drop(while: ASCII.isWhitespace)
+            .reversed()
         guard value.allSatisfy(ASCII.isFieldContent) else {
             throw .invalidHeaderValue(line: lineNumber, line)
         }

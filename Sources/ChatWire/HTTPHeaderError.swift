@@ -12,11 +12,19 @@ public struct HTTPHeaderError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String { message }
 
     static func controlInName(_ name: String) -> Self {
-        Self(field: ASCII.quoted(name.utf8), message: "the header name \(ASCII.quoted(name.utf8)) contains CR, LF or NUL; header names are tokens on one line")
+        Self(
+            field: ASCII.quoted(name.utf8),
+            message:
+                "the header name \(ASCII.quoted(name.utf8)) contains CR, LF or NUL; header names are tokens on one line"
+        )
     }
 
     static func controlInValue(name: String) -> Self {
-        Self(field: ASCII.quoted(name.utf8), message: "the value of header \(ASCII.quoted(name.utf8)) contains CR, LF or NUL (not shown: it may be secret); header values are one line without control characters")
+        Self(
+            field: ASCII.quoted(name.utf8),
+            message:
+                "the value of header \(ASCII.quoted(name.utf8)) contains CR, LF or NUL (not shown: it may be secret); header values are one line without control characters"
+        )
     }
 
     static func controlInStartLine() -> Self {

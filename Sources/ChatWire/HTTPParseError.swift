@@ -17,7 +17,9 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func headTooLarge(limit: Int) -> Self {
-        Self(.requestHeaderFieldsTooLarge, "the head (start line and headers) exceeds \(limit) bytes; send fewer or shorter headers")
+        Self(
+            .requestHeaderFieldsTooLarge,
+            "the head (start line and headers) exceeds \(limit) bytes; send fewer or shorter headers")
     }
 
     static func bareLineFeed(line: Int) -> Self {
@@ -29,7 +31,9 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func targetNotOriginForm(_ target: [UInt8]) -> Self {
-        Self(.badRequest, "request target \(ASCII.quoted(target)) does not start with \"/\"; send the path and query only")
+        Self(
+            .badRequest,
+            "request target \(ASCII.quoted(target)) does not start with \"/\"; send the path and query only")
     }
 
     static func unsupportedVersion(_ version: HTTPVersion) -> Self {
@@ -41,7 +45,10 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func foldedHeader(line: Int, _ text: [UInt8]) -> Self {
-        Self(.badRequest, "line \(line) \(ASCII.quoted(text)) starts with whitespace (obsolete line folding); put each header on one line")
+        Self(
+            .badRequest,
+            "line \(line) \(ASCII.quoted(text)) starts with whitespace (obsolete line folding); put each header on one line"
+        )
     }
 
     static func headerWithoutColon(line: Int, _ text: [UInt8]) -> Self {
@@ -49,11 +56,16 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func whitespaceBeforeColon(line: Int, _ text: [UInt8]) -> Self {
-        Self(.badRequest, "line \(line) \(ASCII.quoted(text)) has whitespace between the header name and the colon; remove it")
+        Self(
+            .badRequest,
+            "line \(line) \(ASCII.quoted(text)) has whitespace between the header name and the colon; remove it")
     }
 
     static func invalidHeaderName(line: Int, _ text: [UInt8]) -> Self {
-        Self(.badRequest, "line \(line) \(ASCII.quoted(text)) has a header name that is empty or not a token; use letters, digits and !#$%&'*+-.^_`|~")
+        Self(
+            .badRequest,
+            "line \(line) \(ASCII.quoted(text)) has a header name that is empty or not a token; use letters, digits and !#$%&'*+-.^_`|~"
+        )
     }
 
     static func invalidHeaderValue(line: Int, _ text: [UInt8]) -> Self {
@@ -61,7 +73,9 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func transferEncodingNotSupported(_ value: String) -> Self {
-        Self(.notImplemented, "Transfer-Encoding \(ASCII.quoted(value.utf8)) is not supported; send the body with Content-Length")
+        Self(
+            .notImplemented,
+            "Transfer-Encoding \(ASCII.quoted(value.utf8)) is not supported; send the body with Content-Length")
     }
 
     static func invalidContentLength(_ value: String) -> Self {

@@ -105,8 +105,10 @@ public struct HTTPRequestParser: Sendable {
             throw .transferEncodingNotSupported(transferEncoding)
         }
         // `Content-Length: 5, 5` and repeated fields are allowed when all values agree (RFC 9110 §8.6).
-        let values = headers.values(for: "Content-Length").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingSpacesAndTabs() }
+        let values = headers.values(for: "Content-Length").flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        .map { $0.trimmingSpacesAndTabs() }
         guard let declared = values.first else { return 0 }
         for value in values where value.isEmpty || !value.utf8.allSatisfy({ ASCII.digitValue($0) != nil }) {
             throw .invalidContentLength(value)

@@ -13,7 +13,8 @@ public struct HTTPRequestTarget: Sendable, Hashable, CustomStringConvertible {
     /// Splits a target as written on the wire at its first `?`.
     public init(_ target: String) {
         if let questionMark = target.firstIndex(of: "?") {
-            self.init(path: String(target[..<questionMark]), query: String(target[target.index(after: questionMark)...]))
+            self.init(
+                path: String(target[..<questionMark]), query: String(target[target.index(after: questionMark)...]))
         } else {
             self.init(path: target)
         }

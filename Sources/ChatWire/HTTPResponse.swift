@@ -23,6 +23,7 @@ public struct HTTPResponse: Sendable, Hashable {
         if mayHaveBody {
             headers.add(name: "Content-Length", value: String(body.count))
         }
-        return try HTTPHead.serialize(startLine: "\(HTTPVersion.http1_1) \(status)", headers: headers) + (mayHaveBody ? body : [])
+        return try HTTPHead.serialize(startLine: "\(HTTPVersion.http1_1) \(status)", headers: headers)
+            + (mayHaveBody ? body : [])
     }
 }

@@ -37,6 +37,7 @@ public struct HTTPResponseHeadParser: Sendable {
         else { throw .malformedStatusLine(line) }
         let code = digits.reduce(0) { $0 * 10 + $1 }
         let reason = String(decoding: line.dropFirst(13), as: UTF8.self)
-        return HTTPResponseHead(version: version, status: HTTPStatus(code: code, reasonPhrase: reason), headers: head.headers)
+        return HTTPResponseHead(
+            version: version, status: HTTPStatus(code: code, reasonPhrase: reason), headers: head.headers)
     }
 }

@@ -8,7 +8,10 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
         self.minor = minor
     }
 
+    // Named as the protocol writes them (HTTP/1.0, HTTP/1.1): `http10` would read as ten.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let http1_1 = HTTPVersion(major: 1, minor: 1)
 
     /// `"HTTP/1.1"`, as written on the wire.

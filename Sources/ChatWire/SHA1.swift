@@ -19,7 +19,8 @@ public enum SHA1 {
         for blockStart in stride(from: 0, to: message.count, by: 64) {
             for t in 0..<16 {
                 let i = blockStart + t * 4
-                schedule[t] = UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16
+                schedule[t] =
+                    UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16
                     | UInt32(message[i + 2]) << 8 | UInt32(message[i + 3])
             }
             for t in 16..<80 {
@@ -44,7 +45,10 @@ public enum SHA1 {
             state[4] &+= e
         }
         return state.flatMap { word in
-            [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+            [
+                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
+                UInt8(truncatingIfNeeded: word),
+            ]
         }
     }
 

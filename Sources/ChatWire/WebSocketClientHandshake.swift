@@ -20,7 +20,9 @@ public struct WebSocketClientHandshake: Sendable {
     ///   - target: the path and query to upgrade.
     ///   - headers: more headers to send, such as `Authorization`.
     ///   - key: the `Sec-WebSocket-Key`; a fresh random one unless a test needs a fixed value.
-    public init(host: String, target: HTTPRequestTarget, headers: HTTPHeaders = [:], key: String = WebSocketHandshake.makeKey()) {
+    public init(
+        host: String, target: HTTPRequestTarget, headers: HTTPHeaders = [:], key: String = WebSocketHandshake.makeKey()
+    ) {
         var allHeaders: HTTPHeaders = [
             "Host": host,
             "Upgrade": "websocket",

@@ -117,7 +117,9 @@ public struct WebSocketConnection: Sendable {
         }
         if opcode.isControl {
             guard header.fin else { throw .fragmentedControlFrame(opcode) }
-            guard header.payloadLength <= 125 else { throw .oversizedControlFrame(opcode, length: header.payloadLength) }
+            guard header.payloadLength <= 125 else {
+                throw .oversizedControlFrame(opcode, length: header.payloadLength)
+            }
             return opcode
         }
         switch (opcode, partialMessage) {
@@ -166,7 +168,9 @@ public struct WebSocketConnection: Sendable {
             guard payload.count >= 2 else { throw .oneByteClosePayload() }
             let received = UInt16(payload[0]) << 8 | UInt16(payload[1])
             guard WebSocketCloseCode.isValidOnWire(received) else { throw .invalidCloseCode(received) }
-            guard let text = String(validating: payload.dropFirst(2), as: UTF8.self) else { throw .invalidUTF8InCloseReason() }
+            guard let text = String(validating: payload.dropFirst(2), as: UTF8.self) else {
+                throw .invalidUTF8InCloseReason()
+            }
             code = received
             reason = text
         }

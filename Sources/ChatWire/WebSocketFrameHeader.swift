@@ -17,11 +17,12 @@ struct WebSocketFrameHeader: Sendable, Hashable {
         guard bytes.count >= 2 else { return nil }
         let first = bytes[bytes.startIndex]
         let second = bytes[bytes.startIndex + 1]
-        let lengthFieldSize = switch second & 0x7F {
-        case 126: 2
-        case 127: 8
-        default: 0
-        }
+        let lengthFieldSize =
+            switch second & 0x7F {
+            case 126: 2
+            case 127: 8
+            default: 0
+            }
         let maskSize = second & 0x80 != 0 ? 4 : 0
         headerLength = 2 + lengthFieldSize + maskSize
         guard bytes.count >= headerLength else { return nil }

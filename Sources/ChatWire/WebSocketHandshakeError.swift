@@ -18,10 +18,15 @@ public struct WebSocketHandshakeError: Error, Sendable, Hashable, CustomStringCo
 
     static func wrongAccept(_ values: [String], expected: String) -> Self {
         let found = values.isEmpty ? "no Sec-WebSocket-Accept" : "Sec-WebSocket-Accept \(ASCII.quoted(values))"
-        return Self(status: .switchingProtocols, message: "server's 101 has \(found), expected \"\(expected)\"; a proxy may have answered instead of the server")
+        return Self(
+            status: .switchingProtocols,
+            message:
+                "server's 101 has \(found), expected \"\(expected)\"; a proxy may have answered instead of the server")
     }
 
     static func notOffered(header: String, value: String) -> Self {
-        Self(status: .switchingProtocols, message: "server's 101 selects \(header) \(ASCII.quoted(value.utf8)), which the client did not offer")
+        Self(
+            status: .switchingProtocols,
+            message: "server's 101 selects \(header) \(ASCII.quoted(value.utf8)), which the client did not offer")
     }
 }

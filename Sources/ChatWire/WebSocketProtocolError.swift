@@ -16,11 +16,15 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
     }
 
     static func reservedBits(_ bits: UInt8) -> Self {
-        Self(WebSocketCloseCode.protocolError, "frame has reserved bits 0x\(String(bits, radix: 16)) set but no extension was negotiated")
+        Self(
+            WebSocketCloseCode.protocolError,
+            "frame has reserved bits 0x\(String(bits, radix: 16)) set but no extension was negotiated")
     }
 
     static func reservedOpcode(_ opcode: UInt8) -> Self {
-        Self(WebSocketCloseCode.protocolError, "frame has reserved opcode 0x\(String(opcode, radix: 16, uppercase: true))")
+        Self(
+            WebSocketCloseCode.protocolError,
+            "frame has reserved opcode 0x\(String(opcode, radix: 16, uppercase: true))")
     }
 
     static func unmaskedClientFrame() -> Self {
@@ -36,7 +40,9 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
     }
 
     static func oversizedControlFrame(_ opcode: WebSocketOpcode, length: UInt64) -> Self {
-        Self(WebSocketCloseCode.protocolError, "\(opcode) frame carries \(length) bytes; control frames carry at most 125")
+        Self(
+            WebSocketCloseCode.protocolError,
+            "\(opcode) frame carries \(length) bytes; control frames carry at most 125")
     }
 
     static func continuationWithoutMessage() -> Self {
@@ -48,15 +54,20 @@ public struct WebSocketProtocolError: Error, Sendable, Hashable, CustomStringCon
     }
 
     static func lengthOutOfRange(_ length: UInt64) -> Self {
-        Self(WebSocketCloseCode.protocolError, "frame declares \(length) bytes; the most significant bit of a 64-bit length must be 0")
+        Self(
+            WebSocketCloseCode.protocolError,
+            "frame declares \(length) bytes; the most significant bit of a 64-bit length must be 0")
     }
 
     static func messageTooBig(atLeast length: UInt64, limit: Int) -> Self {
-        Self(WebSocketCloseCode.messageTooBig, "message of at least \(length) bytes exceeds the limit of \(limit) bytes")
+        Self(
+            WebSocketCloseCode.messageTooBig, "message of at least \(length) bytes exceeds the limit of \(limit) bytes")
     }
 
     static func tooManyFrames(limit: Int) -> Self {
-        Self(WebSocketCloseCode.policyViolation, "message arrives in more than \(limit) frames; send it in fewer, larger frames")
+        Self(
+            WebSocketCloseCode.policyViolation,
+            "message arrives in more than \(limit) frames; send it in fewer, larger frames")
     }
 
     static func invalidUTF8InText() -> Self {

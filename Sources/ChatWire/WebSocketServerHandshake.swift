@@ -8,11 +8,17 @@ public enum WebSocketServerHandshake {
     /// - Parameter headers: more headers for the 101 response.
     /// - Throws: `WebSocketUpgradeError` with the response to send instead: 405 for another
     ///   method, 426 with `Sec-WebSocket-Version: 13` for another version, 400 otherwise.
-    public static func accept(_ request: HTTPRequest, headers: HTTPHeaders = [:]) throws(WebSocketUpgradeError) -> HTTPResponse {
+    public static func accept(_ request: HTTPRequest, headers: HTTPHeaders = [:]) throws(WebSocketUpgradeError)
+        -> HTTPResponse
+    {
         guard request.method == "GET" else { throw .methodNotGet(request.method) }
         guard request.version == .http1_1 else { throw .notHTTP11(request.version) }
-        guard request.headers.containsToken("websocket", for: "Upgrade") else { throw .missingToken("websocket", header: "Upgrade") }
-        guard request.headers.containsToken("upgrade", for: "Connection") else { throw .missingToken("upgrade", header: "Connection") }
+        guard request.headers.containsToken("websocket", for: "Upgrade") else {
+            throw .missingToken("websocket", header: "Upgrade")
+        }
+        guard request.headers.containsToken("upgrade", for: "Connection") else {
+            throw .missingToken("upgrade", header: "Connection")
+        }
         let versions = request.headers.values(for: "Sec-WebSocket-Version")
         guard versions == [WebSocketHandshake.version] else { throw .unsupportedVersion(versions) }
         let keys = request.headers.values(for: "Sec-WebSocket-Key")

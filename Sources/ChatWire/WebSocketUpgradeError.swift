@@ -10,7 +10,9 @@ public struct WebSocketUpgradeError: Error, Sendable, Hashable, CustomStringConv
     public var description: String { "\(status): \(message)" }
 
     static func methodNotGet(_ method: String) -> Self {
-        Self(status: .methodNotAllowed, message: "a WebSocket upgrade must use GET, not \(ASCII.quoted(method.utf8))", headers: ["Allow": "GET"])
+        Self(
+            status: .methodNotAllowed, message: "a WebSocket upgrade must use GET, not \(ASCII.quoted(method.utf8))",
+            headers: ["Allow": "GET"])
     }
 
     static func notHTTP11(_ version: HTTPVersion) -> Self {
@@ -23,11 +25,14 @@ public struct WebSocketUpgradeError: Error, Sendable, Hashable, CustomStringConv
 
     static func unsupportedVersion(_ values: [String]) -> Self {
         let found = values.isEmpty ? "no Sec-WebSocket-Version" : "Sec-WebSocket-Version \(ASCII.quoted(values))"
-        return Self(status: .upgradeRequired, message: "\(found) is not supported; send Sec-WebSocket-Version: 13", headers: ["Sec-WebSocket-Version": WebSocketHandshake.version])
+        return Self(
+            status: .upgradeRequired, message: "\(found) is not supported; send Sec-WebSocket-Version: 13",
+            headers: ["Sec-WebSocket-Version": WebSocketHandshake.version])
     }
 
     static func invalidKey(_ values: [String]) -> Self {
         let found = values.isEmpty ? "no Sec-WebSocket-Key" : "Sec-WebSocket-Key \(ASCII.quoted(values))"
-        return Self(status: .badRequest, message: "\(found); send one key that is base64 of 16 random bytes", headers: [:])
+        return Self(
+            status: .badRequest, message: "\(found); send one key that is base64 of 16 random bytes", headers: [:])
     }
 }

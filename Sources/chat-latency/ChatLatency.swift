@@ -1,6 +1,7 @@
 import ChatSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The three measurements, each on real `chatdir` processes in the run's scratch directory:
@@ -44,12 +45,14 @@ final class ChatLatency: @unchecked Sendable {
     private func measureOneScreen(keys: Bool, enter: Bool) throws(LatencyFailure) -> (Figure?, Figure?) {
         setPhase("seeding \(options.messages) messages")
         let store = root + "/seeded"
-        try children.run("chatdir seed", [chatdir, "seed", store, "--conversations", "1", "--messages", String(options.messages)],
-                         log: root + "/seed.log", timeoutSeconds: 120)
+        try children.run(
+            "chatdir seed", [chatdir, "seed", store, "--conversations", "1", "--messages", String(options.messages)],
+            log: root + "/seed.log", timeoutSeconds: 120)
         let runtime = try Scratch.makeDirectory("run", in: root)
         setPhase("opening chatdir chat c1")
-        let screen = try PseudoTerminal("chatdir chat c1 (\(options.messages) messages)", [chatdir, "chat", "c1", "--store", store],
-                                        environment: ["XDG_RUNTIME_DIR": runtime], cursorEnds: true, children: children)
+        let screen = try PseudoTerminal(
+            "chatdir chat c1 (\(options.messages) messages)", [chatdir, "chat", "c1", "--store", store],
+            environment: ["XDG_RUNTIME_DIR": runtime], cursorEnds: true, children: children)
         defer { screen.close() }
         let prompt = try promptColumn(of: screen)
         var keyFigure: Figure?
@@ -68,10 +71,14 @@ final class ChatLatency: @unchecked Sendable {
     /// Waits for the screen's first frame with its rows and input line; the column where typed
     /// text starts (the cursor's column on the empty input line).
     private func promptColumn(of screen: PseudoTerminal) throws(LatencyFailure) -> Int {
-        let frame = try screen.waitForFrame(after: 0, within: 30, "its first frame with the status line and the input line") {
+        let frame = try screen.waitForFrame(
+            after: 0, within: 30, "its first frame with the status line and the input line"
+        ) {
             $0.cursor != nil && $0.contains("sync worker")
         }
-        guard let cursor = frame.cursor else { throw LatencyFailure("\(screen.name): its first frame placed no cursor") }
+        guard let cursor = frame.cursor else {
+            throw LatencyFailure("\(screen.name): its first frame placed no cursor")
+        }
         return cursor.column
     }
 
@@ -79,7 +86,9 @@ final class ChatLatency: @unchecked Sendable {
     private func clearInput(_ screen: PseudoTerminal, prompt: Int) throws(LatencyFailure) {
         let mark = screen.frameCount
         try screen.type([0x15])
-        _ = try screen.waitForFrame(after: mark, within: 10, "the input line emptied by Ctrl-U") { $0.cursor?.column == prompt }
+        _ = try screen.waitForFrame(after: mark, within: 10, "the input line emptied by Ctrl-U") {
+            $0.cursor?.column == prompt
+        }
     }
 
     /// One printable byte at a time; the time to the frame whose input line holds it, with the
@@ -98,7 +107,9 @@ final class ChatLatency: @unchecked Sendable {
             let column = prompt + typed.count
             let mark = screen.frameCount
             let start = try screen.type([typed[typed.count - 1]])
-            let frame = try screen.waitForFrame(after: mark, within: 10, "the input line \"\(expected)\" (key \(sample + 1))") {
+            let frame = try screen.waitForFrame(
+                after: mark, within: 10, "the input line \"\(expected)\" (key \(sample + 1))"
+            ) {
                 $0.cursor?.column == column && $0.cursorLine?.contains(expected) == true
             }
             figure.samples.append(Double(frame.at - start) / 1e6)
@@ -123,7 +134,8 @@ final class ChatLatency: @unchecked Sendable {
             }
             mark = screen.frameCount
             let start = try screen.type([UInt8(ascii: "\r")])
-            let frame = try screen.waitForFrame(after: mark, within: 10, "\"\(text)\" as a pending row (◷) after Enter") { frame in
+            let frame = try screen.waitForFrame(after: mark, within: 10, "\"\(text)\" as a pending row (◷) after Enter")
+            { frame in
                 frame.lines.contains { $0.contains(text) && $0.contains("◷") }
             }
             figure.samples.append(Double(frame.at - start) / 1e6)
@@ -137,21 +149,25 @@ final class ChatLatency: @unchecked Sendable {
     private func measureTyping() throws(LatencyFailure) -> Figure {
         setPhase("starting chatdir serve")
         let data = root + "/server"
-        try children.run("cp", ["/bin/cp", "-R", try sampleServerData(), data], log: root + "/cp.log", timeoutSeconds: 60)
+        try children.run(
+            "cp", ["/bin/cp", "-R", try sampleServerData(), data], log: root + "/cp.log", timeoutSeconds: 60)
         let serveLog = root + "/serve.log"
-        _ = try children.spawn("chatdir serve", [chatdir, "serve", "--data", data, "--port", "0"], output: .log(serveLog))
+        _ = try children.spawn(
+            "chatdir serve", [chatdir, "serve", "--data", data, "--port", "0"], output: .log(serveLog))
         let url = try serverURL(log: serveLog)
 
         var stores: [String: String] = [:]
         for user in ["alice", "bob"] {
             setPhase("chatdir init and sync --live for \(user)")
             let store = root + "/" + user
-            try children.run("chatdir init (\(user))", [chatdir, "init", "--user", user, "--server", url, store],
-                             log: root + "/init-\(user).log", timeoutSeconds: 30)
+            try children.run(
+                "chatdir init (\(user))", [chatdir, "init", "--user", user, "--server", url, store],
+                log: root + "/init-\(user).log", timeoutSeconds: 30)
             let runtime = try Scratch.makeDirectory("run-\(user)", in: root)
-            _ = try children.spawn("chatdir sync --live (\(user))", [chatdir, "sync", "--live", "--store", store],
-                                   environment: ["CHATDIR_TOKEN": "\(user)-token", "XDG_RUNTIME_DIR": runtime],
-                                   output: .log(root + "/sync-\(user).log"))
+            _ = try children.spawn(
+                "chatdir sync --live (\(user))", [chatdir, "sync", "--live", "--store", store],
+                environment: ["CHATDIR_TOKEN": "\(user)-token", "XDG_RUNTIME_DIR": runtime],
+                output: .log(root + "/sync-\(user).log"))
             stores[user] = store
             stores[user + "-runtime"] = runtime
         }
@@ -165,14 +181,19 @@ final class ChatLatency: @unchecked Sendable {
         var screens: [PseudoTerminal] = []
         defer { for screen in screens { screen.close() } }
         for user in ["alice", "bob"] {
-            screens.append(try PseudoTerminal("chatdir chat alice-bob (\(user))", [chatdir, "chat", "alice-bob", "--store", stores[user] ?? ""],
-                                              environment: ["XDG_RUNTIME_DIR": stores[user + "-runtime"] ?? ""], cursorEnds: true, children: children))
+            screens.append(
+                try PseudoTerminal(
+                    "chatdir chat alice-bob (\(user))", [chatdir, "chat", "alice-bob", "--store", stores[user] ?? ""],
+                    environment: ["XDG_RUNTIME_DIR": stores[user + "-runtime"] ?? ""], cursorEnds: true,
+                    children: children))
         }
         let alice = screens[0]
         let bob = screens[1]
         let prompt = try promptColumn(of: alice)
         for screen in screens {
-            _ = try screen.waitForFrame(after: 0, within: 30, "the status line saying the sync worker runs") { $0.contains("sync worker running") }
+            _ = try screen.waitForFrame(after: 0, within: 30, "the status line saying the sync worker runs") {
+                $0.contains("sync worker running")
+            }
         }
 
         // One untimed round first: the workers' live sockets may still be opening.
@@ -183,7 +204,9 @@ final class ChatLatency: @unchecked Sendable {
             try spaceKeys(after: lastKey)
             let mark = bob.frameCount
             lastKey = try alice.type([UInt8(ascii: "w")])
-            if let shown = try bob.frameIfAny(after: mark, within: 10, "\"alice is typing\"", accept: { $0.contains("alice is typing") }) {
+            if let shown = try bob.frameIfAny(
+                after: mark, within: 10, "\"alice is typing\"", accept: { $0.contains("alice is typing") })
+            {
                 warmedUp = true
                 try clearInput(alice, prompt: prompt)
                 try waitUntilGone(bob, after: shown.number)
@@ -192,18 +215,23 @@ final class ChatLatency: @unchecked Sendable {
             }
         }
         guard warmedUp else {
-            throw LatencyFailure("bob's screen never showed \"alice is typing\" in 5 tries, 10 s each" + Children.tail(of: root + "/sync-alice.log")
-                                 + Children.tail(of: root + "/sync-bob.log"))
+            throw LatencyFailure(
+                "bob's screen never showed \"alice is typing\" in 5 tries, 10 s each"
+                    + Children.tail(of: root + "/sync-alice.log")
+                    + Children.tail(of: root + "/sync-bob.log"))
         }
 
-        var figure = Figure(key: "typing", name: "key on alice's screen → \"alice is typing\" on bob's", goal: (.p50, 50))
+        var figure = Figure(
+            key: "typing", name: "key on alice's screen → \"alice is typing\" on bob's", goal: (.p50, 50))
         let letters = Array("typing".utf8)
         for sample in 0..<options.typingSamples {
             setPhase("typing sample \(sample + 1) of \(options.typingSamples)")
             try spaceKeys(after: lastKey)
             let mark = bob.frameCount
             lastKey = try alice.type([letters[sample % letters.count]])
-            let shown = try bob.frameIfAny(after: mark, within: 10, "\"alice is typing\" (sample \(sample + 1))") { $0.contains("alice is typing") }
+            let shown = try bob.frameIfAny(after: mark, within: 10, "\"alice is typing\" (sample \(sample + 1))") {
+                $0.contains("alice is typing")
+            }
             try clearInput(alice, prompt: prompt)
             if let shown {
                 figure.samples.append(Double(shown.at - lastKey) / 1e6)
@@ -226,7 +254,9 @@ final class ChatLatency: @unchecked Sendable {
 
     /// The typing line disappears 6 s after the last signal.
     private func waitUntilGone(_ bob: PseudoTerminal, after mark: Int) throws(LatencyFailure) {
-        _ = try bob.waitForFrame(after: mark, within: 15, "\"alice is typing\" gone again (it expires 6 s after the last signal)") {
+        _ = try bob.waitForFrame(
+            after: mark, within: 15, "\"alice is typing\" gone again (it expires 6 s after the last signal)"
+        ) {
             !$0.contains("alice is typing")
         }
     }
@@ -238,7 +268,9 @@ final class ChatLatency: @unchecked Sendable {
             if let bytes = Scratch.read(log), let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: bytes[..<newline], as: UTF8.self)
                 guard line.hasPrefix("http://") else {
-                    throw LatencyFailure("chatdir serve printed \(line.debugDescription) where its URL was expected" + Children.tail(of: log))
+                    throw LatencyFailure(
+                        "chatdir serve printed \(line.debugDescription) where its URL was expected"
+                            + Children.tail(of: log))
                 }
                 return line
             }
@@ -255,8 +287,9 @@ final class ChatLatency: @unchecked Sendable {
         while !Scratch.exists(path) {
             try children.check(while: "waiting for \(what)")
             guard Clock.monotonicMilliseconds() < deadline else {
-                throw LatencyFailure("no \(path) within \(seconds) s: waited for \(what)" + Children.tail(of: root + "/sync-alice.log")
-                                     + Children.tail(of: root + "/sync-bob.log"))
+                throw LatencyFailure(
+                    "no \(path) within \(seconds) s: waited for \(what)" + Children.tail(of: root + "/sync-alice.log")
+                        + Children.tail(of: root + "/sync-bob.log"))
             }
             SystemThread.sleep(milliseconds: 20)
         }
@@ -274,7 +307,9 @@ final class ChatLatency: @unchecked Sendable {
             candidates.append(directory + "/SampleData/server")
         }
         guard let found = candidates.first(where: { Scratch.exists($0 + "/users.json") }) else {
-            throw LatencyFailure("SampleData/server not found (looked in \(candidates.joined(separator: ", "))); run from the package root or pass --sample-data DIR")
+            throw LatencyFailure(
+                "SampleData/server not found (looked in \(candidates.joined(separator: ", "))); run from the package root or pass --sample-data DIR"
+            )
         }
         return found
     }

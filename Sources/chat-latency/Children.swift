@@ -1,6 +1,7 @@
 import ChatSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What went wrong, in words for the person who ran the tool (printed on stderr, exit 1).
@@ -49,7 +50,9 @@ final class Children: @unchecked Sendable {
     }
 
     /// Starts `arguments` (`arguments[0]` is a path) with `environment` added to the base one.
-    func spawn(_ name: String, _ arguments: [String], environment: [String: String] = [:], output: Output) throws(LatencyFailure) -> Child {
+    func spawn(_ name: String, _ arguments: [String], environment: [String: String] = [:], output: Output)
+        throws(LatencyFailure) -> Child
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -70,12 +73,12 @@ final class Children: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | setSessionID))
         let log: String?
         switch output {
-        case let .terminal(slave):
+        case .terminal(let slave):
             posix_spawn_file_actions_addopen(&actions, 0, slave, O_RDWR, 0)
             posix_spawn_file_actions_adddup2(&actions, 0, 1)
             posix_spawn_file_actions_adddup2(&actions, 0, 2)
             log = nil
-        case let .log(path):
+        case .log(let path):
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
@@ -119,12 +122,17 @@ final class Children: @unchecked Sendable {
             return nil
         }
         guard let (child, status) = ended else { return }
-        let output = child.log == nil ? outputs.withLock { $0[child.pid] }.map { "; the last it wrote:\n" + $0() } ?? "" : Self.tail(of: child.log)
+        let output =
+            child.log == nil
+            ? outputs.withLock { $0[child.pid] }.map { "; the last it wrote:\n" + $0() } ?? ""
+            : Self.tail(of: child.log)
         throw LatencyFailure("\(child.name) (pid \(child.pid)) \(Self.describe(status)) while \(doing)" + output)
     }
 
     /// Runs a child to its end (one that is meant to end: seed, init, cp); throws unless it exits 0.
-    func run(_ name: String, _ arguments: [String], environment: [String: String] = [:], log: String, timeoutSeconds: Int) throws(LatencyFailure) {
+    func run(
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], log: String, timeoutSeconds: Int
+    ) throws(LatencyFailure) {
         let child = try spawn(name, arguments, environment: environment, output: .log(log))
         let deadline = Clock.monotonicMilliseconds() + timeoutSeconds * 1000
         while true {
@@ -194,7 +202,8 @@ final class Children: @unchecked Sendable {
     /// The last lines of a child's log, indented, for a failure message ("" when there is none).
     static func tail(of log: String?, lines count: Int = 15) -> String {
         guard let log, let bytes = Scratch.read(log), !bytes.isEmpty else { return "" }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).suffix(count + 1)
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .suffix(count + 1)
         return "; the end of \(log):\n" + lines.map { "  | " + $0 }.joined(separator: "\n")
     }
 }

@@ -64,7 +64,9 @@ struct Figure {
             let goal = "\(figure.goal.percentile.rawValue) ≤ \(format(figure.goal.milliseconds, decimals: 0)) ms"
             let met = figure.met.map { $0 ? "yes" : "**no**" } ?? "—"
             let values = [Percentile.p50, .p90, .p99, .max].map { milliseconds(figure.value($0)) }
-            lines.append("| \(figure.name) | \(figure.samples.count) | \(figure.lost) | " + values.joined(separator: " | ") + " | \(goal) | \(met) |")
+            lines.append(
+                "| \(figure.name) | \(figure.samples.count) | \(figure.lost) | " + values.joined(separator: " | ")
+                    + " | \(goal) | \(met) |")
         }
         return lines.joined(separator: "\n")
     }
@@ -94,9 +96,12 @@ struct Figure {
         }
         let settingsText = settings.map { "\(quoted($0.0)):\($0.1)" }.joined(separator: ",")
         let figuresText = figures.map { figure in
-            let percentiles = [Percentile.p50, .p90, .p99, .max].map { "\"\($0.rawValue)_ms\":\(number(figure.value($0)))" }
+            let percentiles = [Percentile.p50, .p90, .p99, .max].map {
+                "\"\($0.rawValue)_ms\":\(number(figure.value($0)))"
+            }
             let met = figure.met.map { $0 ? "true" : "false" } ?? "null"
-            return "{\"key\":\(quoted(figure.key)),\"name\":\(quoted(figure.name)),\"n\":\(figure.samples.count),\"lost\":\(figure.lost),"
+            return
+                "{\"key\":\(quoted(figure.key)),\"name\":\(quoted(figure.name)),\"n\":\(figure.samples.count),\"lost\":\(figure.lost),"
                 + percentiles.joined(separator: ",")
                 + ",\"goal\":{\"percentile\":\(quoted(figure.goal.percentile.rawValue)),\"ms\":\(number(figure.goal.milliseconds))},\"met\":\(met),"
                 + "\"samples_ms\":[" + figure.samples.map { number($0) }.joined(separator: ",") + "]}"

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The command line of chat-latency (main.swift parses it): how many samples of each figure,
@@ -29,24 +29,24 @@ struct LatencyOptions {
     var keep = false
 
     static let usage = """
-    usage: chat-latency [--messages N] [--keys N] [--enters N] [--typing N] [--only keys,enter,typing]
-                        [--deadline SECONDS] [--chatdir PATH] [--sample-data DIR] [--json [FILE]] [--keep]
+        usage: chat-latency [--messages N] [--keys N] [--enters N] [--typing N] [--only keys,enter,typing]
+                            [--deadline SECONDS] [--chatdir PATH] [--sample-data DIR] [--json [FILE]] [--keep]
 
-    Drives the real `chatdir chat` in pseudo-terminals (120x40, TERM=xterm-256color, NO_COLOR=1,
-    TZ=UTC) and prints p50/p90/p99/max of three figures (BENCHMARKS.md, "Chat screen latency"):
-      keys    a key written to the terminal → the frame with the redrawn input line (default 300)
-      enter   Enter → the frame showing the message as a pending row (default 100)
-      typing  a key on alice's screen → "alice is typing" on bob's, through two `chatdir sync
-              --live` workers and `chatdir serve` (default 12, about 7 s each)
-    Options:
-      --messages     messages in the conversation followed by keys and enter (default 10000)
-      --deadline     give up after this many seconds, stop every child, exit 1 (default 300)
-      --chatdir      the chatdir binary (default: next to this executable)
-      --sample-data  the server data to copy for typing (default: SampleData/server of the package)
-      --json         JSON on stdout instead of the table; --json FILE writes it to FILE as well
-      --keep         keep the scratch directory and its logs
-    Build both first: CHATDIR_RELEASE=1 swift build -c release --product chat-latency --product chatdir
-    """
+        Drives the real `chatdir chat` in pseudo-terminals (120x40, TERM=xterm-256color, NO_COLOR=1,
+        TZ=UTC) and prints p50/p90/p99/max of three figures (BENCHMARKS.md, "Chat screen latency"):
+          keys    a key written to the terminal → the frame with the redrawn input line (default 300)
+          enter   Enter → the frame showing the message as a pending row (default 100)
+          typing  a key on alice's screen → "alice is typing" on bob's, through two `chatdir sync
+                  --live` workers and `chatdir serve` (default 12, about 7 s each)
+        Options:
+          --messages     messages in the conversation followed by keys and enter (default 10000)
+          --deadline     give up after this many seconds, stop every child, exit 1 (default 300)
+          --chatdir      the chatdir binary (default: next to this executable)
+          --sample-data  the server data to copy for typing (default: SampleData/server of the package)
+          --json         JSON on stdout instead of the table; --json FILE writes it to FILE as well
+          --keep         keep the scratch directory and its logs
+        Build both first: CHATDIR_RELEASE=1 swift build -c release --product chat-latency --product chatdir
+        """
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String
@@ -65,7 +65,10 @@ struct LatencyOptions {
         func number(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
             let text = try value(name)
             guard let number = Int(text.filter { $0 != "_" }), range.contains(number) else {
-                throw UsageError(description: "\(name): expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(text.debugDescription)")
+                throw UsageError(
+                    description:
+                        "\(name): expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(text.debugDescription)"
+                )
             }
             return number
         }
@@ -91,11 +94,14 @@ struct LatencyOptions {
                 var chosen: [Measurement] = []
                 for word in text.split(separator: ",") {
                     guard let measurement = Measurement(rawValue: String(word)) else {
-                        throw UsageError(description: "--only: \(String(word).debugDescription) is not one of keys, enter, typing")
+                        throw UsageError(
+                            description: "--only: \(String(word).debugDescription) is not one of keys, enter, typing")
                     }
                     if !chosen.contains(measurement) { chosen.append(measurement) }
                 }
-                guard !chosen.isEmpty else { throw UsageError(description: "--only needs at least one of keys, enter, typing") }
+                guard !chosen.isEmpty else {
+                    throw UsageError(description: "--only needs at least one of keys, enter, typing")
+                }
                 options.only = Measurement.allCases.filter(chosen.contains)
             case "--help", "-h": throw UsageError(description: usage)
             default: throw UsageError(description: "unknown argument \(argument.debugDescription)\n\n" + usage)

@@ -1,6 +1,7 @@
 import ChatSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program running on a pseudo-terminal of its own (openpty(3), 120 columns by 40 rows), as
@@ -33,7 +34,9 @@ final class PseudoTerminal: @unchecked Sendable {
 
     /// Starts `arguments` on a new pseudo-terminal with TERM=xterm-256color and `environment`;
     /// `cursorEnds`: its frames end by showing the cursor (`chatdir chat`), not at `ESC[J`.
-    init(_ name: String, _ arguments: [String], environment: [String: String], cursorEnds: Bool, children: Children) throws(LatencyFailure) {
+    init(_ name: String, _ arguments: [String], environment: [String: String], cursorEnds: Bool, children: Children)
+        throws(LatencyFailure)
+    {
         self.name = name
         self.children = children
         var master: Int32 = -1
@@ -95,7 +98,7 @@ final class PseudoTerminal: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
             let now = Clock.monotonicNanoseconds()
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard count > 0 else { break }  // EIO: every slave descriptor is closed
+            guard count > 0 else { break } // EIO: every slave descriptor is closed
             let frames = splitter.feed(buffer[0..<count])
             seen.withLock { seen in
                 seen.tail += buffer[max(0, count - 2048)..<count]
@@ -105,7 +108,8 @@ final class PseudoTerminal: @unchecked Sendable {
             seen.withLock { seen in
                 for frame in frames {
                     seen.count += 1
-                    seen.recent.append(ScreenFrame(number: seen.count, at: now, lines: frame.lines, cursor: frame.cursor))
+                    seen.recent.append(
+                        ScreenFrame(number: seen.count, at: now, lines: frame.lines, cursor: frame.cursor))
                 }
                 if seen.recent.count > 256 { seen.recent.removeFirst(seen.recent.count - 128) }
             }
@@ -131,7 +135,9 @@ final class PseudoTerminal: @unchecked Sendable {
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
             if written < 0, errno == EINTR { continue }
-            guard written > 0 else { throw LatencyFailure("cannot type into \(name)'s terminal: \(String(cString: strerror(errno)))") }
+            guard written > 0 else {
+                throw LatencyFailure("cannot type into \(name)'s terminal: \(String(cString: strerror(errno)))")
+            }
             offset += written
         }
         return start
@@ -144,15 +150,20 @@ final class PseudoTerminal: @unchecked Sendable {
     /// The first frame numbered above `mark` that `accept` takes, waiting up to `seconds`.
     /// Throws, saying `what` was awaited and showing the last frame, at the timeout, when the
     /// program's output ends, or when any child of the run has exited.
-    func waitForFrame(after mark: Int, within seconds: Double, _ what: String, accept: (ScreenFrame) -> Bool) throws(LatencyFailure) -> ScreenFrame {
+    func waitForFrame(after mark: Int, within seconds: Double, _ what: String, accept: (ScreenFrame) -> Bool)
+        throws(LatencyFailure) -> ScreenFrame
+    {
         guard let frame = try frameIfAny(after: mark, within: seconds, what, accept: accept) else {
-            throw LatencyFailure("\(name): no frame showed \(what) within \(Figure.format(seconds, decimals: 1)) s" + lastScreen)
+            throw LatencyFailure(
+                "\(name): no frame showed \(what) within \(Figure.format(seconds, decimals: 1)) s" + lastScreen)
         }
         return frame
     }
 
     /// ``waitForFrame(after:within:_:accept:)``, but nil at the timeout (a sample lost, not a failure).
-    func frameIfAny(after mark: Int, within seconds: Double, _ what: String, accept: (ScreenFrame) -> Bool) throws(LatencyFailure) -> ScreenFrame? {
+    func frameIfAny(after mark: Int, within seconds: Double, _ what: String, accept: (ScreenFrame) -> Bool)
+        throws(LatencyFailure) -> ScreenFrame?
+    {
         let deadline = Clock.monotonicNanoseconds() + UInt64(seconds * 1e9)
         var checked = mark
         while true {
@@ -173,7 +184,8 @@ final class PseudoTerminal: @unchecked Sendable {
     /// Raw terminal output as lines a person can read: escape sequences shown as `⎋`.
     static func printable(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes, as: UTF8.self).replacingEscapes()
-        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).map { "  | " + $0 }.joined(separator: "\n")
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(15).map { "  | " + $0 }.joined(
+            separator: "\n")
     }
 
     private var lastScreen: String {
@@ -193,8 +205,10 @@ final class PseudoTerminal: @unchecked Sendable {
 extension String {
     /// ESC as `⎋` and `\r` dropped, so raw terminal output prints harmlessly.
     fileprivate func replacingEscapes() -> String {
-        String(String.UnicodeScalarView(unicodeScalars.compactMap { scalar in
-            scalar == "\u{1B}" ? "⎋" : scalar == "\r" ? nil : scalar
-        }))
+        String(
+            String.UnicodeScalarView(
+                unicodeScalars.compactMap { scalar in
+                    scalar == "\u{1B}" ? "⎋" : scalar == "\r" ? nil : scalar
+                }))
     }
 }

@@ -1,6 +1,7 @@
 import ChatSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The run's scratch directory (stores, the server's data, runtime directories, logs) and the
@@ -8,16 +9,20 @@ import Glibc
 enum Scratch {
     /// A new private directory (mode 0700, mkdtemp(3)) under $TMPDIR or /tmp.
     static func makeDirectory(_ prefix: String, in parent: String? = nil) throws(LatencyFailure) -> String {
-        let base = parent ?? {
-            guard let tmp = getenv("TMPDIR"), tmp.pointee != 0 else { return "/tmp" }
-            return String(cString: tmp)
-        }()
+        let base =
+            parent
+            ?? {
+                guard let tmp = getenv("TMPDIR"), tmp.pointee != 0 else { return "/tmp" }
+                return String(cString: tmp)
+            }()
         var template = Array((base + "/" + prefix + "-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
             guard let base = buffer.baseAddress else { return false }
             return mkdtemp(base) != nil
         }
-        guard made else { throw LatencyFailure("cannot make a directory in \(base): \(String(cString: strerror(errno)))") }
+        guard made else {
+            throw LatencyFailure("cannot make a directory in \(base): \(String(cString: strerror(errno)))")
+        }
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -63,7 +63,7 @@ struct FrameSplitter {
                 scan += 1
                 continue
             }
-            guard let (length, sequence) = Self.escape(at: scan, in: pending) else { break }  // incomplete: wait
+            guard let (length, sequence) = Self.escape(at: scan, in: pending) else { break } // incomplete: wait
             let here = scan
             scan += length
             switch sequence {
@@ -79,7 +79,7 @@ struct FrameSplitter {
                 } else {
                     finish(here, through: scan)
                 }
-            case let .cursorPosition(row, column):
+            case .cursorPosition(let row, let column):
                 if bodyEnd != nil { cursor = (row - 1, column - 1) }
             case .showCursor:
                 if let bodyEnd { finish(bodyEnd, through: scan) }
@@ -100,7 +100,9 @@ struct FrameSplitter {
     }
 
     private enum Sequence {
-        case home, eraseBelow, cursorPosition(Int, Int), showCursor, hideCursor, other
+        case home, eraseBelow
+        case cursorPosition(Int, Int)
+        case showCursor, hideCursor, other
     }
 
     /// The escape sequence at `index` (which holds ESC) and its length; nil while incomplete.

@@ -16,8 +16,9 @@
 //   CHATDIR_RELEASE=1 swift build -c release --product chat-latency --product chatdir
 //   .build/release/chat-latency [--keys 300] [--enters 100] [--typing 12] [--json [FILE]]
 import ChatSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -37,7 +38,9 @@ do {
     fail(error.description, status: 64)
 }
 guard access(options.chatdir, X_OK) == 0 else {
-    fail("no chatdir binary at \(options.chatdir); build it (swift build -c release --product chatdir) or pass --chatdir PATH", status: 64)
+    fail(
+        "no chatdir binary at \(options.chatdir); build it (swift build -c release --product chatdir) or pass --chatdir PATH",
+        status: 64)
 }
 
 Signal.brokenPipe.ignore()
@@ -83,7 +86,9 @@ func failed(_ error: LatencyFailure) -> Never {
 
 let signals = SignalWatch([.interrupt, .terminate, .hangUp]) { signal in
     stopping.withLock { $0 = true }
-    _ = try? StandardIO.write(StandardIO.error, "chat-latency: \(signal.name) during \(latency.phase.withLock { $0 }); stopping every child\n")
+    _ = try? StandardIO.write(
+        StandardIO.error, "chat-latency: \(signal.name) during \(latency.phase.withLock { $0 }); stopping every child\n"
+    )
     cleanUp()
     exit(128 + signal.rawValue)
 }
@@ -92,7 +97,10 @@ do {
     try SystemThread.detach {
         SystemThread.sleep(milliseconds: deadline * 1000)
         stopping.withLock { $0 = true }
-        _ = try? StandardIO.write(StandardIO.error, "chat-latency: the deadline of \(deadline) s passed during \(latency.phase.withLock { $0 }); stopping every child\n")
+        _ = try? StandardIO.write(
+            StandardIO.error,
+            "chat-latency: the deadline of \(deadline) s passed during \(latency.phase.withLock { $0 }); stopping every child\n"
+        )
         cleanUp()
         exit(1)
     }
@@ -138,7 +146,8 @@ var report: String
 if options.json == "-" {
     report = json
 } else {
-    report = "chat-latency: chatdir chat on a \(PseudoTerminal.columns)x\(PseudoTerminal.rows) pseudo-terminal, \(options.messages) messages in the conversation of keys and Enter; "
+    report =
+        "chat-latency: chatdir chat on a \(PseudoTerminal.columns)x\(PseudoTerminal.rows) pseudo-terminal, \(options.messages) messages in the conversation of keys and Enter; "
         + "load average at start \(loadAtStart), at end \(loadAtEnd)\n\n"
         + Figure.table(figures)
 }

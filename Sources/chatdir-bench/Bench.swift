@@ -28,11 +28,16 @@ struct Bench {
         var pairedMaildir: [String: Double] = [:]
         if options.runs("store") || options.runs("cli") {
             guard FileManager.default.isExecutableFile(atPath: options.chatdir) else {
-                throw Subprocess.Failure(description: "\(options.chatdir) is missing: build it first with CHATDIR_RELEASE=1 swift build -c release --product chatdir --disable-local-rpath (or pass --chatdir PATH)")
+                throw Subprocess.Failure(
+                    description:
+                        "\(options.chatdir) is missing: build it first with CHATDIR_RELEASE=1 swift build -c release --product chatdir --disable-local-rpath (or pass --chatdir PATH)"
+                )
             }
         }
         if options.runs("cli"), Self.hasLocalRunPath(options.chatdir) {
-            report.notes.append("\(options.chatdir) was built without --disable-local-rpath: every start first looks for libc and libm beside the binary (24 failed openat), which make install's binary does not; the process rows are slower for it.")
+            report.notes.append(
+                "\(options.chatdir) was built without --disable-local-rpath: every start first looks for libc and libm beside the binary (24 failed openat), which make install's binary does not; the process rows are slower for it."
+            )
         }
         if options.runs("store") { try storeWorkloads(into: &chatdir, pairedMaildir: &pairedMaildir) }
         if options.runs("cli") { try cliWorkloads(into: &chatdir, report: &report) }
@@ -43,19 +48,27 @@ struct Bench {
         if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
         report.figures["chatdir"] = chatdir
         if options.runs("peers") {
-            let runner = PeerRunner(python: options.python, script: try PeerRunner.locate(options.peersScript), workdir: options.cache + "/peers")
+            let runner = PeerRunner(
+                python: options.python, script: try PeerRunner.locate(options.peersScript),
+                workdir: options.cache + "/peers")
             log("peers: \(runner.script) (SQLite and Maildir, the same sizes)")
-            let peers = try runner.run(sizes: options.sizes, quick: options.quick, maildirMax: options.maildirMaxSize, extraArguments: ["--trash", trash])
+            let peers = try runner.run(
+                sizes: options.sizes, quick: options.quick, maildirMax: options.maildirMaxSize,
+                extraArguments: ["--trash", trash])
             for (peer, figures) in peers.figures { report.figures[peer] = figures }
             if let version = peers.meta["sqlite_version"] as? String { report.machine["sqlite"] = version }
             if let version = peers.meta["python"] as? String { report.machine["python"] = version }
             if options.sizes.contains(where: { $0 > options.maildirMaxSize }) {
-                report.notes.append("Maildir is not filled past \(options.maildirMaxSize) messages (--maildir-max): a million files take minutes to list and make.")
+                report.notes.append(
+                    "Maildir is not filled past \(options.maildirMaxSize) messages (--maildir-max): a million files take minutes to list and make."
+                )
             }
         }
         for (key, value) in pairedMaildir { report.figures["maildir", default: [:]][key] = value }
         if options.runs("cli") { try sqliteShellWorkloads(into: &report) }
-        report.notes.append("Observer latency (rename → redraw) has its own tool: swift run -c release observer-latency (BENCHMARKS.md).")
+        report.notes.append(
+            "Observer latency (rename → redraw) has its own tool: swift run -c release observer-latency (BENCHMARKS.md)."
+        )
         report.machine["load at end"] = Machine.load()
         return report
     }
@@ -68,14 +81,20 @@ struct Bench {
         // replaces a segment, freeing the old file's inode) every send was 2× slower in the same
         // run (BENCHMARKS.md, "Durable writes at the syscall floor"). The Maildir peer frees no
         // file before its outbox.
-        let ingest = try StoreWorkloads.ingest(at: work + "/ingest", total: options.ingestTotal, page: options.ingestPage)
+        let ingest = try StoreWorkloads.ingest(
+            at: work + "/ingest", total: options.ingestTotal, page: options.ingestPage)
         figures["ingest_msgs_per_s"] = ingest.perSecond.rounded()
         let outbox = try StoreWorkloads.outbox(ingest.store, count: options.outboxCount)
         figures["outbox_us_median"] = Stats.round1(outbox)
-        let outboxPaired = try StoreWorkloads.outboxPaired(ingest.store, maildir: work + "/maildir-outbox", count: options.outboxCount)
-        (figures["outbox_paired_us_median"], pairedMaildir["outbox_paired_us_median"]) = (Stats.round1(outboxPaired.chatdir), Stats.round1(outboxPaired.maildir))
+        let outboxPaired = try StoreWorkloads.outboxPaired(
+            ingest.store, maildir: work + "/maildir-outbox", count: options.outboxCount)
+        (figures["outbox_paired_us_median"], pairedMaildir["outbox_paired_us_median"]) = (
+            Stats.round1(outboxPaired.chatdir), Stats.round1(outboxPaired.maildir)
+        )
         Subprocess.removeTree(work + "/ingest")
-        log("ingest \(Report.number(ingest.perSecond)) msg/s, outbox \(Report.number(outbox)) µs; by turns with the Maildir sequence \(Report.number(outboxPaired.chatdir)) against \(Report.number(outboxPaired.maildir)) µs")
+        log(
+            "ingest \(Report.number(ingest.perSecond)) msg/s, outbox \(Report.number(outbox)) µs; by turns with the Maildir sequence \(Report.number(outboxPaired.chatdir)) against \(Report.number(outboxPaired.maildir)) µs"
+        )
         for size in options.sizes.sorted() {
             let store = try cache.store(messages: size)
             let open = try StoreWorkloads.open(store, runs: options.openRuns)
@@ -94,10 +113,17 @@ struct Bench {
             let append = try StoreWorkloads.append(store, existing: size, count: options.appendCount)
             figures["append_p50_us_\(size)"] = Stats.round1(append.p50)
             figures["append_p99_us_\(size)"] = Stats.round1(append.p99)
-            let appendPaired = try StoreWorkloads.appendPaired(store, existing: size, count: options.appendCount, maildir: work + "/maildir-append")
-            (figures["append_paired_p50_us_\(size)"], pairedMaildir["append_paired_p50_us_\(size)"]) = (Stats.round1(appendPaired.chatdir), Stats.round1(appendPaired.maildir))
-            log("N=\(size): append p50 by turns with the Maildir sequence \(Report.number(appendPaired.chatdir)) against \(Report.number(appendPaired.maildir)) µs")
-            log("N=\(size): open \(Report.number(open)) µs, scan \(Report.number(scan.milliseconds)) ms (\(scan.count) matches), grep \(Report.number(grep.milliseconds)) ms, search \(Report.number(search.milliseconds)) ms (\(search.count) hits), append p50 \(Report.number(append.p50)) µs p99 \(Report.number(append.p99)) µs")
+            let appendPaired = try StoreWorkloads.appendPaired(
+                store, existing: size, count: options.appendCount, maildir: work + "/maildir-append")
+            (figures["append_paired_p50_us_\(size)"], pairedMaildir["append_paired_p50_us_\(size)"]) = (
+                Stats.round1(appendPaired.chatdir), Stats.round1(appendPaired.maildir)
+            )
+            log(
+                "N=\(size): append p50 by turns with the Maildir sequence \(Report.number(appendPaired.chatdir)) against \(Report.number(appendPaired.maildir)) µs"
+            )
+            log(
+                "N=\(size): open \(Report.number(open)) µs, scan \(Report.number(scan.milliseconds)) ms (\(scan.count) matches), grep \(Report.number(grep.milliseconds)) ms, search \(Report.number(search.milliseconds)) ms (\(search.count) hits), append p50 \(Report.number(append.p50)) µs p99 \(Report.number(append.p99)) µs"
+            )
         }
         let git = try StoreWorkloads.git(at: work + "/git", pages: options.gitPages, pageSize: options.gitPageSize)
         figures["git_bytes_after_\(options.gitPages)_pages"] = Double(git)
@@ -109,15 +135,19 @@ struct Bench {
         var cache = SeedCache(root: options.cache, chatdir: options.chatdir)
         cache.log = log
         let store = try cache.store(messages: options.largestSize)
-        let view = try CLIWorkloads.view(chatdir: options.chatdir, store: store.root, runs: options.viewRuns, python: options.python)
+        let view = try CLIWorkloads.view(
+            chatdir: options.chatdir, store: store.root, runs: options.viewRuns, python: options.python)
         figures["view_wall_ms"] = Stats.round1(view.wallMilliseconds)
         figures["view_peak_rss_mib"] = Stats.round1(view.peakRSSMegabytes)
-        let send = try CLIWorkloads.send(chatdir: options.chatdir, scratch: work + "/send", runs: options.sendRuns, python: options.python)
+        let send = try CLIWorkloads.send(
+            chatdir: options.chatdir, scratch: work + "/send", runs: options.sendRuns, python: options.python)
         figures["send_wall_ms"] = Stats.round1(send.wallMilliseconds)
         figures["send_peak_rss_mib"] = Stats.round1(send.peakRSSMegabytes)
         Subprocess.removeTree(work + "/send")
         report.machine["peak RSS measured by"] = view.rssTool
-        log("view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms")
+        log(
+            "view N=\(options.largestSize): \(Report.number(view.wallMilliseconds)) ms, \(Report.number(view.peakRSSMegabytes)) MiB; send \(Report.number(send.wallMilliseconds)) ms"
+        )
         // The rows beside the sqlite3 shell are measured by turns with it, after the
         // peers have made its databases (sqliteShellWorkloads).
     }
@@ -133,7 +163,9 @@ struct Bench {
     /// this runs after it; with `--only cli` the cached ones are used when there are some).
     private func sqliteShellWorkloads(into report: inout Report) throws {
         guard let sqlite3 = SQLiteShell.locate() else {
-            report.notes.append("sqlite3 is not on PATH (Debian: apt-get install sqlite3): the rows against the sqlite3 shell are left out.")
+            report.notes.append(
+                "sqlite3 is not on PATH (Debian: apt-get install sqlite3): the rows against the sqlite3 shell are left out."
+            )
             return
         }
         // Each sqlite3 run takes turns with the chatdir command it stands beside, and chatdir's
@@ -146,7 +178,9 @@ struct Bench {
         // Both programs as read back from disk (PageCache): the warm-up run of each pair reads them.
         let evicted = [options.chatdir] + PageCache.programFiles(sqlite3)
         let unopened = PageCache.evict(evicted)
-        report.notes.append("The process rows start both programs as read back from disk: \(evicted.count - unopened.count) files (chatdir, sqlite3 and the libraries ldd lists for it) were dropped from the page cache before them (BENCHMARKS.md, \"Process start\").")
+        report.notes.append(
+            "The process rows start both programs as read back from disk: \(evicted.count - unopened.count) files (chatdir, sqlite3 and the libraries ldd lists for it) were dropped from the page cache before them (BENCHMARKS.md, \"Process start\")."
+        )
         for size in options.sizes.sorted() {
             let database = options.cache + "/peers/sqlite-\(size)/chat.db"
             guard FileManager.default.fileExists(atPath: options.cache + "/peers/sqlite-\(size).complete") else {
@@ -154,21 +188,38 @@ struct Bench {
                 continue
             }
             let store = try cache.store(messages: size).root
-            let view = try SQLiteShell.paired([options.chatdir, "view", "--store", store, "c1", "--limit", "50"], sqlite3, database: database, SQLiteShell.viewQuery, runs: options.viewRuns)
-            (chatdir["cli_view_ms_\(size)"], figures["cli_view_ms_\(size)"]) = (Stats.round2(view.chatdir), Stats.round2(view.sqlite3))
-            let list = try SQLiteShell.paired([options.chatdir, "list", "--store", store], sqlite3, database: database, SQLiteShell.listQuery, runs: options.viewRuns)
-            (chatdir["cli_list_ms_\(size)"], figures["cli_list_ms_\(size)"]) = (Stats.round2(list.chatdir), Stats.round2(list.sqlite3))
+            let view = try SQLiteShell.paired(
+                [options.chatdir, "view", "--store", store, "c1", "--limit", "50"], sqlite3, database: database,
+                SQLiteShell.viewQuery, runs: options.viewRuns)
+            (chatdir["cli_view_ms_\(size)"], figures["cli_view_ms_\(size)"]) = (
+                Stats.round2(view.chatdir), Stats.round2(view.sqlite3)
+            )
+            let list = try SQLiteShell.paired(
+                [options.chatdir, "list", "--store", store], sqlite3, database: database, SQLiteShell.listQuery,
+                runs: options.viewRuns)
+            (chatdir["cli_list_ms_\(size)"], figures["cli_list_ms_\(size)"]) = (
+                Stats.round2(list.chatdir), Stats.round2(list.sqlite3)
+            )
             if figures["cli_send_ms"] == nil {
-                let send = try SQLiteShell.send(chatdir: options.chatdir, sqlite3, database: database, scratch: work + "/sqlite3-send", runs: options.sendRuns)
-                (chatdir["cli_send_ms"], figures["cli_send_ms"]) = (Stats.round2(send.chatdir), Stats.round2(send.sqlite3))
+                let send = try SQLiteShell.send(
+                    chatdir: options.chatdir, sqlite3, database: database, scratch: work + "/sqlite3-send",
+                    runs: options.sendRuns)
+                (chatdir["cli_send_ms"], figures["cli_send_ms"]) = (
+                    Stats.round2(send.chatdir), Stats.round2(send.sqlite3)
+                )
             }
         }
         for (key, value) in chatdir { report.figures["chatdir", default: [:]][key] = value }
         if !missing.isEmpty {
-            report.notes.append("No SQLite peer database for N=\(missing.map(Report.count).joined(separator: ", ")) in the cache (the peers group makes them): those sqlite3 shell rows are left out.")
+            report.notes.append(
+                "No SQLite peer database for N=\(missing.map(Report.count).joined(separator: ", ")) in the cache (the peers group makes them): those sqlite3 shell rows are left out."
+            )
         }
         for (key, value) in figures { report.figures["sqlite", default: [:]][key] = value }
-        log("sqlite3 shell (\(sqlite3)): " + figures.sorted { $0.key < $1.key }.map { "\($0.key) \(Report.number($0.value))" }.joined(separator: ", "))
+        log(
+            "sqlite3 shell (\(sqlite3)): "
+                + figures.sorted { $0.key < $1.key }.map { "\($0.key) \(Report.number($0.value))" }.joined(
+                    separator: ", "))
     }
 
     /// 8 MiB answers built to be slow to decode: refused or parsed in well under a second.
@@ -178,7 +229,9 @@ struct Bench {
         figures["hostile_keys_parsed_ms"] = Stats.round1(hostile.keysParsedMilliseconds)
         figures["hostile_keys"] = Double(hostile.keys)
         figures["hostile_array_refused_ms"] = Stats.round1(hostile.arrayRefusedMilliseconds)
-        log("hostile JSON: \(hostile.keys) keys refused in \(Report.number(hostile.keysRefusedMilliseconds)) ms, parsed in \(Report.number(hostile.keysParsedMilliseconds)) ms; long array refused in \(Report.number(hostile.arrayRefusedMilliseconds)) ms")
+        log(
+            "hostile JSON: \(hostile.keys) keys refused in \(Report.number(hostile.keysRefusedMilliseconds)) ms, parsed in \(Report.number(hostile.keysParsedMilliseconds)) ms; long array refused in \(Report.number(hostile.arrayRefusedMilliseconds)) ms"
+        )
     }
 
     private func syncWorkloads(into figures: inout [String: Double]) async throws {
@@ -188,9 +241,11 @@ struct Bench {
             fixture.stop()
             Subprocess.removeTree(work + "/server")
         }
-        let catchUp = try await SyncWorkloads.catchUp(fixture, clientPath: work + "/client-bob", expected: options.catchUpMessages)
+        let catchUp = try await SyncWorkloads.catchUp(
+            fixture, clientPath: work + "/client-bob", expected: options.catchUpMessages)
         figures["catchup_msgs_per_s"] = catchUp.perSecond.rounded()
-        let drain = try await SyncWorkloads.drain(fixture, clientPath: work + "/client-carol", count: options.drainCount)
+        let drain = try await SyncWorkloads.drain(
+            fixture, clientPath: work + "/client-carol", count: options.drainCount)
         figures["drain_msgs_per_s"] = drain.perSecond.rounded()
         figures["drain_seconds"] = (drain.seconds * 1000).rounded() / 1000
         log("catch-up \(Report.number(catchUp.perSecond)) msg/s, drain \(Report.number(drain.perSecond)) msg/s")
@@ -219,26 +274,35 @@ struct Bench {
         let connect = try await SyncWorkloads.connect(fixture, count: 50)
         figures["tls_connect_p50_ms"] = (connect.p50 * 100).rounded() / 100
         figures["tcp_connect_p50_ms"] = (plainConnect.p50 * 100).rounded() / 100
-        let catchUp = try await SyncWorkloads.catchUp(fixture, clientPath: work + "/client-bob-tls", expected: options.catchUpMessages)
+        let catchUp = try await SyncWorkloads.catchUp(
+            fixture, clientPath: work + "/client-bob-tls", expected: options.catchUpMessages)
         figures["catchup_tls_msgs_per_s"] = catchUp.perSecond.rounded()
-        let live = try await LiveLatency.measure(fixture, clientPath: work + "/client-erin-tls", count: options.liveCount)
+        let live = try await LiveLatency.measure(
+            fixture, clientPath: work + "/client-erin-tls", count: options.liveCount)
         figures["live_wss_p50_ms"] = (live.p50 * 100).rounded() / 100
         figures["live_wss_p99_ms"] = (live.p99 * 100).rounded() / 100
-        log("TLS: connect + GET p50 \(Report.number(connect.p50)) ms (TCP \(Report.number(plainConnect.p50)) ms), catch-up \(Report.number(catchUp.perSecond)) msg/s, live over wss p50 \(Report.number(live.p50)) ms")
+        log(
+            "TLS: connect + GET p50 \(Report.number(connect.p50)) ms (TCP \(Report.number(plainConnect.p50)) ms), catch-up \(Report.number(catchUp.perSecond)) msg/s, live over wss p50 \(Report.number(live.p50)) ms"
+        )
         for client in ["bob-tls", "erin-tls"] { Subprocess.removeTree(work + "/client-" + client) }
     }
 
     /// A live receiver given `burstCount` events at once (the server's `live-hold` fault).
     private func burstWorkloads(into figures: inout [String: Double]) async throws {
-        let fixture = try ServerFixture(directory: work + "/server-burst", history: 1, faults: try Faults(parsing: "live-hold=\(options.burstCount)"))
+        let fixture = try ServerFixture(
+            directory: work + "/server-burst", history: 1,
+            faults: try Faults(parsing: "live-hold=\(options.burstCount)"))
         defer {
             fixture.stop()
             Subprocess.removeTree(work + "/server-burst")
         }
-        let burst = try await Burst.measure(fixture, clientRoot: work + "/client-burst", count: options.burstCount, runs: options.burstRuns)
+        let burst = try await Burst.measure(
+            fixture, clientRoot: work + "/client-burst", count: options.burstCount, runs: options.burstRuns)
         figures["burst_msgs_per_s"] = burst.perSecond.rounded()
         figures["burst_segment_writes"] = Double(burst.segmentWrites)
-        log("live burst of \(options.burstCount), \(burst.runs) runs: \(Report.number(burst.perSecond)) msg/s (median), at most \(burst.segmentWrites) segment writes")
+        log(
+            "live burst of \(options.burstCount), \(burst.runs) runs: \(Report.number(burst.perSecond)) msg/s (median), at most \(burst.segmentWrites) segment writes"
+        )
     }
 
     /// A first sync of many one-message conversations, from a cached data directory.
@@ -251,10 +315,13 @@ struct Bench {
             Subprocess.removeTree(work + "/server-conversations")
             Subprocess.removeTree(work + "/client-bob-conversations")
         }
-        let sync = try await SyncWorkloads.manyConversations(fixture, clientPath: work + "/client-bob-conversations", count: count)
+        let sync = try await SyncWorkloads.manyConversations(
+            fixture, clientPath: work + "/client-bob-conversations", count: count)
         figures["conversations_first_sync_s"] = (sync.seconds * 1000).rounded() / 1000
         figures["conversations_per_s"] = sync.perSecond.rounded()
-        log("first sync of \(count) conversations: \(Report.number(sync.seconds)) s, \(Report.number(sync.perSecond)) conversations/s")
+        log(
+            "first sync of \(count) conversations: \(Report.number(sync.seconds)) s, \(Report.number(sync.perSecond)) conversations/s"
+        )
     }
 
     /// The reference server alone on loopback: POSTs/s, then live fan-out to 50 members.
@@ -275,6 +342,8 @@ struct Bench {
         figures["fanout_from_reply_p50_ms"] = (fanOut.fromReplyP50 * 100).rounded() / 100
         figures["fanout_from_reply_p99_ms"] = (fanOut.fromReplyP99 * 100).rounded() / 100
         figures["fanout_missing"] = Double(fanOut.missing)
-        log("fan-out \(options.fanOutCount) × \(fanOut.members) = \(fanOut.deliveries) deliveries (\(fanOut.missing) missing): p50 \(Report.number(fanOut.fromPostP50)) ms, p99 \(Report.number(fanOut.fromPostP99)) ms (from the POST)")
+        log(
+            "fan-out \(options.fanOutCount) × \(fanOut.members) = \(fanOut.deliveries) deliveries (\(fanOut.missing) missing): p50 \(Report.number(fanOut.fromPostP50)) ms, p99 \(Report.number(fanOut.fromPostP99)) ms (from the POST)"
+        )
     }
 }

@@ -21,21 +21,21 @@ struct BenchOptions: Sendable {
     static let groups: Set<String> = ["store", "peers", "cli", "sync", "conversations", "server", "burst", "hostile"]
 
     static let usage = """
-    usage: chatdir-bench [--quick] [--json FILE] [--cache DIR] [--sizes N,N,…] [--maildir-max N]
-                         [--chatdir PATH] [--peers PATH] [--python PATH] [--only store,peers,cli,sync,conversations,server,burst,hostile]
+        usage: chatdir-bench [--quick] [--json FILE] [--cache DIR] [--sizes N,N,…] [--maildir-max N]
+                             [--chatdir PATH] [--peers PATH] [--python PATH] [--only store,peers,cli,sync,conversations,server,burst,hostile]
 
-    Runs the workloads of BENCHMARKS.md on chatdir's store, runs the SQLite and
-    Maildir peers (bench/peers_runner.py) with the same sizes, and prints one table.
-      --quick        sizes 10k and 100k, fewer runs: about a minute once the cache is seeded
-      --json FILE    also write every raw figure to FILE
-      --cache DIR    seeded stores and scratch space (default .build/bench-cache)
-      --sizes        conversation sizes for open, append and scan (default 10000,100000,1000000)
-      --maildir-max  largest size the Maildir peer is filled to (default 100000)
-      --chatdir      the release chatdir binary (default .build/release/chatdir)
-      --only         run only these groups (conversations: the first sync of many conversations; server: POSTs/s from 8 keep-alive clients, live fan-out to 50 members; burst: 1,000 live events at once)
-    Build both first, with the release tuning (CHATDIR_RELEASE=1 in the environment, as make install builds):
-      swift build -c release --product chatdir --disable-local-rpath && swift build -c release --product chatdir-bench
-    """
+        Runs the workloads of BENCHMARKS.md on chatdir's store, runs the SQLite and
+        Maildir peers (bench/peers_runner.py) with the same sizes, and prints one table.
+          --quick        sizes 10k and 100k, fewer runs: about a minute once the cache is seeded
+          --json FILE    also write every raw figure to FILE
+          --cache DIR    seeded stores and scratch space (default .build/bench-cache)
+          --sizes        conversation sizes for open, append and scan (default 10000,100000,1000000)
+          --maildir-max  largest size the Maildir peer is filled to (default 100000)
+          --chatdir      the release chatdir binary (default .build/release/chatdir)
+          --only         run only these groups (conversations: the first sync of many conversations; server: POSTs/s from 8 keep-alive clients, live fan-out to 50 members; burst: 1,000 live events at once)
+        Build both first, with the release tuning (CHATDIR_RELEASE=1 in the environment, as make install builds):
+          swift build -c release --product chatdir --disable-local-rpath && swift build -c release --product chatdir-bench
+        """
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String
@@ -52,7 +52,8 @@ struct BenchOptions: Sendable {
         }
         func number(_ name: String, _ text: String) throws(UsageError) -> Int {
             guard let number = Int(text.filter { $0 != "_" }), number > 0 else {
-                throw UsageError(description: "\(name): expected a positive whole number, found \(text.debugDescription)")
+                throw UsageError(
+                    description: "\(name): expected a positive whole number, found \(text.debugDescription)")
             }
             return number
         }
@@ -68,14 +69,19 @@ struct BenchOptions: Sendable {
             case "--maildir-max": options.maildirMaxSize = try number(argument, try value(argument))
             case "--sizes":
                 var sizes: [Int] = []
-                for part in try value(argument).split(separator: ",") { sizes.append(try number(argument, String(part))) }
+                for part in try value(argument).split(separator: ",") {
+                    sizes.append(try number(argument, String(part)))
+                }
                 guard !sizes.isEmpty else { throw UsageError(description: "--sizes needs at least one size") }
                 options.sizes = sizes
                 sizesGiven = true
             case "--only":
                 let groups = Set(try value(argument).split(separator: ",").map(String.init))
                 guard !groups.isEmpty, groups.isSubset(of: Self.groups) else {
-                    throw UsageError(description: "--only: expected some of \(Self.groups.sorted().joined(separator: ",")), found \(groups.sorted().joined(separator: ","))")
+                    throw UsageError(
+                        description:
+                            "--only: expected some of \(Self.groups.sorted().joined(separator: ",")), found \(groups.sorted().joined(separator: ","))"
+                    )
                 }
                 options.only = groups
             case "--help", "-h":

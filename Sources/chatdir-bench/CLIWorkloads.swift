@@ -34,9 +34,10 @@ enum CLIWorkloads {
         for run in 0...runs {
             let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
             guard result.status == 0 else {
-                throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
+                throw Subprocess.Failure(
+                    description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
             }
-            if run == 0 { continue }  // warm-up: page cache and dynamic loader
+            if run == 0 { continue } // warm-up: page cache and dynamic loader
             walls.append(result.wallSeconds * 1e3)
         }
         return Stats.median(walls)
@@ -46,17 +47,24 @@ enum CLIWorkloads {
     /// after one warm-up run of each, ms. Paired, so a slow moment of the machine falls on both
     /// sides of a ratio instead of on whichever ran then; each round swaps which goes first
     /// (first, second, second, first, …: ``Stats/turnOrder(_:)``).
-    static func pairedMedianWalls(_ first: [String], _ second: [String], runs: Int) throws -> (first: Double, second: Double) {
+    static func pairedMedianWalls(_ first: [String], _ second: [String], runs: Int) throws -> (
+        first: Double, second: Double
+    ) {
         var walls: ([Double], [Double]) = ([], [])
         for run in 0...runs {
             for index in Stats.turnOrder(run) {
                 let arguments = index == 0 ? first : second
                 let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
                 guard result.status == 0 else {
-                    throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
+                    throw Subprocess.Failure(
+                        description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
                 }
-                if run == 0 { continue }  // warm-up: page cache and dynamic loader
-                if index == 0 { walls.0.append(result.wallSeconds * 1e3) } else { walls.1.append(result.wallSeconds * 1e3) }
+                if run == 0 { continue } // warm-up: page cache and dynamic loader
+                if index == 0 {
+                    walls.0.append(result.wallSeconds * 1e3)
+                } else {
+                    walls.1.append(result.wallSeconds * 1e3)
+                }
             }
         }
         return (Stats.median(walls.0), Stats.median(walls.1))
@@ -65,7 +73,9 @@ enum CLIWorkloads {
     /// A scratch store of 1,000 messages in one conversation for `send` to queue into.
     static func sendScratch(chatdir: String, at scratch: String) throws {
         Subprocess.removeTree(scratch)
-        try Subprocess.capture([chatdir, "seed", scratch, "--conversations", "1", "--messages", "1000", "--members", "5"])
+        try Subprocess.capture([
+            chatdir, "seed", scratch, "--conversations", "1", "--messages", "1000", "--members", "5",
+        ])
     }
 
     /// `chatdir send` into the scratch store of ``sendScratch(chatdir:at:)``.

@@ -7,7 +7,7 @@ import ChatWire
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Live fan-out (`--only server`): every member of the fixture's `fanout` conversation holds a
@@ -33,7 +33,10 @@ enum FanOut {
         let ready = Stats.now() + 10_000_000_000
         for member in ServerFixture.fanOutMembers {
             while fixture.server.liveSocketCount(for: member) == 0 {
-                guard Stats.now() < ready else { throw Subprocess.Failure(description: "fan-out: \(member)'s live socket was not registered within 10 s") }
+                guard Stats.now() < ready else {
+                    throw Subprocess.Failure(
+                        description: "fan-out: \(member)'s live socket was not registered within 10 s")
+                }
                 sched_yield()
             }
         }
@@ -60,15 +63,19 @@ enum FanOut {
         var missing = 0
         for reader in readers {
             for (sequence, start) in sentAt {
-                guard let arrived = reader.arrival(of: sequence), let replied = repliedAt[sequence] else { missing += 1; continue }
+                guard let arrived = reader.arrival(of: sequence), let replied = repliedAt[sequence] else {
+                    missing += 1
+                    continue
+                }
                 fromPost.append(Double(arrived - start) / 1e6)
                 fromReply.append((Double(arrived) - Double(replied)) / 1e6)
             }
         }
         let post = Stats.p50p99(fromPost)
         let reply = Stats.p50p99(fromReply)
-        return Figures(fromPostP50: post.p50, fromPostP99: post.p99, fromReplyP50: reply.p50, fromReplyP99: reply.p99,
-                       members: readers.count, deliveries: fromPost.count, missing: missing)
+        return Figures(
+            fromPostP50: post.p50, fromPostP99: post.p99, fromReplyP50: reply.p50, fromReplyP99: reply.p99,
+            members: readers.count, deliveries: fromPost.count, missing: missing)
     }
 
     /// A `/v1/live` socket whose own thread records when each message event arrives.
@@ -85,15 +92,18 @@ enum FanOut {
             let connected = try Socket.connect(host: "127.0.0.1", port: port)
             fd = connected.rawValue
             socket = Lock(connected)
-            let handshake = WebSocketClientHandshake(host: "127.0.0.1:\(port)", target: HTTPRequestTarget(Endpoint.live.path),
-                                                     headers: ["Authorization": "Bearer \(token)"])
+            let handshake = WebSocketClientHandshake(
+                host: "127.0.0.1:\(port)", target: HTTPRequestTarget(Endpoint.live.path),
+                headers: ["Authorization": "Bearer \(token)"])
             do {
                 try Socket.sendAll(fd, handshake.request.serialized())
                 var parser = HTTPResponseHeadParser()
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {
                     let count = try Socket.receive(fd, into: &buffer)
-                    guard count > 0 else { throw Subprocess.Failure(description: "fan-out: the live upgrade was refused") }
+                    guard count > 0 else {
+                        throw Subprocess.Failure(description: "fan-out: the live upgrade was refused")
+                    }
                     parser.feed(buffer[0..<count])
                     if let (head, remainder) = try parser.parse() {
                         try handshake.validate(head)
@@ -120,9 +130,9 @@ enum FanOut {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 while let event = try? connection.nextEvent() {
-                    guard case let .text(text) = event else { continue }
+                    guard case .text(let text) = event else { continue }
                     let now = Stats.now()
-                    if case let .message(_, message)? = try? WireDecoder.liveEvent(text) {
+                    if case .message(_, let message)? = try? WireDecoder.liveEvent(text) {
                         arrivals.withLock { $0[message.sequence] = now }
                     }
                 }

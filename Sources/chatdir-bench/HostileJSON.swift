@@ -34,7 +34,8 @@ enum HostileJSON {
 
     static func longArray() -> [UInt8] {
         let count = (targetSize - 32) / 2
-        return Array("{\"items\":[".utf8) + Array(repeating: Array("0,".utf8), count: count).flatMap { $0 } + Array("0],\"hasMore\":false}".utf8)
+        return Array("{\"items\":[".utf8) + Array(repeating: Array("0,".utf8), count: count).flatMap { $0 }
+            + Array("0],\"hasMore\":false}".utf8)
     }
 
     static func measure() -> Figures {
@@ -42,7 +43,9 @@ enum HostileJSON {
         let array = longArray()
         let deadline = ContinuousClock.now + .seconds(10)
         let refusedKeys = Stats.seconds { try? WireDecoder.messagesPage(object, deadline: deadline) }
-        let parsedKeys = Stats.seconds { try? JSONParser.parse(object, limits: JSONParser.Limits(maxMembers: keys), deadline: deadline) }
+        let parsedKeys = Stats.seconds {
+            try? JSONParser.parse(object, limits: JSONParser.Limits(maxMembers: keys), deadline: deadline)
+        }
         let refusedArray = Stats.seconds { try? WireDecoder.messagesPage(array, deadline: deadline) }
         return Figures(
             keysRefusedMilliseconds: refusedKeys.seconds * 1000,

@@ -23,8 +23,10 @@ final class KeepAliveClient {
     func post(conversation: ConversationID, text: String) throws -> (status: Int, body: [UInt8]) {
         let body = WireEncoder.postedMessage(PostedMessage(clientMessageID: .random(), text: text))
         let endpoint = Endpoint.postMessage(conversation)
-        let request = HTTPRequest(method: endpoint.method, target: HTTPRequestTarget(endpoint.path),
-                                  headers: ["Host": "127.0.0.1", "Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: body)
+        let request = HTTPRequest(
+            method: endpoint.method, target: HTTPRequestTarget(endpoint.path),
+            headers: ["Host": "127.0.0.1", "Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+            body: body)
         try Socket.sendAll(fd, request.serialized())
         while true {
             var parser = HTTPResponseHeadParser()

@@ -19,16 +19,23 @@ enum LiveLatency {
         var count: Int
     }
 
-    static func measure(_ fixture: ServerFixture, clientPath: String, count: Int, warmUp: Int = 20) async throws -> Figures {
+    static func measure(_ fixture: ServerFixture, clientPath: String, count: Int, warmUp: Int = 20) async throws
+        -> Figures
+    {
         let live = ServerFixture.id("live")
         let erin = try fixture.clientStore(at: clientPath, user: "erin")
-        let engine = try SyncEngine(store: erin, server: fixture.address, token: "erin-token", options: fixture.clientOptions)
+        let engine = try SyncEngine(
+            store: erin, server: fixture.address, token: "erin-token", options: fixture.clientOptions)
         let worker = Task { await engine.runLive(log: { _ in }) }
         defer { worker.cancel() }
         let messagesDirectory = erin.conversation(live).messagesDirectory
         let ready = Stats.now() + 10_000_000_000
-        while fixture.server.liveSocketCount(for: ServerFixture.user("erin")) == 0 || Sys.kind(of: messagesDirectory) != .directory {
-            guard Stats.now() < ready else { throw Subprocess.Failure(description: "live: erin's worker did not connect within 10 s") }
+        while fixture.server.liveSocketCount(for: ServerFixture.user("erin")) == 0
+            || Sys.kind(of: messagesDirectory) != .directory
+        {
+            guard Stats.now() < ready else {
+                throw Subprocess.Failure(description: "live: erin's worker did not connect within 10 s")
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
         let watcher = try SegmentWatcher(directory: messagesDirectory)
@@ -45,7 +52,7 @@ enum LiveLatency {
             guard let seen = await watcher.seen(id.rawValue, timeout: 5) else {
                 throw Subprocess.Failure(description: "live: message \(index) did not reach erin's store within 5 s")
             }
-            if index < warmUp { continue }  // the first ones also wait for the catch-up after connecting
+            if index < warmUp { continue } // the first ones also wait for the catch-up after connecting
             fromAccept.append((Double(seen) - Double(accepted)) / 1e6)
             fromSend.append((Double(seen) - Double(sent)) / 1e6)
         }

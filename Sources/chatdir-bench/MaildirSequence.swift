@@ -1,7 +1,8 @@
 import ChatDomain
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The Maildir peer's durable write (bench/peers_runner.py, `MaildirPeer.queue` and `save`) done
@@ -25,14 +26,18 @@ struct MaildirSequence {
     /// `MaildirPeer.queue`: a pending message's JSON line into `outbox/`.
     mutating func queue(_ text: String) throws {
         let id = UUID().uuidString
-        try write(Array("{\"clientMessageId\": \"\(id)\", \"text\": \"\(text)\"}\n".utf8), named: id, into: "outbox",
-                  as: Self.padded(Stats.now(), 20) + "-" + id + ".json")
+        try write(
+            Array("{\"clientMessageId\": \"\(id)\", \"text\": \"\(text)\"}\n".utf8), named: id, into: "outbox",
+            as: Self.padded(Stats.now(), 20) + "-" + id + ".json")
     }
 
     /// `MaildirPeer.save` of one message: its JSON into `c1/` under its sequence number.
     mutating func save(_ message: Message) throws {
-        let line = "{\"clientMessageId\":\"\(message.clientMessageID)\",\"sender\":\"\(message.senderID)\",\"sentAt\":\"\(message.sentAt)\",\"sequence\":\(message.sequence),\"text\":\"\(message.text)\"}\n"
-        try write(Array(line.utf8), named: message.clientMessageID.description, into: "c1", as: Self.padded(UInt64(message.sequence), 10) + ".json")
+        let line =
+            "{\"clientMessageId\":\"\(message.clientMessageID)\",\"sender\":\"\(message.senderID)\",\"sentAt\":\"\(message.sentAt)\",\"sequence\":\(message.sequence),\"text\":\"\(message.text)\"}\n"
+        try write(
+            Array(line.utf8), named: message.clientMessageID.description, into: "c1",
+            as: Self.padded(UInt64(message.sequence), 10) + ".json")
     }
 
     /// `value` in decimal, zero-padded to `width` digits (Python's "%020d").
@@ -46,11 +51,17 @@ struct MaildirSequence {
         let file = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw Subprocess.Failure(description: "maildir: cannot create \(temp): errno \(errno)") }
         let written = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(file) == 0, close(file) == 0 else { throw Subprocess.Failure(description: "maildir: cannot write \(temp): errno \(errno)") }
+        guard written == bytes.count, fsync(file) == 0, close(file) == 0 else {
+            throw Subprocess.Failure(description: "maildir: cannot write \(temp): errno \(errno)")
+        }
         let target = root + "/" + folder + "/" + name
-        guard rename(temp, target) == 0 else { throw Subprocess.Failure(description: "maildir: cannot rename to \(target): errno \(errno)") }
+        guard rename(temp, target) == 0 else {
+            throw Subprocess.Failure(description: "maildir: cannot rename to \(target): errno \(errno)")
+        }
         let directory = open(root + "/" + folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0, fsync(directory) == 0 else { throw Subprocess.Failure(description: "maildir: cannot fsync \(folder): errno \(errno)") }
+        guard directory >= 0, fsync(directory) == 0 else {
+            throw Subprocess.Failure(description: "maildir: cannot fsync \(folder): errno \(errno)")
+        }
         close(directory)
     }
 }

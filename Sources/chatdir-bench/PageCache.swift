@@ -1,7 +1,8 @@
 import ChatSystem
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Puts programs in the page-cache state a binary has once the kernel has read it back from
@@ -24,7 +25,10 @@ enum PageCache {
         var failed: [String] = []
         for path in paths {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { failed.append(path); continue }
+            guard descriptor >= 0 else {
+                failed.append(path)
+                continue
+            }
             _ = fsync(descriptor)
             _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_DONTNEED))
             close(descriptor)
@@ -34,11 +38,15 @@ enum PageCache {
 
     /// `program` and the shared libraries `ldd` says it loads.
     static func programFiles(_ program: String) -> [String] {
-        guard let listing = try? Subprocess.capture(["ldd", program], allowFailure: true).output else { return [program] }
+        guard let listing = try? Subprocess.capture(["ldd", program], allowFailure: true).output else {
+            return [program]
+        }
         let libraries = String(decoding: listing, as: UTF8.self).split(separator: "\n").compactMap { line -> String? in
             // "\tlibsqlite3.so.0 => /lib/x86_64-linux-gnu/libsqlite3.so.0 (0x…)" or "\t/lib64/ld-linux-x86-64.so.2 (0x…)"
             let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            if let arrow = words.firstIndex(of: "=>"), arrow + 1 < words.count, words[arrow + 1].hasPrefix("/") { return words[arrow + 1] }
+            if let arrow = words.firstIndex(of: "=>"), arrow + 1 < words.count, words[arrow + 1].hasPrefix("/") {
+                return words[arrow + 1]
+            }
             if let first = words.first?.trimmingCharacters(in: .whitespaces), first.hasPrefix("/") { return first }
             return nil
         }

@@ -19,7 +19,10 @@ struct PeerRunner {
             candidates.append(directory.path + "/bench/peers_runner.py")
         }
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            throw Subprocess.Failure(description: "bench/peers_runner.py not found (looked in \(candidates.joined(separator: ", "))); run from the package root or pass --peers PATH")
+            throw Subprocess.Failure(
+                description:
+                    "bench/peers_runner.py not found (looked in \(candidates.joined(separator: ", "))); run from the package root or pass --peers PATH"
+            )
         }
         return found
     }
@@ -27,9 +30,13 @@ struct PeerRunner {
     /// Peer name ("sqlite", "maildir", "meta") → figure name → value.
     typealias Figures = [String: [String: Double]]
 
-    func run(sizes: [Int], quick: Bool, maildirMax: Int, extraArguments: [String] = []) throws -> (figures: Figures, meta: [String: Any]) {
-        var arguments = [python, script, "--workdir", workdir, "--sizes", sizes.map(String.init).joined(separator: ","),
-                         "--maildir-max", String(maildirMax)]
+    func run(sizes: [Int], quick: Bool, maildirMax: Int, extraArguments: [String] = []) throws -> (
+        figures: Figures, meta: [String: Any]
+    ) {
+        var arguments = [
+            python, script, "--workdir", workdir, "--sizes", sizes.map(String.init).joined(separator: ","),
+            "--maildir-max", String(maildirMax),
+        ]
         if quick { arguments.append("--quick") }
         arguments += extraArguments
         let output = try Subprocess.capture(arguments, passStderr: true).output

@@ -31,7 +31,8 @@ enum PostLoad {
                     while true {
                         let start = Stats.now()
                         if start >= ends { break }
-                        let status = try client.post(conversation: ServerFixture.id("posts"), text: "load \(worker)").status
+                        let status = try client.post(conversation: ServerFixture.id("posts"), text: "load \(worker)")
+                            .status
                         guard status == 201 else { throw Subprocess.Failure(description: "POST answered \(status)") }
                         if start >= warmUpEnds { local.append(Double(Stats.now() - start) / 1e6) }
                     }
@@ -46,6 +47,8 @@ enum PostLoad {
         if let failure = failures.withLock({ $0.first }) { throw Subprocess.Failure(description: failure) }
         let total = counts.withLock { $0.reduce(0, +) }
         let percentiles = Stats.p50p99(latencies.withLock { $0 })
-        return Figures(postsPerSecond: Double(total) / Double(seconds), p50Milliseconds: percentiles.p50, p99Milliseconds: percentiles.p99)
+        return Figures(
+            postsPerSecond: Double(total) / Double(seconds), p50Milliseconds: percentiles.p50,
+            p99Milliseconds: percentiles.p99)
     }
 }

@@ -16,7 +16,8 @@ enum SQLiteShell {
     }
 
     /// The newest 50 rows of `c1`, as `chatdir view c1` shows them.
-    static let viewQuery = "select sequence, senderId, sentAt, text from messages where conversation = 'c1' order by sequence desc limit 50"
+    static let viewQuery =
+        "select sequence, senderId, sentAt, text from messages where conversation = 'c1' order by sequence desc limit 50"
 
     /// What `chatdir list` prints for each conversation: its newest message and its pending and
     /// failed outbox counts. The conversations are found by skipping through the primary key
@@ -42,20 +43,26 @@ enum SQLiteShell {
 
     /// `chatdir` and `sqlite3 DATABASE SQL` by turns (``CLIWorkloads/pairedMedianWalls(_:_:runs:)``):
     /// their median wall times, ms.
-    static func paired(_ chatdir: [String], _ sqlite3: String, database: String, _ sql: String, runs: Int) throws -> (chatdir: Double, sqlite3: Double) {
+    static func paired(_ chatdir: [String], _ sqlite3: String, database: String, _ sql: String, runs: Int) throws -> (
+        chatdir: Double, sqlite3: Double
+    ) {
         let walls = try CLIWorkloads.pairedMedianWalls(chatdir, [sqlite3, database, sql], runs: runs)
         return (walls.first, walls.second)
     }
 
     /// `chatdir send` into a 1,000-message scratch store by turns with the insert into a copy
     /// of `database` (the cached one stays as the peer runner made it), both in `scratch`.
-    static func send(chatdir: String, _ sqlite3: String, database: String, scratch: String, runs: Int) throws -> (chatdir: Double, sqlite3: Double) {
+    static func send(chatdir: String, _ sqlite3: String, database: String, scratch: String, runs: Int) throws -> (
+        chatdir: Double, sqlite3: Double
+    ) {
         Subprocess.removeTree(scratch)
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { Subprocess.removeTree(scratch) }
         let copy = scratch + "/chat.db"
         try FileManager.default.copyItem(atPath: database, toPath: copy)
         try CLIWorkloads.sendScratch(chatdir: chatdir, at: scratch + "/store")
-        return try paired(CLIWorkloads.sendArguments(chatdir: chatdir, scratch: scratch + "/store"), sqlite3, database: copy, sendStatement, runs: runs)
+        return try paired(
+            CLIWorkloads.sendArguments(chatdir: chatdir, scratch: scratch + "/store"), sqlite3, database: copy,
+            sendStatement, runs: runs)
     }
 }

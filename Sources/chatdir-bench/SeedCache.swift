@@ -27,7 +27,8 @@ struct SeedCache {
         let paramsFile = path + ".params"
         let wanted = parameters(messages: messages)
         if (try? String(contentsOfFile: paramsFile, encoding: .utf8)) == wanted, let store = try? Store.open(at: path),
-           (try? store.conversation(SeedCache.c1).segmentRanges().contains { $0.contains(messages) }) == true {
+            (try? store.conversation(SeedCache.c1).segmentRanges().contains { $0.contains(messages) }) == true
+        {
             try Self.trim(store, to: messages)
             return store
         }
@@ -38,8 +39,10 @@ struct SeedCache {
         Subprocess.removeTree(temporary)
         log("seeding \(messages) messages into \(path) (once; reused by later runs)")
         let seeded = try Stats.seconds {
-            try Subprocess.capture([chatdir, "seed", temporary, "--user", "alice", "--conversations", "1", "--messages", String(messages),
-                                    "--members", String(Self.members), "--seed", "42"])
+            try Subprocess.capture([
+                chatdir, "seed", temporary, "--user", "alice", "--conversations", "1", "--messages", String(messages),
+                "--members", String(Self.members), "--seed", "42",
+            ])
         }
         log("seeded in \(String(format: "%.1f", seeded.seconds)) s")
         try FileManager.default.moveItem(atPath: temporary, toPath: path)
@@ -66,13 +69,15 @@ struct SeedCache {
             let kept = try conversation.readSegment(last).filter { $0.sequence <= messages }
             if kept.count != (try conversation.readSegment(last)).count {
                 // An append landed in the last seeded segment (N not a multiple of the segment size).
-                try Data(SegmentFile.encode(kept)).write(to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + last.fileName))
+                try Data(SegmentFile.encode(kept)).write(
+                    to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + last.fileName))
             }
         }
         // Name the newest segment again, as the store's writer would (readers cope with a stale
         // hint, but every open would then pay for finding the newest file).
         if let newest = try conversation.segmentRanges().last {
-            try Data((newest.fileName + "\n").utf8).write(to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + StoreLayout.newestHint))
+            try Data((newest.fileName + "\n").utf8).write(
+                to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + StoreLayout.newestHint))
         }
     }
 }

@@ -1,8 +1,9 @@
 import ChatStore
 import ChatSystem
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Watches a conversation's `messages/` directory with inotify, as a screen that redraws on
@@ -25,7 +26,9 @@ final class SegmentWatcher: Sendable {
     init(directory: String) throws {
         self.directory = directory
         fd = inotify_init1(Int32(IN_CLOEXEC))
-        guard fd >= 0 else { throw Subprocess.Failure(description: "inotify_init1: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw Subprocess.Failure(description: "inotify_init1: \(String(cString: strerror(errno)))")
+        }
         watch = inotify_add_watch(fd, directory, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE))
         guard watch >= 0 else {
             close(fd)
@@ -76,7 +79,9 @@ final class SegmentWatcher: Sendable {
             var offset = 0
             while offset + 16 <= count {
                 let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
-                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let length = buffer.withUnsafeBytes {
+                    Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                }
                 let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 if !name.hasPrefix(".") && name.hasSuffix(".json") {

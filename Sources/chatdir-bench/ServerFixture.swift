@@ -20,7 +20,9 @@ import Foundation
 final class ServerFixture {
     let directory: String
     let server: ChatServer
-    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(server.port), scheme: caFile == nil ? .http : .https) }
+    var address: ServerAddress {
+        ServerAddress(host: "127.0.0.1", port: UInt16(server.port), scheme: caFile == nil ? .http : .https)
+    }
     /// The throwaway CA that signed the server's certificate, when the fixture serves TLS.
     let caFile: String?
     /// The engine options every workload's client uses: the CA file over TLS.
@@ -60,15 +62,23 @@ final class ServerFixture {
         // The generator made a user's store; the server's data directory has no manifest.
         try FileManager.default.removeItem(atPath: directory + "/" + StoreLayout.manifest)
         var tokens: [String: UserID] = [:]
-        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters + Self.fanOutMembers + Self.burstReceivers { tokens["\(user)-token"] = user }
-        try DataDirectory.create(at: directory, users: UserTokens(tokens), conversations: [
-            Self.id("drain"): ConversationInfo(title: "Drain", members: [Self.user("carol"), Self.user("dave")]),
-            Self.id("live"): ConversationInfo(title: "Live", members: [Self.user("dave"), Self.user("erin")]),
-            Self.id("posts"): ConversationInfo(title: "Posts", members: Self.posters),
-            Self.id("fanout"): ConversationInfo(title: "Fan-out", members: Self.fanOutMembers),
-        ].merging(Self.burstReceivers.enumerated().map { index, receiver in
-            (Self.burstConversation(index), ConversationInfo(title: "Burst \(index)", members: [Self.user("dave"), receiver]))
-        }, uniquingKeysWith: { first, _ in first }))
+        for user in ["alice", "bob", "carol", "dave", "erin"].map(Self.user) + Self.posters + Self.fanOutMembers
+            + Self.burstReceivers
+        { tokens["\(user)-token"] = user }
+        try DataDirectory.create(
+            at: directory, users: UserTokens(tokens),
+            conversations: [
+                Self.id("drain"): ConversationInfo(title: "Drain", members: [Self.user("carol"), Self.user("dave")]),
+                Self.id("live"): ConversationInfo(title: "Live", members: [Self.user("dave"), Self.user("erin")]),
+                Self.id("posts"): ConversationInfo(title: "Posts", members: Self.posters),
+                Self.id("fanout"): ConversationInfo(title: "Fan-out", members: Self.fanOutMembers),
+            ].merging(
+                Self.burstReceivers.enumerated().map { index, receiver in
+                    (
+                        Self.burstConversation(index),
+                        ConversationInfo(title: "Burst \(index)", members: [Self.user("dave"), receiver])
+                    )
+                }, uniquingKeysWith: { first, _ in first }))
         server = try Self.start(directory, tls: tls, faults: faults)
     }
 
@@ -103,8 +113,11 @@ final class ServerFixture {
     static func manyConversations(_ count: Int, cache: String, log: (String) -> Void) throws -> String {
         let path = cache + "/server-conversations-\(count)"
         let paramsFile = path + ".params"
-        let wanted = "FixtureGenerator bob, \(count) conversations of 1 message, 2 members, seed 42 (format \(StoreLayout.formatVersion))\n"
-        if (try? String(contentsOfFile: paramsFile, encoding: .utf8)) == wanted, Sys.kind(of: path) == .directory { return path }
+        let wanted =
+            "FixtureGenerator bob, \(count) conversations of 1 message, 2 members, seed 42 (format \(StoreLayout.formatVersion))\n"
+        if (try? String(contentsOfFile: paramsFile, encoding: .utf8)) == wanted, Sys.kind(of: path) == .directory {
+            return path
+        }
         Subprocess.removeTree(paramsFile)
         Subprocess.removeTree(path)
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
@@ -112,7 +125,9 @@ final class ServerFixture {
         let scratch = scratchRoot + "/chatdir-bench-conversations-\(getpid())"
         Subprocess.removeTree(scratch)
         defer { Subprocess.removeTree(scratch) }
-        log("writing a server data directory of \(count) one-message conversations into \(path) (once; reused by later runs)")
+        log(
+            "writing a server data directory of \(count) one-message conversations into \(path) (once; reused by later runs)"
+        )
         var generator = FixtureGenerator(userID: user("bob"))
         generator.conversations = count
         generator.messagesPerConversation = 1
@@ -136,14 +151,16 @@ final class ServerFixture {
     static func makeCertificates(in path: String) throws -> String {
         let newKey = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
         let script = """
-        set -e; rm -rf '\(path)'; mkdir -p '\(path)'; cd '\(path)'
-        openssl req -x509 \(newKey) -keyout ca.key -out ca.pem -days 1 -subj '/CN=chatdir-bench CA'
-        openssl req \(newKey) -keyout server.key -out server.csr -subj '/CN=chatdir-bench server'
-        printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
-        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
-        chmod 600 server.key
-        """
-        guard ChildProcess.run(["/bin/sh", "-c", "(" + script + ") >/dev/null 2>&1"]) == 0 else { throw Subprocess.Failure(description: "the TLS rows need the openssl command line to make a certificate") }
+            set -e; rm -rf '\(path)'; mkdir -p '\(path)'; cd '\(path)'
+            openssl req -x509 \(newKey) -keyout ca.key -out ca.pem -days 1 -subj '/CN=chatdir-bench CA'
+            openssl req \(newKey) -keyout server.key -out server.csr -subj '/CN=chatdir-bench server'
+            printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
+            chmod 600 server.key
+            """
+        guard ChildProcess.run(["/bin/sh", "-c", "(" + script + ") >/dev/null 2>&1"]) == 0 else {
+            throw Subprocess.Failure(description: "the TLS rows need the openssl command line to make a certificate")
+        }
         return path + "/ca.pem"
     }
 

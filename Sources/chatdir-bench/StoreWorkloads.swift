@@ -37,7 +37,9 @@ enum StoreWorkloads {
         let conversation = store.conversation(c1)
         let me = store.userID
         var rows = try conversation.snapshot(limit: 50).rows(me: me)
-        guard rows.count >= 50 else { throw Subprocess.Failure(description: "open: expected 50 rows, got \(rows.count)") }
+        guard rows.count >= 50 else {
+            throw Subprocess.Failure(description: "open: expected 50 rows, got \(rows.count)")
+        }
         var best = Double.infinity
         var times: [Double] = []
         times.reserveCapacity(runs)
@@ -66,7 +68,9 @@ enum StoreWorkloads {
             let start = Stats.now()
             let result = try writer.save([message], in: c1)
             times.append(Double(Stats.now() - start) / 1e3)
-            guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(message.sequence) was not inserted") }
+            guard result.inserted.count == 1 else {
+                throw Subprocess.Failure(description: "append: sequence \(message.sequence) was not inserted")
+            }
         }
         return Stats.p50p99(times)
     }
@@ -74,7 +78,9 @@ enum StoreWorkloads {
     /// What the append rows time: the store trimmed to `existing`, the `count` messages after it,
     /// and an untimed pass of them, removed again, as the peer runner does (there it gives
     /// SQLite's WAL the size a running app's has).
-    private static func untimedAppends(_ store: Store, existing: Int, count: Int) throws -> (writer: StoreWriter, messages: [Message]) {
+    private static func untimedAppends(_ store: Store, existing: Int, count: Int) throws -> (
+        writer: StoreWriter, messages: [Message]
+    ) {
         try SeedCache.trim(store, to: existing)
         let writer = try StoreWriter(store: store)
         var random = SplitMix64(seed: 7)
@@ -86,7 +92,9 @@ enum StoreWorkloads {
 
     /// `chatdir(round)` and `maildir(round)` for `count` rounds by turns, each round swapping which
     /// goes first (``Stats/turnOrder(_:)``); each side's times, µs.
-    private static func byTurns(_ count: Int, chatdir: (Int) throws -> Void, maildir: (Int) throws -> Void) throws -> (chatdir: [Double], maildir: [Double]) {
+    private static func byTurns(_ count: Int, chatdir: (Int) throws -> Void, maildir: (Int) throws -> Void) throws -> (
+        chatdir: [Double], maildir: [Double]
+    ) {
         var times: (chatdir: [Double], maildir: [Double]) = ([], [])
         for round in 0..<count {
             for side in Stats.turnOrder(round) {
@@ -132,26 +140,36 @@ enum StoreWorkloads {
 
     /// outbox, by turns with the Maildir peer's sequence in this process (``MaildirSequence``):
     /// `count` sends each, each round swapping which goes first; the two medians, µs.
-    static func outboxPaired(_ store: Store, maildir root: String, count: Int) throws -> (chatdir: Double, maildir: Double) {
+    static func outboxPaired(_ store: Store, maildir root: String, count: Int) throws -> (
+        chatdir: Double, maildir: Double
+    ) {
         let outbox = Outbox(store.conversation(c1))
         var maildir = try MaildirSequence(root: root)
         defer { Subprocess.removeTree(root) }
-        let times = try byTurns(count, chatdir: { _ in try outbox.enqueue("on my way") }, maildir: { _ in try maildir.queue("on my way") })
+        let times = try byTurns(
+            count, chatdir: { _ in try outbox.enqueue("on my way") }, maildir: { _ in try maildir.queue("on my way") })
         return (Stats.median(times.chatdir), Stats.median(times.maildir))
     }
 
     /// append, by turns with the Maildir peer's save of the same message in this process: the
     /// same untimed pass first (chatdir's removed again), then `count` appends each, each round
     /// swapping which goes first; the two p50s, µs.
-    static func appendPaired(_ store: Store, existing: Int, count: Int, maildir root: String) throws -> (chatdir: Double, maildir: Double) {
+    static func appendPaired(_ store: Store, existing: Int, count: Int, maildir root: String) throws -> (
+        chatdir: Double, maildir: Double
+    ) {
         defer { try? SeedCache.trim(store, to: existing) }
         let (writer, appended) = try untimedAppends(store, existing: existing, count: count)
         var maildir = try MaildirSequence(root: root)
         defer { Subprocess.removeTree(root) }
-        let times = try byTurns(count, chatdir: { round in
-            let result = try writer.save([appended[round]], in: c1)
-            guard result.inserted.count == 1 else { throw Subprocess.Failure(description: "append: sequence \(appended[round].sequence) was not inserted") }
-        }, maildir: { round in try maildir.save(appended[round]) })
+        let times = try byTurns(
+            count,
+            chatdir: { round in
+                let result = try writer.save([appended[round]], in: c1)
+                guard result.inserted.count == 1 else {
+                    throw Subprocess.Failure(
+                        description: "append: sequence \(appended[round].sequence) was not inserted")
+                }
+            }, maildir: { round in try maildir.save(appended[round]) })
         return (Stats.p50p99(times.chatdir).p50, Stats.p50p99(times.maildir).p50)
     }
 
@@ -161,7 +179,9 @@ enum StoreWorkloads {
 
     /// scan: messages of c1 whose text contains `word`, through the library
     /// (Conversation.countMessages), warm; median ms and the count.
-    static func scan(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+    static func scan(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (
+        milliseconds: Double, count: Int
+    ) {
         let conversation = store.conversation(c1)
         let count = try conversation.countMessages(containing: word)
         var times: [Double] = []
@@ -175,21 +195,29 @@ enum StoreWorkloads {
     /// time, hits as JSON Lines to /dev/null), warm; median ms and the hits of one untimed run.
     /// With `counting`, `search --count` instead: the same question SQLite's `count(*) … LIKE`
     /// answers, start-up included; the count is then the N it printed.
-    static func search(chatdir: String, store: Store, word: String = "pizza", counting: Bool = false, runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+    static func search(
+        chatdir: String, store: Store, word: String = "pizza", counting: Bool = false, runs: Int = scanRuns
+    ) throws -> (milliseconds: Double, count: Int) {
         let arguments = [chatdir, "search", "--store", store.root, counting ? "--count" : "--json", word, c1.rawValue]
         let lines = try Subprocess.capture(arguments, allowFailure: true)
-        guard lines.status <= 1 else { throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(lines.status)") }
+        guard lines.status <= 1 else {
+            throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(lines.status)")
+        }
         var times: [Double] = []
         for _ in 0..<runs {
             let result = try Subprocess.timed(arguments, environment: ["NO_COLOR": "1"])
-            guard result.status <= 1 else { throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) exited with \(result.status)") }
+            guard result.status <= 1 else {
+                throw Subprocess.Failure(
+                    description: "\(arguments.joined(separator: " ")) exited with \(result.status)")
+            }
             times.append(result.wallSeconds * 1e3)
         }
         if counting {
             // One line, `c1:N`.
             let text = String(decoding: lines.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard let number = text.split(separator: ":").last.flatMap({ Int($0) }) else {
-                throw Subprocess.Failure(description: "\(arguments.joined(separator: " ")) printed \(text.debugDescription), not c1:N")
+                throw Subprocess.Failure(
+                    description: "\(arguments.joined(separator: " ")) printed \(text.debugDescription), not c1:N")
             }
             return (Stats.median(times), number)
         }
@@ -197,7 +225,9 @@ enum StoreWorkloads {
     }
 
     /// `grep -rF word` over c1's messages directory, warm; median ms and the matching lines.
-    static func grep(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (milliseconds: Double, count: Int) {
+    static func grep(_ store: Store, word: String = "pizza", runs: Int = scanRuns) throws -> (
+        milliseconds: Double, count: Int
+    ) {
         let arguments = ["grep", "-rF", word, store.conversation(c1).messagesDirectory]
         let output = try Subprocess.capture(arguments, allowFailure: true).output
         var times: [Double] = []

@@ -1,8 +1,9 @@
-import ChatSystem
 import ChatProcess
+import ChatSystem
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Child processes the bench starts: the `chatdir` binary (timed, with its peak memory),
@@ -23,7 +24,9 @@ enum Subprocess {
 
     /// Starts `arguments` (searched in PATH) with stdout and stderr sent to `output` (a file
     /// path, /dev/null by default), waits with wait4 and returns the wall time and peak RSS.
-    static func timed(_ arguments: [String], output: String = "/dev/null", environment: [String: String] = [:]) throws -> Timed {
+    static func timed(_ arguments: [String], output: String = "/dev/null", environment: [String: String] = [:]) throws
+        -> Timed
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -39,11 +42,15 @@ enum Subprocess {
                 posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
             }
         }
-        guard spawned == 0 else { throw Failure(description: "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw Failure(description: "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw Failure(description: "wait4 for \(arguments[0]) failed: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw Failure(description: "wait4 for \(arguments[0]) failed: \(String(cString: strerror(errno)))")
+            }
         }
         let wall = Double(Stats.now() - start) / 1e9
         // WIFEXITED / WEXITSTATUS, spelled out (the macros are not imported).
@@ -53,11 +60,13 @@ enum Subprocess {
 
     /// Runs `arguments` to the end and returns its stdout; throws with its stderr when it fails.
     @discardableResult
-    static func capture(_ arguments: [String], in directory: String? = nil, allowFailure: Bool = false, passStderr: Bool = false) throws -> (status: Int32, output: Data) {
+    static func capture(
+        _ arguments: [String], in directory: String? = nil, allowFailure: Bool = false, passStderr: Bool = false
+    ) throws -> (status: Int32, output: Data) {
         // posix_spawn through TestProcess, not Foundation's Process (whose run() can crash the
         // caller on this toolchain); `env -C` runs the child in `directory`.
         let process = TestProcess()
-        process.deadline = nil  // a peer's run takes as long as its workload
+        process.deadline = nil // a peer's run takes as long as its workload
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = (directory.map { ["-C", $0] } ?? []) + arguments
         let stdout = Pipe()
@@ -73,7 +82,10 @@ enum Subprocess {
         process.waitUntilExit()
         let status = process.terminationStatus
         if status != 0 && !allowFailure {
-            throw Failure(description: "\(arguments.joined(separator: " ")) exited with \(status): \(String(decoding: errors.finish(), as: UTF8.self).suffix(2000))")
+            throw Failure(
+                description:
+                    "\(arguments.joined(separator: " ")) exited with \(status): \(String(decoding: errors.finish(), as: UTF8.self).suffix(2000))"
+            )
         }
         return (status, output)
     }
@@ -117,13 +129,20 @@ enum Subprocess {
             wrapped = ["/usr/bin/time", "-f", "%M", "-o", report] + arguments
         } else {
             tool = "python3 fork/exec/wait4 (floor about 10 MB)"
-            let helper = "import os,sys\npid=os.fork()\nif pid==0: os.execvp(sys.argv[2],sys.argv[2:])\n_,st,ru=os.wait4(pid,0)\nopen(sys.argv[1],'w').write(str(ru.ru_maxrss))\nsys.exit(os.waitstatus_to_exitcode(st))"
+            let helper =
+                "import os,sys\npid=os.fork()\nif pid==0: os.execvp(sys.argv[2],sys.argv[2:])\n_,st,ru=os.wait4(pid,0)\nopen(sys.argv[1],'w').write(str(ru.ru_maxrss))\nsys.exit(os.waitstatus_to_exitcode(st))"
             wrapped = [python, "-c", helper, report] + arguments
         }
         let result = try timed(wrapped, environment: ["NO_COLOR": "1"])
-        guard result.status == 0 else { throw Failure(description: "\(wrapped.joined(separator: " ")) exited with \(result.status)") }
+        guard result.status == 0 else {
+            throw Failure(description: "\(wrapped.joined(separator: " ")) exited with \(result.status)")
+        }
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        guard let kilobytes = text.split(whereSeparator: \.isNewline).last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+        guard
+            let kilobytes = text.split(whereSeparator: \.isNewline).last.flatMap({
+                Int($0.trimmingCharacters(in: .whitespaces))
+            })
+        else {
             throw Failure(description: "\(tool) reported \(text.debugDescription), not a size")
         }
         return (kilobytes, tool)

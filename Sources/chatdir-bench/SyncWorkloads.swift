@@ -7,10 +7,13 @@ import ChatSync
 enum SyncWorkloads {
     /// A fresh store for bob catches up `expected` messages of c1 in one `syncOnce` (discovery,
     /// pipelined pages of 500, one durable commit per page, receipts); messages per second.
-    static func catchUp(_ fixture: ServerFixture, clientPath: String, expected: Int) async throws -> (perSecond: Double, seconds: Double) {
+    static func catchUp(_ fixture: ServerFixture, clientPath: String, expected: Int) async throws -> (
+        perSecond: Double, seconds: Double
+    ) {
         let (report, seconds) = try await firstSync(fixture, clientPath: clientPath)
         guard report.newMessages == expected, report.problems.isEmpty else {
-            throw Subprocess.Failure(description: "catch-up stored \(report.newMessages) of \(expected) messages: \(report.problems)")
+            throw Subprocess.Failure(
+                description: "catch-up stored \(report.newMessages) of \(expected) messages: \(report.problems)")
         }
         return (Double(expected) / seconds, seconds)
     }
@@ -18,16 +21,23 @@ enum SyncWorkloads {
     /// A fresh store for bob syncs `count` one-message conversations in one `syncOnce` (the
     /// list, then for each: its page, its receipts, a delivered position where the server is
     /// behind); seconds, and conversations per second.
-    static func manyConversations(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (seconds: Double, perSecond: Double) {
+    static func manyConversations(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (
+        seconds: Double, perSecond: Double
+    ) {
         let (report, seconds) = try await firstSync(fixture, clientPath: clientPath)
         guard report.conversations == count, report.newMessages == count, report.problems.isEmpty else {
-            throw Subprocess.Failure(description: "the first sync of \(count) conversations stored \(report.newMessages) messages of \(report.conversations) conversations: \(report.problems.prefix(3))")
+            throw Subprocess.Failure(
+                description:
+                    "the first sync of \(count) conversations stored \(report.newMessages) messages of \(report.conversations) conversations: \(report.problems.prefix(3))"
+            )
         }
         return (seconds, Double(count) / seconds)
     }
 
     /// One timed `syncOnce` of a fresh store for bob; its report and seconds.
-    private static func firstSync(_ fixture: ServerFixture, clientPath: String) async throws -> (SyncEngine.Report, Double) {
+    private static func firstSync(_ fixture: ServerFixture, clientPath: String) async throws -> (
+        SyncEngine.Report, Double
+    ) {
         let store = try fixture.clientStore(at: clientPath, user: "bob")
         // A throughput figure, not a trust check: the 30 s pass budget must not cut a long sync.
         var options = fixture.clientOptions
@@ -40,11 +50,16 @@ enum SyncWorkloads {
 
     /// carol queues `count` messages offline (Outbox.enqueue), then one `syncOnce` delivers
     /// them (one POST each, accepted ones committed 64 at a time); messages per second.
-    static func drain(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (perSecond: Double, seconds: Double) {
+    static func drain(_ fixture: ServerFixture, clientPath: String, count: Int) async throws -> (
+        perSecond: Double, seconds: Double
+    ) {
         let store = try fixture.clientStore(at: clientPath, user: "carol")
-        let engine = try SyncEngine(store: store, server: fixture.address, token: "carol-token", options: fixture.clientOptions)
-        let first = await engine.syncOnce()  // learns the conversation, as `send` needs
-        guard first.problems.isEmpty else { throw Subprocess.Failure(description: "drain: first sync failed: \(first.problems)") }
+        let engine = try SyncEngine(
+            store: store, server: fixture.address, token: "carol-token", options: fixture.clientOptions)
+        let first = await engine.syncOnce() // learns the conversation, as `send` needs
+        guard first.problems.isEmpty else {
+            throw Subprocess.Failure(description: "drain: first sync failed: \(first.problems)")
+        }
         let outbox = Outbox(store.conversation(ServerFixture.id("drain")))
         for index in 0..<count { try outbox.enqueue("queued \(index)") }
         let start = Stats.now()
@@ -67,7 +82,9 @@ enum SyncWorkloads {
             samples.append(Double(Stats.now() - start) / 1e6)
         }
         samples.sort()
-        func at(_ fraction: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count - 1) * fraction))] }
+        func at(_ fraction: Double) -> Double {
+            samples[min(samples.count - 1, Int(Double(samples.count - 1) * fraction))]
+        }
         return (at(0.5), at(0.99))
     }
 }

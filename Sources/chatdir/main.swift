@@ -2,7 +2,7 @@ import ChatCLI
 import ChatSystem
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // No Foundation here on purpose: `chatdir view` starts in a few milliseconds and a small

@@ -32,7 +32,7 @@ struct ChatdirRunner {
     /// caller on this toolchain (swift-corelibs-foundation#5472).
     func start(_ arguments: [String], stdout: Pipe? = nil) throws -> TestProcess {
         let process = TestProcess()
-        process.deadline = nil  // a worker runs until the loop kills it
+        process.deadline = nil // a worker runs until the loop kills it
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
@@ -61,7 +61,8 @@ struct ChatdirRunner {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         watchdog.cancel()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return Result(status: status, stdout: String(decoding: data, as: UTF8.self))
     }
 

@@ -10,11 +10,12 @@ final class ServerProcess {
 
     init(_ runner: ChatdirRunner, data: String, faults: String?) throws {
         let pipe = Pipe()
-        process = try runner.start(["serve", "--data", data, "--port", "0"] + (faults.map { ["--faults", $0] } ?? []), stdout: pipe)
+        process = try runner.start(
+            ["serve", "--data", data, "--port", "0"] + (faults.map { ["--faults", $0] } ?? []), stdout: pipe)
         var bytes = Data()
         while !bytes.contains(UInt8(ascii: "\n")) {
             let chunk = pipe.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }  // end of file: the server exited
+            guard !chunk.isEmpty else { break } // end of file: the server exited
             bytes += chunk
         }
         let line = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)

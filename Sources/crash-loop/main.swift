@@ -19,7 +19,11 @@ import ChatSync
 import Foundation
 
 func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data(("crash-loop: " + message + "\nusage: crash-loop --kills N [--seed S] [--chatdir PATH] [--dir DIR] [--quiet] [--sigterm]\n").utf8))
+    FileHandle.standardError.write(
+        Data(
+            ("crash-loop: " + message
+                + "\nusage: crash-loop --kills N [--seed S] [--chatdir PATH] [--dir DIR] [--quiet] [--sigterm]\n").utf8)
+    )
     exit(64)
 }
 
@@ -34,8 +38,12 @@ while argumentIndex < argv.count {
         return argv[argumentIndex]
     }
     switch name {
-    case "--kills": guard let kills = Int(value()), kills >= 1 else { usage("--kills wants a whole number ≥ 1") }; options.kills = kills
-    case "--seed": guard let seed = UInt64(value()) else { usage("--seed wants a whole number") }; options.seed = seed
+    case "--kills":
+        guard let kills = Int(value()), kills >= 1 else { usage("--kills wants a whole number ≥ 1") }
+        options.kills = kills
+    case "--seed":
+        guard let seed = UInt64(value()) else { usage("--seed wants a whole number") }
+        options.seed = seed
     case "--chatdir": options.chatdir = value()
     case "--dir": options.directory = value()
     case "--quiet": options.quiet = true
@@ -48,7 +56,8 @@ while argumentIndex < argv.count {
 let outcome = await CrashLoop.run(options)
 print(outcome.summary)
 if !outcome.findings.isEmpty {
-    var text = "crash-loop: FAILED with seed \(options.seed) (rerun: crash-loop --kills \(options.kills) --seed \(options.seed))\n"
+    var text =
+        "crash-loop: FAILED with seed \(options.seed) (rerun: crash-loop --kills \(options.kills) --seed \(options.seed))\n"
     for finding in outcome.findings.prefix(40) { text += "  " + finding + "\n" }
     FileHandle.standardError.write(Data(text.utf8))
     exit(1)

@@ -11,13 +11,16 @@ import ChatCLI
 import ChatDomain
 import ChatStore
 import ChatSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func option(_ name: String, default value: Int) -> Int {
     let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let number = Int(arguments[index + 1]) else { return value }
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
+        let number = Int(arguments[index + 1])
+    else { return value }
     return number
 }
 
@@ -80,14 +83,19 @@ for index in 0..<(2 * samples) {
     if index % 2 == 0 {
         let id = ClientMessageID.random()
         let ordinal = Clock.nanosecondsSince1970()
-        let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: "latency \(index)", createdAt: Clock.iso8601(nanoseconds: ordinal))
+        let entry = OutboxEntry(
+            ordinal: ordinal, clientMessageID: id, text: "latency \(index)",
+            createdAt: Clock.iso8601(nanoseconds: ordinal))
         let temp = try prepare(OutboxFile.encode(entry), in: conversation.outboxDirectory)
         start = Clock.monotonicNanoseconds()
         try Sys.rename(temp, conversation.outboxDirectory + "/" + OutboxFile.fileName(ordinal: ordinal, id: id))
     } else {
         let range = SegmentRange(containing: nextSequence, size: store.manifest.segmentSize)
         if segment.first.map({ !range.contains($0.sequence) }) ?? false { segment = [] }
-        segment.append(Message(sequence: nextSequence, clientMessageID: .random(), senderID: bob, text: "latency \(index)", sentAt: "2026-11-29T10:00:00.000Z"))
+        segment.append(
+            Message(
+                sequence: nextSequence, clientMessageID: .random(), senderID: bob, text: "latency \(index)",
+                sentAt: "2026-11-29T10:00:00.000Z"))
         nextSequence += 1
         let temp = try prepare(SegmentFile.encode(segment), in: conversation.messagesDirectory)
         start = Clock.monotonicNanoseconds()
@@ -106,7 +114,9 @@ func report(_ name: String, _ values: [Double]) {
         let value = sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
         return String(Int((value * 1000).rounded())) + " µs"
     }
-    print("\(name): n=\(sorted.count) p50=\(percentile(0.5)) p90=\(percentile(0.9)) p99=\(percentile(0.99)) max=\(percentile(1.0))")
+    print(
+        "\(name): n=\(sorted.count) p50=\(percentile(0.5)) p90=\(percentile(0.9)) p99=\(percentile(0.99)) max=\(percentile(1.0))"
+    )
 }
 print("observer-latency: \(messageCount) messages followed, rename(2) → frame drawn")
 report("rename into outbox/  ", outboxLatencies)

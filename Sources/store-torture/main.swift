@@ -9,7 +9,7 @@ import ChatStore
 import ChatSystem
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func say(_ line: String) {
@@ -29,7 +29,8 @@ do {
     let alice = try UserID("alice")
     let bob = try UserID("bob")
     let id = try ConversationID("c1")
-    let store = Sys.kind(of: root) == nil
+    let store =
+        Sys.kind(of: root) == nil
         ? try Store.create(at: root, manifest: Manifest(userID: alice, segmentSize: 10))
         : try Store.open(at: root)
     let writer = try StoreWriter(store: store)
@@ -38,8 +39,10 @@ do {
     let outbox = Outbox(conversation)
     var next = (try conversation.newestMessages(limit: 1).messages.last?.sequence ?? 0) + 1
     while true {
-        let message = Message(sequence: next, clientMessageID: .random(), senderID: next % 2 == 0 ? alice : bob,
-                              text: "message \(next) " + String(repeating: "x", count: next % 50), sentAt: Clock.iso8601(nanoseconds: Clock.nanosecondsSince1970()))
+        let message = Message(
+            sequence: next, clientMessageID: .random(), senderID: next % 2 == 0 ? alice : bob,
+            text: "message \(next) " + String(repeating: "x", count: next % 50),
+            sentAt: Clock.iso8601(nanoseconds: Clock.nanosecondsSince1970()))
         try writer.save([message], in: id)
         say("seq \(next)")
         try writer.mergePositions(Positions([bob: MemberPosition(deliveredUpTo: next, readUpTo: next - 1)]), in: id)

@@ -1,16 +1,19 @@
 import ChatDomain
 import ChatStore
 import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
 @testable import chatdir_bench
 
 /// The bench's workload functions run end to end on tiny sizes: they work and report sane
 /// figures. No timing is asserted (the machine is shared); `chatdir-bench` itself is not run.
 @Suite(.ownThreads, .serialized) struct BenchSmokeTests {
     final class Scratch {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chatdir-bench-test-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chatdir-bench-test-\(UUID().uuidString)"
+        ).path
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
@@ -34,7 +37,7 @@ import ChatTestSupport
         let scan = try StoreWorkloads.scan(store)
         let grep = try StoreWorkloads.grep(store)
         #expect(scan.count > 0)
-        #expect(grep.count >= scan.count)  // grep counts lines; a line is one message here
+        #expect(grep.count >= scan.count) // grep counts lines; a line is one message here
         let ingest = try StoreWorkloads.ingest(at: scratch.path + "/ingest", total: 1000, page: 500)
         #expect(ingest.perSecond > 0)
         #expect(try ingest.store.conversation(StoreWorkloads.c1).segmentRanges().count == 10)
@@ -51,7 +54,8 @@ import ChatTestSupport
         let search = try StoreWorkloads.search(chatdir: builtProduct("chatdir").path, store: store, runs: 1)
         #expect(search.count == scan.count)
         #expect(search.milliseconds > 0)
-        let counted = try StoreWorkloads.search(chatdir: builtProduct("chatdir").path, store: store, counting: true, runs: 1)
+        let counted = try StoreWorkloads.search(
+            chatdir: builtProduct("chatdir").path, store: store, counting: true, runs: 1)
         #expect(counted.count == scan.count)
     }
 
@@ -68,12 +72,15 @@ import ChatTestSupport
         #expect(live.count == 5 && live.fromSendP50 > 0)
     }
 
-    @Test("the first sync of many conversations runs at 1,000: every conversation stored once, caught up, delivered, and the cached data directory left as made")
+    @Test(
+        "the first sync of many conversations runs at 1,000: every conversation stored once, caught up, delivered, and the cached data directory left as made"
+    )
     func manyConversations() async throws {
         let scratch = Scratch()
         let count = 1000
         let cached = try ServerFixture.manyConversations(count, cache: scratch.path + "/cache", log: { _ in })
-        #expect(try ServerFixture.manyConversations(count, cache: scratch.path + "/cache", log: { _ in }) == cached)  // reused
+        // reused
+        #expect(try ServerFixture.manyConversations(count, cache: scratch.path + "/cache", log: { _ in }) == cached)
         let before = try FileManager.default.subpathsOfDirectory(atPath: cached).sorted()
         let fixture = try ServerFixture(copying: cached, to: scratch.path + "/server")
         defer { fixture.stop() }
@@ -94,8 +101,11 @@ import ChatTestSupport
         #expect(try FileManager.default.subpathsOfDirectory(atPath: cached).sorted() == before)
     }
 
-    @Test("the TLS workloads run against an in-process server over https and wss: connect, catch-up, live latency",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl command line (CI installs it)"))
+    @Test(
+        "the TLS workloads run against an in-process server over https and wss: connect, catch-up, live latency",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+            "needs the openssl command line (CI installs it)"))
     func tlsWorkloads() async throws {
         let scratch = Scratch()
         let fixture = try ServerFixture(directory: scratch.path + "/server", history: 300, tls: true)
@@ -126,29 +136,42 @@ import ChatTestSupport
     @Test("the peer runner runs with tiny counts and the bridge reads its JSON")
     func peers() throws {
         let scratch = Scratch()
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let runner = PeerRunner(python: "python3", script: root.path + "/bench/peers_runner.py", workdir: scratch.path + "/peers")
-        let result = try runner.run(sizes: [200], quick: true, maildirMax: 200, extraArguments: [
-            "--open-runs", "3", "--append-count", "5", "--ingest-total", "1000", "--outbox-count", "5", "--git-pages", "2",
-        ])
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let runner = PeerRunner(
+            python: "python3", script: root.path + "/bench/peers_runner.py", workdir: scratch.path + "/peers")
+        let result = try runner.run(
+            sizes: [200], quick: true, maildirMax: 200,
+            extraArguments: [
+                "--open-runs", "3", "--append-count", "5", "--ingest-total", "1000", "--outbox-count", "5",
+                "--git-pages", "2",
+            ])
         for peer in ["sqlite", "maildir"] {
             let figures = try #require(result.figures[peer])
-            for key in ["open_us_200", "append_p50_us_200", "append_p99_us_200", "scan_ms_200", "ingest_msgs_per_s", "outbox_us_median", "git_bytes_after_2_pages"] {
-                #expect((figures[key] ?? -1) >= 0, "\(peer) \(key)")  // a warm 200-message scan may round to 0.0 ms
+            for key in [
+                "open_us_200", "append_p50_us_200", "append_p99_us_200", "scan_ms_200", "ingest_msgs_per_s",
+                "outbox_us_median", "git_bytes_after_2_pages",
+            ] {
+                #expect((figures[key] ?? -1) >= 0, "\(peer) \(key)") // a warm 200-message scan may round to 0.0 ms
             }
         }
         #expect(result.figures["sqlite"]?["scan_count_200"] == result.figures["maildir"]?["scan_count_200"])
     }
 
-    @Test("the sqlite3 shell rows run on a small WAL database: the view and list queries answer what chatdir prints, the insert lands in a copy",
-          .enabled(if: SQLiteShell.locate() != nil))
+    @Test(
+        "the sqlite3 shell rows run on a small WAL database: the view and list queries answer what chatdir prints, the insert lands in a copy",
+        .enabled(if: SQLiteShell.locate() != nil))
     func sqliteShell() throws {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
         let sqlite3 = try #require(SQLiteShell.locate())
         let database = scratch.path + "/chat.db"
-        var schema = "pragma journal_mode = wal; create table messages (conversation TEXT, sequence INTEGER, clientMessageId TEXT UNIQUE, senderId TEXT, sentAt TEXT, text TEXT, PRIMARY KEY (conversation, sequence)); create table outbox (clientMessageId TEXT PRIMARY KEY, conversation TEXT, text TEXT, createdAt TEXT, state TEXT);"
-        for sequence in 1...60 { schema += " insert into messages values ('c1', \(sequence), 'id\(sequence)', 'bob', '2026-11-29T10:00:00.000Z', 'text \(sequence)');" }
+        var schema =
+            "pragma journal_mode = wal; create table messages (conversation TEXT, sequence INTEGER, clientMessageId TEXT UNIQUE, senderId TEXT, sentAt TEXT, text TEXT, PRIMARY KEY (conversation, sequence)); create table outbox (clientMessageId TEXT PRIMARY KEY, conversation TEXT, text TEXT, createdAt TEXT, state TEXT);"
+        for sequence in 1...60 {
+            schema +=
+                " insert into messages values ('c1', \(sequence), 'id\(sequence)', 'bob', '2026-11-29T10:00:00.000Z', 'text \(sequence)');"
+        }
         schema += " insert into messages values ('c2', 1, 'other', 'carol', '2026-11-29T11:00:00.000Z', 'hello');"
         try Subprocess.capture([sqlite3, database, schema])
         let view = try Subprocess.capture([sqlite3, database, SQLiteShell.viewQuery]).output
@@ -156,22 +179,30 @@ import ChatTestSupport
         #expect(rows.count == 50)
         #expect(rows.first == "60|bob|2026-11-29T10:00:00.000Z|text 60")
         let list = try Subprocess.capture([sqlite3, database, SQLiteShell.listQuery]).output
-        #expect(String(decoding: list, as: UTF8.self) == "c1|60|bob|2026-11-29T10:00:00.000Z|text 60|0|0\nc2|1|carol|2026-11-29T11:00:00.000Z|hello|0|0\n")
+        #expect(
+            String(decoding: list, as: UTF8.self)
+                == "c1|60|bob|2026-11-29T10:00:00.000Z|text 60|0|0\nc2|1|carol|2026-11-29T11:00:00.000Z|hello|0|0\n")
         let timed = try SQLiteShell.paired(["/bin/true"], sqlite3, database: database, SQLiteShell.viewQuery, runs: 1)
         #expect(timed.chatdir > 0 && timed.sqlite3 > 0)
-        let send = try SQLiteShell.send(chatdir: builtProduct("chatdir").path, sqlite3, database: database, scratch: scratch.path + "/send", runs: 1)
+        let send = try SQLiteShell.send(
+            chatdir: builtProduct("chatdir").path, sqlite3, database: database, scratch: scratch.path + "/send", runs: 1
+        )
         #expect(send.chatdir > 0 && send.sqlite3 > 0)
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/send"))
         let outbox = try Subprocess.capture([sqlite3, database, "select count(*) from outbox"]).output
-        #expect(String(decoding: outbox, as: UTF8.self) == "0\n")  // the inserts went into the copy
+        #expect(String(decoding: outbox, as: UTF8.self) == "0\n") // the inserts went into the copy
     }
 
     @Test("a chatdir built without --disable-local-rpath is noticed (its $ORIGIN run path), one built with it is not")
     func localRunPath() throws {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
-        #expect(FileManager.default.createFile(atPath: scratch.path + "/with", contents: Data("\u{7F}ELF...$ORIGIN\0...".utf8)))
-        #expect(FileManager.default.createFile(atPath: scratch.path + "/without", contents: Data("\u{7F}ELF...ORIGINAL\0...".utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: scratch.path + "/with", contents: Data("\u{7F}ELF...$ORIGIN\0...".utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: scratch.path + "/without", contents: Data("\u{7F}ELF...ORIGINAL\0...".utf8)))
         #expect(Bench.hasLocalRunPath(scratch.path + "/with"))
         #expect(!Bench.hasLocalRunPath(scratch.path + "/without"))
         #expect(!Bench.hasLocalRunPath(scratch.path + "/missing"))
@@ -182,7 +213,8 @@ import ChatTestSupport
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
         let log = scratch.path + "/turns"
-        let walls = try CLIWorkloads.pairedMedianWalls(["/bin/sh", "-c", "echo a >> \(log)"], ["/bin/sh", "-c", "echo b >> \(log)"], runs: 3)
+        let walls = try CLIWorkloads.pairedMedianWalls(
+            ["/bin/sh", "-c", "echo a >> \(log)"], ["/bin/sh", "-c", "echo b >> \(log)"], runs: 3)
         #expect(walls.first > 0 && walls.second > 0)
         // Warm-up a b, then b a, a b, b a: each program first in half the rounds.
         #expect(try String(contentsOfFile: log, encoding: .utf8) == "a\nb\nb\na\na\nb\nb\na\n")
@@ -201,12 +233,16 @@ import ChatTestSupport
         #expect(FileManager.default.contents(atPath: scratch.path + "/file") == Data("x".utf8))
     }
 
-    @Test("the in-process Maildir sequence leaves what the peer runner's Maildir leaves: named files in the folder, nothing in tmp/")
+    @Test(
+        "the in-process Maildir sequence leaves what the peer runner's Maildir leaves: named files in the folder, nothing in tmp/"
+    )
     func maildirSequence() throws {
         let scratch = Scratch()
         var maildir = try MaildirSequence(root: scratch.path + "/maildir")
         try maildir.queue("on my way")
-        let message = Message(sequence: 10_001, clientMessageID: try ClientMessageID("C14C9B80-0000-4000-8000-000000000001"), senderID: try UserID("bob"), text: "pizza?", sentAt: "2026-12-05T08:00:00.000Z")
+        let message = Message(
+            sequence: 10_001, clientMessageID: try ClientMessageID("C14C9B80-0000-4000-8000-000000000001"),
+            senderID: try UserID("bob"), text: "pizza?", sentAt: "2026-12-05T08:00:00.000Z")
         try maildir.save(message)
         let root = scratch.path + "/maildir"
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/tmp").isEmpty)
@@ -215,7 +251,10 @@ import ChatTestSupport
         let line = try String(contentsOfFile: root + "/outbox/" + queued[0], encoding: .utf8)
         #expect(line.hasPrefix("{\"clientMessageId\": \"") && line.hasSuffix("\"text\": \"on my way\"}\n"), "\(line)")
         let saved = try String(contentsOfFile: root + "/c1/0000010001.json", encoding: .utf8)
-        #expect(saved == "{\"clientMessageId\":\"C14C9B80-0000-4000-8000-000000000001\",\"sender\":\"bob\",\"sentAt\":\"2026-12-05T08:00:00.000Z\",\"sequence\":10001,\"text\":\"pizza?\"}\n")
+        #expect(
+            saved
+                == "{\"clientMessageId\":\"C14C9B80-0000-4000-8000-000000000001\",\"sender\":\"bob\",\"sentAt\":\"2026-12-05T08:00:00.000Z\",\"sequence\":10001,\"text\":\"pizza?\"}\n"
+        )
         #expect(MaildirSequence.padded(42, 5) == "00042" && MaildirSequence.padded(123_456, 3) == "123456")
     }
 
@@ -223,14 +262,17 @@ import ChatTestSupport
     func report() throws {
         var report = Report(options: try BenchOptions.parse(["--sizes", "10000,1000000"]))
         report.figures = [
-            "chatdir": ["open_us_10000": 50, "open_us_1000000": 80, "ingest_msgs_per_s": 90_000, "view_peak_rss_mib": 11, "live_p99_ms": 25],
+            "chatdir": [
+                "open_us_10000": 50, "open_us_1000000": 80, "ingest_msgs_per_s": 90_000, "view_peak_rss_mib": 11,
+                "live_p99_ms": 25,
+            ],
             "sqlite": ["open_us_10000": 40, "open_us_1000000": 50, "ingest_msgs_per_s": 100_000],
             "maildir": ["open_us_10000": 500, "ingest_msgs_per_s": 2000],
         ]
         let rows = Dictionary(report.rows.map { ($0.workload, $0) }, uniquingKeysWith: { first, _ in first })
         #expect(rows["open newest 50, N=1M"]?.ratio == 1.6)
         #expect(rows["open newest 50, N=1M"]?.met == false)
-        #expect(rows["open newest 50, N=10k"]?.met == true)  // 1.25×: the goal (≤ 1.5×) holds at every size
+        #expect(rows["open newest 50, N=10k"]?.met == true) // 1.25×: the goal (≤ 1.5×) holds at every size
         #expect(rows["ingest 100k in pages of 500"]?.ratio == 0.9)
         #expect(rows["ingest 100k in pages of 500"]?.met == false)
         #expect(rows["chatdir view peak RSS, N=1M"]?.met == true)
@@ -254,16 +296,25 @@ import ChatTestSupport
         #expect(rows["chatdir view --limit 50 vs sqlite3 shell, N=10k"]?.met == false)
         #expect(rows["chatdir send vs sqlite3 insert (WAL, synchronous=full)"]?.met == true)
         #expect(rows["chatdir list vs sqlite3 shell, N=10k"]?.met == true)
-        #expect(report.table().contains("| chatdir view --limit 50 vs sqlite3 shell, N=10k | ms | 3.00 | 2.00 | — | 1.50× | ≤ 1.0× sqlite3 | **no** |"))
+        #expect(
+            report.table().contains(
+                "| chatdir view --limit 50 vs sqlite3 shell, N=10k | ms | 3.00 | 2.00 | — | 1.50× | ≤ 1.0× sqlite3 | **no** |"
+            ))
     }
 
-    @Test("options: --quick shrinks the sizes, bad values are refused with the reason",
-          arguments: [(["--quick"], [10_000, 100_000]), (["--sizes", "1000,2_000"], [1000, 2000]), ([], [10_000, 100_000, 1_000_000])])
+    @Test(
+        "options: --quick shrinks the sizes, bad values are refused with the reason",
+        arguments: [
+            (["--quick"], [10_000, 100_000]), (["--sizes", "1000,2_000"], [1000, 2000]),
+            ([], [10_000, 100_000, 1_000_000]),
+        ])
     func options(arguments: [String], sizes: [Int]) throws {
         #expect(try BenchOptions.parse(arguments).sizes == sizes)
     }
 
-    @Test("options that make no sense are refused", arguments: [["--sizes", "0"], ["--only", "nothing"], ["--json"], ["--frobnicate"]])
+    @Test(
+        "options that make no sense are refused",
+        arguments: [["--sizes", "0"], ["--only", "nothing"], ["--json"], ["--frobnicate"]])
     func badOptions(arguments: [String]) {
         #expect(throws: BenchOptions.UsageError.self) { try BenchOptions.parse(arguments) }
     }

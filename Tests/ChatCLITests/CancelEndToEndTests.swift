@@ -1,7 +1,7 @@
 import ChatServer
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir cancel` as a user runs it, against a reference server in this process; the race
 /// with a delivery in flight goes through a relay that stalls the POST.
@@ -31,7 +31,8 @@ import ChatTestSupport
         let all = try fixture.cancel(["--all-failed"])
         #expect(all.status == 0, "\(all.stderr)")
         #expect(all.lines.count == 4, "\(all.stdout)")
-        #expect(all.lines[0].hasPrefix("failed: dinner \(first) \"REJECT one\" (rejected by the server"), "\(all.stdout)")
+        #expect(
+            all.lines[0].hasPrefix("failed: dinner \(first) \"REJECT one\" (rejected by the server"), "\(all.stdout)")
         #expect(all.lines[1] == "cancelled \(first)")
         #expect(all.lines[2].hasPrefix("failed: dinner \(second) \"REJECT two\""))
         #expect(all.lines[3] == "cancelled \(second)")
@@ -47,7 +48,10 @@ import ChatTestSupport
         let id = "6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"
         let result = try fixture.cancel(["dinner", id])
         #expect(result.status == 66)
-        #expect(result.stderr == "chatdir cancel: no outbox message \(id) in conversation dinner; `chatdir view dinner` shows pending and failed messages with their IDs\n")
+        #expect(
+            result.stderr
+                == "chatdir cancel: no outbox message \(id) in conversation dinner; `chatdir view dinner` shows pending and failed messages with their IDs\n"
+        )
         #expect(try fixture.cancel(["dinner", "not-an-id"]).status == 64)
         #expect(try fixture.cancel(["nowhere", id]).status == 66)
     }
@@ -66,25 +70,34 @@ import ChatTestSupport
 
     /// Starts `chatdir sync` (one pass) and waits until the relay holds its POST.
     func startSyncStalled(_ fixture: ServedStore, _ relay: StallingRelay) throws -> TestProcess {
-        let sync = try ChatdirProcess.start(["sync", "--store", fixture.store], environment: fixture.environment, standardInput: nil)
+        let sync = try ChatdirProcess.start(
+            ["sync", "--store", fixture.store], environment: fixture.environment, standardInput: nil)
         #expect(relay.waitForStall(), "the POST never came")
         return sync
     }
 
     /// Runs `chatdir cancel dinner id` while the POST is stalled: waits for it to say it waits,
     /// then releases the POST. Returns cancel's status and output.
-    func cancelDuringStall(_ fixture: ServedStore, _ relay: StallingRelay, _ id: String) throws -> (status: Int32, stdout: String, stderr: String) {
+    func cancelDuringStall(_ fixture: ServedStore, _ relay: StallingRelay, _ id: String) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         let out = Pipe()
         let err = Pipe()
         let waiting = DispatchSemaphore(value: 0)
         let stderrEnded = DispatchSemaphore(value: 0)
         let stderr = Locked("")
-        readLines(of: err.fileHandleForReading, { line in
-            stderr.withLock { $0 += line + "\n" }
-            if line.contains("waiting for the attempt to end") { waiting.signal() }
-        }, ended: { stderrEnded.signal() })
-        let cancel = try ChatdirProcess.start(["cancel", "--store", fixture.store, "dinner", id], standardInput: nil, standardOutput: out, standardError: err)
-        #expect(waiting.wait(timeout: .now() + 60) == .success, "cancel did not wait for the attempt: \(stderr.withLock { $0 })")
+        readLines(
+            of: err.fileHandleForReading,
+            { line in
+                stderr.withLock { $0 += line + "\n" }
+                if line.contains("waiting for the attempt to end") { waiting.signal() }
+            }, ended: { stderrEnded.signal() })
+        let cancel = try ChatdirProcess.start(
+            ["cancel", "--store", fixture.store, "dinner", id], standardInput: nil, standardOutput: out,
+            standardError: err)
+        #expect(
+            waiting.wait(timeout: .now() + 60) == .success,
+            "cancel did not wait for the attempt: \(stderr.withLock { $0 })")
         relay.release()
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         cancel.waitUntilExit()
@@ -96,7 +109,9 @@ import ChatTestSupport
 
     /// A store synced through a relay, one message queued, `sync` started and its POST stalled
     /// as `stall` says, and `cancel` run during the stall; returns what cancel and sync did.
-    func race(_ stall: StallingRelay.Stall) throws -> (fixture: ServedStore, id: String, cancel: (status: Int32, stdout: String, stderr: String), sync: Int32) {
+    func race(_ stall: StallingRelay.Stall) throws -> (
+        fixture: ServedStore, id: String, cancel: (status: Int32, stdout: String, stderr: String), sync: Int32
+    ) {
         let fixture = try ServedStore(relayed: true)
         let stalling = try #require(fixture.relay)
         let id = try fixture.send("racing")

@@ -1,8 +1,9 @@
-@testable import ChatCLI
 import ChatDomain
-@testable import ChatStore
-import Testing
 import ChatTestSupport
+import Testing
+
+@testable import ChatCLI
+@testable import ChatStore
 
 /// The chat screen's rules on small ConversationState values built here: no terminal, no store,
 /// the clock given. Screens are 12 rows (title, history line, 8 body lines, status, input) unless said.
@@ -17,34 +18,45 @@ import ChatTestSupport
     /// A fixed client message ID per number, so rows keep their identity across states.
     func id(_ number: Int) -> ClientMessageID {
         let digits = String(number)
-        return try! ClientMessageID("00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count) + digits)
+        return try! ClientMessageID(
+            "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count) + digits)
     }
 
     /// Row `sequence` (its ID the same number), from `sender`, saying `m<sequence>`.
-    func row(_ sequence: Int, _ sender: UserID? = nil, _ status: TimelineRow.Status? = nil, text: String? = nil) -> TimelineRow {
+    func row(_ sequence: Int, _ sender: UserID? = nil, _ status: TimelineRow.Status? = nil, text: String? = nil)
+        -> TimelineRow
+    {
         let from = sender ?? bob
-        return TimelineRow(clientMessageID: id(sequence), sequence: sequence, senderID: from, text: text ?? "m\(sequence)",
-                           time: "2026-11-29T10:02:07.000Z", status: status ?? (from == alice ? .outgoing(.sent) : .incoming))
+        return TimelineRow(
+            clientMessageID: id(sequence), sequence: sequence, senderID: from, text: text ?? "m\(sequence)",
+            time: "2026-11-29T10:02:07.000Z", status: status ?? (from == alice ? .outgoing(.sent) : .incoming))
     }
 
     /// An outbox row of mine (ID 1000 + number).
     func outboxRow(_ number: Int, failed: String? = nil, text: String? = nil) -> TimelineRow {
-        TimelineRow(clientMessageID: id(1000 + number), sequence: nil, senderID: alice, text: text ?? "out\(number)",
-                    time: "2026-11-29T10:02:07.000Z", status: failed.map { .failed(reason: $0) } ?? .pending)
+        TimelineRow(
+            clientMessageID: id(1000 + number), sequence: nil, senderID: alice, text: text ?? "out\(number)",
+            time: "2026-11-29T10:02:07.000Z", status: failed.map { .failed(reason: $0) } ?? .pending)
     }
 
-    func state(_ rows: [TimelineRow], older: Bool = false, worker: Int32? = 42, positions: Positions? = Positions(),
-               members: [UserID]? = nil, title: String = "Lunch") -> ConversationState {
+    func state(
+        _ rows: [TimelineRow], older: Bool = false, worker: Int32? = 42, positions: Positions? = Positions(),
+        members: [UserID]? = nil, title: String = "Lunch"
+    ) -> ConversationState {
         let members = members ?? [alice, bob, carol]
         let failed = rows.filter { if case .failed = $0.status { true } else { false } }.count
         let pending = rows.filter { $0.status == .pending }.count
-        return ConversationState(id: c1, info: ConversationInfo(title: title, members: members), members: members, rows: rows,
-                                 hasOlder: older, pending: pending, failed: failed, positionsLoaded: positions != nil,
-                                 syncWorker: worker, problems: [], exists: true, positions: positions)
+        return ConversationState(
+            id: c1, info: ConversationInfo(title: title, members: members), members: members, rows: rows,
+            hasOlder: older, pending: pending, failed: failed, positionsLoaded: positions != nil,
+            syncWorker: worker, problems: [], exists: true, positions: positions)
     }
 
-    func model(_ state: ConversationState? = nil, rows: Int = 12, columns: Int = 60, read: Int? = nil) -> ChatScreenModel {
-        var model = ChatScreenModel(me: alice, conversation: c1, readPosition: read, hint: .defaultStore, rows: rows, columns: columns)
+    func model(_ state: ConversationState? = nil, rows: Int = 12, columns: Int = 60, read: Int? = nil)
+        -> ChatScreenModel
+    {
+        var model = ChatScreenModel(
+            me: alice, conversation: c1, readPosition: read, hint: .defaultStore, rows: rows, columns: columns)
         if let state { model.update(state) }
         return model
     }
@@ -87,9 +99,13 @@ import ChatTestSupport
         #expect(lines(screen)[10] == "  1 failed (chatdir retry c1 --all) · no sync worker running")
     }
 
-    @Test("every line fits the width, long messages and a narrow screen included, and a resize keeps the input line", arguments: [20, 33, 80])
+    @Test(
+        "every line fits the width, long messages and a narrow screen included, and a resize keeps the input line",
+        arguments: [20, 33, 80])
     func fits(_ columns: Int) {
-        var screen = model(state([row(1, text: String(repeating: "long words ", count: 20)), row(2, alice, .outgoing(.read))]), columns: 100)
+        var screen = model(
+            state([row(1, text: String(repeating: "long words ", count: 20)), row(2, alice, .outgoing(.read))]),
+            columns: 100)
         _ = type(String(repeating: "x", count: 150), into: &screen)
         screen.resize(rows: 9, columns: columns)
         let frame = screen.frame(plain)
@@ -138,15 +154,19 @@ import ChatTestSupport
         #expect(!lines(model(state(rows), read: 5)).contains { $0.contains(" new ─") })
     }
 
-    @Test("the typing line names who types, only while someone does; mine never shows; a signal older than 6 s is gone", arguments: [
-        ([1], "  bob is typing…"),
-        ([1, 2], "  bob and carol are typing…"),
-        ([1, 2, 3], "  3 people are typing…"),
-    ])
+    @Test(
+        "the typing line names who types, only while someone does; mine never shows; a signal older than 6 s is gone",
+        arguments: [
+            ([1], "  bob is typing…"),
+            ([1, 2], "  bob and carol are typing…"),
+            ([1, 2, 3], "  3 people are typing…"),
+        ])
     func typingLine(_ who: [Int], _ expected: String) {
         var screen = model(state([row(1)], members: [alice, bob, carol, dave]))
         let users = [alice, bob, carol, dave]
-        let typing = [(user: alice, milliseconds: Int64(10_000))] + who.map { (user: users[$0], milliseconds: Int64(10_000 - 500 * $0)) }
+        let typing =
+            [(user: alice, milliseconds: Int64(10_000))]
+            + who.map { (user: users[$0], milliseconds: Int64(10_000 - 500 * $0)) }
         screen.update(typing: typing, now: 10_000)
         #expect(lines(screen)[9] == expected)
         #expect(lines(screen).count == 12)
@@ -233,10 +253,15 @@ import ChatTestSupport
     // MARK: Selection and retry
 
     var failedState: ConversationState {
-        state([row(1), row(2, alice), row(3), outboxRow(1, failed: "too long"), outboxRow(2), outboxRow(3, failed: "read-only")])
+        state([
+            row(1), row(2, alice), row(3), outboxRow(1, failed: "too long"), outboxRow(2),
+            outboxRow(3, failed: "read-only"),
+        ])
     }
 
-    @Test("Tab and Shift-Tab move among my failed rows newest first, then my accepted rows; ↑/↓ move while a selection exists")
+    @Test(
+        "Tab and Shift-Tab move among my failed rows newest first, then my accepted rows; ↑/↓ move while a selection exists"
+    )
     func selection() {
         var screen = model(failedState)
         _ = screen.handle(.tab, now: 0)
@@ -262,7 +287,9 @@ import ChatTestSupport
         #expect(!lines(screen).contains { $0.hasPrefix("» ") })
     }
 
-    @Test("r or Enter on a selected failed row retries it with its ID; other letters go to the input and clear the selection")
+    @Test(
+        "r or Enter on a selected failed row retries it with its ID; other letters go to the input and clear the selection"
+    )
     func retry() {
         var screen = model(failedState)
         _ = screen.handle(.tab, now: 0)
@@ -293,19 +320,24 @@ import ChatTestSupport
         #expect(screen.selected == nil)
     }
 
-    @Test("i on a selected row of mine shows who has it and who read it, from the positions; Esc closes it, Esc again clears the selection")
+    @Test(
+        "i on a selected row of mine shows who has it and who read it, from the positions; Esc closes it, Esc again clears the selection"
+    )
     func receiptsPanel() {
-        let positions = Positions([bob: MemberPosition(deliveredUpTo: 3, readUpTo: 2), carol: MemberPosition(deliveredUpTo: 1, readUpTo: 1)])
+        let positions = Positions([
+            bob: MemberPosition(deliveredUpTo: 3, readUpTo: 2), carol: MemberPosition(deliveredUpTo: 1, readUpTo: 1),
+        ])
         var screen = model(state([row(1), row(2, alice), row(3)], positions: positions), rows: 14, columns: 80)
         _ = screen.handle(.tab, now: 0)
         _ = screen.handle(.text("i"), now: 0)
         #expect(screen.editor.isEmpty)
         let drawn = lines(screen)
-        #expect(Array(drawn[9...11]) == [
-            "  receipts of 2: delivered to 1 of 2 · read by 1 of 2  (Esc closes)",
-            "    bob    ✓✓ read",
-            "    carol  ✓ not delivered yet",
-        ])
+        #expect(
+            Array(drawn[9...11]) == [
+                "  receipts of 2: delivered to 1 of 2 · read by 1 of 2  (Esc closes)",
+                "    bob    ✓✓ read",
+                "    carol  ✓ not delivered yet",
+            ])
         _ = screen.handle(.escape, now: 0)
         #expect(!lines(screen).contains { $0.contains("receipts of") })
         #expect(screen.selected == id(2))
@@ -368,7 +400,8 @@ import ChatTestSupport
         #expect(screen.timeline.first?.sequence == 21)
     }
 
-    @Test("when the row the view stands on goes away, the view stays near its sequence instead of jumping to the bottom")
+    @Test(
+        "when the row the view stands on goes away, the view stays near its sequence instead of jumping to the bottom")
     func anchorRowGone() {
         var screen = scrolled()
         for _ in 0..<3 { _ = screen.handle(.pageUp, now: 0) }
@@ -399,7 +432,9 @@ import ChatTestSupport
         #expect(got13 == [.loadOlderStored(before: 21)])
     }
 
-    @Test("at the top of what is stored: wantOlder once, loading older… while a worker runs, loadOlderStored when it stored the page")
+    @Test(
+        "at the top of what is stored: wantOlder once, loading older… while a worker runs, loadOlderStored when it stored the page"
+    )
     func wantOlder() {
         var screen = model(state((31...35).map { row($0) }, worker: 1))
         let got14 = screen.takeEffects()
@@ -534,7 +569,10 @@ import ChatTestSupport
 
     @Test("titles, message text and failure reasons from outside show their control characters as notation")
     func untrusted() {
-        let screen = model(state([row(1, text: "hi \u{1B}]52;c;AAAA\u{07} there"), outboxRow(1, failed: "bad \u{9B}31m")], title: "T\u{1B}[2Jx"))
+        let screen = model(
+            state(
+                [row(1, text: "hi \u{1B}]52;c;AAAA\u{07} there"), outboxRow(1, failed: "bad \u{9B}31m")],
+                title: "T\u{1B}[2Jx"))
         let drawn = lines(screen)
         #expect(drawn[0].hasPrefix("T^[[2Jx  c1"))
         #expect(drawn.contains { $0.contains("hi ^[]52;c;AAAA^G there") })
@@ -552,7 +590,9 @@ extension ChatScreenModelTests {
         #expect(lines(screen)[1] == "  ↑ older messages")
         screen.resize(rows: 8, columns: 60)
         #expect(lines(screen)[1] == "  ↑ older messages")
-        for _ in 0..<40 where lines(screen)[1] != "  beginning of the conversation" { _ = screen.handle(.pageUp, now: 0) }
+        for _ in 0..<40 where lines(screen)[1] != "  beginning of the conversation" {
+            _ = screen.handle(.pageUp, now: 0)
+        }
         #expect(lines(screen)[1] == "  beginning of the conversation")
         #expect(lines(screen)[2].hasSuffix("bob    m1"))
     }

@@ -1,9 +1,10 @@
-@testable import ChatCLI
 import ChatDomain
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatCLI
 
 /// The commands as a user runs them: exit codes, stdout, stderr, and the files they leave.
 @Suite(.ownThreads) struct CommandsEndToEndTests {
@@ -16,21 +17,31 @@ import ChatTestSupport
     }
 
     func outboxFiles(_ store: String, _ conversation: String = "c1") throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: store + "/conversations/\(conversation)/outbox").filter { !$0.hasPrefix(".") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: store + "/conversations/\(conversation)/outbox").filter {
+            !$0.hasPrefix(".")
+        }.sorted()
     }
 
-    @Test("init creates a store that check accepts; a second init refuses and says how to use the store, never to remove it")
+    @Test(
+        "init creates a store that check accepts; a second init refuses and says how to use the store, never to remove it"
+    )
     func initStore() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("mine")
         let result = try ChatdirProcess.run(["init", "--user", "alice", "--server", "http://127.0.0.1:8080", path])
         #expect(result.status == 0)
         #expect(result.stdout == path + "\n")
-        #expect(try String(contentsOfFile: path + "/chatdir.json", encoding: .utf8) == "{\n\"format\":1,\n\"segmentSize\":100,\n\"server\":\"http://127.0.0.1:8080\",\n\"userId\":\"alice\"\n}\n")
+        #expect(
+            try String(contentsOfFile: path + "/chatdir.json", encoding: .utf8)
+                == "{\n\"format\":1,\n\"segmentSize\":100,\n\"server\":\"http://127.0.0.1:8080\",\n\"userId\":\"alice\"\n}\n"
+        )
         #expect(try ChatdirProcess.run(["check", path]).status == 0)
         let again = try ChatdirProcess.run(["init", "--user", "bob", "--store", path])
         #expect(again.status == 73)
-        #expect(again.stderr == "chatdir init: \(path) is already alice's chatdir store, left as it is; use it with --store \(path) (`chatdir config --store \(path)` shows its settings), or give init a new directory\n")
+        #expect(
+            again.stderr
+                == "chatdir init: \(path) is already alice's chatdir store, left as it is; use it with --store \(path) (`chatdir config --store \(path)` shows its settings), or give init a new directory\n"
+        )
         #expect(!again.stderr.contains("remove"))
         #expect(try ChatdirProcess.run(["check", path]).status == 0)
         let other = directory.file("other")
@@ -38,7 +49,10 @@ import ChatTestSupport
         try Data("notes".utf8).write(to: URL(fileURLWithPath: other + "/notes.txt"))
         let full = try ChatdirProcess.run(["init", "--user", "bob", other])
         #expect(full.status == 73)
-        #expect(full.stderr == "chatdir init: \(other) already exists and is not empty, so it is left as it is; give init a new or empty directory\n")
+        #expect(
+            full.stderr
+                == "chatdir init: \(other) already exists and is not empty, so it is left as it is; give init a new or empty directory\n"
+        )
     }
 
     @Test("send writes one durable outbox file and prints its client message ID")
@@ -58,14 +72,18 @@ import ChatTestSupport
         #expect(view.lines.last?.hasSuffix("alice  on my way  ◷ pending") == true)
     }
 
-    @Test("a result that cannot be written to standard output (a full disk) is exit 74, never 0", arguments: [
-        ["send", "c1", "hi"], ["view", "c1"], ["list"],
-    ])
+    @Test(
+        "a result that cannot be written to standard output (a full disk) is exit 74, never 0",
+        arguments: [
+            ["send", "c1", "hi"], ["view", "c1"], ["list"],
+        ])
     func fullStandardOutput(_ command: [String]) throws {
         let directory = try TemporaryDirectory()
         let store = try seededStore(directory)
-        let quoted = ([ChatdirProcess.executable.path] + command + ["--store", store]).map { "'\($0)'" }.joined(separator: " ")
-        let result = try ChatdirProcess.run(["-c", quoted + " > /dev/full"], executable: URL(fileURLWithPath: "/bin/sh"))
+        let quoted = ([ChatdirProcess.executable.path] + command + ["--store", store]).map { "'\($0)'" }.joined(
+            separator: " ")
+        let result = try ChatdirProcess.run(
+            ["-c", quoted + " > /dev/full"], executable: URL(fileURLWithPath: "/bin/sh"))
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("cannot write the result to standard output: No space left on device"))
     }
@@ -77,7 +95,9 @@ import ChatTestSupport
         let result = try ChatdirProcess.run(["send", "--store", store, "c1"], input: "line one\nline two\n")
         #expect(result.status == 0, "\(result.stderr)")
         let json = try ChatdirProcess.run(["view", "--store", store, "c1", "--json", "--limit", "1"])
-        let row = try JSONSerialization.jsonObject(with: Data(json.lines.last.map { Data($0.utf8) } ?? Data())) as? [String: Any]
+        let row =
+            try JSONSerialization.jsonObject(with: Data(json.lines.last.map { Data($0.utf8) } ?? Data()))
+            as? [String: Any]
         #expect(row?["text"] as? String == "line one\nline two")
         #expect(row?["status"] as? String == "pending")
     }
@@ -99,7 +119,10 @@ import ChatTestSupport
         let store = try seededStore(directory)
         let processes = try (1...20).map { index -> (TestProcess, Pipe) in
             let pipe = Pipe()
-            return (try ChatdirProcess.start(["send", "--store", store, "c1", "message \(index)"], standardOutput: pipe), pipe)
+            return (
+                try ChatdirProcess.start(["send", "--store", store, "c1", "message \(index)"], standardOutput: pipe),
+                pipe
+            )
         }
         var printed = Set<String>()
         for (process, pipe) in processes {
@@ -121,7 +144,10 @@ import ChatTestSupport
     func retry() throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("store")
-        #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3", "--failed", "2", "--pending", "1"]).status == 0)
+        #expect(
+            try ChatdirProcess.run([
+                "seed", store, "--conversations", "1", "--messages", "3", "--failed", "2", "--pending", "1",
+            ]).status == 0)
         let before = try ChatdirProcess.run(["view", "--store", store, "c1", "--json"]).lines
         let failedIDs = before.compactMap { line -> String? in
             let row = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -147,25 +173,32 @@ import ChatTestSupport
     func seedDeterminism() throws {
         let directory = try TemporaryDirectory()
         for name in ["one", "two"] {
-            let result = try ChatdirProcess.run(["seed", directory.file(name), "--conversations", "2", "--messages", "250", "--members", "5", "--pending", "1", "--failed", "1", "--seed", "7"])
+            let result = try ChatdirProcess.run([
+                "seed", directory.file(name), "--conversations", "2", "--messages", "250", "--members", "5",
+                "--pending", "1", "--failed", "1", "--seed", "7",
+            ])
             #expect(result.status == 0)
         }
         let one = try snapshotFiles(directory.file("one"))
         let two = try snapshotFiles(directory.file("two"))
-        #expect(one.count == 2 + 2 * (2 + 3 + 1 + 2))  // manifest, lock; per conversation: details, positions, 3 segments, .newest, 2 outbox files
+        // manifest, lock; per conversation: details, positions, 3 segments, .newest, 2 outbox files
+        #expect(one.count == 2 + 2 * (2 + 3 + 1 + 2))
         #expect(one == two)
         #expect(try ChatdirProcess.run(["check", directory.file("one")]).stdout.isEmpty)
     }
 
     @Test("list shows conversations, newest activity first, with unread, pending and failed counts")
     func list() throws {
-        let result = try ChatdirProcess.run(["list", "--store", packageRoot.appendingPathComponent("SampleData/alice").path])
-        #expect(result.status == 0)
-        #expect(result.lines == [
-            "carol   Carol  (2 unread, 2 pending, 1 failed)  2026-11-29 17:58 carol: Around 7",
-            "dinner  Friday dinner  2026-11-29 12:41 alice: Bring cash, they don't take cards",
-            "bob     Bob  2026-11-29 10:42 alice: Ordered you a flat white",
+        let result = try ChatdirProcess.run([
+            "list", "--store", packageRoot.appendingPathComponent("SampleData/alice").path,
         ])
+        #expect(result.status == 0)
+        #expect(
+            result.lines == [
+                "carol   Carol  (2 unread, 2 pending, 1 failed)  2026-11-29 17:58 carol: Around 7",
+                "dinner  Friday dinner  2026-11-29 12:41 alice: Bring cash, they don't take cards",
+                "bob     Bob  2026-11-29 10:42 alice: Ordered you a flat white",
+            ])
     }
 
     @Test("--help reaches the shell: the command's help on stdout, exit 0")
@@ -186,16 +219,21 @@ import ChatTestSupport
         let result = try ChatdirProcess.run(["view", "c1", "--limit", "0"], environment: ["CHATDIR_STORE": store])
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage.\n")
+        #expect(
+            result.stderr
+                == "chatdir view: --limit must be a whole number from 1 to 1000000, not \"0\"\nRun `chatdir view --help` for usage.\n"
+        )
         #expect(try snapshotFiles(store) == before)
     }
 
-    @Test("an unknown command exits 64 with the nearest command when one is close, and one line of usage, not the whole help", arguments: [
-        ("snd", "chatdir: unknown command \"snd\"; did you mean `send`?\n"),
-        ("serach", "chatdir: unknown command \"serach\"; did you mean `search`?\n"),
-        ("--verison", "chatdir: unknown command \"--verison\"; did you mean `--version`?\n"),
-        ("frobnicate", "chatdir: unknown command \"frobnicate\"\n"),
-    ])
+    @Test(
+        "an unknown command exits 64 with the nearest command when one is close, and one line of usage, not the whole help",
+        arguments: [
+            ("snd", "chatdir: unknown command \"snd\"; did you mean `send`?\n"),
+            ("serach", "chatdir: unknown command \"serach\"; did you mean `search`?\n"),
+            ("--verison", "chatdir: unknown command \"--verison\"; did you mean `--version`?\n"),
+            ("frobnicate", "chatdir: unknown command \"frobnicate\"\n"),
+        ])
     func unknownCommand(_ typed: String, _ first: String) throws {
         let result = try ChatdirProcess.run([typed, "dinner", "hello"])
         #expect(result.status == 64)
@@ -214,7 +252,10 @@ import ChatTestSupport
         let result = try ChatdirProcess.run(["view", "c1", "--limt", "5"], environment: ["CHATDIR_STORE": store])
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "chatdir view: unknown option --limt; did you mean `--limit`?\nUsage: chatdir view CONV [--limit N] [--before SEQ] [--json]\n")
+        #expect(
+            result.stderr
+                == "chatdir view: unknown option --limt; did you mean `--limit`?\nUsage: chatdir view CONV [--limit N] [--before SEQ] [--json]\n"
+        )
     }
 
     @Test("a missing store or conversation is reported with what to do (exit 66)")

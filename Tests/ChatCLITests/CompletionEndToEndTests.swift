@@ -1,7 +1,8 @@
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatCLI
-import ChatTestSupport
 
 /// `chatdir completion bash` driven as bash drives it: the script is sourced in a child bash
 /// with a temp HOME, `COMP_WORDS`/`COMP_CWORD` set as for a TAB, and `COMPREPLY` read back.
@@ -22,20 +23,27 @@ import ChatTestSupport
         }
 
         /// Runs `body` in bash after sourcing the script; returns its stdout lines.
-        func bash(_ body: String, environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        func bash(
+            _ body: String, environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> [String] {
             var env = ["HOME": directory.path, "CHATDIR_STORE": store, "XDG_DATA_HOME": ""]
             for (key, value) in environment { env[key] = value }
-            let result = try ChatdirProcess.run(["--norc", "--noprofile", "-c", "source \(script.debugDescription) && \(body)"],
-                                                environment: env, executable: URL(fileURLWithPath: "/bin/bash"))
-            #expect(result.status == 0 && result.stderr.isEmpty, "bash: \(result.stderr)", sourceLocation: sourceLocation)
+            let result = try ChatdirProcess.run(
+                ["--norc", "--noprofile", "-c", "source \(script.debugDescription) && \(body)"],
+                environment: env, executable: URL(fileURLWithPath: "/bin/bash"))
+            #expect(
+                result.status == 0 && result.stderr.isEmpty, "bash: \(result.stderr)", sourceLocation: sourceLocation)
             return result.lines
         }
 
         /// What TAB offers after `words` (the last one is the word being completed, "" for a new one).
-        func complete(_ words: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        func complete(
+            _ words: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> [String] {
             let array = words.map { "'" + $0 + "'" }.joined(separator: " ")
-            return try bash("COMP_WORDS=(\(array)); COMP_CWORD=\(words.count - 1); _chatdir; printf '%s\\n' \"${COMPREPLY[@]}\" | sort | sed '/^$/d'",
-                            environment: environment, sourceLocation: sourceLocation)
+            return try bash(
+                "COMP_WORDS=(\(array)); COMP_CWORD=\(words.count - 1); _chatdir; printf '%s\\n' \"${COMPREPLY[@]}\" | sort | sed '/^$/d'",
+                environment: environment, sourceLocation: sourceLocation)
         }
     }
 
@@ -65,18 +73,27 @@ import ChatTestSupport
     func storeOnTheLine() throws {
         let shell = try Shell()
         let other = shell.directory.file("other")
-        try FileManager.default.createDirectory(atPath: other + "/conversations/zeta", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: other + "/conversations/zeta", withIntermediateDirectories: true)
         #expect(try shell.complete(["chatdir", "view", "--store", other, ""]) == ["zeta"])
-        #expect(try shell.complete(["chatdir", "read", ""], environment: ["CHATDIR_STORE": "", "XDG_DATA_HOME": shell.directory.path + "/xdg"]) == [])
-        try FileManager.default.createDirectory(atPath: shell.directory.path + "/xdg/chatdir/conversations/kappa", withIntermediateDirectories: true)
-        #expect(try shell.complete(["chatdir", "read", ""], environment: ["CHATDIR_STORE": "", "XDG_DATA_HOME": shell.directory.path + "/xdg"]) == ["kappa"])
+        #expect(
+            try shell.complete(
+                ["chatdir", "read", ""],
+                environment: ["CHATDIR_STORE": "", "XDG_DATA_HOME": shell.directory.path + "/xdg"]) == [])
+        try FileManager.default.createDirectory(
+            atPath: shell.directory.path + "/xdg/chatdir/conversations/kappa", withIntermediateDirectories: true)
+        #expect(
+            try shell.complete(
+                ["chatdir", "read", ""],
+                environment: ["CHATDIR_STORE": "", "XDG_DATA_HOME": shell.directory.path + "/xdg"]) == ["kappa"])
     }
 
     @Test("without --store or CHATDIR_STORE the IDs come from the config file's store (~/ expanded), not a section's")
     func storeFromConfig() throws {
         let shell = try Shell()
         let home = shell.directory.path
-        try FileManager.default.createDirectory(atPath: home + "/chats/work/conversations/omega", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: home + "/chats/work/conversations/omega", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: home + "/cfg/chatdir", withIntermediateDirectories: true)
         let config = "# the default store\n  store =  ~/chats/work  \r\n\n[store \(shell.store)]\nstore = /elsewhere\n"
         try Data(config.utf8).write(to: URL(fileURLWithPath: home + "/cfg/chatdir/config"))
@@ -85,11 +102,17 @@ import ChatTestSupport
         // The environment and the line still come first, as for chatdir itself.
         var withEnvironment = configured
         withEnvironment["CHATDIR_STORE"] = shell.store
-        #expect(try shell.complete(["chatdir", "view", ""], environment: withEnvironment) == ["bob", "carol", "dinner"])
-        #expect(try shell.complete(["chatdir", "view", "--store", shell.store, ""], environment: configured) == ["bob", "carol", "dinner"])
+        #expect(
+            try shell.complete(["chatdir", "view", ""], environment: withEnvironment) == ["bob", "carol", "dinner"])
+        #expect(
+            try shell.complete(["chatdir", "view", "--store", shell.store, ""], environment: configured) == [
+                "bob", "carol", "dinner",
+            ])
         // A config with no top-level store: the default store.
-        try Data("[store \(shell.store)]\nserver = http://127.0.0.1:1\n".utf8).write(to: URL(fileURLWithPath: home + "/cfg/chatdir/config"))
-        try FileManager.default.createDirectory(atPath: home + "/xdg/chatdir/conversations/kappa", withIntermediateDirectories: true)
+        try Data("[store \(shell.store)]\nserver = http://127.0.0.1:1\n".utf8).write(
+            to: URL(fileURLWithPath: home + "/cfg/chatdir/config"))
+        try FileManager.default.createDirectory(
+            atPath: home + "/xdg/chatdir/conversations/kappa", withIntermediateDirectories: true)
         #expect(try shell.complete(["chatdir", "view", ""], environment: configured) == ["kappa"])
     }
 
@@ -104,10 +127,17 @@ import ChatTestSupport
         #expect(try shell.complete(["chatdir", "completion", ""]) == ["bash", "fish", "zsh"])
         #expect(try shell.complete(["chatdir", "view", "--limit", ""]) == [])
         // search's grep letters: offered after a dash, and -m takes a value as --limit does.
-        #expect(Set(try shell.complete(["chatdir", "search", "-"])).isSuperset(of: ["-E", "-F", "-c", "-i", "-m", "--ignore-case"]))
+        #expect(
+            Set(try shell.complete(["chatdir", "search", "-"])).isSuperset(of: [
+                "-E", "-F", "-c", "-i", "-m", "--ignore-case",
+            ]))
         #expect(try shell.complete(["chatdir", "search", "-m", ""]) == [])
-        try FileManager.default.createDirectory(atPath: shell.directory.file("stores-here"), withIntermediateDirectories: true)
-        #expect(try shell.complete(["chatdir", "list", "--store", shell.directory.file("stores-")]) == [shell.directory.file("stores-here")])
+        try FileManager.default.createDirectory(
+            atPath: shell.directory.file("stores-here"), withIntermediateDirectories: true)
+        #expect(
+            try shell.complete(["chatdir", "list", "--store", shell.directory.file("stores-")]) == [
+                shell.directory.file("stores-here")
+            ])
     }
 
     @Test("an unknown shell is a usage error naming the three it knows")
@@ -124,14 +154,20 @@ import ChatTestSupport
         #expect(script.hasPrefix("#compdef chatdir\n"))
         #expect(script.hasSuffix("_chatdir \"$@\"\n"))
         for command in Chatdir.commands {
-            #expect(script.contains("        \(command.spec.name))\n            _arguments \\\n"), "zsh case for \(command.spec.name)")
+            #expect(
+                script.contains("        \(command.spec.name))\n            _arguments \\\n"),
+                "zsh case for \(command.spec.name)")
             #expect(script.contains("'\(command.spec.name):"), "zsh command list entry for \(command.spec.name)")
             for option in command.spec.allOptions {
-                let spelled = option.short.map { "'(-\($0) \(option.name))'{-\($0),\(option.name)}'[" } ?? "'\(option.name)["
+                let spelled =
+                    option.short.map { "'(-\($0) \(option.name))'{-\($0),\(option.name)}'[" } ?? "'\(option.name)["
                 #expect(script.contains(spelled), "zsh \(command.spec.name) \(option.name)")
             }
         }
-        #expect(script.contains("'--store[the store directory (default, $CHATDIR_STORE, else store in the config file, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)]:DIR:_files -/'"))
+        #expect(
+            script.contains(
+                "'--store[the store directory (default, $CHATDIR_STORE, else store in the config file, else $XDG_DATA_HOME/chatdir or ~/.local/share/chatdir)]:DIR:_files -/'"
+            ))
         #expect(script.contains("'1:conversation:_chatdir_conversations'"))
         // Balanced single quotes on every line: an unbalanced one breaks the whole file in zsh.
         for line in script.split(separator: "\n") {
@@ -144,16 +180,36 @@ import ChatTestSupport
         let script = FishCompletion.script()
         let lines = script.split(separator: "\n").map(String.init)
         for command in Chatdir.commands {
-            #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n __fish_use_subcommand -a \(command.spec.name) -d '") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("complete -c chatdir -n __fish_use_subcommand -a \(command.spec.name) -d '")
+                })
             for option in command.spec.allOptions {
-                let prefix = "complete -c chatdir -n '__fish_seen_subcommand_from \(command.spec.name)' -l \(option.name.dropFirst(2))"
+                let prefix =
+                    "complete -c chatdir -n '__fish_seen_subcommand_from \(command.spec.name)' -l \(option.name.dropFirst(2))"
                 #expect(lines.contains { $0.hasPrefix(prefix + " ") }, "fish \(command.spec.name) \(option.name)")
             }
         }
-        #expect(lines.contains("complete -c chatdir -n '__fish_seen_subcommand_from view' -a '(__chatdir_conversations)' -d conversation"))
-        #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from view' -l limit -x -d ") })
-        #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from search' -l ignore-case -s i -d ") })
-        #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from search' -l limit -s m -x -d ") })
-        #expect(lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from serve' -l data -r -a '(__fish_complete_directories)'") })
+        #expect(
+            lines.contains(
+                "complete -c chatdir -n '__fish_seen_subcommand_from view' -a '(__chatdir_conversations)' -d conversation"
+            ))
+        #expect(
+            lines.contains { $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from view' -l limit -x -d ") }
+        )
+        #expect(
+            lines.contains {
+                $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from search' -l ignore-case -s i -d ")
+            })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("complete -c chatdir -n '__fish_seen_subcommand_from search' -l limit -s m -x -d ")
+            })
+        #expect(
+            lines.contains {
+                $0.hasPrefix(
+                    "complete -c chatdir -n '__fish_seen_subcommand_from serve' -l data -r -a '(__fish_complete_directories)'"
+                )
+            })
     }
 }

@@ -1,5 +1,6 @@
-@testable import ChatCLI
 import Testing
+
+@testable import ChatCLI
 
 @Suite struct ConfigFileTests {
     static func parse(_ text: String) throws(ConfigFileError) -> ConfigFile {
@@ -8,19 +9,20 @@ import Testing
 
     @Test("the default store, and a section per store with its keys; ~/ is expanded, trailing slashes go")
     func good() throws {
-        let config = try Self.parse("""
-        # chatdir settings
-        store = ~/chats/work/
+        let config = try Self.parse(
+            """
+            # chatdir settings
+            store = ~/chats/work/
 
-          [store ~/chats/work]
-        token-command = pass show chat/alice
-        ca-file = ~/ca.pem
+              [store ~/chats/work]
+            token-command = pass show chat/alice
+            ca-file = ~/ca.pem
 
-        [ store /srv/home ]
-        token-file=/home/me/.config/chatdir/home-token\r
-        server = https://chat.example
+            [ store /srv/home ]
+            token-file=/home/me/.config/chatdir/home-token\r
+            server = https://chat.example
 
-        """)
+            """)
         #expect(config.exists)
         #expect(config.defaultStore == ConfigFile.Entry(value: "/home/me/chats/work", line: 2))
         #expect(config.stores.map(\.path) == ["/home/me/chats/work", "/srv/home"])
@@ -40,10 +42,22 @@ import Testing
     }
 
     static let broken: [(text: String, error: String)] = [
-        ("store = ~/a\n[store ~/a]\ntoken = s3cret\n", ":3: tokens never go in the config file; put the token in a file of its own (mode 0600)"),
-        ("[store ~/a]\ntoken-cmd = pass\n", ":2: unknown key \"token-cmd\" here; known keys in a [store PATH] section: ca-file, server, token-command, token-file"),
-        ("server = http://x:1\n", ":1: unknown key \"server\" here; known keys above the first section: store; `server` goes in a `[store PATH]` section"),
-        ("[store ~/a]\nstore = ~/b\n", ":2: unknown key \"store\" here; known keys in a [store PATH] section: ca-file, server, token-command, token-file; `store` goes above the first section"),
+        (
+            "store = ~/a\n[store ~/a]\ntoken = s3cret\n",
+            ":3: tokens never go in the config file; put the token in a file of its own (mode 0600)"
+        ),
+        (
+            "[store ~/a]\ntoken-cmd = pass\n",
+            ":2: unknown key \"token-cmd\" here; known keys in a [store PATH] section: ca-file, server, token-command, token-file"
+        ),
+        (
+            "server = http://x:1\n",
+            ":1: unknown key \"server\" here; known keys above the first section: store; `server` goes in a `[store PATH]` section"
+        ),
+        (
+            "[store ~/a]\nstore = ~/b\n",
+            ":2: unknown key \"store\" here; known keys in a [store PATH] section: ca-file, server, token-command, token-file; `store` goes above the first section"
+        ),
         ("\n\njust words\n", ":3: expected `key = value`, `[store PATH]` or a `#` comment"),
         ("[store]\n", ":1: a section is `[store PATH]`"),
         ("[account ~/a]\n", ":1: a section is `[store PATH]`"),
@@ -52,8 +66,14 @@ import Testing
         ("[store ~/a]\nserver = ftp://x\n", ":2: server: "),
         ("[store ~/a]\nserver =\n", ":2: `server` has no value"),
         ("[store ~/a]\nca-file = /a\nca-file = /b\n", ":3: `ca-file` is given twice (also on line 2); keep one"),
-        ("[store ~/a]\ntoken-file = /t\ntoken-command = pass\n", ":3: `token-command` and `token-file` (line 2) both give the token; keep one"),
-        ("[store ~/a]\n[store /home/me/a/]\n", ":2: a second section for the store /home/me/a (the first is on line 1); merge them"),
+        (
+            "[store ~/a]\ntoken-file = /t\ntoken-command = pass\n",
+            ":3: `token-command` and `token-file` (line 2) both give the token; keep one"
+        ),
+        (
+            "[store ~/a]\n[store /home/me/a/]\n",
+            ":2: a second section for the store /home/me/a (the first is on line 1); merge them"
+        ),
         ("store = /a\u{1B}[2J\n", ":1: contains a control character (not shown)"),
     ]
 

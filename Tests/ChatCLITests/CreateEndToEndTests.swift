@@ -1,9 +1,9 @@
 import ChatDomain
 import ChatServer
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir create` as a user runs it: offline, then `send`, then `sync` against the reference
 /// server (SampleData/server in this process), and against one without the endpoint.
@@ -23,7 +23,9 @@ import ChatTestSupport
         let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try Self.store("alice", directory, server)
-        let created = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch on Friday", "--member", "bob", "--member", "carol"])
+        let created = try ChatdirProcess.run([
+            "create", "--store", alice, "lunch", "--title", "Lunch on Friday", "--member", "bob", "--member", "carol",
+        ])
         #expect(created.status == 0, "\(created.stderr)")
         #expect(created.stdout == "lunch\n")
         let info = try String(contentsOfFile: alice + "/conversations/lunch/conversation.json", encoding: .utf8)
@@ -32,15 +34,20 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["check", alice]).status == 0)
         // list says the conversation is not on the server yet, in text and JSON.
         let before = try ChatdirProcess.run(["list", "--store", alice])
-        #expect(before.lines.first { $0.hasPrefix("lunch ") }?.contains("(1 pending, not on the server yet)") == true, "\(before.stdout)")
+        #expect(
+            before.lines.first { $0.hasPrefix("lunch ") }?.contains("(1 pending, not on the server yet)") == true,
+            "\(before.stdout)")
         let beforeJSON = try ChatdirProcess.run(["list", "--store", alice, "--json"])
-        #expect(beforeJSON.lines.first { $0.contains(#""id":"lunch""#) }?.contains(#""creation":"pending""#) == true, "\(beforeJSON.stdout)")
+        #expect(
+            beforeJSON.lines.first { $0.contains(#""id":"lunch""#) }?.contains(#""creation":"pending""#) == true,
+            "\(beforeJSON.stdout)")
 
         let synced = try Self.sync(alice, "alice")
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(synced.stdout == "synced 3 conversations, 7 new messages, 1 sent\n")
         #expect(!FileManager.default.fileExists(atPath: alice + "/conversations/lunch/outbox/create.json"))
-        let segment = try String(contentsOfFile: server.data + "/conversations/lunch/messages/0000000001-0000000100.json", encoding: .utf8)
+        let segment = try String(
+            contentsOfFile: server.data + "/conversations/lunch/messages/0000000001-0000000100.json", encoding: .utf8)
         #expect(segment.components(separatedBy: "noon?").count == 2, "the message is on the server once: \(segment)")
         let after = try ChatdirProcess.run(["list", "--store", alice])
         #expect(after.lines.first { $0.hasPrefix("lunch ") }?.contains("server") == false, "\(after.stdout)")
@@ -62,7 +69,9 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let alice = try Self.store("alice", directory, server)
         #expect(try Self.sync(alice, "alice").status == 0)
-        #expect(try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch", "--member", "bob"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch", "--member", "bob"]).status
+                == 0)
         #expect(try ChatdirProcess.run(["send", "--store", alice, "lunch", "kept"]).status == 0)
         #expect(try ChatdirProcess.run(["send", "--store", alice, "dinner", "delivered"]).status == 0)
         let synced = try Self.sync(alice, "alice")
@@ -72,34 +81,53 @@ import ChatTestSupport
         let dinner = try ChatdirProcess.run(["view", "--store", alice, "dinner"])
         #expect(dinner.lines.last?.contains("delivered  ✓") == true, "\(dinner.stdout)")
         let creation = try String(contentsOfFile: alice + "/conversations/lunch/outbox/create.json", encoding: .utf8)
-        #expect(creation.contains("\"state\":\"failed\"") && creation.contains("this server cannot start conversations"))
-        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/lunch/outbox").filter { $0 != "create.json" }
+        #expect(
+            creation.contains("\"state\":\"failed\"") && creation.contains("this server cannot start conversations"))
+        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/lunch/outbox").filter {
+            $0 != "create.json"
+        }
         #expect(outbox.count == 1, "the message waits: \(outbox)")
         #expect(!FileManager.default.fileExists(atPath: server.data + "/conversations/lunch"))
         // status names the refusal, and the way to queue it again.
         let refused = try ChatdirProcess.run(["status", "--store", alice])
         let lunch = refused.lines.first { $0.hasPrefix("  lunch ") }
-        #expect(lunch?.contains("the server refused to create it: this server cannot start conversations (404") == true, "\(refused.stdout)")
-        #expect(lunch?.contains("chatdir create --store ") == true && lunch?.contains(" lunch --retry queues it again") == true, "\(refused.stdout)")
+        #expect(
+            lunch?.contains("the server refused to create it: this server cannot start conversations (404") == true,
+            "\(refused.stdout)")
+        #expect(
+            lunch?.contains("chatdir create --store ") == true
+                && lunch?.contains(" lunch --retry queues it again") == true, "\(refused.stdout)")
         #expect(refused.lines.first { $0.hasPrefix("  dinner ") }?.contains("create") == false, "\(refused.stdout)")
         let listed = try ChatdirProcess.run(["list", "--store", alice])
-        #expect(listed.lines.first { $0.hasPrefix("lunch ") }?.contains("(1 pending, the server refused to create it)") == true, "\(listed.stdout)")
+        #expect(
+            listed.lines.first { $0.hasPrefix("lunch ") }?.contains("(1 pending, the server refused to create it)")
+                == true, "\(listed.stdout)")
         #expect(listed.lines.first { $0.hasPrefix("dinner ") }?.contains("server") == false, "\(listed.stdout)")
         let listedJSON = try ChatdirProcess.run(["list", "--store", alice, "--json"])
-        #expect(listedJSON.lines.first { $0.contains(#""id":"lunch""#) }?.contains(#""creation":"failed""#) == true, "\(listedJSON.stdout)")
+        #expect(
+            listedJSON.lines.first { $0.contains(#""id":"lunch""#) }?.contains(#""creation":"failed""#) == true,
+            "\(listedJSON.stdout)")
         let refusedJSON = try ChatdirProcess.run(["status", "--store", alice, "--json"])
-        #expect(refusedJSON.stdout.contains(#""creation":{"error":"this server cannot start conversations (404"#), "\(refusedJSON.stdout)")
+        #expect(
+            refusedJSON.stdout.contains(#""creation":{"error":"this server cannot start conversations (404"#),
+            "\(refusedJSON.stdout)")
         #expect(refusedJSON.stdout.contains(#""creation":null"#), "dinner has none: \(refusedJSON.stdout)")
         // Queued again, it goes out with the next pass (and is refused again by this server).
         let retried = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--retry"])
         #expect(retried.status == 0 && retried.stdout.contains("queued the creation of lunch again"), "\(retried)")
-        #expect(try String(contentsOfFile: alice + "/conversations/lunch/outbox/create.json", encoding: .utf8).contains("\"state\":\"pending\""))
+        #expect(
+            try String(contentsOfFile: alice + "/conversations/lunch/outbox/create.json", encoding: .utf8).contains(
+                "\"state\":\"pending\""))
         let pending = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--retry"])
         #expect(pending.status == 0 && pending.stderr.contains("already queued"), "\(pending)")
         let waiting = try ChatdirProcess.run(["status", "--store", alice])
         #expect(waiting.status == 75)
-        #expect(waiting.stderr.contains("1 message and 1 conversation creation wait and no sync worker runs"), "\(waiting.stderr)")
-        #expect(waiting.lines.first { $0.hasPrefix("  lunch ") }?.contains("not on the server yet") == true, "\(waiting.stdout)")
+        #expect(
+            waiting.stderr.contains("1 message and 1 conversation creation wait and no sync worker runs"),
+            "\(waiting.stderr)")
+        #expect(
+            waiting.lines.first { $0.hasPrefix("  lunch ") }?.contains("not on the server yet") == true,
+            "\(waiting.stdout)")
         #expect(try Self.sync(alice, "alice").status == 65)
         let none = try ChatdirProcess.run(["create", "--store", alice, "dinner", "--retry"])
         #expect(none.status == 66 && none.stderr.contains("dinner has no creation waiting"), "\(none)")
@@ -110,10 +138,16 @@ import ChatTestSupport
         let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let alice = try Self.store("alice", directory, server)
-        #expect(try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch", "--member", "bob"]).status == 0)
-        let again = try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Other", "--member", "carol"])
+        #expect(
+            try ChatdirProcess.run(["create", "--store", alice, "lunch", "--title", "Lunch", "--member", "bob"]).status
+                == 0)
+        let again = try ChatdirProcess.run([
+            "create", "--store", alice, "lunch", "--title", "Other", "--member", "carol",
+        ])
         #expect(again.status == 73)
-        #expect(again.stderr.contains("conversation \"lunch\" exists in this store already; pick another ID"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("conversation \"lunch\" exists in this store already; pick another ID"),
+            "\(again.stderr)")
         let bad = try ChatdirProcess.run(["create", "--store", alice, "../x", "--title", "T", "--member", "bob"])
         #expect(bad.status == 64)
         let noTitle = try ChatdirProcess.run(["create", "--store", alice, "x", "--member", "bob"])

@@ -1,10 +1,12 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// Reads `handle` on a thread of its own until its end, handing over each complete line (without
 /// its newline) as it arrives, then calls `ended`: for children that keep running.
-func readLines(of handle: FileHandle, _ line: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable () -> Void = {}) {
+func readLines(
+    of handle: FileHandle, _ line: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable () -> Void = {}
+) {
     Thread.detachNewThread {
         var pending = Data()
         while true {
@@ -31,8 +33,10 @@ func copyStore(_ source: URL, into directory: TemporaryDirectory, as name: Strin
 func snapshotFiles(_ root: String) throws -> [String: Data] {
     var result: [String: Data] = [:]
     let base = URL(fileURLWithPath: root)
-    guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) else { return result }
-    for case let url as URL in enumerator where (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true {
+    guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
+    else { return result }
+    for case let url as URL in enumerator
+    where (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true {
         let relative = String(url.path.dropFirst(base.path.count + 1))
         result[relative] = try Data(contentsOf: url)
     }

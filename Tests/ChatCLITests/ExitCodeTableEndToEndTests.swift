@@ -1,8 +1,8 @@
 import ChatServer
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// The exit codes README's table promises, one row per case, each run through the built binary,
 /// and each code's words found in README's list (so the table and the binary cannot drift apart).
@@ -17,15 +17,23 @@ import ChatTestSupport
 
     static let rows: [Row] = [
         Row(situation: "sync on a store created without --server", code: 78, readme: "78 not configured: no server"),
-        Row(situation: "sync with --token-file naming a file that is not there", code: 78, readme: "78 not configured: no server, no usable token (a missing or empty token file"),
+        Row(
+            situation: "sync with --token-file naming a file that is not there", code: 78,
+            readme: "78 not configured: no server, no usable token (a missing or empty token file"),
         Row(situation: "search that finds nothing", code: 1, readme: "1 nothing found (`search`)"),
         Row(situation: "a mistyped command", code: 64, readme: "64 usage: an unknown command or option"),
         Row(situation: "init on an existing store", code: 73, readme: "73 cannot create: `init`"),
         Row(situation: "sync with another user's token", code: 77, readme: "77 permission or token refused"),
         Row(situation: "sync --live with another user's token", code: 77, readme: "77 permission or token refused"),
-        Row(situation: "sync --live when the server answers the upgrade with 403", code: 77, readme: "77 permission or token refused"),
-        Row(situation: "sync against an HTTP server that is not chatdir (404 on the API)", code: 76, readme: "76 the server broke the contract"),
-        Row(situation: "serve on a port that is in use", code: 69, readme: "69 unavailable (`serve`: the port is in use"),
+        Row(
+            situation: "sync --live when the server answers the upgrade with 403", code: 77,
+            readme: "77 permission or token refused"),
+        Row(
+            situation: "sync against an HTTP server that is not chatdir (404 on the API)", code: 76,
+            readme: "76 the server broke the contract"),
+        Row(
+            situation: "serve on a port that is in use", code: 69, readme: "69 unavailable (`serve`: the port is in use"
+        ),
     ]
 
     @Test("each exit code README lists is what the binary returns", arguments: rows)
@@ -53,7 +61,10 @@ import ChatTestSupport
             #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", url, store]).status == 0)
             let missing = directory.file("no-such.token")
             let result = try runWithDeadline(["sync", "--store", store, "--token-file", missing], token: "")
-            #expect(result.stderr == "chatdir sync: \(missing): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it\n")
+            #expect(
+                result.stderr
+                    == "chatdir sync: \(missing): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it\n"
+            )
             return result
         case "search that finds nothing":
             #expect(try ChatdirProcess.run(["init", "--user", "alice", store]).status == 0)
@@ -75,14 +86,17 @@ import ChatTestSupport
             #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", forbidding.url, store]).status == 0)
             return try runWithDeadline(["sync", "--live", "--store", store], token: "alice-token")
         case "sync against an HTTP server that is not chatdir (404 on the API)":
-            let other = try HeadRecorder(status: "404 Not Found", headers: ["Content-Type: text/html"], body: "<html><body>Not Found</body></html>")
+            let other = try HeadRecorder(
+                status: "404 Not Found", headers: ["Content-Type: text/html"],
+                body: "<html><body>Not Found</body></html>")
             defer { other.stop() }
             #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", other.url, store]).status == 0)
             return try runWithDeadline(["sync", "--store", store], token: "alice-token")
         case "serve on a port that is in use":
             let taken = try HeadRecorder()
             defer { taken.stop() }
-            let other = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "other-server")
+            let other = try copyStore(
+                packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "other-server")
             return try runWithDeadline(["serve", "--data", other, "--port", String(taken.port)], token: "")
         default:
             Issue.record("no setup for \(situation)")
@@ -91,10 +105,13 @@ import ChatTestSupport
     }
 
     /// Runs the built `chatdir`; a process still running after 60 s is killed and gives a nil status.
-    static func runWithDeadline(_ arguments: [String], token: String) throws -> (status: Int32?, stdout: String, stderr: String) {
+    static func runWithDeadline(_ arguments: [String], token: String) throws -> (
+        status: Int32?, stdout: String, stderr: String
+    ) {
         let out = Pipe()
         let err = Pipe()
-        let process = try ChatdirProcess.start(arguments, environment: ["CHATDIR_TOKEN": token], standardOutput: out, standardError: err)
+        let process = try ChatdirProcess.start(
+            arguments, environment: ["CHATDIR_TOKEN": token], standardOutput: out, standardError: err)
         // A watchdog, not a terminationHandler: under LeakSanitizer a Process given a
         // terminationHandler was reported leaked with everything it held (CI, ASan run).
         let killed = Lock(false)

@@ -1,9 +1,9 @@
 import ChatDomain
 import ChatStore
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// A `chatdir` child that keeps running (`--follow`, `watch`): its stdout lines as they come.
 final class RunningChatdir: Sendable {
@@ -23,10 +23,14 @@ final class RunningChatdir: Sendable {
     init(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws {
         let stdout = Pipe()
         let stderr = Pipe()
-        process = try ChatdirProcess.start(arguments, environment: environment, launcher: launcher, standardOutput: stdout, standardError: stderr)
-        let lines = self.lines, errorLines = self.errorLines, errorsEnded = self.errorsEnded
+        process = try ChatdirProcess.start(
+            arguments, environment: environment, launcher: launcher, standardOutput: stdout, standardError: stderr)
+        let lines = self.lines
+        let errorLines = self.errorLines
+        let errorsEnded = self.errorsEnded
         readLines(of: stdout.fileHandleForReading) { lines.append($0) }
-        readLines(of: stderr.fileHandleForReading, { errorLines.append($0) }, ended: { errorsEnded.withLock { $0 = true } })
+        readLines(
+            of: stderr.fileHandleForReading, { errorLines.append($0) }, ended: { errorsEnded.withLock { $0 = true } })
     }
 
     var output: [String] { lines.all }
@@ -53,17 +57,21 @@ struct Tmux {
     /// which a daemon never does).
     @discardableResult
     func run(_ arguments: [String], capture: Bool = false) throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out")
+            .path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, capture ? outputPath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(
+            &actions, 1, capture ? outputPath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // `posix_spawn_file_actions_addclosefrom_np` does not import; bash closes them instead.
-        let closeAndRun = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec tmux \"$@\""
-        let argv: [UnsafeMutablePointer<CChar>?] = (["bash", "-c", closeAndRun, "tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
+        let closeAndRun =
+            "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; exec tmux \"$@\""
+        let argv: [UnsafeMutablePointer<CChar>?] =
+            (["bash", "-c", closeAndRun, "tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // The test runner ignores SIGHUP, SIGINT and SIGTERM while a test watches signals, and
         // an ignored signal stays ignored across exec: a tmux server started with them ignored
@@ -113,8 +121,9 @@ struct Tmux {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
             guard let pid = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
             // After the command name in parentheses: state, ppid, pgrp.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 2 && pid_t(fields[2]) == group ? pid : nil
@@ -123,16 +132,21 @@ struct Tmux {
 
     /// The visible rows of session `target`'s pane, as text.
     func pane(_ target: String = "follow") throws -> [String] {
-        try run(["capture-pane", "-p", "-t", target], capture: true).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try run(["capture-pane", "-p", "-t", target], capture: true).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
     }
 
     /// A tmux format evaluated for session `target` (`#{alternate_on}`, `#{cursor_flag}`…).
     func format(_ format: String, _ target: String) throws -> String {
-        try run(["display-message", "-p", "-t", target, format], capture: true).trimmingCharacters(in: .whitespacesAndNewlines)
+        try run(["display-message", "-p", "-t", target, format], capture: true).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     static var isAvailable: Bool {
-        ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].contains {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }
 
@@ -145,14 +159,16 @@ struct Tmux {
         return path
     }
 
-    @Test("view --follow in tmux: a sent message appears with a clock, a tick changes in place, Ctrl-C exits 0",
-          .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"))
+    @Test(
+        "view --follow in tmux: a sent message appears with a clock, a tick changes in place, Ctrl-C exits 0",
+        .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"))
     func terminal() throws {
         let directory = try TemporaryDirectory()
         let store = try seededStore(in: directory)
         let tmux = Tmux()
         defer { tmux.shutDown() }
-        let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; echo \"exit status $?\"; sleep 30"
+        let command =
+            "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; echo \"exit status $?\"; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "120", "-y", "20", command])
         #expect(try waitUntil { try tmux.pane().contains { $0.contains("✓ sent") } })
 
@@ -163,17 +179,22 @@ struct Tmux {
         let before = try tmux.pane()
         let sentLine = try #require(before.firstIndex { $0.contains("✓ sent") })
         let writer = try StoreWriter(store: try Store.open(at: store))
-        try writer.mergePositions(Positions([try UserID("bob"): MemberPosition(deliveredUpTo: 5, readUpTo: 5)]), in: try ConversationID("c1"))
+        try writer.mergePositions(
+            Positions([try UserID("bob"): MemberPosition(deliveredUpTo: 5, readUpTo: 5)]), in: try ConversationID("c1"))
         #expect(try waitUntil { try tmux.pane()[sentLine].contains("✓✓ read") })
         let after = try tmux.pane()
-        #expect(after[sentLine].replacingOccurrences(of: "✓✓ read", with: "✓ sent") == before[sentLine], "the tick changed where the row stands")
+        #expect(
+            after[sentLine].replacingOccurrences(of: "✓✓ read", with: "✓ sent") == before[sentLine],
+            "the tick changed where the row stands")
         #expect(after.count == before.count)
 
         try tmux.run(["send-keys", "-t", "follow", "C-c"])
         #expect(try waitUntil { try tmux.pane().contains("exit status 0") })
     }
 
-    @Test("view --follow --json into a pipe prints exactly one line per new message, in order, across 1,000 written by another process")
+    @Test(
+        "view --follow --json into a pipe prints exactly one line per new message, in order, across 1,000 written by another process"
+    )
     func pipe() throws {
         let directory = try TemporaryDirectory()
         let store = try seededStore(in: directory)
@@ -184,7 +205,12 @@ struct Tmux {
         let c1 = try ConversationID("c1")
         let bob = try UserID("bob")
         for sequence in 6...1005 {
-            try writer.save([Message(sequence: sequence, clientMessageID: .random(), senderID: bob, text: "n\(sequence)", sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
+            try writer.save(
+                [
+                    Message(
+                        sequence: sequence, clientMessageID: .random(), senderID: bob, text: "n\(sequence)",
+                        sentAt: "2026-11-29T10:00:00.000Z")
+                ], in: c1)
         }
         #expect(waitUntil(timeout: .seconds(60)) { follow.output.count >= 1001 })
         let status = follow.interrupt()
@@ -212,27 +238,37 @@ struct Tmux {
         #expect(event["text"] as? String == "ping")
     }
 
-    @Test("view --follow in tmux: rows of CJK text cut at the edge stay on their line, hexagrams, trigrams and circled numbers (two cells in the terminal) among them",
-          .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"), arguments: [57, 58, 59, 60, 61])
+    @Test(
+        "view --follow in tmux: rows of CJK text cut at the edge stay on their line, hexagrams, trigrams and circled numbers (two cells in the terminal) among them",
+        .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"), arguments: [57, 58, 59, 60, 61])
     func wideCharactersAtTheEdge(_ columns: Int) throws {
         let directory = try TemporaryDirectory()
         let store = try seededStore(in: directory)
         let writer = try StoreWriter(store: try Store.open(at: store))
         let cjk = "日本語のテキストはとても長いので䷀䷁䷂䷃䷄この行は画面の幅を超えてしまうでしょうか"
-        let texts = [cjk, "x" + cjk, "xx" + cjk, String(repeating: "☰☱⚊⚋㉈", count: 12), "x" + String(repeating: "䷀", count: 40)]
+        let texts = [
+            cjk, "x" + cjk, "xx" + cjk, String(repeating: "☰☱⚊⚋㉈", count: 12), "x" + String(repeating: "䷀", count: 40),
+        ]
         let bob = try UserID("bob")
         for (index, text) in texts.enumerated() {
-            try writer.save([Message(sequence: 6 + index, clientMessageID: .random(), senderID: bob, text: text, sentAt: "2026-11-29T10:0\(index):00.000Z")], in: try ConversationID("c1"))
+            try writer.save(
+                [
+                    Message(
+                        sequence: 6 + index, clientMessageID: .random(), senderID: bob, text: text,
+                        sentAt: "2026-11-29T10:0\(index):00.000Z")
+                ], in: try ConversationID("c1"))
         }
         let tmux = Tmux()
         defer { tmux.shutDown() }
-        let command = "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; sleep 30"
+        let command =
+            "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' view c1 --follow --store '\(store)'; sleep 30"
         try tmux.run(["new-session", "-d", "-s", "follow", "-x", "\(columns)", "-y", "20", command])
         let shown = try waitUntil { try tmux.pane().contains { $0.hasPrefix("2026-11-29 10:04") } }
         let screen = try tmux.pane().joined(separator: "\n")
         #expect(shown, "\(screen)")
         // A line wider than the pane wraps: joining wrapped lines (-J) would then give fewer.
-        let joined = try tmux.run(["capture-pane", "-p", "-J", "-t", "follow"], capture: true).split(separator: "\n", omittingEmptySubsequences: false)
+        let joined = try tmux.run(["capture-pane", "-p", "-J", "-t", "follow"], capture: true).split(
+            separator: "\n", omittingEmptySubsequences: false)
         let pane = try tmux.pane()
         #expect(joined.count == pane.count, "a line wrapped at \(columns) columns:\n\(pane.joined(separator: "\n"))")
         let rows = pane.filter { $0.hasPrefix("2026-11-29 10:0") }

@@ -1,8 +1,8 @@
 import ChatDomain
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// A store kept in git, with real `git` and the built `chatdir` (its merge driver included):
 /// two devices merge without conflicts, a real conflict is reported, a clone syncs on.
@@ -12,7 +12,12 @@ import ChatTestSupport
     final class World {
         let directory: TemporaryDirectory
         let server: TestServer
-        var environment: [String: String] { ["HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": directory.file("gitconfig"), "XDG_CONFIG_HOME": directory.file("config"), "LC_ALL": "C"] }
+        var environment: [String: String] {
+            [
+                "HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": directory.file("gitconfig"),
+                "XDG_CONFIG_HOME": directory.file("config"), "LC_ALL": "C",
+            ]
+        }
 
         init() throws {
             directory = try TemporaryDirectory()
@@ -20,18 +25,36 @@ import ChatTestSupport
         }
 
         @discardableResult
-        func git(_ arguments: [String], in repository: String, expect status: Int32? = 0, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChatdirProcess.Result {
-            let result = try ChatdirProcess.run(["-C", repository] + arguments, environment: environment, executable: URL(fileURLWithPath: "/usr/bin/git"))
-            if let status { #expect(result.status == status, "git \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation) }
+        func git(
+            _ arguments: [String], in repository: String, expect status: Int32? = 0,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> ChatdirProcess.Result {
+            let result = try ChatdirProcess.run(
+                ["-C", repository] + arguments, environment: environment,
+                executable: URL(fileURLWithPath: "/usr/bin/git"))
+            if let status {
+                #expect(
+                    result.status == status,
+                    "git \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)",
+                    sourceLocation: sourceLocation)
+            }
             return result
         }
 
         @discardableResult
-        func chatdir(_ arguments: [String], token: String? = nil, expect status: Int32? = 0, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChatdirProcess.Result {
+        func chatdir(
+            _ arguments: [String], token: String? = nil, expect status: Int32? = 0,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> ChatdirProcess.Result {
             var environment = self.environment
             if let token { environment["CHATDIR_TOKEN"] = token }
             let result = try ChatdirProcess.run(arguments, environment: environment)
-            if let status { #expect(result.status == status, "chatdir \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation) }
+            if let status {
+                #expect(
+                    result.status == status,
+                    "chatdir \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)",
+                    sourceLocation: sourceLocation)
+            }
             return result
         }
 
@@ -78,10 +101,15 @@ import ChatTestSupport
 
         /// git run by a shell whose umask is 022, the usual one, whatever the test runner's is.
         @discardableResult
-        func gitUnderUmask022(_ arguments: [String], in repository: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChatdirProcess.Result {
-            let result = try ChatdirProcess.run(["-c", "umask 022 && exec git \"$@\"", "sh", "-C", repository] + arguments,
-                                                environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
-            #expect(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
+        func gitUnderUmask022(
+            _ arguments: [String], in repository: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> ChatdirProcess.Result {
+            let result = try ChatdirProcess.run(
+                ["-c", "umask 022 && exec git \"$@\"", "sh", "-C", repository] + arguments,
+                environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
+            #expect(
+                result.status == 0, "git \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)",
+                sourceLocation: sourceLocation)
             return result
         }
     }
@@ -92,7 +120,8 @@ import ChatTestSupport
 
     static let segment = "conversations/dinner/messages/0000000001-0000000100.json"
 
-    @Test("init writes the git files; git-setup registers the driver, restores modes and changes nothing the second time")
+    @Test(
+        "init writes the git files; git-setup registers the driver, restores modes and changes nothing the second time")
     func setup() throws {
         let world = try World()
         let store = try world.store("store")
@@ -110,12 +139,16 @@ import ChatTestSupport
         #expect(!second.stdout.contains("wrote") && !second.stdout.contains("restored"), "\(second.stdout)")
         #expect(try snapshotFiles(store) == before)
         #expect(try world.text(store + "/.git/config") == config)
-        #expect(try world.git(["check-attr", "merge", "--", Self.segment, "conversations/dinner/positions.json", "chatdir.json"], in: store).stdout == """
-        \(Self.segment): merge: chatdir
-        conversations/dinner/positions.json: merge: chatdir
-        chatdir.json: merge: unspecified
+        #expect(
+            try world.git(
+                ["check-attr", "merge", "--", Self.segment, "conversations/dinner/positions.json", "chatdir.json"],
+                in: store
+            ).stdout == """
+                \(Self.segment): merge: chatdir
+                conversations/dinner/positions.json: merge: chatdir
+                chatdir.json: merge: unspecified
 
-        """)
+                """)
     }
 
     @Test("two devices synced at different moments merge without a conflict, equal to a store that synced everything")
@@ -124,7 +157,9 @@ import ChatTestSupport
         let laptop = try world.syncedRepository("laptop")
         // Nothing per device was committed: no lock, marker, hint, temp file or outbox.
         let tracked = try world.git(["ls-files"], in: laptop).stdout
-        #expect(!tracked.contains(".lock") && !tracked.contains(".caught-up") && !tracked.contains(".newest") && !tracked.contains("outbox"), "\(tracked)")
+        #expect(
+            !tracked.contains(".lock") && !tracked.contains(".caught-up") && !tracked.contains(".newest")
+                && !tracked.contains("outbox"), "\(tracked)")
         #expect(try world.git(["status", "--porcelain"], in: laptop).stdout == "")
 
         let phone = world.directory.file("phone")
@@ -150,7 +185,8 @@ import ChatTestSupport
 
         let everything = try world.store("everything")
         try world.chatdir(["sync", "--store", everything], token: "alice-token")
-        let diff = try ChatdirProcess.run(["-r", "-x", ".*", "-x", "outbox", laptop, everything], executable: URL(fileURLWithPath: "/usr/bin/diff"))
+        let diff = try ChatdirProcess.run(
+            ["-r", "-x", ".*", "-x", "outbox", laptop, everything], executable: URL(fileURLWithPath: "/usr/bin/diff"))
         #expect(diff.status == 0, "\(diff.stdout)")
         #expect(try world.text(laptop + "/" + Self.segment).contains("from the phone"))
     }
@@ -175,12 +211,19 @@ import ChatTestSupport
         let merge = try world.git(["merge", "--no-edit", "edited"], in: laptop, expect: nil)
         #expect(merge.status != 0)
         #expect(merge.stdout.contains("CONFLICT (content): Merge conflict in \(Self.segment)"), "\(merge.stdout)")
-        #expect(merge.stderr.contains("chatdir merge-file: conflict in \(Self.segment): sequence 2 holds"), "\(merge.stderr)")
+        #expect(
+            merge.stderr.contains("chatdir merge-file: conflict in \(Self.segment): sequence 2 holds"),
+            "\(merge.stderr)")
         let merged = try world.text(file)
-        #expect(merged.contains("edited by hand") && merged.contains("a new message on main") && merged.contains("<<<<<<< ours"))
+        #expect(
+            merged.contains("edited by hand") && merged.contains("a new message on main")
+                && merged.contains("<<<<<<< ours"))
         let check = try world.chatdir(["check", "--store", laptop], expect: 65)
         // (A conflicted merge runs no post-merge hook, so the file git wrote is 0644: check says that too.)
-        #expect(check.stdout.contains("\(Self.segment):3: error: unresolved git merge conflict in \(Self.segment); keep one side of every conflict with `chatdir merge-file --keep ours \(Self.segment)`"), "\(check.stdout)")
+        #expect(
+            check.stdout.contains(
+                "\(Self.segment):3: error: unresolved git merge conflict in \(Self.segment); keep one side of every conflict with `chatdir merge-file --keep ours \(Self.segment)`"
+            ), "\(check.stdout)")
         #expect(check.stderr.contains(": 1 error, "), "\(check.stderr)")
         let view = try world.chatdir(["view", "--store", laptop, "dinner"], expect: 65)
         #expect(view.stderr.contains("unresolved git merge conflict in"), "\(view.stderr)")
@@ -190,15 +233,21 @@ import ChatTestSupport
         try world.chatdir(["check", "--quiet", "--store", laptop])
     }
 
-    @Test("conflict advice from merge-file and check, followed literally, keeps the records only one side had", arguments: [false, true])
+    @Test(
+        "conflict advice from merge-file and check, followed literally, keeps the records only one side had",
+        arguments: [false, true])
     func adviceKeepsBothSides(fromCheck: Bool) throws {
         let world = try World()
         let laptop = try world.syncedRepository("laptop")
         let file = laptop + "/" + Self.segment
-        let synced = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil).messages
+        let synced = SegmentFile.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil
+        ).messages
         let last = try #require(synced.last)
         func message(_ sequence: Int, _ text: String) throws -> Message {
-            Message(sequence: sequence, clientMessageID: .random(), senderID: try UserID("bob"), text: text, sentAt: last.sentAt)
+            Message(
+                sequence: sequence, clientMessageID: .random(), senderID: try UserID("bob"), text: text,
+                sentAt: last.sentAt)
         }
         // Ours: one record only ours has. Theirs: the second record edited by hand, and one
         // record only theirs has. Only sequence 2 is in conflict.
@@ -214,36 +263,55 @@ import ChatTestSupport
         try world.commit(laptop, "a record only here")
 
         let merge = try world.git(["merge", "--no-edit", "edited"], in: laptop, expect: 1)
-        let advice = fromCheck
-            ? try #require(world.chatdir(["check", "--store", laptop], expect: 65).lines.first { $0.contains("unresolved git merge conflict") })
-            : try #require(merge.stderr.split(separator: "\n").first { $0.contains("is left with git's conflict markers") }.map(String.init))
-        let commands = advice.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-        #expect(commands.count == 2 && commands[0].hasPrefix("chatdir merge-file --keep ") && commands[1].hasPrefix("git add "), "\(advice)")
+        let advice =
+            fromCheck
+            ? try #require(
+                world.chatdir(["check", "--store", laptop], expect: 65).lines.first {
+                    $0.contains("unresolved git merge conflict")
+                })
+            : try #require(
+                merge.stderr.split(separator: "\n").first { $0.contains("is left with git's conflict markers") }.map(
+                    String.init))
+        let commands = advice.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
+        #expect(
+            commands.count == 2 && commands[0].hasPrefix("chatdir merge-file --keep ")
+                && commands[1].hasPrefix("git add "), "\(advice)")
         // Every command in the advice, as a person pastes it into a shell in the repository.
         var environment = world.environment
         environment["PATH"] = ChatdirProcess.executable.deletingLastPathComponent().path + ":/usr/bin:/bin"
         for command in commands {
-            let result = try ChatdirProcess.run(["-c", "cd \"$1\" && " + command, "sh", laptop], environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
+            let result = try ChatdirProcess.run(
+                ["-c", "cd \"$1\" && " + command, "sh", laptop], environment: environment,
+                executable: URL(fileURLWithPath: "/bin/sh"))
             #expect(result.status == 0, "\(command): \(result.stdout)\(result.stderr)")
         }
         try world.gitUnderUmask022(["commit", "--quiet", "--no-edit"], in: laptop)
-        let resolved = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil)
+        let resolved = SegmentFile.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil)
         #expect(resolved.problems.isEmpty, "\(resolved.problems)")
         #expect(resolved.messages == synced + [onlyOurs, onlyTheirs])
         let check = try world.chatdir(["check", "--store", laptop])
         #expect(check.stdout == "", "\(check.stdout)")
     }
 
-    @Test("one message stored at two sequences on two branches: git stops at one hunk, and keeping ours or theirs in it leaves a store check accepts")
+    @Test(
+        "one message stored at two sequences on two branches: git stops at one hunk, and keeping ours or theirs in it leaves a store check accepts"
+    )
     func idAtTwoSequences() throws {
         let world = try World()
         let laptop = try world.syncedRepository("laptop")
         let file = laptop + "/" + Self.segment
-        let synced = SegmentFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil).messages
+        let synced = SegmentFile.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: file))), path: Self.segment, range: nil
+        ).messages
         let last = try #require(synced.last)
         // One message, as two devices might each have stored it by hand: right after the
         // synced records on main, one sequence further on the branch.
-        let message = Message(sequence: last.sequence + 1, clientMessageID: .random(), senderID: try UserID("alice"), text: "stored at two sequences", sentAt: last.sentAt)
+        let message = Message(
+            sequence: last.sequence + 1, clientMessageID: .random(), senderID: try UserID("alice"),
+            text: "stored at two sequences", sentAt: last.sentAt)
         var later = message
         later.sequence += 1
         try world.git(["checkout", "--quiet", "-b", "elsewhere"], in: laptop)
@@ -255,18 +323,26 @@ import ChatTestSupport
 
         let merge = try world.git(["merge", "--no-edit", "elsewhere"], in: laptop, expect: 1)
         #expect(merge.stdout.contains("CONFLICT (content): Merge conflict in \(Self.segment)"), "\(merge.stdout)")
-        #expect(merge.stderr.contains("chatdir merge-file: conflict in \(Self.segment): client message ID \(message.clientMessageID) is at sequence \(message.sequence) and \(later.sequence) on the two sides"), "\(merge.stderr)")
+        #expect(
+            merge.stderr.contains(
+                "chatdir merge-file: conflict in \(Self.segment): client message ID \(message.clientMessageID) is at sequence \(message.sequence) and \(later.sequence) on the two sides"
+            ), "\(merge.stderr)")
         let conflicted = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
         #expect(conflictHunkCount(conflicted) == 1, "\(String(decoding: conflicted, as: UTF8.self))")
         try world.chatdir(["check", "--quiet", "--store", laptop], expect: 65)
 
         // Resolved by hand as docs/FORMAT.md says: the markers deleted, and in every hunk one side.
         for (side, kept) in [(KeptSide.ours, message), (.theirs, later)] {
-            let resolved = try #require(resolvingConflicts(conflicted, keeping: Array(repeating: side, count: conflictHunkCount(conflicted))))
+            let resolved = try #require(
+                resolvingConflicts(conflicted, keeping: Array(repeating: side, count: conflictHunkCount(conflicted))))
             try Data(resolved).write(to: URL(fileURLWithPath: file))
             let check = try world.chatdir(["check", "--fix-modes", "--store", laptop])
-            #expect(check.stdout == "" && check.stderr.hasSuffix(": 0 errors, 0 warnings\n"), "keeping \(side): \(check.stdout)\(check.stderr)")
-            #expect(SegmentFile.decode(resolved, path: Self.segment, range: nil).messages == synced + [kept], "keeping \(side)")
+            #expect(
+                check.stdout == "" && check.stderr.hasSuffix(": 0 errors, 0 warnings\n"),
+                "keeping \(side): \(check.stdout)\(check.stderr)")
+            #expect(
+                SegmentFile.decode(resolved, path: Self.segment, range: nil).messages == synced + [kept],
+                "keeping \(side)")
         }
         try world.commit(laptop, "merge")
         try world.chatdir(["check", "--quiet", "--store", laptop])
@@ -286,9 +362,13 @@ import ChatTestSupport
         let restored = world.directory.file("new-machine")
         try world.repository(restored, cloning: laptop)
         for path in ["chatdir.json", Self.segment] {
-            #expect(try FileManager.default.attributesOfItem(atPath: restored + "/" + path)[.posixPermissions] as? Int == 0o600)
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: restored + "/" + path)[.posixPermissions] as? Int
+                    == 0o600)
         }
-        #expect(try FileManager.default.attributesOfItem(atPath: restored + "/conversations")[.posixPermissions] as? Int == 0o700)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: restored + "/conversations")[.posixPermissions] as? Int
+                == 0o700)
         let proxy = try RequestLineProxy(upstreamPort: UInt16(world.server.server.port))
         let sync = try world.chatdir(["sync", "--store", restored, "--server", proxy.url], token: "alice-token")
         #expect(sync.stdout == "synced 2 conversations, 1 new message, 0 sent\n", "\(sync.stdout)")
@@ -296,14 +376,17 @@ import ChatTestSupport
         #expect(!pages.isEmpty)
         for page in pages {
             let conversation = page.split(separator: "/")[3]
-            let after = page.split(separator: "?").last?.split(separator: "&").first { $0.hasPrefix("after=") }.flatMap { Int($0.dropFirst(6)) }
+            let after = page.split(separator: "?").last?.split(separator: "&").first { $0.hasPrefix("after=") }.flatMap
+            { Int($0.dropFirst(6)) }
             let head = heads[String(conversation)] ?? 0
             #expect(after.map { $0 >= head - 1 } == true, "\(page) asks for what the clone holds (head \(head))")
         }
         #expect(try world.text(restored + "/" + Self.segment).contains("while the laptop was away"))
     }
 
-    @Test("a store inside a larger repository: the driver goes into that repository's config, the attributes apply below the store")
+    @Test(
+        "a store inside a larger repository: the driver goes into that repository's config, the attributes apply below the store"
+    )
     func nestedStore() throws {
         let world = try World()
         let repository = world.directory.file("home-repo")
@@ -313,27 +396,40 @@ import ChatTestSupport
         try world.chatdir(["init", "--user", "alice", store])
         let setup = try world.chatdir(["git-setup", "--store", store])
         #expect(setup.stdout.contains("merge driver registered in \(repository): "), "\(setup.stdout)")
-        #expect(try world.git(["check-attr", "merge", "--", "chats/conversations/c1/positions.json", "conversations/c1/positions.json"], in: repository).stdout == """
-        chats/conversations/c1/positions.json: merge: chatdir
-        conversations/c1/positions.json: merge: unspecified
+        #expect(
+            try world.git(
+                [
+                    "check-attr", "merge", "--", "chats/conversations/c1/positions.json",
+                    "conversations/c1/positions.json",
+                ], in: repository
+            ).stdout == """
+                chats/conversations/c1/positions.json: merge: chatdir
+                conversations/c1/positions.json: merge: unspecified
 
-        """)
+                """)
     }
 
-    @Test("merge-file refuses garbage with the file and side named, and a path it does not merge, leaving our file as it was")
+    @Test(
+        "merge-file refuses garbage with the file and side named, and a path it does not merge, leaving our file as it was"
+    )
     func mergeFileBadInput() throws {
         let world = try World()
-        let (base, ours, theirs) = (world.directory.file("base"), world.directory.file("ours"), world.directory.file("theirs"))
+        let (base, ours, theirs) = (
+            world.directory.file("base"), world.directory.file("ours"), world.directory.file("theirs")
+        )
         try Data().write(to: URL(fileURLWithPath: base))
         try Data("[\n{\"clientMessageId\":\"nope\"}\n]\n".utf8).write(to: URL(fileURLWithPath: ours))
         try Data("{\n}\n".utf8).write(to: URL(fileURLWithPath: theirs))
         let damaged = try world.chatdir(["merge-file", base, ours, theirs, Self.segment], expect: 65)
-        #expect(damaged.stderr.hasPrefix("chatdir merge-file: cannot merge \(Self.segment): ours is damaged: line 2: "), "\(damaged.stderr)")
+        #expect(
+            damaged.stderr.hasPrefix("chatdir merge-file: cannot merge \(Self.segment): ours is damaged: line 2: "),
+            "\(damaged.stderr)")
         #expect(try world.text(ours) == "[\n{\"clientMessageId\":\"nope\"}\n]\n")
         let notStore = try world.chatdir(["merge-file", base, ours, theirs, "notes/todo.json"], expect: 64)
         #expect(notStore.stderr.contains("\"notes/todo.json\" is not a file chatdir merges"), "\(notStore.stderr)")
         try world.chatdir(["merge-file", base, ours, theirs], expect: 64)
-        let missing = try world.chatdir(["merge-file", base, world.directory.file("absent"), theirs, "conversations/c1/positions.json"], expect: 66)
+        let missing = try world.chatdir(
+            ["merge-file", base, world.directory.file("absent"), theirs, "conversations/c1/positions.json"], expect: 66)
         #expect(missing.stderr.contains("absent"), "\(missing.stderr)")
     }
 
@@ -346,12 +442,18 @@ import ChatTestSupport
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: store + "/conversations/dinner")
         let fixed = try world.chatdir(["check", "--fix-modes", "--store", store])
-        #expect(fixed.stderr.hasPrefix("restored modes 0600 (files) and 0700 (directories) on 2 paths\n"), "\(fixed.stderr)")
+        #expect(
+            fixed.stderr.hasPrefix("restored modes 0600 (files) and 0700 (directories) on 2 paths\n"), "\(fixed.stderr)"
+        )
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
-        #expect(try FileManager.default.attributesOfItem(atPath: store + "/conversations/dinner")[.posixPermissions] as? Int == 0o700)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: store + "/conversations/dinner")[.posixPermissions] as? Int
+                == 0o700)
     }
 
-    @Test("a pull under umask 022 leaves segments 0644: check warns with the fix, and git-setup's hooks keep them 0600 on every later pull and checkout")
+    @Test(
+        "a pull under umask 022 leaves segments 0644: check warns with the fix, and git-setup's hooks keep them 0600 on every later pull and checkout"
+    )
     func modesAfterPull() throws {
         let world = try World()
         let laptop = try world.syncedRepository("laptop")
@@ -368,12 +470,19 @@ import ChatTestSupport
         try world.gitUnderUmask022(["pull", "--quiet", "--no-rebase", "--no-edit", laptop, "main"], in: phone)
         #expect(try Self.mode(phone + "/" + Self.segment) == 0o644)
         let check = try world.chatdir(["check", "--store", phone])
-        #expect(check.stdout.hasPrefix("\(Self.segment): warning: mode 0644 lets other users of this machine read it"), "\(check.stdout)")
-        #expect(check.stdout.contains("run `chatdir check --fix-modes` on this store, and `chatdir git-setup` once"), "\(check.stdout)")
+        #expect(
+            check.stdout.hasPrefix("\(Self.segment): warning: mode 0644 lets other users of this machine read it"),
+            "\(check.stdout)")
+        #expect(
+            check.stdout.contains("run `chatdir check --fix-modes` on this store, and `chatdir git-setup` once"),
+            "\(check.stdout)")
         #expect(check.stderr.hasSuffix(": 0 errors, 1 warning\n"), "\(check.stderr)")
 
         let setup = try world.chatdir(["git-setup", "--store", phone])
-        #expect(setup.stdout.contains("installed git hooks post-checkout, post-commit, post-merge, post-rewrite in \(phone)/.git/hooks"), "\(setup.stdout)")
+        #expect(
+            setup.stdout.contains(
+                "installed git hooks post-checkout, post-commit, post-merge, post-rewrite in \(phone)/.git/hooks"),
+            "\(setup.stdout)")
         #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
         let again = try world.chatdir(["git-setup", "--store", phone])
         #expect(!again.stdout.contains("installed"), "\(again.stdout)")
@@ -385,14 +494,17 @@ import ChatTestSupport
         #expect(try world.text(phone + "/" + Self.segment).contains("after the hooks"))
         #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
         let clean = try world.chatdir(["check", "--store", phone])
-        #expect(clean.stdout == "" && clean.stderr.hasSuffix(": 0 errors, 0 warnings\n"), "\(clean.stdout)\(clean.stderr)")
+        #expect(
+            clean.stdout == "" && clean.stderr.hasSuffix(": 0 errors, 0 warnings\n"), "\(clean.stdout)\(clean.stderr)")
         try world.gitUnderUmask022(["checkout", "--quiet", "HEAD~2"], in: phone)
         #expect(!(try world.text(phone + "/" + Self.segment).contains("after the clone")))
         #expect(try Self.mode(phone + "/" + Self.segment) == 0o600)
         #expect(try Self.mode(phone + "/conversations/dinner/messages") == 0o700)
     }
 
-    @Test("git-setup leaves a hook of the user's own as it was, says which line to add, exits 73, and runs again the same")
+    @Test(
+        "git-setup leaves a hook of the user's own as it was, says which line to add, exits 73, and runs again the same"
+    )
     func foreignHook() throws {
         let world = try World()
         let store = try world.store("store")
@@ -404,7 +516,10 @@ import ChatTestSupport
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
         for _ in 0..<2 {
             let setup = try world.chatdir(["git-setup", "--store", store], expect: 73)
-            #expect(setup.stderr == "chatdir git-setup: \(hook) is not chatdir's and is left as it is; add this line to it, or git will leave what it writes readable by others: \(ChatdirProcess.executable.resolvingSymlinksInPath().path) git-setup --modes-only .\n", "\(setup.stderr)")
+            #expect(
+                setup.stderr
+                    == "chatdir git-setup: \(hook) is not chatdir's and is left as it is; add this line to it, or git will leave what it writes readable by others: \(ChatdirProcess.executable.resolvingSymlinksInPath().path) git-setup --modes-only .\n",
+                "\(setup.stderr)")
             #expect(try world.text(hook) == own)
             #expect(try Self.mode(hook) == 0o755)
             #expect(try world.text(store + "/.git/hooks/post-checkout").contains(StoreGitHooks.marker))

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A listener on 127.0.0.1 that records the head of every request it gets, byte for byte, and
@@ -19,8 +20,14 @@ final class HeadRecorder: @unchecked Sendable {
     private let answer: [UInt8]
 
     /// `status` and `headers` make the one answer every request gets.
-    init(status: String = "401 Unauthorized", headers: [String] = [], body: String = #"{"error":"unknown token"}"#) throws {
-        answer = Array((["HTTP/1.1 \(status)", "Content-Length: \(body.utf8.count)", "Connection: close"] + headers).joined(separator: "\r\n").utf8)
+    init(status: String = "401 Unauthorized", headers: [String] = [], body: String = #"{"error":"unknown token"}"#)
+        throws
+    {
+        answer =
+            Array(
+                (["HTTP/1.1 \(status)", "Content-Length: \(body.utf8.count)", "Connection: close"] + headers).joined(
+                    separator: "\r\n"
+                ).utf8)
             + Array("\r\n\r\n\(body)".utf8)
         let (descriptor, number) = try listenOnLoopback()
         listener = descriptor
@@ -62,10 +69,19 @@ final class HeadRecorder: @unchecked Sendable {
 func listenOnLoopback() throws -> (Int32, UInt16) {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var address = loopbackAddress(port: 0)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    guard bound == 0, listen(listener, 16) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard bound == 0, listen(listener, 16) == 0 else {
+        close(listener)
+        throw POSIXError(.EADDRINUSE)
+    }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
     return (listener, UInt16(bigEndian: address.sin_port))
 }
 

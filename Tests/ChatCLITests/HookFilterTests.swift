@@ -1,8 +1,9 @@
-@testable import ChatCLI
 import ChatDomain
 import ChatStore
 import ChatSystem
 import Testing
+
+@testable import ChatCLI
 
 @Suite struct HookFilterTests {
     let c1 = try! ConversationID("c1")
@@ -10,10 +11,14 @@ import Testing
     let bob = try! UserID("bob")
 
     func message(_ sequence: Int, from sender: UserID, _ text: String = "hi") -> Message {
-        Message(sequence: sequence, clientMessageID: .random(), senderID: sender, text: text, sentAt: "2026-11-29T12:00:00.000Z")
+        Message(
+            sequence: sequence, clientMessageID: .random(), senderID: sender, text: text,
+            sentAt: "2026-11-29T12:00:00.000Z")
     }
 
-    func filter(_ kinds: Set<HookEvent.Kind>, positions: @escaping @Sendable () -> [UserID: Int] = { [:] }) -> HookFilter {
+    func filter(_ kinds: Set<HookEvent.Kind>, positions: @escaping @Sendable () -> [UserID: Int] = { [:] })
+        -> HookFilter
+    {
         HookFilter(kinds: kinds, me: alice, readTitle: { "Title of \($0)" }, readPositions: { _ in positions() })
     }
 
@@ -22,11 +27,17 @@ import Testing
         var hooks = filter([.message])
         #expect(hooks.events(for: .messageAdded(c1, message(1, from: alice))).isEmpty)
         let events = hooks.events(for: .messageAdded(c1, message(2, from: bob, "on my way")))
-        #expect(events == [HookEvent(kind: .message, conversation: c1, title: "Title of c1", sender: bob, sequence: 2, text: "on my way")])
-        #expect(events[0].environment(store: "/s") == [
-            "CHATDIR_STORE": "/s", "CHATDIR_EVENT": "message", "CHATDIR_CONVERSATION": "c1", "CHATDIR_TITLE": "Title of c1",
-            "CHATDIR_SENDER": "bob", "CHATDIR_SEQUENCE": "2",
-        ])
+        #expect(
+            events == [
+                HookEvent(
+                    kind: .message, conversation: c1, title: "Title of c1", sender: bob, sequence: 2, text: "on my way")
+            ])
+        #expect(
+            events[0].environment(store: "/s") == [
+                "CHATDIR_STORE": "/s", "CHATDIR_EVENT": "message", "CHATDIR_CONVERSATION": "c1",
+                "CHATDIR_TITLE": "Title of c1",
+                "CHATDIR_SENDER": "bob", "CHATDIR_SEQUENCE": "2",
+            ])
     }
 
     @Test("mine is asked for on its own; message and mine together take both")
@@ -52,7 +63,8 @@ import Testing
     @Test("a failed message runs the hook once per attempt, with the reason; pending ones never")
     func failed() throws {
         var hooks = filter([.failed])
-        var entry = OutboxEntry(ordinal: 1, clientMessageID: .random(), text: "too long", createdAt: "2026-11-29T12:00:00.000Z")
+        var entry = OutboxEntry(
+            ordinal: 1, clientMessageID: .random(), text: "too long", createdAt: "2026-11-29T12:00:00.000Z")
         #expect(hooks.events(for: .outboxAdded(c1, entry)).isEmpty)
         entry.state = .failed
         entry.attempts = 1

@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// A store is whatever a commit made it: files replaced by symlinks, folders that point outside
 /// the store, files larger than their format allows. The real binary must neither read without
@@ -13,9 +13,10 @@ import ChatTestSupport
 
     /// `chatdir arguments…` under `ulimit -v 1 GiB`.
     func chatdir(_ arguments: [String], token: Bool = false) throws -> ChatdirProcess.Result {
-        try ChatdirProcess.run(["-c", Self.memoryLimit + "exec \"$@\"", "sh", ChatdirProcess.executable.path] + arguments,
-                               environment: token ? ["CHATDIR_TOKEN": "alice-token"] : ["CHATDIR_TOKEN": ""],
-                               executable: URL(fileURLWithPath: "/bin/sh"))
+        try ChatdirProcess.run(
+            ["-c", Self.memoryLimit + "exec \"$@\"", "sh", ChatdirProcess.executable.path] + arguments,
+            environment: token ? ["CHATDIR_TOKEN": "alice-token"] : ["CHATDIR_TOKEN": ""],
+            executable: URL(fileURLWithPath: "/bin/sh"))
     }
 
     /// alice's store synced once with a reference server: `dinner` and `alice-bob` with messages.
@@ -27,7 +28,8 @@ import ChatTestSupport
         return store
     }
 
-    static let linkWords = "a symbolic link; a store holds only plain files and directories, and chatdir reads and writes nothing through a link"
+    static let linkWords =
+        "a symbolic link; a store holds only plain files and directories, and chatdir reads and writes nothing through a link"
 
     @Test("a segment replaced by a symlink to /dev/zero: check, view, list and sync refuse it by name and end")
     func segmentLinkedToDevZero() throws {
@@ -61,18 +63,22 @@ import ChatTestSupport
         try FileManager.default.createDirectory(atPath: messages, withIntermediateDirectories: true)
         // One record can take at most 6 × 65,536 + 1,024 bytes; a segment of one, 4 bytes more.
         let limit = 6 * 65_536 + 1_024 + 4
-        try Data(repeating: UInt8(ascii: " "), count: limit + 1).write(to: URL(fileURLWithPath: messages + "/0000000001-0000000001.json"))
-        let words = "conversations/c1/messages/0000000001-0000000001.json: \(limit + 1) bytes, more than a segment of 1 message can be (at most \(limit) bytes): damaged"
+        try Data(repeating: UInt8(ascii: " "), count: limit + 1).write(
+            to: URL(fileURLWithPath: messages + "/0000000001-0000000001.json"))
+        let words =
+            "conversations/c1/messages/0000000001-0000000001.json: \(limit + 1) bytes, more than a segment of 1 message can be (at most \(limit) bytes): damaged"
         let check = try chatdir(["check", "--store", store])
         #expect(check.status == 65)
-        #expect(check.stdout.contains(words.replacingOccurrences(of: ".json: ", with: ".json: error: ")), "\(check.stdout)")
+        #expect(
+            check.stdout.contains(words.replacingOccurrences(of: ".json: ", with: ".json: error: ")), "\(check.stdout)")
         let view = try chatdir(["view", "--store", store, "c1"])
         #expect(view.status == 65)
         #expect(view.stderr.contains(words), "\(view.stderr)")
     }
 
-    @Test("a conversation folder that is a symlink to a folder outside the store: every command refuses it by name, nothing is written there",
-          arguments: ["conversation", "messages", "outbox"])
+    @Test(
+        "a conversation folder that is a symlink to a folder outside the store: every command refuses it by name, nothing is written there",
+        arguments: ["conversation", "messages", "outbox"])
     func conversationLinkedOutside(_ which: String) throws {
         let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
@@ -83,18 +89,20 @@ import ChatTestSupport
         try? FileManager.default.removeItem(atPath: store + "/" + relative)
         try FileManager.default.createSymbolicLink(atPath: store + "/" + relative, withDestinationPath: outside)
         let words = "\(relative): a symbolic link, not a directory; a store holds only plain files and directories"
-        let commands: [(arguments: [String], token: Bool)] = [
-            (["sync", "--store", store], true),
-            (["send", "--store", store, "alice-bob", "hello"], false),
-            (["read", "--store", store, "alice-bob"], false),
-            (["history", "--store", store, "alice-bob"], true),
-            (["view", "--store", store, "alice-bob"], false),
-        ] + (which == "conversation" ? [] : [(["retry", "--store", store, "--all"], false)])
+        let commands: [(arguments: [String], token: Bool)] =
+            [
+                (["sync", "--store", store], true),
+                (["send", "--store", store, "alice-bob", "hello"], false),
+                (["read", "--store", store, "alice-bob"], false),
+                (["history", "--store", store, "alice-bob"], true),
+                (["view", "--store", store, "alice-bob"], false),
+            ] + (which == "conversation" ? [] : [(["retry", "--store", store, "--all"], false)])
         // (A conversation folder that is not a directory is skipped by the commands that go over
         // every conversation, as a folder whose name is not an ID is; `check` reports both.)
         for (arguments, token) in commands {
             let result = try chatdir(arguments, token: token)
-            #expect(result.status != 0 && result.status < 128, "\(arguments[0]) exited \(result.status): \(result.stderr)")
+            #expect(
+                result.status != 0 && result.status < 128, "\(arguments[0]) exited \(result.status): \(result.stderr)")
             #expect(result.stderr.contains(words), "\(arguments[0]): \(result.stderr)")
         }
         if which == "conversation" {

@@ -1,5 +1,6 @@
-@testable import ChatCLI
 import Testing
+
+@testable import ChatCLI
 
 /// The chat screen's key decoder: bytes from the terminal to keys, however the reads split them.
 @Suite struct KeyDecoderTests {
@@ -13,43 +14,52 @@ import Testing
         decode(Array(text.utf8))
     }
 
-    @Test("each key's bytes decode to it", arguments: [
-        ("abc", [Key.text("abc")]),
-        ("héllo 漢字 😀", [.text("héllo 漢字 😀")]),
-        ("\r", [.enter]), ("\n", [.newline]), ("\u{1B}\r", [.newline]), ("\u{7F}", [.backspace]), ("\u{08}", [.backspace]),
-        ("\t", [.tab]), ("\u{1B}[Z", [.backTab]),
-        ("\u{1B}[A", [.up]), ("\u{1B}[B", [.down]), ("\u{1B}[C", [.right]), ("\u{1B}[D", [.left]),
-        ("\u{1B}OA", [.up]), ("\u{1B}OB", [.down]), ("\u{1B}OC", [.right]), ("\u{1B}OD", [.left]),
-        ("\u{1B}[H", [.home]), ("\u{1B}[F", [.end]), ("\u{1B}[1~", [.home]), ("\u{1B}[4~", [.end]),
-        ("\u{1B}[7~", [.home]), ("\u{1B}[8~", [.end]), ("\u{1B}OH", [.home]), ("\u{1B}OF", [.end]),
-        ("\u{1B}[3~", [.delete]), ("\u{1B}[5~", [.pageUp]), ("\u{1B}[6~", [.pageDown]),
-        ("\u{1B}[1;5A", [.up]), ("\u{1B}[1;2D", [.left]), ("\u{1B}[3;5~", [.delete]), ("\u{1B}[5;3~", [.pageUp]),
-        ("\u{1B}[<64;10;5M", [.wheelUp]), ("\u{1B}[<65;1;1M", [.wheelDown]), ("\u{1B}[<68;3;3M", [.wheelUp]),
-        ("\u{1B}[<0;10;5M", []), ("\u{1B}[<0;10;5m", []), ("\u{1B}[<64;10;5m", []), ("\u{1B}[<96;1;1M", []),
-        ("\u{1B}[I", [.focusIn]), ("\u{1B}[O", [.focusOut]),
-        ("\u{1B}[200~hello\rworld\u{1B}[201~", [.paste("hello\nworld")]),
-        ("\u{1B}[200~a\r\nb\tc\u{07}d\u{1B}[31me\u{1B}[201~", [.paste("a\nb\tcd[31me")]),
-        ("\u{1B}[201~", []),
-        ("\u{01}", [.control("a")]), ("\u{03}", [.control("c")]), ("\u{04}", [.control("d")]), ("\u{15}", [.control("u")]),
-        ("\u{17}", [.control("w")]), ("\u{05}", [.control("e")]), ("\u{00}", [.control("@")]), ("\u{1C}", [.control("\\")]),
-        ("\u{1B}", [.escape]), ("\u{1B}\u{1B}", [.escape, .escape]), ("\u{1B}\u{1B}[A", [.escape, .up]),
-        ("\u{1B}x", []), ("\u{1B}\u{7F}", []), ("\u{1B}[15~", []), ("\u{1B}[?1;2c", []), ("\u{1B}[2 q", []), ("\u{1B}OP", []),
-        ("\u{1B}[12;40R", []), ("\u{1B}[Mabc", []), ("a\u{1B}[Mxyzb", [.text("a"), .text("b")]),
-        ("ab\rcd", [.text("ab"), .enter, .text("cd")]),
-        ("x\u{1B}[Ay", [.text("x"), .up, .text("y")]),
-        ("\u{1B}[", []), ("\u{1B}[1;5", []), ("\u{1B}O", []),
-        ("\u{1B}[1\u{03}", [.control("c")]),
-        ("\u{1B}\u{03}", [.escape, .control("c")]),
-    ])
+    @Test(
+        "each key's bytes decode to it",
+        arguments: [
+            ("abc", [Key.text("abc")]),
+            ("héllo 漢字 😀", [.text("héllo 漢字 😀")]),
+            ("\r", [.enter]), ("\n", [.newline]), ("\u{1B}\r", [.newline]), ("\u{7F}", [.backspace]),
+            ("\u{08}", [.backspace]),
+            ("\t", [.tab]), ("\u{1B}[Z", [.backTab]),
+            ("\u{1B}[A", [.up]), ("\u{1B}[B", [.down]), ("\u{1B}[C", [.right]), ("\u{1B}[D", [.left]),
+            ("\u{1B}OA", [.up]), ("\u{1B}OB", [.down]), ("\u{1B}OC", [.right]), ("\u{1B}OD", [.left]),
+            ("\u{1B}[H", [.home]), ("\u{1B}[F", [.end]), ("\u{1B}[1~", [.home]), ("\u{1B}[4~", [.end]),
+            ("\u{1B}[7~", [.home]), ("\u{1B}[8~", [.end]), ("\u{1B}OH", [.home]), ("\u{1B}OF", [.end]),
+            ("\u{1B}[3~", [.delete]), ("\u{1B}[5~", [.pageUp]), ("\u{1B}[6~", [.pageDown]),
+            ("\u{1B}[1;5A", [.up]), ("\u{1B}[1;2D", [.left]), ("\u{1B}[3;5~", [.delete]), ("\u{1B}[5;3~", [.pageUp]),
+            ("\u{1B}[<64;10;5M", [.wheelUp]), ("\u{1B}[<65;1;1M", [.wheelDown]), ("\u{1B}[<68;3;3M", [.wheelUp]),
+            ("\u{1B}[<0;10;5M", []), ("\u{1B}[<0;10;5m", []), ("\u{1B}[<64;10;5m", []), ("\u{1B}[<96;1;1M", []),
+            ("\u{1B}[I", [.focusIn]), ("\u{1B}[O", [.focusOut]),
+            ("\u{1B}[200~hello\rworld\u{1B}[201~", [.paste("hello\nworld")]),
+            ("\u{1B}[200~a\r\nb\tc\u{07}d\u{1B}[31me\u{1B}[201~", [.paste("a\nb\tcd[31me")]),
+            ("\u{1B}[201~", []),
+            ("\u{01}", [.control("a")]), ("\u{03}", [.control("c")]), ("\u{04}", [.control("d")]),
+            ("\u{15}", [.control("u")]),
+            ("\u{17}", [.control("w")]), ("\u{05}", [.control("e")]), ("\u{00}", [.control("@")]),
+            ("\u{1C}", [.control("\\")]),
+            ("\u{1B}", [.escape]), ("\u{1B}\u{1B}", [.escape, .escape]), ("\u{1B}\u{1B}[A", [.escape, .up]),
+            ("\u{1B}x", []), ("\u{1B}\u{7F}", []), ("\u{1B}[15~", []), ("\u{1B}[?1;2c", []), ("\u{1B}[2 q", []),
+            ("\u{1B}OP", []),
+            ("\u{1B}[12;40R", []), ("\u{1B}[Mabc", []), ("a\u{1B}[Mxyzb", [.text("a"), .text("b")]),
+            ("ab\rcd", [.text("ab"), .enter, .text("cd")]),
+            ("x\u{1B}[Ay", [.text("x"), .up, .text("y")]),
+            ("\u{1B}[", []), ("\u{1B}[1;5", []), ("\u{1B}O", []),
+            ("\u{1B}[1\u{03}", [.control("c")]),
+            ("\u{1B}\u{03}", [.escape, .control("c")]),
+        ])
     func table(_ input: String, _ keys: [Key]) {
         #expect(Self.merged(Self.decode(input)) == Self.merged(keys), "\(input.debugDescription)")
     }
 
-    @Test("invalid UTF-8 reads as U+FFFD, one for each broken piece, and the bytes after it are read again", arguments: [
-        ([0xFF], "\u{FFFD}"), ([0x80, 0x41], "\u{FFFD}A"), ([0xC3], "\u{FFFD}"), ([0xC3, 0x41], "\u{FFFD}A"),
-        ([0xE2, 0x82], "\u{FFFD}"), ([0xE2, 0x82, 0xAC], "€"), ([0xED, 0xA0, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}"),
-        ([0xF0, 0x9F, 0x98, 0x80], "😀"), ([0xF4, 0x90, 0x80, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"), ([0xC0, 0xAF], "\u{FFFD}\u{FFFD}"),
-    ] as [([UInt8], String)])
+    @Test(
+        "invalid UTF-8 reads as U+FFFD, one for each broken piece, and the bytes after it are read again",
+        arguments: [
+            ([0xFF], "\u{FFFD}"), ([0x80, 0x41], "\u{FFFD}A"), ([0xC3], "\u{FFFD}"), ([0xC3, 0x41], "\u{FFFD}A"),
+            ([0xE2, 0x82], "\u{FFFD}"), ([0xE2, 0x82, 0xAC], "€"), ([0xED, 0xA0, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}"),
+            ([0xF0, 0x9F, 0x98, 0x80], "😀"), ([0xF4, 0x90, 0x80, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"),
+            ([0xC0, 0xAF], "\u{FFFD}\u{FFFD}"),
+        ] as [([UInt8], String)])
     func invalidUTF8(_ bytes: [UInt8], _ text: String) {
         #expect(Self.decode(bytes) == [.text(text)])
     }
@@ -96,7 +106,7 @@ import Testing
         for _ in 0..<20 { keys += decoder.feed(chunk) }
         keys += decoder.feed(Array("\u{1B}[201~\r".utf8))
         #expect(keys.count == 2)
-        guard case let .paste(text) = keys.first else {
+        guard case .paste(let text) = keys.first else {
             Issue.record("no paste: \(keys.prefix(3))")
             return
         }
@@ -114,7 +124,7 @@ import Testing
     static func merged(_ keys: [Key]) -> [Key] {
         var out: [Key] = []
         for key in keys {
-            if case let .text(more) = key, case let .text(text)? = out.last {
+            if case .text(let more) = key, case .text(let text)? = out.last {
                 out[out.count - 1] = .text(text + more)
             } else {
                 out.append(key)
@@ -126,8 +136,13 @@ import Testing
     @Test("random bytes in random splits decode as they do in one read, and never yield a control character as text")
     func randomSplits() {
         var random = SplitMix(seed: 0x6B65_7973)
-        let interesting: [UInt8] = Array("\u{1B}\u{1B}\u{1B}[[O;<~~0125689AaMmZIOH\r\n\t\u{7F}".utf8) + [0x00, 0x03, 0x80, 0xBF, 0xC3, 0xE2, 0xED, 0xF0, 0xF4, 0xFF]
-        let pieces = ["\u{1B}[200~", "\u{1B}[201~", "\u{1B}[<64;1;1M", "漢", "😀", "\u{1B}[1;5A", "\u{1B}[M"].map { Array($0.utf8) }
+        let interesting: [UInt8] =
+            Array("\u{1B}\u{1B}\u{1B}[[O;<~~0125689AaMmZIOH\r\n\t\u{7F}".utf8) + [
+                0x00, 0x03, 0x80, 0xBF, 0xC3, 0xE2, 0xED, 0xF0, 0xF4, 0xFF,
+            ]
+        let pieces = ["\u{1B}[200~", "\u{1B}[201~", "\u{1B}[<64;1;1M", "漢", "😀", "\u{1B}[1;5A", "\u{1B}[M"].map {
+            Array($0.utf8)
+        }
         for round in 0..<400 {
             var bytes: [UInt8] = []
             for _ in 0..<Int(random.next() % 200) {
@@ -150,10 +165,15 @@ import Testing
             #expect(Self.merged(split) == whole, "round \(round): \(bytes)")
             for key in whole {
                 switch key {
-                case let .text(text):
-                    #expect(!text.isEmpty && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }, "round \(round): \(bytes)")
-                case let .paste(text):
-                    #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }, "round \(round): \(bytes)")
+                case .text(let text):
+                    #expect(
+                        !text.isEmpty && !text.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                        "round \(round): \(bytes)")
+                case .paste(let text):
+                    #expect(
+                        !text.unicodeScalars.contains {
+                            $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t"
+                        }, "round \(round): \(bytes)")
                 default:
                     break
                 }

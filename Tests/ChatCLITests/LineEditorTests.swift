@@ -1,6 +1,7 @@
-@testable import ChatCLI
-import Testing
 import ChatTestSupport
+import Testing
+
+@testable import ChatCLI
 
 @Suite(.ownThreads) struct LineEditorTests {
     /// An editor holding `text` with the cursor at `cursor` (the end when nil).
@@ -47,19 +48,24 @@ import ChatTestSupport
         #expect(line.cursor == 0)
         line.moveToLineEnd()
         #expect(line.cursor == 3)
-        line.moveRight(); line.moveRight(); line.moveToLineEnd(); line.moveRight()
+        line.moveRight()
+        line.moveRight()
+        line.moveToLineEnd()
+        line.moveRight()
         #expect(line.cursor == 7)
     }
 
-    @Test("Ctrl-U kills to the line's start, Ctrl-K to its end, Ctrl-W the previous word and the spaces after it", arguments: [
-        ("hello big world", 9, "u", " world", 0),
-        ("hello big world", 9, "k", "hello big", 9),
-        ("hello big world", 10, "w", "hello world", 6),
-        ("hello big   ", 12, "w", "hello ", 6),
-        ("one\ntwo three", 13, "u", "one\n", 4),
-        ("one\ntwo three", 6, "k", "one\ntw", 6),
-        ("", 0, "w", "", 0),
-    ])
+    @Test(
+        "Ctrl-U kills to the line's start, Ctrl-K to its end, Ctrl-W the previous word and the spaces after it",
+        arguments: [
+            ("hello big world", 9, "u", " world", 0),
+            ("hello big world", 9, "k", "hello big", 9),
+            ("hello big world", 10, "w", "hello world", 6),
+            ("hello big   ", 12, "w", "hello ", 6),
+            ("one\ntwo three", 13, "u", "one\n", 4),
+            ("one\ntwo three", 6, "k", "one\ntw", 6),
+            ("", 0, "w", "", 0),
+        ])
     func kills(_ text: String, _ cursor: Int, _ key: Character, _ after: String, _ afterCursor: Int) {
         var line = editor(text, cursor: cursor)
         switch key {

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatSystem
-@testable import ChatCLI
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatCLI
 
 /// The live worker's log on stderr as journalctl or a log file gets it (stderr not a terminal).
 @Suite(.ownThreads) struct LiveLogEndToEndTests {
@@ -41,7 +42,8 @@ import ChatTestSupport
             #expect(line.firstMatch(of: stamp) != nil, "no time stamp: \(line)")
             guard line.count > 24 else { continue }
             let text = String(line[line.startIndex..<line.index(line.startIndex, offsetBy: 24)])
-            let parsed = try #require(ISO8601DateFormatter.withFractionalSeconds.date(from: text), "not ISO 8601: \(text)")
+            let parsed = try #require(
+                ISO8601DateFormatter.withFractionalSeconds.date(from: text), "not ISO 8601: \(text)")
             // UTC and now: the stamp is the wall clock of the line, not local time.
             #expect(abs(parsed.timeIntervalSince(before)) < 120, "\(text) is not about now (\(before))")
         }
@@ -61,7 +63,11 @@ extension ISO8601DateFormatter {
     func format() {
         // 2026-12-01T18:10:00.123Z
         let nanoseconds: UInt64 = 1_796_148_600_123_000_000
-        #expect(LogLine.format("chatdir sync: caught up", stamped: true, nanoseconds: nanoseconds) == "2026-12-01T18:10:00.123Z chatdir sync: caught up")
-        #expect(LogLine.format("chatdir sync: caught up", stamped: false, nanoseconds: nanoseconds) == "chatdir sync: caught up")
+        #expect(
+            LogLine.format("chatdir sync: caught up", stamped: true, nanoseconds: nanoseconds)
+                == "2026-12-01T18:10:00.123Z chatdir sync: caught up")
+        #expect(
+            LogLine.format("chatdir sync: caught up", stamped: false, nanoseconds: nanoseconds)
+                == "chatdir sync: caught up")
     }
 }

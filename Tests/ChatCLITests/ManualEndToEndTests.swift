@@ -1,21 +1,27 @@
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatCLI
-import ChatTestSupport
 
 /// `chatdir manual` and `chatdir manual store`, rendered by groff as man(1) would, with every
 /// warning turned on (`-ww`): any warning fails.
 @Suite(.ownThreads) struct ManualEndToEndTests {
     /// Renders `roff` with `groff -man -Tutf8 -ww` as plain text (no overstrike); expects no warning.
-    static func render(_ roff: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (text: String, warnings: String) {
-        let result = try ChatdirProcess.run(["-man", "-Tutf8", "-ww", "-P-cbou"], input: roff, executable: URL(fileURLWithPath: "/usr/bin/groff"))
+    static func render(_ roff: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (
+        text: String, warnings: String
+    ) {
+        let result = try ChatdirProcess.run(
+            ["-man", "-Tutf8", "-ww", "-P-cbou"], input: roff, executable: URL(fileURLWithPath: "/usr/bin/groff"))
         #expect(result.status == 0, "groff exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
         return (result.stdout, result.stderr)
     }
 
     static func page(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let printed = try ChatdirProcess.run(arguments)
-        #expect(printed.status == 0 && printed.stderr.isEmpty, "chatdir \(arguments): \(printed.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            printed.status == 0 && printed.stderr.isEmpty, "chatdir \(arguments): \(printed.stderr)",
+            sourceLocation: sourceLocation)
         return printed.stdout
     }
 
@@ -32,25 +38,35 @@ import ChatTestSupport
         let rendered = try Self.render(roff)
         #expect(rendered.warnings.isEmpty, "groff warnings:\n\(rendered.warnings)")
         let text = rendered.text
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO"] {
+        for section in [
+            "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES",
+            "SEE ALSO",
+        ] {
             #expect(text.contains("\n\(section)\n"), "section \(section)")
         }
         for command in Chatdir.commands {
             let spec = command.spec
             #expect(text.contains("\n   chatdir \(spec.name)\n"), "subsection for \(spec.name)")
-            for usage in spec.usage { #expect(text.contains("chatdir \(spec.name) \(usage)"), "usage of \(spec.name): \(usage)") }
+            for usage in spec.usage {
+                #expect(text.contains("chatdir \(spec.name) \(usage)"), "usage of \(spec.name): \(usage)")
+            }
             for option in spec.options {
                 let named = (option.short.map { "-\($0), " } ?? "") + option.name
                 #expect(text.contains("\n       \(named)"), "\(spec.name) \(named)")
             }
         }
         // Each code and its meaning, however groff wraps the meaning.
-        let exitStatus = try #require(text.components(separatedBy: "\nEXIT STATUS\n").dropFirst().first?.components(separatedBy: "\nENVIRONMENT\n").first)
+        let exitStatus = try #require(
+            text.components(separatedBy: "\nEXIT STATUS\n").dropFirst().first?.components(
+                separatedBy: "\nENVIRONMENT\n"
+            ).first)
         let words = exitStatus.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for row in ExitStatusTable.rows {
             #expect(words.contains("\(row.code) " + row.meaning.replacing("`", with: "")), "exit code \(row.code)")
         }
-        for variable in ["CHATDIR_STORE", "CHATDIR_TOKEN", "XDG_DATA_HOME", "NO_COLOR"] { #expect(text.contains("\n       \(variable)\n")) }
+        for variable in ["CHATDIR_STORE", "CHATDIR_TOKEN", "XDG_DATA_HOME", "NO_COLOR"] {
+            #expect(text.contains("\n       \(variable)\n"))
+        }
         // An installed page stands on its own: make install ships no checkout to refer to, and
         // the users file serve needs is described here.
         for outside in ["SampleData", "docs/", "README", "../"] {
@@ -68,9 +84,13 @@ import ChatTestSupport
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for row in ExitStatusTable.rows {
             guard row.code != 0 else { continue }
-            #expect(readme.contains("\(row.code) \(row.meaning)"), "README's exit codes lack \"\(row.code) \(row.meaning)\"")
+            #expect(
+                readme.contains("\(row.code) \(row.meaning)"), "README's exit codes lack \"\(row.code) \(row.meaning)\""
+            )
             if row.code != 130 {
-                #expect(Chatdir.help.split(whereSeparator: \.isWhitespace).contains("\(row.code)"), "chatdir --help lacks exit code \(row.code)")
+                #expect(
+                    Chatdir.help.split(whereSeparator: \.isWhitespace).contains("\(row.code)"),
+                    "chatdir --help lacks exit code \(row.code)")
             }
         }
     }
@@ -96,7 +116,10 @@ import ChatTestSupport
     @Test("the built-in copy of docs/FORMAT.md is current (else run scripts/embed-format.sh)")
     func formatCopyIsCurrent() throws {
         let format = try String(contentsOf: packageRoot.appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
-        #expect(FormatDocument.markdown + "\n" == format, "docs/FORMAT.md changed: run scripts/embed-format.sh and commit Sources/ChatCLI/Manual/FormatDocument.swift")
+        #expect(
+            FormatDocument.markdown + "\n" == format,
+            "docs/FORMAT.md changed: run scripts/embed-format.sh and commit Sources/ChatCLI/Manual/FormatDocument.swift"
+        )
     }
 
     @Test("man -l reads the page as a man page would be read after install")
@@ -104,7 +127,9 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let file = directory.file("chatdir.1")
         try Data(try Self.page(["manual"]).utf8).write(to: URL(fileURLWithPath: file))
-        let result = try ChatdirProcess.run(["-l", file], environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "80"], executable: URL(fileURLWithPath: "/usr/bin/man"))
+        let result = try ChatdirProcess.run(
+            ["-l", file], environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "80"],
+            executable: URL(fileURLWithPath: "/usr/bin/man"))
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "man -l: \(result.stderr)")
         #expect(result.stdout.contains("EXIT STATUS"))

@@ -1,9 +1,9 @@
 import ChatDomain
 import ChatServer
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// The outbox keeps its promises whatever the clock and however many processes run:
 /// `send` order is queue order, `retry` never leaves two files for one ID, and `read` wishes
@@ -19,18 +19,23 @@ import ChatTestSupport
 
     /// Runs `chatdir arguments…` under `faketime spec` (libfaketime moves the clock of that
     /// process only), killed and failing the test if it runs two minutes.
-    func runAtFakeTime(_ spec: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChatdirProcess.Result {
+    func runAtFakeTime(_ spec: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> ChatdirProcess.Result
+    {
         var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
-        let result = try spawnAndWait("/usr/bin/faketime", ["-f", spec, ChatdirProcess.executable.path] + arguments, environment: env,
-                                      deadline: .seconds(120))
+        let result = try spawnAndWait(
+            "/usr/bin/faketime", ["-f", spec, ChatdirProcess.executable.path] + arguments, environment: env,
+            deadline: .seconds(120))
         if result.timedOut {
-            throw DeadlineExceeded(command: "faketime -f \(spec) chatdir \(arguments.joined(separator: " "))", deadline: .seconds(120),
-                                   stderr: String(decoding: result.stderr, as: UTF8.self))
+            throw DeadlineExceeded(
+                command: "faketime -f \(spec) chatdir \(arguments.joined(separator: " "))", deadline: .seconds(120),
+                stderr: String(decoding: result.stderr, as: UTF8.self))
         }
-        return ChatdirProcess.Result(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
-                                     stderr: String(decoding: result.stderr, as: UTF8.self))
+        return ChatdirProcess.Result(
+            status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+            stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 
     func pendingTexts(_ store: String, _ conversation: String) throws -> [String] {
@@ -40,8 +45,9 @@ import ChatTestSupport
         }
     }
 
-    @Test("send A, the clock stepped back an hour, send B: B is queued after A and the server assigns A first",
-          .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
+    @Test(
+        "send A, the clock stepped back an hour, send B: B is queued after A and the server assigns A first",
+        .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
     func clockSteppedBack() throws {
         let directory = try TemporaryDirectory()
         let server = try TestServer(sampleData: true)
@@ -67,8 +73,9 @@ import ChatTestSupport
         #expect(a < b, "the server assigned A \(a) and B \(b)")
     }
 
-    @Test("send with the clock before 1970 queues the message instead of crashing",
-          .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
+    @Test(
+        "send with the clock before 1970 queues the message instead of crashing",
+        .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
     func clockBefore1970() throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("store")
@@ -80,25 +87,32 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["check", store]).status == 0)
     }
 
-    @Test("sync with the clock before 1970 ends as a sync with no server does (75), instead of trapping on the monotonic clock",
-          .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
+    @Test(
+        "sync with the clock before 1970 ends as a sync with no server does (75), instead of trapping on the monotonic clock",
+        .enabled(if: faketimeAvailable, "faketime is not installed (.ci/run installs it), or the build is sanitized"))
     func syncBefore1970() throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("store")
         #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
         #expect(try ChatdirProcess.run(["send", "--store", store, "c1", "waits"]).status == 0)
-        let synced = try runAtFakeTime("@1969-12-31 23:00:00", ["sync", "--store", store, "--server", "http://127.0.0.1:9"],
-                                       environment: ["CHATDIR_TOKEN": "alice-token"])
+        let synced = try runAtFakeTime(
+            "@1969-12-31 23:00:00", ["sync", "--store", store, "--server", "http://127.0.0.1:9"],
+            environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(synced.status == 75, "\(synced.stderr)")
         #expect(try pendingTexts(store, "c1") == ["waits"])
     }
 
-    @Test("two retries of one failed message at once, 20 rounds: one file per ID and a clean check every round; the loser says it is already queued")
+    @Test(
+        "two retries of one failed message at once, 20 rounds: one file per ID and a clean check every round; the loser says it is already queued"
+    )
     func concurrentRetries() throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("store")
-        #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3", "--failed", "20"]).status == 0)
-        let failed = try ChatdirProcess.run(["view", "--store", store, "c1", "--json"]).lines.compactMap { line -> String? in
+        #expect(
+            try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3", "--failed", "20"]).status
+                == 0)
+        let failed = try ChatdirProcess.run(["view", "--store", store, "c1", "--json"]).lines.compactMap {
+            line -> String? in
             let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             return row?["status"] as? String == "failed" ? row?["clientMessageId"] as? String : nil
         }
@@ -107,7 +121,11 @@ import ChatTestSupport
             let processes = try (0..<2).map { _ -> (TestProcess, Pipe, Pipe) in
                 let out = Pipe()
                 let err = Pipe()
-                return (try ChatdirProcess.start(["retry", "--store", store, "c1", id], standardInput: nil, standardOutput: out, standardError: err), out, err)
+                return (
+                    try ChatdirProcess.start(
+                        ["retry", "--store", store, "c1", id], standardInput: nil, standardOutput: out,
+                        standardError: err), out, err
+                )
             }
             var printed: [String] = []
             var said: [String] = []
@@ -117,10 +135,13 @@ import ChatTestSupport
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "round \(round): \(said.last ?? "")")
             }
-            let files = try FileManager.default.contentsOfDirectory(atPath: store + "/conversations/c1/outbox").filter { $0.contains(id) }
+            let files = try FileManager.default.contentsOfDirectory(atPath: store + "/conversations/c1/outbox").filter {
+                $0.contains(id)
+            }
             #expect(files.count == 1, "round \(round): \(files)")
             #expect(printed.filter { $0 == id + "\n" }.count == 1, "round \(round): one retry queued it: \(printed)")
-            #expect(said.filter { $0.contains("already queued") }.count == 1, "round \(round): the other says so: \(said)")
+            #expect(
+                said.filter { $0.contains("already queued") }.count == 1, "round \(round): the other says so: \(said)")
             let check = try ChatdirProcess.run(["check", store])
             #expect(check.status == 0, "round \(round): \(check.stdout)")
         }
@@ -133,7 +154,9 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["seed", store, "--conversations", "1", "--messages", "3"]).status == 0)
         let refused = try ChatdirProcess.run(["read", "--store", store, "c1", "--up-to", "99999"])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("99999") && refused.stderr.contains("newest stored message of c1 is 3"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("99999") && refused.stderr.contains("newest stored message of c1 is 3"),
+            "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: store + "/conversations/c1/outbox/read.json"))
         let accepted = try ChatdirProcess.run(["read", "--store", store, "c1", "--up-to", "3"])
         #expect(accepted.status == 0 && accepted.stdout == "3\n", "\(accepted.stderr)")

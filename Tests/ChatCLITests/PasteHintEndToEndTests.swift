@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// The commands chatdir prints for the user to paste (`retry: chatdir retry carol ID`,
 /// `older messages: chatdir view dinner --before 9`) work when pasted: on a store that is not
@@ -50,20 +50,31 @@ import ChatTestSupport
         #expect(!again.stdout.contains("✗ failed"), "\(again.stdout)")
     }
 
-    @Test("on a terminal, the older-messages and retry --all hints carry --store and work when pasted",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
+    @Test(
+        "on a terminal, the older-messages and retry --all hints carry --store and work when pasted",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
     func terminalHints() throws {
         let setup = try Setup()
-        let command = "TZ=UTC NO_COLOR=1 HOME='\(setup.environment["HOME"] ?? "")' XDG_DATA_HOME= CHATDIR_STORE= '\(ChatdirProcess.executable.path)'"
-        let dinner = try ChatdirProcess.run(["-qec", command + " view --store '\(setup.store)' dinner --limit 2", "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
-        let older = try #require(dinner.stdout.split(whereSeparator: \.isNewline).first { $0.contains("older messages: ") }.map(String.init), "\(dinner.stdout)")
-        let viewHint = try #require(Self.between(older, "older messages: ", "\u{1B}")).trimmingCharacters(in: .whitespaces)
+        let command =
+            "TZ=UTC NO_COLOR=1 HOME='\(setup.environment["HOME"] ?? "")' XDG_DATA_HOME= CHATDIR_STORE= '\(ChatdirProcess.executable.path)'"
+        let dinner = try ChatdirProcess.run(
+            ["-qec", command + " view --store '\(setup.store)' dinner --limit 2", "/dev/null"],
+            executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let older = try #require(
+            dinner.stdout.split(whereSeparator: \.isNewline).first { $0.contains("older messages: ") }.map(String.init),
+            "\(dinner.stdout)")
+        let viewHint = try #require(Self.between(older, "older messages: ", "\u{1B}")).trimmingCharacters(
+            in: .whitespaces)
         #expect(viewHint.hasPrefix("chatdir view --store \(setup.store) dinner --before "), "\(viewHint)")
         let scrolled = try setup.paste(viewHint)
         #expect(scrolled.status == 0 && !scrolled.stdout.isEmpty, "\(viewHint): \(scrolled.stderr)")
 
-        let carol = try ChatdirProcess.run(["-qec", command + " view --store '\(setup.store)' carol", "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
-        let status = try #require(carol.stdout.split(whereSeparator: \.isNewline).first { $0.contains("failed (") }.map(String.init), "\(carol.stdout)")
+        let carol = try ChatdirProcess.run(
+            ["-qec", command + " view --store '\(setup.store)' carol", "/dev/null"],
+            executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let status = try #require(
+            carol.stdout.split(whereSeparator: \.isNewline).first { $0.contains("failed (") }.map(String.init),
+            "\(carol.stdout)")
         let retryHint = try #require(Self.between(status, "failed (", ")"))
         #expect(retryHint == "chatdir retry --store \(setup.store) carol --all")
         let retried = try setup.paste(retryHint)

@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// README's first paragraph says how to follow a conversation: with commands that do, never
 /// with `tail -f`, which keeps reading a file every write has replaced by rename.
@@ -8,7 +8,8 @@ import ChatTestSupport
     @Test("README's opening names view --follow and watch to follow a conversation, and both exist")
     func followPromise() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let opening = try #require(readme.components(separatedBy: "\n\n").first { $0.hasPrefix("chatdir is a chat client") })
+        let opening = try #require(
+            readme.components(separatedBy: "\n\n").first { $0.hasPrefix("chatdir is a chat client") })
         #expect(!opening.contains("follow with `tail -f`"), "\(opening)")
         #expect(opening.contains("follow live with `chatdir view --follow` or `chatdir watch`"), "\(opening)")
         let view = try ChatdirProcess.run(["view", "--help"])
@@ -16,13 +17,16 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["watch", "--help"]).status == 0)
     }
 
-    @Test("a new message replaces its segment by rename: a reader holding the old file sees nothing new, as README says of tail -f")
+    @Test(
+        "a new message replaces its segment by rename: a reader holding the old file sees nothing new, as README says of tail -f"
+    )
     func writesReplaceByRename() throws {
         let directory = try TemporaryDirectory()
         let server = try TestServer(sampleData: true)
         let store = directory.file("store")
         let token = ["CHATDIR_TOKEN": "alice-token"]
-        #expect(try ChatdirProcess.run(["init", "--store", store, "--user", "alice", "--server", server.url]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["init", "--store", store, "--user", "alice", "--server", server.url]).status == 0)
         #expect(try ChatdirProcess.run(["sync", "--store", store], environment: token).status == 0)
         let segment = store + "/conversations/dinner/messages/0000000001-0000000100.json"
         let held = try FileHandle(forReadingFrom: URL(fileURLWithPath: segment))

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP relay on 127.0.0.1 in front of a server that records the request line of every HTTP
@@ -34,13 +35,27 @@ final class RequestLineProxy: @unchecked Sendable {
             if client < 0 { return }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var address = loopbackAddress(port: upstreamPort)
-            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            guard connected == 0 else { close(client); close(upstream); continue }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                close(client)
+                close(upstream)
+                continue
+            }
             // Each direction on its own thread; the first to end shuts both sockets down, the
             // last closes them (never before, so no descriptor is reused under the other thread).
             let pair = Pair(client, upstream)
-            Thread { [self] in pump(from: client, to: upstream, record: true); pair.finished() }.start()
-            Thread { [self] in pump(from: upstream, to: client, record: false); pair.finished() }.start()
+            Thread { [self] in
+                pump(from: client, to: upstream, record: true)
+                pair.finished()
+            }.start()
+            Thread { [self] in
+                pump(from: upstream, to: client, record: false)
+                pair.finished()
+            }.start()
         }
     }
 
@@ -55,7 +70,8 @@ final class RequestLineProxy: @unchecked Sendable {
                 // and ending in HTTP/1.1 is a request line.
                 pending += chunk[0..<count]
                 while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(
+                        in: .whitespacesAndNewlines)
                     pending.removeSubrange(...newline)
                     if line.hasSuffix(" HTTP/1.1"), ["GET ", "POST ", "PUT "].contains(where: { line.hasPrefix($0) }) {
                         lock.withLock { lines.append(String(line.dropLast(" HTTP/1.1".count))) }
@@ -64,7 +80,9 @@ final class RequestLineProxy: @unchecked Sendable {
             }
             var sent = 0
             while sent < count {
-                let written = chunk.withUnsafeBytes { send(target, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+                let written = chunk.withUnsafeBytes {
+                    send(target, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL))
+                }
                 if written <= 0 { break }
                 sent += written
             }
@@ -83,8 +101,14 @@ final class RequestLineProxy: @unchecked Sendable {
         init(_ first: Int32, _ second: Int32) { sockets = (first, second) }
 
         func finished() {
-            let last = lock.withLock { running -= 1; return running == 0 }
-            if last { close(sockets.0); close(sockets.1) }
+            let last = lock.withLock {
+                running -= 1
+                return running == 0
+            }
+            if last {
+                close(sockets.0)
+                close(sockets.1)
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir send` with the text on standard input: read in constant memory, at most the largest
 /// text a message may have, refused past it with what is allowed.
@@ -12,7 +12,9 @@ import ChatTestSupport
     }
 
     func outboxNames(_ store: String) throws -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox")) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox")) ?? []).filter {
+            !$0.hasPrefix(".")
+        }.sorted()
     }
 
     /// Runs `sh -c script` with `$0` the built chatdir and `$1` the store, under a 256 MiB
@@ -20,8 +22,10 @@ import ChatTestSupport
     /// sanitized build, whose runtime reserves terabytes of address space for its shadow memory
     /// at start: there the exit and the words are what is checked.)
     func shell(_ script: String, store: String) throws -> SpawnedRunResult {
-        try spawnAndWait("/bin/sh", ["-c", (sanitizer == nil ? "ulimit -v 262144; " : "") + script, ChatdirProcess.executable.path, store],
-                         environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 })
+        try spawnAndWait(
+            "/bin/sh",
+            ["-c", (sanitizer == nil ? "ulimit -v 262144; " : "") + script, ChatdirProcess.executable.path, store],
+            environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 })
     }
 
     @Test("an endless standard input is refused in bounded memory: exit 64, how much is allowed, nothing queued")
@@ -32,7 +36,10 @@ import ChatTestSupport
         let result = try shell("yes dinner | \"$0\" send --store \"$1\" dinner", store: store)
         let stderr = String(decoding: result.stderr, as: UTF8.self)
         #expect(result.status == 64, "\(stderr)")
-        #expect(stderr.contains("standard input holds more than 65536 bytes; a message is at most 65536 bytes of UTF-8 (4096 characters)"), "\(stderr)")
+        #expect(
+            stderr.contains(
+                "standard input holds more than 65536 bytes; a message is at most 65536 bytes of UTF-8 (4096 characters)"
+            ), "\(stderr)")
         #expect(try outboxNames(store) == before)
     }
 
@@ -69,7 +76,9 @@ import ChatTestSupport
         #expect(over.stderr.contains("standard input holds more than 65536 bytes"), "\(over.stderr)")
         let overAsArguments = try ChatdirProcess.run(["send", "--store", store, "dinner", text + "y"])
         #expect(overAsArguments.status == 64)
-        #expect(overAsArguments.stderr.contains("the message text is 65537 bytes of UTF-8; at most 65536 are allowed"), "\(overAsArguments.stderr)")
+        #expect(
+            overAsArguments.stderr.contains("the message text is 65537 bytes of UTF-8; at most 65536 are allowed"),
+            "\(overAsArguments.stderr)")
         #expect(try outboxNames(store).count == before.count + 1)
     }
 }

@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir serve --init` as someone who installed chatdir and has no checkout: the binary
 /// copied alone into a bin directory, run from a directory without SampleData.
@@ -17,7 +17,8 @@ import ChatTestSupport
             binary = URL(fileURLWithPath: directory.file("bin/chatdir"))
             // cp, not a copy in this process: a write descriptor open here while another test
             // spawns a child would leak into it, and exec of the copy would fail with ETXTBSY.
-            let copied = try ChatdirProcess.run([ChatdirProcess.executable.path, binary.path], executable: URL(fileURLWithPath: "/bin/cp"))
+            let copied = try ChatdirProcess.run(
+                [ChatdirProcess.executable.path, binary.path], executable: URL(fileURLWithPath: "/bin/cp"))
             #expect(copied.status == 0, "\(copied.stderr)")
             work = directory.file("work")
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -29,8 +30,9 @@ import ChatTestSupport
         func run(_ arguments: [String], token: String? = nil) throws -> ChatdirProcess.Result {
             var environment = self.environment
             if let token { environment["CHATDIR_TOKEN"] = token }
-            return try ChatdirProcess.run(["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", work, binary.path] + arguments,
-                                          environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
+            return try ChatdirProcess.run(
+                ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", work, binary.path] + arguments,
+                environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
         }
     }
 
@@ -38,7 +40,9 @@ import ChatTestSupport
         try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
     }
 
-    @Test("serve --init makes a data directory with random tokens printed once; serve starts on it and a client syncs with a printed token")
+    @Test(
+        "serve --init makes a data directory with random tokens printed once; serve starts on it and a client syncs with a printed token"
+    )
     func initServeAndSync() throws {
         let installed = try Installed()
         #expect(!FileManager.default.fileExists(atPath: installed.work + "/SampleData"))
@@ -47,7 +51,8 @@ import ChatTestSupport
         let rows = made.lines.map { $0.split(separator: " ").map(String.init) }
         #expect(rows.map { $0.first } == ["alice", "bob"], "\(made.stdout)")
         let tokens = Dictionary(uniqueKeysWithValues: rows.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
-        let alice = try #require(tokens["alice"]), bob = try #require(tokens["bob"])
+        let alice = try #require(tokens["alice"])
+        let bob = try #require(tokens["bob"])
         for token in [alice, bob] {
             #expect(token.count == 64 && token.allSatisfy(\.isHexDigit), "\(token)")
         }
@@ -63,7 +68,9 @@ import ChatTestSupport
         // A second --init never replaces tokens a server already hands out.
         let again = try installed.run(["serve", "--init", "data", "--user", "carol"])
         #expect(again.status == 73, "\(again.stderr)")
-        #expect(again.stderr.contains("data directory data exists and is not empty: nothing was written"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("data directory data exists and is not empty: nothing was written"), "\(again.stderr)"
+        )
         #expect(again.stdout.isEmpty)
         #expect(try String(contentsOfFile: data + "/users.json", encoding: .utf8) == users)
 
@@ -71,9 +78,10 @@ import ChatTestSupport
         let output = Pipe()
         let lines = Locked<[String]>([])
         readLines(of: output.fileHandleForReading) { line in lines.withLock { $0.append(line) } }
-        let server = try ChatdirProcess.start(["serve", "--data", "data", "--port", "0"], environment: installed.environment,
-                                              launcher: ["/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", installed.work],
-                                              executable: installed.binary, standardOutput: output)
+        let server = try ChatdirProcess.start(
+            ["serve", "--data", "data", "--port", "0"], environment: installed.environment,
+            launcher: ["/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", installed.work],
+            executable: installed.binary, standardOutput: output)
         defer {
             kill(server.processIdentifier, SIGTERM)
             server.waitUntilExit()
@@ -83,9 +91,12 @@ import ChatTestSupport
         let url = try #require(printed.first, "serve printed nothing")
         #expect(printed.dropFirst().first?.hasPrefix("ready: 2 users, 0 conversations from data") == true, "\(printed)")
 
-        let aliceStore = installed.directory.file("alice-store"), bobStore = installed.directory.file("bob-store")
+        let aliceStore = installed.directory.file("alice-store")
+        let bobStore = installed.directory.file("bob-store")
         #expect(try installed.run(["init", "--store", aliceStore, "--user", "alice", "--server", url]).status == 0)
-        #expect(try installed.run(["create", "--store", aliceStore, "lunch", "--title", "Lunch", "--member", "bob"]).status == 0)
+        #expect(
+            try installed.run(["create", "--store", aliceStore, "lunch", "--title", "Lunch", "--member", "bob"]).status
+                == 0)
         #expect(try installed.run(["send", "--store", aliceStore, "lunch", "noon?"]).status == 0)
         let sync = try installed.run(["sync", "--store", aliceStore], token: alice)
         #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
@@ -99,13 +110,18 @@ import ChatTestSupport
         #expect(view.stdout.contains("alice  noon?"), "\(view.stdout)")
     }
 
-    @Test("serve --init refuses what it cannot honour, as usage errors, and writes nothing", arguments: [
-        (["serve", "--init", "data"], "--init needs at least one --user NAME"),
-        (["serve", "--init", "data", "--user", "bad name"], "--user: "),
-        (["serve", "--init", "data", "--user", "alice", "--user", "alice"], "--user alice is given twice"),
-        (["serve", "--init", "data", "--user", "alice", "--port", "8080"], "--init only makes a data directory and exits"),
-        (["serve", "--data", "data", "--user", "alice"], "--user goes with --init DIR"),
-    ])
+    @Test(
+        "serve --init refuses what it cannot honour, as usage errors, and writes nothing",
+        arguments: [
+            (["serve", "--init", "data"], "--init needs at least one --user NAME"),
+            (["serve", "--init", "data", "--user", "bad name"], "--user: "),
+            (["serve", "--init", "data", "--user", "alice", "--user", "alice"], "--user alice is given twice"),
+            (
+                ["serve", "--init", "data", "--user", "alice", "--port", "8080"],
+                "--init only makes a data directory and exits"
+            ),
+            (["serve", "--data", "data", "--user", "alice"], "--user goes with --init DIR"),
+        ])
     func refused(arguments: [String], message: String) throws {
         let installed = try Installed()
         let result = try installed.run(arguments)

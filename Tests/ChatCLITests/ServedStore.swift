@@ -1,7 +1,7 @@
 import ChatServer
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// A reference server in this process (a ``TestServer`` on SampleData, refusing texts with REJECT
 /// in them) and alice's store on it, synced once; through a ``StallingRelay`` when `relayed`.
@@ -24,7 +24,8 @@ final class ServedStore {
         store = directory.file("alice")
         runtime = directory.file("runtime")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", relay?.url ?? host.url, store]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["init", "--user", "alice", "--server", relay?.url ?? host.url, store]).status == 0)
         #expect(try sync().status == 0)
     }
 
@@ -38,7 +39,8 @@ final class ServedStore {
 
     /// `chatdir COMMAND --store STORE ARGUMENTS…` (`arguments` starts with the command).
     func run(_ arguments: [String]) throws -> ChatdirProcess.Result {
-        try ChatdirProcess.run(Array(arguments.prefix(1)) + ["--store", store] + arguments.dropFirst(), environment: environment)
+        try ChatdirProcess.run(
+            Array(arguments.prefix(1)) + ["--store", store] + arguments.dropFirst(), environment: environment)
     }
 
     func sync() throws -> ChatdirProcess.Result { try run(["sync"]) }
@@ -54,14 +56,19 @@ final class ServedStore {
 
     /// Outbox files of dinner.
     var outbox: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox")) ?? []).filter { !$0.hasPrefix(".") && $0 != "read.json" }
+        ((try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox")) ?? []).filter {
+            !$0.hasPrefix(".") && $0 != "read.json"
+        }
     }
 
     /// How many records of the server's dinner carry `id`.
     func onServer(_ id: String) throws -> Int {
         let messages = data + "/conversations/dinner/messages"
-        return try FileManager.default.contentsOfDirectory(atPath: messages).filter { !$0.hasPrefix(".") }.reduce(0) { count, name in
-            count + (try String(contentsOfFile: messages + "/" + name, encoding: .utf8)).components(separatedBy: "\n").filter { $0.contains(id) }.count
+        return try FileManager.default.contentsOfDirectory(atPath: messages).filter { !$0.hasPrefix(".") }.reduce(0) {
+            count, name in
+            count
+                + (try String(contentsOfFile: messages + "/" + name, encoding: .utf8)).components(separatedBy: "\n")
+                .filter { $0.contains(id) }.count
         }
     }
 
@@ -73,7 +80,9 @@ final class ServedStore {
     }
 
     /// Runs `status --json` until `done` holds for it (60 s at most).
-    func waitForStatus(_ done: (Int32, [String: Any]) -> Bool) throws -> (status: Int32, json: [String: Any], stderr: String) {
+    func waitForStatus(_ done: (Int32, [String: Any]) -> Bool) throws -> (
+        status: Int32, json: [String: Any], stderr: String
+    ) {
         var last = try status()
         // Each check runs `chatdir status`: every 100 ms, not every few milliseconds.
         try waitUntil(timeout: .seconds(60), checkingEvery: .milliseconds(100)) {

@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir init --server` and `chatdir sync` read a server URL with the same parser, so a store
 /// `init` made never holds a URL `sync` calls malformed. An https server is reached over TLS
@@ -23,7 +23,10 @@ import ChatTestSupport
     func httpManifestBytes() throws {
         let directory = try TemporaryDirectory()
         let store = directory.file("alice")
-        #expect(try ChatdirProcess.run(["init", "--user", "alice", "--server", "http://127.0.0.1:8080", "--segment-size", "10", store]).status == 0)
+        #expect(
+            try ChatdirProcess.run([
+                "init", "--user", "alice", "--server", "http://127.0.0.1:8080", "--segment-size", "10", store,
+            ]).status == 0)
         let written = try Data(contentsOf: URL(fileURLWithPath: store + "/chatdir.json"))
         let sample = try Data(contentsOf: packageRoot.appendingPathComponent("SampleData/alice/chatdir.json"))
         #expect(written == sample, "\(String(decoding: written, as: UTF8.self))")

@@ -1,7 +1,7 @@
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir status` as a health check: with no worker, with a live worker against a reference
 /// server in this process, and after that server is gone.
@@ -11,7 +11,9 @@ import ChatTestSupport
         let fixture = try ServedStore()
         let healthy = try fixture.run(["status"])
         #expect(healthy.status == 0, "\(healthy.stderr)")
-        #expect(healthy.lines.first?.hasPrefix("sync worker: none running; the last one (pid ") == true, "\(healthy.stdout)")
+        #expect(
+            healthy.lines.first?.hasPrefix("sync worker: none running; the last one (pid ") == true, "\(healthy.stdout)"
+        )
         #expect(healthy.stdout.contains("outbox: 0 pending, 0 failed"))
         #expect(healthy.stdout.contains("  dinner     caught up "), "\(healthy.stdout)")
         #expect(try fixture.run(["view", "dinner"]).status == 0)
@@ -23,7 +25,10 @@ import ChatTestSupport
         let waiting = try fixture.run(["status"])
         #expect(waiting.status == 75)
         #expect(waiting.stdout.contains("outbox: 1 pending (oldest "))
-        #expect(waiting.stderr.contains("chatdir status: 1 message waits and no sync worker runs; start one: chatdir sync --store "), "\(waiting.stderr)")
+        #expect(
+            waiting.stderr.contains(
+                "chatdir status: 1 message waits and no sync worker runs; start one: chatdir sync --store "),
+            "\(waiting.stderr)")
         let json = try fixture.status()
         #expect(json.status == 75)
         #expect(json.json["healthy"] as? Bool == false)
@@ -34,12 +39,15 @@ import ChatTestSupport
     @Test("a live worker: running, its pid, connected, deliveries measured; the server gone: reconnecting, exit 75")
     func liveWorker() throws {
         let fixture = try ServedStore()
-        let (worker, _) = try ChatdirProcess.startLiveWorker(store: fixture.store, environment: ["XDG_RUNTIME_DIR": fixture.runtime])
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: fixture.store, environment: ["XDG_RUNTIME_DIR": fixture.runtime])
         defer {
             if worker.isRunning { kill(worker.processIdentifier, SIGTERM) }
             worker.waitUntilExit()
         }
-        let connected = try fixture.waitForStatus { _, json in (json["worker"] as? [String: Any])?["connection"] as? String == "connected" }
+        let connected = try fixture.waitForStatus { _, json in
+            (json["worker"] as? [String: Any])?["connection"] as? String == "connected"
+        }
         let worker1 = connected.json["worker"] as? [String: Any]
         #expect(connected.status == 0, "\(connected.stderr)")
         #expect(worker1?["pid"] as? Int == Int(worker.processIdentifier), "\(connected.json)")
@@ -47,10 +55,14 @@ import ChatTestSupport
         #expect(worker1?["running"] as? Bool == true)
 
         #expect(try fixture.run(["send", "dinner", "measured"]).status == 0)
-        let delivered = try fixture.waitForStatus { _, json in (json["sendToSentMs"] as? [String: Any])?["count"] as? Int == 1 }
+        let delivered = try fixture.waitForStatus { _, json in
+            (json["sendToSentMs"] as? [String: Any])?["count"] as? Int == 1
+        }
         #expect((delivered.json["sendToSentMs"] as? [String: Any])?["p50"] is Int, "\(delivered.json)")
         let text = try fixture.run(["status"])
-        #expect(text.lines.first?.hasPrefix("sync worker: pid \(worker.processIdentifier) (sync --live) since ") == true, "\(text.stdout)")
+        #expect(
+            text.lines.first?.hasPrefix("sync worker: pid \(worker.processIdentifier) (sync --live) since ") == true,
+            "\(text.stdout)")
         #expect(text.lines.first?.hasSuffix(", connected; 0 reconnects in the last hour") == true, "\(text.stdout)")
         #expect(text.stdout.contains("send-to-sent: p50 "))
 
@@ -59,27 +71,38 @@ import ChatTestSupport
         #expect(lost.status == 75)
         #expect((lost.json["worker"] as? [String: Any])?["connection"] as? String == "reconnecting", "\(lost.json)")
         #expect((lost.json["worker"] as? [String: Any])?["reconnectsLastHour"] as? Int == 1)
-        #expect(lost.stderr.contains("chatdir status: the sync worker (pid \(worker.processIdentifier)) cannot reach the server"), "\(lost.stderr)")
+        #expect(
+            lost.stderr.contains(
+                "chatdir status: the sync worker (pid \(worker.processIdentifier)) cannot reach the server"),
+            "\(lost.stderr)")
 
         kill(worker.processIdentifier, SIGTERM)
         worker.waitUntilExit()
         let stopped = try fixture.run(["status"])
         #expect(stopped.status == 0)
-        #expect(stopped.lines.first?.contains("the last one (pid \(worker.processIdentifier)) stopped") == true, "\(stopped.stdout)")
+        #expect(
+            stopped.lines.first?.contains("the last one (pid \(worker.processIdentifier)) stopped") == true,
+            "\(stopped.stdout)")
     }
 
     @Test("a worker killed with SIGKILL: its figures are told apart as the last one's, never as running")
     func killedWorker() throws {
         let fixture = try ServedStore()
-        let (worker, _) = try ChatdirProcess.startLiveWorker(store: fixture.store, environment: ["XDG_RUNTIME_DIR": fixture.runtime])
-        let connected = try fixture.waitForStatus { _, json in (json["worker"] as? [String: Any])?["connection"] as? String == "connected" }
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: fixture.store, environment: ["XDG_RUNTIME_DIR": fixture.runtime])
+        let connected = try fixture.waitForStatus { _, json in
+            (json["worker"] as? [String: Any])?["connection"] as? String == "connected"
+        }
         #expect((connected.json["worker"] as? [String: Any])?["running"] as? Bool == true)
         kill(worker.processIdentifier, SIGKILL)
         worker.waitUntilExit()
         #expect(try fixture.run(["send", "dinner", "after the kill"]).status == 0)
         let after = try fixture.run(["status"])
         #expect(after.status == 75)
-        #expect(after.lines.first?.contains("the last one (pid \(worker.processIdentifier)) ended without stopping (killed?); last heard of ") == true, "\(after.stdout)")
+        #expect(
+            after.lines.first?.contains(
+                "the last one (pid \(worker.processIdentifier)) ended without stopping (killed?); last heard of ")
+                == true, "\(after.stdout)")
         let json = try fixture.status().json["worker"] as? [String: Any]
         #expect(json?["running"] as? Bool == false)
         #expect(json?["lastPid"] as? Int == Int(worker.processIdentifier))
@@ -130,7 +153,10 @@ import ChatTestSupport
         try Data(#"{"pid":"x\u001b[2J"}"#.utf8).write(to: URL(fileURLWithPath: fixture.store + "/.sync-status"))
         let result = try fixture.run(["status"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("figures: .sync-status: \"pid\" is a string, expected a process ID; the next sync worker rewrites it"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "figures: .sync-status: \"pid\" is a string, expected a process ID; the next sync worker rewrites it"),
+            "\(result.stdout)")
         #expect(!result.stdout.contains("\u{1b}"))
     }
 }

@@ -25,9 +25,12 @@ struct StraceLog {
             case "write", "pwrite64", "writev", "pwritev", "pwritev2":
                 return paths.first.map { $0.hasPrefix("/") && !$0.hasPrefix("/dev/") } ?? true
             case "creat", "fsync", "fdatasync", "sync", "syncfs", "sync_file_range", "rename", "renameat", "renameat2",
-                 "link", "linkat", "symlink", "symlinkat", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir", "mknod", "mknodat",
-                 "truncate", "ftruncate", "fallocate", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
-                 "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr":
+                "link", "linkat", "symlink", "symlinkat", "unlink", "unlinkat", "mkdir", "mkdirat", "rmdir", "mknod",
+                "mknodat",
+                "truncate", "ftruncate", "fallocate", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown",
+                "fchownat",
+                "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+                "lremovexattr", "fremovexattr":
                 return true
             default:
                 return false
@@ -37,7 +40,9 @@ struct StraceLog {
 
     var calls: [Call] = []
 
-    static let executable = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable = ["/usr/bin/strace", "/bin/strace"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// Whether `strace -f true` runs here (a container may forbid ptrace).
     static let works: Bool = {
@@ -52,7 +57,6 @@ struct StraceLog {
         return process.terminationStatus == 0
     }()
 
-
     /// Options every traced `chatdir` gets: LeakSanitizer cannot run under ptrace (it stops the
     /// process at exit with a fatal error, exit 1), so in an AddressSanitizer build
     /// (`.ci/sanitizers address`) the traced child checks no leaks; its other ASan options stay.
@@ -64,11 +68,16 @@ struct StraceLog {
 
     /// The options to trace every call on files and descriptors with (what ``Call/changesDisk``
     /// judges, and the reads and stats a test counts).
-    static let everyFileCall = ["-f", "-qq", "-y", "-s", "4096", "-e", "trace=%file,%desc,fsync,fdatasync,sync,syncfs,sync_file_range,flock"]
+    static let everyFileCall = [
+        "-f", "-qq", "-y", "-s", "4096", "-e", "trace=%file,%desc,fsync,fdatasync,sync,syncfs,sync_file_range,flock",
+    ]
 
     /// The options to trace file publishing with.
-    static let traceOptions = ["-f", "-qq", "-y", "-s", "4096",
-                               "-e", "trace=openat,open,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat"]
+    static let traceOptions = [
+        "-f", "-qq", "-y", "-s", "4096",
+        "-e",
+        "trace=openat,open,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat",
+    ]
 
     init(_ text: String) {
         for raw in text.split(separator: "\n") {
@@ -82,28 +91,39 @@ struct StraceLog {
             let name = String(line[..<paren])
             let unfinished = line.hasSuffix("<unfinished ...>")
             // A call that failed published nothing (these traces inject no faults into it).
-            if !unfinished, let equals = line.range(of: ") = ", options: .backwards), line[equals.upperBound...].hasPrefix("-1") { continue }
+            if !unfinished, let equals = line.range(of: ") = ", options: .backwards),
+                line[equals.upperBound...].hasPrefix("-1")
+            {
+                continue
+            }
             let tokens = Self.tokens(line[line.index(after: paren)...])
             var paths: [String] = []
             switch name {
             case "openat", "mkdirat", "unlinkat":
                 if tokens.count >= 2 { paths = [Self.resolve(tokens[0], tokens[1])] }
             case "renameat", "renameat2", "linkat":
-                if tokens.count >= 4 { paths = [Self.resolve(tokens[0], tokens[1]), Self.resolve(tokens[2], tokens[3])] }
+                if tokens.count >= 4 {
+                    paths = [Self.resolve(tokens[0], tokens[1]), Self.resolve(tokens[2], tokens[3])]
+                }
             case "rename", "link":
                 if tokens.count >= 2 { paths = [tokens[0].text, tokens[1].text] }
             case "open", "mkdir", "unlink", "write", "fsync", "fdatasync", "syncfs":
                 if let first = tokens.first { paths = [first.text] }
-            case "newfstatat", "statx", "faccessat", "faccessat2", "fchmodat", "fchownat", "utimensat", "readlinkat", "mknodat":
+            case "newfstatat", "statx", "faccessat", "faccessat2", "fchmodat", "fchownat", "utimensat", "readlinkat",
+                "mknodat":
                 if tokens.count >= 2, tokens[0].isDescriptor, !tokens[1].isDescriptor {
                     paths = [Self.resolve(tokens[0], tokens[1])]
                 } else if let first = tokens.first {
                     paths = [first.text]
                 }
-            case "stat", "lstat", "access", "readlink", "chmod", "chown", "lchown", "truncate", "rmdir", "creat", "utime", "utimes",
-                 "setxattr", "lsetxattr", "removexattr", "lremovexattr", "symlink", "mknod", "fstat", "read", "pread64", "readv",
-                 "pwrite64", "writev", "pwritev", "pwritev2", "close", "lseek", "fcntl", "getdents64", "flock", "ftruncate",
-                 "fallocate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "sync_file_range", "ioctl", "dup", "dup2", "dup3":
+            case "stat", "lstat", "access", "readlink", "chmod", "chown", "lchown", "truncate", "rmdir", "creat",
+                "utime", "utimes",
+                "setxattr", "lsetxattr", "removexattr", "lremovexattr", "symlink", "mknod", "fstat", "read", "pread64",
+                "readv",
+                "pwrite64", "writev", "pwritev", "pwritev2", "close", "lseek", "fcntl", "getdents64", "flock",
+                "ftruncate",
+                "fallocate", "fchmod", "fchown", "fsetxattr", "fremovexattr", "sync_file_range", "ioctl", "dup", "dup2",
+                "dup3":
                 if let first = tokens.first { paths = [first.text] }
             case "symlinkat":
                 if tokens.count >= 3 { paths = [Self.resolve(tokens[1], tokens[2])] }
@@ -118,7 +138,10 @@ struct StraceLog {
     }
 
     /// A quoted string or a descriptor's path (`3</a/b>`, `AT_FDCWD</cwd>`).
-    struct Token { var text: String; var isDescriptor: Bool }
+    struct Token {
+        var text: String
+        var isDescriptor: Bool
+    }
 
     private static func tokens(_ arguments: Substring) -> [Token] {
         var result: [Token] = []
@@ -129,19 +152,23 @@ struct StraceLog {
                 var text = ""
                 var cursor = arguments.index(after: index)
                 while cursor < arguments.endIndex, arguments[cursor] != "\"" {
-                    if arguments[cursor] == "\\", arguments.index(after: cursor) < arguments.endIndex { cursor = arguments.index(after: cursor) }
+                    if arguments[cursor] == "\\", arguments.index(after: cursor) < arguments.endIndex {
+                        cursor = arguments.index(after: cursor)
+                    }
                     text.append(arguments[cursor])
                     cursor = arguments.index(after: cursor)
                 }
                 result.append(Token(text: text, isDescriptor: false))
                 index = cursor < arguments.endIndex ? arguments.index(after: cursor) : cursor
-            } else if character == "<", index > arguments.startIndex, arguments[arguments.index(before: index)].isNumber || arguments[arguments.index(before: index)] == "D" {
+            } else if character == "<", index > arguments.startIndex,
+                arguments[arguments.index(before: index)].isNumber || arguments[arguments.index(before: index)] == "D"
+            {
                 let start = arguments.index(after: index)
                 let end = arguments[start...].firstIndex(of: ">") ?? arguments.endIndex
                 result.append(Token(text: String(arguments[start..<end]), isDescriptor: true))
                 index = end < arguments.endIndex ? arguments.index(after: end) : end
             } else if character == ")" && arguments[index...].hasPrefix(") = ") {
-                break  // the return value follows
+                break // the return value follows
             } else {
                 index = arguments.index(after: index)
             }
@@ -151,7 +178,7 @@ struct StraceLog {
 
     private static func resolve(_ directory: Token, _ name: Token) -> String {
         if name.text.hasPrefix("/") || !directory.isDescriptor { return name.text }
-        if name.text.isEmpty { return directory.text }  // AT_EMPTY_PATH: the descriptor itself
+        if name.text.isEmpty { return directory.text } // AT_EMPTY_PATH: the descriptor itself
         return directory.text + "/" + name.text
     }
 
@@ -172,7 +199,9 @@ struct StraceLog {
     /// An fsync of `path` in `range`, or a `syncfs` (a group commit: every file and directory
     /// of the store's file system made durable at once).
     private func fsync(of path: String, in range: Range<Int>) -> Call? {
-        calls[range].first { (($0.name == "fsync" || $0.name == "fdatasync") && $0.paths.first == path) || $0.name == "syncfs" }
+        calls[range].first {
+            (($0.name == "fsync" || $0.name == "fdatasync") && $0.paths.first == path) || $0.name == "syncfs"
+        }
     }
 
     /// Every way a file under `root` was published out of order: a temp file renamed or linked
@@ -193,12 +222,17 @@ struct StraceLog {
                 published += 1
                 if Self.isTemporary(from) {
                     let created = calls[..<call.index].last { $0.creates && $0.paths.first == from }
-                    let createdDirectory = calls[..<call.index].last { ($0.name == "mkdir" || $0.name == "mkdirat") && $0.paths.first == from }
+                    let createdDirectory = calls[..<call.index].last {
+                        ($0.name == "mkdir" || $0.name == "mkdirat") && $0.paths.first == from
+                    }
                     if let created {
-                        let writes = calls[created.index..<call.index].filter { $0.name == "write" && $0.paths.first == from }
+                        let writes = calls[created.index..<call.index].filter {
+                            $0.name == "write" && $0.paths.first == from
+                        }
                         if let lastWrite = writes.last {
                             if fsync(of: from, in: (lastWrite.index + 1)..<call.index) == nil {
-                                problems.append("\(call): \(from) was not fsynced between its last write (\(lastWrite)) and this")
+                                problems.append(
+                                    "\(call): \(from) was not fsynced between its last write (\(lastWrite)) and this")
                             }
                         } else {
                             problems.append("\(call): \(from) was never written after it was created (\(created))")
@@ -219,10 +253,15 @@ struct StraceLog {
                 }
                 if Self.baseName(directory) == "outbox", Self.baseName(path) != "read.json" {
                     let messages = Self.parent(directory) + "/messages"
-                    let lastSegment = calls[..<call.index].last { ["rename", "renameat", "renameat2"].contains($0.name) && $0.paths.count == 2 && Self.parent($0.paths[1]) == messages }
+                    let lastSegment = calls[..<call.index].last {
+                        ["rename", "renameat", "renameat2"].contains($0.name) && $0.paths.count == 2
+                            && Self.parent($0.paths[1]) == messages
+                    }
                     let from = (lastSegment?.index ?? -1) + 1
                     if fsync(of: messages, in: from..<call.index) == nil {
-                        problems.append("\(call): an outbox file went without an fsync of \(messages) after the segment's rename (\(lastSegment.map(\.description) ?? "none in this trace"))")
+                        problems.append(
+                            "\(call): an outbox file went without an fsync of \(messages) after the segment's rename (\(lastSegment.map(\.description) ?? "none in this trace"))"
+                        )
                     }
                 }
             case "mkdir", "mkdirat":

@@ -1,9 +1,9 @@
 import ChatDomain
 import ChatServer
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir sync`, `read` and `history` as a user runs them, against a reference server in
 /// this process (SampleData/server copied into a temp directory).
@@ -28,7 +28,9 @@ import ChatTestSupport
         #expect(second.stdout == "synced 2 conversations, 0 new messages, 1 sent\n")
         let view = try ChatdirProcess.run(["view", "--store", store, "dinner"])
         #expect(view.lines.last?.hasSuffix("alice  on my way  ✓ sent") == true)
-        for output in [first.stdout, first.stderr, second.stdout, second.stderr] { #expect(!output.contains("alice-token")) }
+        for output in [first.stdout, first.stderr, second.stdout, second.stderr] {
+            #expect(!output.contains("alice-token"))
+        }
         let files = try snapshotFiles(store)
         #expect(!files.values.contains { String(decoding: $0, as: UTF8.self).contains("alice-token") })
     }
@@ -56,11 +58,13 @@ import ChatTestSupport
         let file = directory.file("token")
         try Data("alice-token\n".utf8).write(to: URL(fileURLWithPath: file))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
-        let open = try ChatdirProcess.run(["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
+        let open = try ChatdirProcess.run(
+            ["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
         #expect(open.status == 77)
         #expect(open.stderr.contains("can be read by others (mode 644); run `chmod 600 \(file)` first"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        let closed = try ChatdirProcess.run(["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
+        let closed = try ChatdirProcess.run(
+            ["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
         #expect(closed.status == 0, "\(closed.stderr)")
     }
 
@@ -69,9 +73,12 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let server = try TestServer(sampleData: true)
         let store = try newStore(directory, server)
-        #expect(try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"]).status
+                == 0)
         #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "offline"]).status == 0)
-        let result = try ChatdirProcess.run(["sync", "--store", store, "--server", "http://127.0.0.1:9"], environment: ["CHATDIR_TOKEN": "alice-token"])
+        let result = try ChatdirProcess.run(
+            ["sync", "--store", store, "--server", "http://127.0.0.1:9"], environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(result.status == 75)
         #expect(result.stderr.contains("server unreachable"))
         #expect(result.stdout == "not synced: 1 still pending\n", "\(result.stdout)")
@@ -83,15 +90,22 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let alice = try newStore(directory, server)
         let bob = try newStore(directory, server, user: "bob")
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "read me"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status
+                == 0)
         let read = try ChatdirProcess.run(["read", "--store", alice, "alice-bob"])
         #expect(read.stdout == "4\n")
         #expect(try ChatdirProcess.run(["read", "--store", alice, "alice-bob", "--up-to", "2"]).stdout == "4\n")
-        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status
+                == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         let view = try ChatdirProcess.run(["view", "--store", bob, "alice-bob"])
         #expect(view.lines.last?.hasSuffix("bob    read me  ✓✓ read") == true, "\(view.stdout)")
     }
@@ -103,8 +117,11 @@ import ChatTestSupport
         let store = try newStore(directory, server)
         let (worker, errors) = try ChatdirProcess.startLiveWorker(store: store)
         // Wait for the first catch-up to land in the store.
-        waitUntil(timeout: .seconds(20)) { FileManager.default.fileExists(atPath: store + "/conversations/dinner/messages/0000000001-0000000100.json") }
-        let second = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
+        waitUntil(timeout: .seconds(20)) {
+            FileManager.default.fileExists(atPath: store + "/conversations/dinner/messages/0000000001-0000000100.json")
+        }
+        let second = try ChatdirProcess.run(
+            ["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(second.status == 75)
         #expect(second.stderr.contains("only one sync worker may run per store"))
         // The refusal names the holder and the way out, for a one-pass sync too.
@@ -112,12 +129,17 @@ import ChatTestSupport
         let once = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token"])
         for refused in [second, once] {
             #expect(refused.stderr.contains("(pid \(pid): chatdir sync --live --store \(store)"), "\(refused.stderr)")
-            #expect(refused.stderr.contains("wait for it to finish, or stop it (`kill \(pid)`, or Ctrl-C where it runs), then run the command again"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains(
+                    "wait for it to finish, or stop it (`kill \(pid)`, or Ctrl-C where it runs), then run the command again"
+                ), "\(refused.stderr)")
         }
         #expect(once.status == 75)
         #expect(try ChatdirProcess.run(["send", "--store", store, "dinner", "while live"]).status == 0)
         waitUntil(timeout: .seconds(20)) {
-            (try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox").filter { !$0.hasPrefix(".") }.isEmpty) == true
+            (try? FileManager.default.contentsOfDirectory(atPath: store + "/conversations/dinner/outbox").filter {
+                !$0.hasPrefix(".")
+            }.isEmpty) == true
         }
         kill(worker.processIdentifier, SIGTERM)
         worker.waitUntilExit()
@@ -125,7 +147,9 @@ import ChatTestSupport
         #expect(worker.terminationReason == .exit)
         let view = try ChatdirProcess.run(["view", "--store", store, "dinner"])
         #expect(view.lines.last?.contains("while live  ✓") == true, "\(view.stdout)")
-        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("connected to http://127.0.0.1:"))
+        #expect(
+            String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
+                "connected to http://127.0.0.1:"))
     }
 
     /// `chatdir serve` on `port` could not bind it: another process has it.
@@ -134,7 +158,9 @@ import ChatTestSupport
     /// `chatdir serve --data data --port port` in the background, once it printed its ready line.
     static func serve(_ data: String, port: Int) throws -> RunningChatdir {
         let serve = try RunningChatdir(["serve", "--data", data, "--port", String(port)])
-        _ = waitUntil(timeout: .seconds(60)) { !serve.process.isRunning || serve.output.contains { $0.hasPrefix("ready: ") } }
+        _ = waitUntil(timeout: .seconds(60)) {
+            !serve.process.isRunning || serve.output.contains { $0.hasPrefix("ready: ") }
+        }
         if serve.output.contains(where: { $0.hasPrefix("ready: ") }) { return serve }
         serve.process.waitUntilExit()
         if serve.process.terminationStatus == 69 { throw PortInUse() }
@@ -142,51 +168,78 @@ import ChatTestSupport
         throw PortInUse()
     }
 
-    @Test("sync --live: once the server is back, another request's answer ends the live backoff; bob's message comes long before the backoff would have let it")
+    @Test(
+        "sync --live: once the server is back, another request's answer ends the live backoff; bob's message comes long before the backoff would have let it"
+    )
     func liveBackoffEndsWhenServerAnswers() throws {
         let directory = try TemporaryDirectory()
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
         // Restarted below on the same port: one no other test's connection can take meanwhile.
-        var (serve, port): (RunningChatdir?, Int) = try startOnRestartablePort(isAddressInUse: { $0 is PortInUse }) { port in
+        var (serve, port): (RunningChatdir?, Int) = try startOnRestartablePort(isAddressInUse: { $0 is PortInUse }) {
+            port in
             (try Self.serve(data, port: port), port)
         }
         defer { _ = serve?.interrupt() }
-        let alice = directory.file("alice"), bob = directory.file("bob")
+        let alice = directory.file("alice")
+        let bob = directory.file("bob")
         for (user, path) in [("alice", alice), ("bob", bob)] {
-            #expect(try ChatdirProcess.run(["init", "--user", user, "--server", "http://127.0.0.1:\(port)", path]).status == 0)
-            #expect(try ChatdirProcess.run(["sync", "--store", path], environment: ["CHATDIR_TOKEN": "\(user)-token"]).status == 0)
+            #expect(
+                try ChatdirProcess.run(["init", "--user", user, "--server", "http://127.0.0.1:\(port)", path]).status
+                    == 0)
+            #expect(
+                try ChatdirProcess.run(["sync", "--store", path], environment: ["CHATDIR_TOKEN": "\(user)-token"])
+                    .status == 0)
         }
         // A reconnect wait of 5 to 10 minutes: the test ends long before it would.
-        let worker = try RunningChatdir(["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": "600,600"])
+        let worker = try RunningChatdir(
+            ["sync", "--live", "--store", alice],
+            environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": "600,600"])
         defer { _ = worker.interrupt() }
-        #expect(waitUntil(timeout: .seconds(60)) { worker.errors.contains { $0.hasSuffix("chatdir sync: caught up") } }, "\(worker.errors)")
+        #expect(
+            waitUntil(timeout: .seconds(60)) { worker.errors.contains { $0.hasSuffix("chatdir sync: caught up") } },
+            "\(worker.errors)")
 
         _ = serve?.interrupt()
         serve = nil
-        #expect(waitUntil(timeout: .seconds(60)) { worker.errors.contains { $0.contains("chatdir sync: reconnecting in ") } }, "\(worker.errors)")
-        serve = try restartOnSamePort(port, isAddressInUse: { $0 is PortInUse }) { port in try Self.serve(data, port: port) }
+        #expect(
+            waitUntil(timeout: .seconds(60)) {
+                worker.errors.contains { $0.contains("chatdir sync: reconnecting in ") }
+            }, "\(worker.errors)")
+        serve = try restartOnSamePort(port, isAddressInUse: { $0 is PortInUse }) { port in
+            try Self.serve(data, port: port)
+        }
 
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "are you back?"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         // Alice's outbox goes out at its own pace; its answer tells the live worker the server is back.
         #expect(try ChatdirProcess.run(["send", "--store", alice, "dinner", "back online"]).status == 0)
         let arrived = waitUntil(timeout: .seconds(60)) {
-            (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]))?.lines.last?.contains("are you back?") == true
+            (try? ChatdirProcess.run(["view", "--store", alice, "alice-bob"]))?.lines.last?.contains("are you back?")
+                == true
         }
         #expect(arrived, "\(worker.errors)")
-        #expect(worker.errors.contains { $0.contains("answered another request: reconnecting now") }, "\(worker.errors)")
+        #expect(
+            worker.errors.contains { $0.contains("answered another request: reconnecting now") }, "\(worker.errors)")
         let view = try ChatdirProcess.run(["view", "--store", alice, "dinner"])
         #expect(view.lines.last?.contains("back online  ✓") == true, "\(view.stdout)")
     }
 
-    @Test("a CHATDIR_RECONNECT_BACKOFF that is not two waits in seconds: exit 78, saying what is expected", arguments: ["600", "x,30", "30,1", "0,30"])
+    @Test(
+        "a CHATDIR_RECONNECT_BACKOFF that is not two waits in seconds: exit 78, saying what is expected",
+        arguments: ["600", "x,30", "30,1", "0,30"])
     func badReconnectBackoff(_ value: String) throws {
         let server = try TestServer(sampleData: true)
         let directory = try TemporaryDirectory()
         let store = try newStore(directory, server)
-        let result = try ChatdirProcess.run(["sync", "--live", "--store", store], environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": value])
+        let result = try ChatdirProcess.run(
+            ["sync", "--live", "--store", store],
+            environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_RECONNECT_BACKOFF": value])
         #expect(result.status == 78, "\(result.stderr)")
-        #expect(result.stderr == "chatdir sync: CHATDIR_RECONNECT_BACKOFF: \"\(value)\" is not valid; expected the first and the longest wait in seconds, like 0.5,30 (at most 86400)\n", "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "chatdir sync: CHATDIR_RECONNECT_BACKOFF: \"\(value)\" is not valid; expected the first and the longest wait in seconds, like 0.5,30 (at most 86400)\n",
+            "\(result.stderr)")
     }
 
     @Test("a message from another user comes in over the live socket and appears in view --follow")
@@ -195,10 +248,14 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let alice = try newStore(directory, server)
         let bob = try newStore(directory, server, user: "bob")
-        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status
+                == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
 
-        let worker = try RunningChatdir(["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"])
+        let worker = try RunningChatdir(
+            ["sync", "--live", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"])
         let follow = try RunningChatdir(["view", "alice-bob", "--follow", "--json", "--store", alice])
         defer {
             _ = follow.interrupt()
@@ -209,7 +266,8 @@ import ChatTestSupport
         #expect(waitUntil { server.server.liveSocketCount(for: aliceID) == 1 })
 
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "are you there?"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         #expect(waitUntil { follow.output.count == 4 })
         let row = try JSONSerialization.jsonObject(with: Data((follow.output.last ?? "").utf8)) as? [String: Any]
         #expect(row?["text"] as? String == "are you there?")

@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// A token with control characters or spaces inside would put extra lines into the request
 /// head (header injection): `chatdir` refuses it before connecting, without echoing it.
@@ -18,7 +18,9 @@ import ChatTestSupport
         return path
     }
 
-    @Test("CHATDIR_TOKEN with a control character or a space inside: exit 78, clear words, nothing sent", arguments: badTokens)
+    @Test(
+        "CHATDIR_TOKEN with a control character or a space inside: exit 78, clear words, nothing sent",
+        arguments: badTokens)
     func badEnvironmentToken(_ token: String) throws {
         let recorder = try HeadRecorder()
         let directory = try TemporaryDirectory()
@@ -26,7 +28,8 @@ import ChatTestSupport
         let result = try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": token])
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("CHATDIR_TOKEN contains a control character or a space"), "\(result.stderr)")
-        #expect(!result.stderr.contains("X-Injected") && !result.stderr.contains("abc") && !result.stdout.contains("abc"))
+        #expect(
+            !result.stderr.contains("X-Injected") && !result.stderr.contains("abc") && !result.stdout.contains("abc"))
         #expect(!recorder.receivedHeads.contains { $0.contains("X-Injected") }, "\(recorder.receivedHeads)")
         #expect(recorder.receivedHeads.isEmpty)
     }
@@ -39,9 +42,11 @@ import ChatTestSupport
         let file = directory.file("token")
         try Data("abc\r\nX-Injected: 1\n".utf8).write(to: URL(fileURLWithPath: file))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        let result = try ChatdirProcess.run(["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
+        let result = try ChatdirProcess.run(
+            ["sync", "--store", store, "--token-file", file], environment: ["CHATDIR_TOKEN": ""])
         #expect(result.status == 78, "\(result.stderr)")
-        #expect(result.stderr.contains("\(file): the token contains a control character or a space"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("\(file): the token contains a control character or a space"), "\(result.stderr)")
         #expect(!result.stderr.contains("X-Injected"))
         #expect(recorder.receivedHeads.isEmpty, "\(recorder.receivedHeads)")
     }

@@ -1,7 +1,8 @@
-@testable import ChatCLI
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatCLI
 
 /// `token-command`: its first line is the token; a failure is said with the command, its exit
 /// status and its first line of stderr, never with what it printed on stdout.
@@ -22,9 +23,13 @@ import ChatTestSupport
 
     @Test("exit 1 with stderr: the status and the first stderr line, not the token on stdout")
     func fails() throws {
-        let error = try #require(failure(.command("echo s3cret-token; echo 'gpg: decryption failed' >&2; echo more >&2; exit 1")))
+        let error = try #require(
+            failure(.command("echo s3cret-token; echo 'gpg: decryption failed' >&2; echo more >&2; exit 1")))
         #expect(error.exitCode == 78)
-        #expect(error.message == "token-command `echo s3cret-token; echo 'gpg: decryption failed' >&2; echo more >&2; exit 1` failed with exit status 1: gpg: decryption failed")
+        #expect(
+            error.message
+                == "token-command `echo s3cret-token; echo 'gpg: decryption failed' >&2; echo more >&2; exit 1` failed with exit status 1: gpg: decryption failed"
+        )
         let quiet = try #require(failure(.command("exit 4")))
         #expect(quiet.message.hasSuffix("failed with exit status 4 (and wrote nothing on stderr)"))
     }

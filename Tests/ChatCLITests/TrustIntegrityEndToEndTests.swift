@@ -1,37 +1,49 @@
 import ChatServer
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `chatdir sync` against a server that was restored from an older copy of its data: what a
 /// user sees (exit status, the words on stderr) and what stays on disk.
 @Suite(.ownThreads) struct TrustIntegrityEndToEndTests {
-    @Test("a server restarted from older data: sync exits 76, says where the histories differ and what to do, and the message stays queued")
+    @Test(
+        "a server restarted from older data: sync exits 76, says where the histories differ and what to do, and the message stays queued"
+    )
     func serverHistoryWentBackwards() throws {
         let directory = try TemporaryDirectory()
         let data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
-        let old = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server-old")
+        let old = try copyStore(
+            packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server-old")
         // Restarted below on the same port: one no other test's connection can take meanwhile.
-        var server: ChatServer? = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
+        var server: ChatServer? = try startOnRestartablePort(isAddressInUse: {
+            ($0 as? ServerError)?.isAddressInUse == true
+        }) { port in
             let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
             try server.start()
             return server
         }
         defer { server?.stop() }
         let url = "http://127.0.0.1:\(server?.port ?? 0)"
-        let alice = directory.file("alice"), bob = directory.file("bob")
+        let alice = directory.file("alice")
+        let bob = directory.file("bob")
         for (user, path) in [("alice", alice), ("bob", bob)] {
             #expect(try ChatdirProcess.run(["init", "--user", user, "--server", url, path]).status == 0)
         }
         // Bob adds a message after the copy was taken; alice stores it.
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "after the backup"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
-        #expect(try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", bob], environment: ["CHATDIR_TOKEN": "bob-token"]).status == 0)
+        #expect(
+            try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"]).status
+                == 0)
         let before = try snapshotFiles(alice + "/conversations/alice-bob/messages")
-        let newest = try #require(before.values.map { String(decoding: $0, as: UTF8.self) }.first { $0.contains("after the backup") })
-        let newestSequence = try #require(newest.components(separatedBy: "\"sequence\":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        let newest = try #require(
+            before.values.map { String(decoding: $0, as: UTF8.self) }.first { $0.contains("after the backup") })
+        let newestSequence = try #require(
+            newest.components(separatedBy: "\"sequence\":").last.flatMap { Int($0.prefix { $0.isNumber }) })
 
         // The server comes back from the older copy, on the same address.
         let port = server?.port ?? 0
@@ -49,12 +61,19 @@ import ChatTestSupport
         #expect(try ChatdirProcess.run(["send", "--store", alice, "alice-bob", "hi"]).status == 0)
         let sync = try ChatdirProcess.run(["sync", "--store", alice], environment: ["CHATDIR_TOKEN": "alice-token"])
         #expect(sync.status == 76, "\(sync.stderr)")
-        #expect(sync.stderr.contains("chatdir sync: alice-bob: the server broke the wire contract: the server's history differs from the store's at sequence \(newestSequence)"), "\(sync.stderr)")
-        #expect(sync.stderr.contains("this conversation's outbox keeps its messages; ask the server's operator to restore its data, or move this store aside and sync a new one"))
+        #expect(
+            sync.stderr.contains(
+                "chatdir sync: alice-bob: the server broke the wire contract: the server's history differs from the store's at sequence \(newestSequence)"
+            ), "\(sync.stderr)")
+        #expect(
+            sync.stderr.contains(
+                "this conversation's outbox keeps its messages; ask the server's operator to restore its data, or move this store aside and sync a new one"
+            ))
         #expect(sync.stdout == "not synced: 1 still pending\n", "\(sync.stdout)")
         // Nothing of the conversation changed, "hi" is still queued, and view still works.
         #expect(try snapshotFiles(alice + "/conversations/alice-bob/messages") == before)
-        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/alice-bob/outbox").filter { !$0.hasPrefix(".") }
+        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/alice-bob/outbox")
+            .filter { !$0.hasPrefix(".") }
         #expect(outbox.count == 1)
         let view = try ChatdirProcess.run(["view", "--store", alice, "alice-bob"])
         #expect(view.status == 0)
@@ -72,7 +91,8 @@ import ChatTestSupport
         init(in directory: TemporaryDirectory) throws {
             data = try copyStore(packageRoot.appendingPathComponent("SampleData/server"), into: directory, as: "server")
             let data = data
-            let server = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
+            let server = try startOnRestartablePort(isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) {
+                port in
                 let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
                 try server.start()
                 return server
@@ -87,7 +107,8 @@ import ChatTestSupport
             server = nil
             try change(data)
             let data = data
-            server = try restartOnSamePort(port, isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) { port in
+            server = try restartOnSamePort(port, isAddressInUse: { ($0 as? ServerError)?.isAddressInUse == true }) {
+                port in
                 let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: data, port: port))
                 try server.start()
                 return server
@@ -109,12 +130,14 @@ import ChatTestSupport
 
     /// The next sequence of the server's `dinner` conversation.
     static func nextSequence(in data: String) throws -> Int {
-        let text = try String(contentsOfFile: data + "/conversations/dinner/messages/0000000001-0000000100.json", encoding: .utf8)
+        let text = try String(
+            contentsOfFile: data + "/conversations/dinner/messages/0000000001-0000000100.json", encoding: .utf8)
         return text.components(separatedBy: "\"sequence\":").count
     }
 
-    @Test("a server that holds my queued message's ID as another member's, or with other words: refused as a differing history on every pass, the message kept in the outbox, nothing stored",
-          arguments: ["bob", "alice"])
+    @Test(
+        "a server that holds my queued message's ID as another member's, or with other words: refused as a differing history on every pass, the message kept in the outbox, nothing stored",
+        arguments: ["bob", "alice"])
     func wordsInMyMouth(_ sender: String) throws {
         let directory = try TemporaryDirectory()
         let server = try RestartableServer(in: directory)
@@ -129,21 +152,32 @@ import ChatTestSupport
         let text = sender == "alice" ? "I owe you 1000 EUR" : "see you at 8"
         try server.restart { data in
             let sequence = try Self.nextSequence(in: data)
-            try Self.plant(#"{"clientMessageId":"\#(id)","senderId":"\#(sender)","sentAt":"2026-12-05T20:00:00.000Z","sequence":\#(sequence),"text":"\#(text)"}"#, in: data)
+            try Self.plant(
+                #"{"clientMessageId":"\#(id)","senderId":"\#(sender)","sentAt":"2026-12-05T20:00:00.000Z","sequence":\#(sequence),"text":"\#(text)"}"#,
+                in: data)
         }
         let before = try snapshotFiles(alice + "/conversations/dinner/messages")
         for pass in 1...2 {
             let sync = try ChatdirProcess.run(["sync", "--store", alice], environment: token)
             #expect(sync.status == 76, "pass \(pass): \(sync.stderr)")
             let how = sender == "alice" ? "with other text than the outbox's" : "as sent by bob"
-            #expect(sync.stderr.contains("chatdir sync: dinner: the server broke the wire contract: the server's history differs from the store's at sequence 5: the server has my queued message \(id) there \(how)"), "pass \(pass): \(sync.stderr)")
-            #expect(sync.stderr.contains("this conversation's outbox keeps its messages"), "pass \(pass): \(sync.stderr)")
-            #expect(try snapshotFiles(alice + "/conversations/dinner/messages") == before, "pass \(pass) stored the server's record")
+            #expect(
+                sync.stderr.contains(
+                    "chatdir sync: dinner: the server broke the wire contract: the server's history differs from the store's at sequence 5: the server has my queued message \(id) there \(how)"
+                ), "pass \(pass): \(sync.stderr)")
+            #expect(
+                sync.stderr.contains("this conversation's outbox keeps its messages"), "pass \(pass): \(sync.stderr)")
+            #expect(
+                try snapshotFiles(alice + "/conversations/dinner/messages") == before,
+                "pass \(pass) stored the server's record")
         }
-        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/dinner/outbox").filter { $0.hasSuffix(id + ".json") }
+        let outbox = try FileManager.default.contentsOfDirectory(atPath: alice + "/conversations/dinner/outbox").filter
+        { $0.hasSuffix(id + ".json") }
         #expect(outbox.count == 1)
         let view = try ChatdirProcess.run(["view", "--store", alice, "dinner"])
         #expect(!view.stdout.contains("I owe you"), "\(view.stdout)")
-        #expect(view.lines.last?.contains("see you at 8") == true && view.lines.last?.contains("pending") == true, "\(view.stdout)")
+        #expect(
+            view.lines.last?.contains("see you at 8") == true && view.lines.last?.contains("pending") == true,
+            "\(view.stdout)")
     }
 }

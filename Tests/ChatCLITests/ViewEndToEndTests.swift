@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 @Suite(.ownThreads) struct ViewEndToEndTests {
     let sample = packageRoot.appendingPathComponent("SampleData/alice")
@@ -9,14 +9,15 @@ import ChatTestSupport
     func groupRows() throws {
         let result = try ChatdirProcess.run(["view", "--store", sample.path, "dinner", "--limit", "6"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.lines == [
-            "2026-11-29 12:16  carol  Perfect, book it!",
-            "2026-11-29 12:20  alice  Booked: Friday 20:00, under \"Alice\"  ✓✓ read",
-            "2026-11-29 12:31  dave   Can we make it 8:30? Train gets in late",
-            "2026-11-29 12:33  erin   8:30 is fine by me",
-            "2026-11-29 12:40  alice  Moved it to 20:30, see you all there  ✓✓ delivered",
-            "2026-11-29 12:41  alice  Bring cash, they don't take cards  ✓ sent",
-        ])
+        #expect(
+            result.lines == [
+                "2026-11-29 12:16  carol  Perfect, book it!",
+                "2026-11-29 12:20  alice  Booked: Friday 20:00, under \"Alice\"  ✓✓ read",
+                "2026-11-29 12:31  dave   Can we make it 8:30? Train gets in late",
+                "2026-11-29 12:33  erin   8:30 is fine by me",
+                "2026-11-29 12:40  alice  Moved it to 20:30, see you all there  ✓✓ delivered",
+                "2026-11-29 12:41  alice  Bring cash, they don't take cards  ✓ sent",
+            ])
     }
 
     @Test("pending and failed messages follow the sequenced ones, oldest first; no positions means unknown")
@@ -46,7 +47,9 @@ import ChatTestSupport
     @Test("--before scrolls back through stored history")
     func scrollBack() throws {
         let result = try ChatdirProcess.run(["view", "--store", sample.path, "dinner", "--before", "3", "--json"])
-        let sequences = try result.lines.map { (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["sequence"] as? Int }
+        let sequences = try result.lines.map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["sequence"] as? Int
+        }
         #expect(sequences == [1, 2])
     }
 }
@@ -55,7 +58,9 @@ import ChatTestSupport
 @Suite(.ownThreads) struct ViewLimitEndToEndTests {
     let sample = packageRoot.appendingPathComponent("SampleData/alice")
 
-    @Test("--limit N counts pending and failed rows among the N: the newest N rows, as text and as JSON", arguments: [1, 3, 4, 6])
+    @Test(
+        "--limit N counts pending and failed rows among the N: the newest N rows, as text and as JSON",
+        arguments: [1, 3, 4, 6])
     func limitCountsOutbox(_ limit: Int) throws {
         let all = try ChatdirProcess.run(["view", "--store", sample.path, "carol"])
         #expect(all.lines.count == 6, "SampleData's carol has 3 messages and 3 outbox rows: \(all.stdout)")

@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatDomain
 
 /// A hostile input (a server's answer, a hand-edited file) must be refused or parsed quickly,
@@ -43,7 +44,10 @@ import ChatTestSupport
     func halfMillionKeysParse() throws {
         let bytes = Self.object(keys: 500_000)
         let value = try JSONParser.parse(bytes, limits: JSONParser.Limits(maxMembers: 500_000))
-        guard case let .object(members) = value else { Issue.record("not an object"); return }
+        guard case .object(let members) = value else {
+            Issue.record("not an object")
+            return
+        }
         #expect(members.count == 500_000)
         #expect(members.last?.key == "key499999")
     }
@@ -66,7 +70,9 @@ import ChatTestSupport
         Self.expectRepeatRefused(keys: 5_000, repeated: 17)
     }
 
-    @Test("a repeated key is found in objects below, at and past the size where the parser starts hashing keys", arguments: [2, 15, 16, 17, 40])
+    @Test(
+        "a repeated key is found in objects below, at and past the size where the parser starts hashing keys",
+        arguments: [2, 15, 16, 17, 40])
     func duplicateAroundTheHashingThreshold(keys: Int) {
         for repeated in [0, keys / 2, keys - 1] {
             Self.expectRepeatRefused(keys: keys, repeated: repeated)
@@ -108,11 +114,15 @@ import ChatTestSupport
         #expect((try? JSONParser.parse(bytes, deadline: .now + .seconds(600))) != nil)
     }
 
-    @Test("a small answer is decoded even when the deadline passed while it was read: the deadline cuts long decodes, not short ones")
+    @Test(
+        "a small answer is decoded even when the deadline passed while it was read: the deadline cuts long decodes, not short ones"
+    )
     func smallAnswerPastDeadline() throws {
         // A loaded machine can deliver a 140-byte answer at its deadline; refusing it as
         // "did not finish decoding" turned a good answer into a retry (seen in parallel runs).
-        let accepted = Array(#"{"sequence":7,"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","sentAt":"2026-12-01T10:00:00Z"}"#.utf8)
+        let accepted = Array(
+            #"{"sequence":7,"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","sentAt":"2026-12-01T10:00:00Z"}"#
+                .utf8)
         let value = try JSONParser.parse(accepted, deadline: .now - .seconds(1))
         #expect(value["sequence"] == .integer(7))
     }

@@ -1,17 +1,21 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatDomain
 
 @Suite(.ownThreads) struct PositionsTests {
-    @Test("merging positions only moves them forward", arguments: [
-        ((5, 3), (4, 2), (5, 3)),
-        ((5, 3), (7, 3), (7, 3)),
-        ((5, 3), (5, 6), (6, 6)),
-        ((0, 0), (0, 0), (0, 0)),
-        ((10, 10), (0, 0), (10, 10)),
-    ] as [((Int, Int), (Int, Int), (Int, Int))])
+    @Test(
+        "merging positions only moves them forward",
+        arguments: [
+            ((5, 3), (4, 2), (5, 3)),
+            ((5, 3), (7, 3), (7, 3)),
+            ((5, 3), (5, 6), (6, 6)),
+            ((0, 0), (0, 0), (0, 0)),
+            ((10, 10), (0, 0), (10, 10)),
+        ] as [((Int, Int), (Int, Int), (Int, Int))])
     func forwardOnly(old: (Int, Int), new: (Int, Int), expected: (Int, Int)) {
-        let merged = MemberPosition(deliveredUpTo: old.0, readUpTo: old.1).merged(with: MemberPosition(deliveredUpTo: new.0, readUpTo: new.1))
+        let merged = MemberPosition(deliveredUpTo: old.0, readUpTo: old.1).merged(
+            with: MemberPosition(deliveredUpTo: new.0, readUpTo: new.1))
         #expect(merged == MemberPosition(deliveredUpTo: expected.0, readUpTo: expected.1))
     }
 
@@ -49,7 +53,8 @@ import ChatTestSupport
 
     @Test("entries listed twice keep the last position, as a dictionary assignment would")
     func lastEntryWins() throws {
-        let bob = try UserID("bob"), carol = try UserID("carol")
+        let bob = try UserID("bob")
+        let carol = try UserID("carol")
         let positions = Positions(entries: [
             Positions.Entry(member: carol, position: MemberPosition(deliveredUpTo: 9, readUpTo: 9)),
             Positions.Entry(member: bob, position: MemberPosition(deliveredUpTo: 5, readUpTo: 4)),
@@ -57,7 +62,9 @@ import ChatTestSupport
         ])
         #expect(positions.entries.map(\.member) == [bob, carol])
         #expect(positions[carol] == MemberPosition(deliveredUpTo: 2, readUpTo: 1))
-        #expect(positions.merged(with: Positions([carol: MemberPosition(deliveredUpTo: 7, readUpTo: 0)]))[carol] == MemberPosition(deliveredUpTo: 7, readUpTo: 1))
+        #expect(
+            positions.merged(with: Positions([carol: MemberPosition(deliveredUpTo: 7, readUpTo: 0)]))[carol]
+                == MemberPosition(deliveredUpTo: 7, readUpTo: 1))
     }
 
     @Test("contiguousHigh finds the end of the run without holes")

@@ -72,8 +72,9 @@ public final class TestProcess: @unchecked Sendable {
         let output = descriptor(standardOutput, 1, childReads: false)
         let error = descriptor(standardError, 2, childReads: false)
         let environment = ChildProcess.environmentStrings(environment ?? ProcessInfo.processInfo.environment)
-        let pid = try ChildProcess.spawn([executableURL.path] + (arguments ?? []), environment: environment,
-                                         standardInput: input, standardOutput: output, standardError: error)
+        let pid = try ChildProcess.spawn(
+            [executableURL.path] + (arguments ?? []), environment: environment,
+            standardInput: input, standardOutput: output, standardError: error)
         state.withLock { $0.pid = pid }
         if let deadline { watch(pid, for: deadline) }
         // The child has its copies: ours of the child's ends go, so the parent's ends see EOF.

@@ -9,7 +9,9 @@ import Testing
 
     @Test("the client's query string reads back as the same query")
     func roundTrip() throws {
-        let queries = [MessagesQuery(after: 5, limit: 500), MessagesQuery(before: 9, limit: 20), MessagesQuery(limit: 7)]
+        let queries = [
+            MessagesQuery(after: 5, limit: 500), MessagesQuery(before: 9, limit: 20), MessagesQuery(limit: 7),
+        ]
         #expect(queries.map(\.queryString) == ["after=5&limit=500", "before=9&limit=20", "limit=7"])
         for query in queries {
             #expect(try MessagesQuery(items: Self.items(query.queryString)) == query)

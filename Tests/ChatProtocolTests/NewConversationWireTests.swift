@@ -18,7 +18,12 @@ import Testing
         #expect(try WireDecoder.liveEvent(WireEncoder.liveEvent(event)) == event)
     }
 
-    @Test("titles", arguments: [("Dinner", true), ("", false), (" \t", false), ("a\nb", false), (String(repeating: "x", count: 200), true), (String(repeating: "x", count: 201), false)])
+    @Test(
+        "titles",
+        arguments: [
+            ("Dinner", true), ("", false), (" \t", false), ("a\nb", false), (String(repeating: "x", count: 200), true),
+            (String(repeating: "x", count: 201), false),
+        ])
     func titles(title: String, valid: Bool) {
         #expect((NewConversation.problem(withTitle: title) == nil) == valid)
     }

@@ -6,7 +6,8 @@ import Testing
     @Test("what the encoder writes, the decoder reads back unchanged")
     func roundTrips() throws {
         let message = try WireFixtures.message()
-        let alice = try UserID("alice"), bob = try UserID("bob")
+        let alice = try UserID("alice")
+        let bob = try UserID("bob")
         let c1 = try ConversationID("c1")
         let page = MessagesPage(items: [try WireFixtures.message(1), message], hasMore: true)
         #expect(try WireDecoder.messagesPage(WireEncoder.messagesPage(page)) == page)
@@ -34,8 +35,12 @@ import Testing
 
     @Test("a position past the format's largest sequence is refused at the decoder")
     func hugePosition() throws {
-        #expect(throws: WireDecodingError.contract("a receipt: \"readUpTo\" is 20000000000, outside 0…9999900000 (the largest sequence a store can hold)")) {
-            try WireDecoder.receipts(WireFixtures.bytes(#"{"members":[{"userId":"bob","deliveredUpTo":1,"readUpTo":20000000000}]}"#))
+        #expect(
+            throws: WireDecodingError.contract(
+                "a receipt: \"readUpTo\" is 20000000000, outside 0…9999900000 (the largest sequence a store can hold)")
+        ) {
+            try WireDecoder.receipts(
+                WireFixtures.bytes(#"{"members":[{"userId":"bob","deliveredUpTo":1,"readUpTo":20000000000}]}"#))
         }
         #expect(WireDecoder.maxSequence == Message.maxSequence)
     }
@@ -44,14 +49,22 @@ import Testing
         (#"{"items":[],"hasMore":1}"#, #"the messages page: "hasMore" must be true or false"#),
         (#"[]"#, "the messages page must be an object, found an array"),
         (#"{"hasMore":false}"#, #"the messages page: "items" must be an array, found nothing"#),
-        (#"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"alice","sentAt":"t","sequence":0,"text":"x"}]}"#,
-         #"message 1 of the page: "sequence" is 0, outside 1…9999900000 (the largest sequence a store can hold)"#),
-        (#"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"../etc","sentAt":"t","sequence":1,"text":"x"}]}"#,
-         #"message 1 of the page: invalid user ID "../etc": it must start with a letter or digit (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"#),
-        (#"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"alice","sentAt":"t","sequence":"1","text":"x"}]}"#,
-         #"message 1 of the page: "sequence" must be a whole number, found a string"#),
-        (#"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"alice","sentAt":"a\u0001b","sequence":1,"text":"x"}]}"#,
-         #"message 1 of the page: "sentAt" is not a timestamp"#),
+        (
+            #"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"alice","sentAt":"t","sequence":0,"text":"x"}]}"#,
+            #"message 1 of the page: "sequence" is 0, outside 1…9999900000 (the largest sequence a store can hold)"#
+        ),
+        (
+            #"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"../etc","sentAt":"t","sequence":1,"text":"x"}]}"#,
+            #"message 1 of the page: invalid user ID "../etc": it must start with a letter or digit (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"#
+        ),
+        (
+            #"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"alice","sentAt":"t","sequence":"1","text":"x"}]}"#,
+            #"message 1 of the page: "sequence" must be a whole number, found a string"#
+        ),
+        (
+            #"{"hasMore":false,"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"alice","sentAt":"a\u0001b","sequence":1,"text":"x"}]}"#,
+            #"message 1 of the page: "sentAt" is not a timestamp"#
+        ),
         ("{", "the messages page is not valid JSON"),
     ]
 
@@ -61,7 +74,10 @@ import Testing
             let page = try WireDecoder.messagesPage(WireFixtures.bytes(json))
             Issue.record("accepted \(page)")
         } catch {
-            guard case let .contract(text) = error else { Issue.record("\(error)"); return }
+            guard case .contract(let text) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(text.hasPrefix(reason), "\(text)")
         }
     }
@@ -82,7 +98,8 @@ import Testing
         #expect(throws: WireDecodingError.deadlinePassed(what: "the messages page", byteCount: bytes.count)) {
             try WireDecoder.messagesPage(bytes, deadline: .now - .seconds(1))
         }
-        #expect(WireDecodingError.deadlinePassed(what: "the messages page", byteCount: 28).description
-            == "decoding the messages page (28 bytes) did not finish within the request deadline")
+        #expect(
+            WireDecodingError.deadlinePassed(what: "the messages page", byteCount: 28).description
+                == "decoding the messages page (28 bytes) did not finish within the request deadline")
     }
 }

@@ -1,28 +1,34 @@
-@testable import ChatServer
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatServer
 
 /// Bad bytes get the right status and a closed connection, and everyone else is still served.
 @Suite(.ownThreads) struct BadInputTests {
     static let validBody = #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"hi"}"#
 
-    @Test("a malformed head is answered with its status, then the connection is closed", arguments: [
-        ("GET /v1/me\r\nHost: x\r\n\r\n", 400),
-        ("GET  /v1/me HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-        ("GET v1/me HTTP/1.1\r\nHost: x\r\n\r\n", 400),
-        ("GET /v1/me HTTP/1.1\nHost: x\n\n", 400),
-        ("GET /v1/me HTTP/1.1\r\nHost : x\r\n\r\n", 400),
-        ("GET /v1/me HTTP/1.1\r\nNo colon here\r\n\r\n", 400),
-        ("GET /v1/me HTTP/1.1\r\n\r\n", 400),
-        ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", 400),
-        ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
-        ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n", 400),
-        ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
-        ("GET /v1/me HTTP/2.0\r\nHost: x\r\n\r\n", 505),
-        ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
-    ])
+    @Test(
+        "a malformed head is answered with its status, then the connection is closed",
+        arguments: [
+            ("GET /v1/me\r\nHost: x\r\n\r\n", 400),
+            ("GET  /v1/me HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+            ("GET v1/me HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+            ("GET /v1/me HTTP/1.1\nHost: x\n\n", 400),
+            ("GET /v1/me HTTP/1.1\r\nHost : x\r\n\r\n", 400),
+            ("GET /v1/me HTTP/1.1\r\nNo colon here\r\n\r\n", 400),
+            ("GET /v1/me HTTP/1.1\r\n\r\n", 400),
+            (
+                "POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+                400
+            ),
+            ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
+            ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n", 400),
+            ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
+            ("GET /v1/me HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+            ("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
+        ])
     func malformedHeads(raw: String, status: Int) throws {
         let server = try TestServer()
         let client = try server.client()
@@ -48,7 +54,9 @@ import ChatTestSupport
     func missingContentLength() throws {
         let server = try TestServer()
         let client = try server.client()
-        try client.send("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n\r\n" + Self.validBody)
+        try client.send(
+            "POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\n\r\n"
+                + Self.validBody)
         let response = try client.readResponse()
         #expect(response.status == 400)
         #expect(response.json["error"].string?.contains("empty") == true)
@@ -59,7 +67,9 @@ import ChatTestSupport
     func shortContentLength() throws {
         let server = try TestServer()
         let client = try server.client()
-        try client.send("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\nContent-Length: 10\r\n\r\n" + Self.validBody + "\r\n\r\n")
+        try client.send(
+            "POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\nContent-Length: 10\r\n\r\n"
+                + Self.validBody + "\r\n\r\n")
         #expect(try client.readResponse().status == 400)
         #expect(try client.readResponse().status == 400)
         #expect(client.closes())
@@ -69,7 +79,9 @@ import ChatTestSupport
     func longContentLength() throws {
         let server = try TestServer { $0.requestTimeoutMilliseconds = 500 }
         let client = try server.client()
-        try client.send("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\nContent-Length: 500\r\n\r\n" + Self.validBody)
+        try client.send(
+            "POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\nContent-Length: 500\r\n\r\n"
+                + Self.validBody)
         #expect(try client.readResponse().status == 408)
         #expect(client.closes())
     }
@@ -80,13 +92,18 @@ import ChatTestSupport
         let client = try server.client()
         var body = Array(#"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"caf"#.utf8)
         body += [0xE9, 0xFF] + Array(#""}"#.utf8)
-        try client.send(Array("POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        try client.send(
+            Array(
+                "POST /v1/conversations/ab/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer alice-token\r\nContent-Length: \(body.count)\r\n\r\n"
+                    .utf8) + body)
         let response = try client.readResponse()
         #expect(response.status == 400)
         #expect(response.json["error"].string?.contains("UTF-8") == true, "\(response.text)")
     }
 
-    @Test("a slow client sending a byte at a time gets 408 at the request deadline while another client is served at once")
+    @Test(
+        "a slow client sending a byte at a time gets 408 at the request deadline while another client is served at once"
+    )
     func slowLoris() throws {
         // The deadline is generous so that, even on a loaded machine, the other client is
         // answered long before it: a server that served one connection at a time would make

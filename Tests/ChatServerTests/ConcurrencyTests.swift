@@ -1,7 +1,7 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// Sequences under concurrent POSTs: from 1, without holes, one message per client message ID.
 @Suite(.ownThreads) struct ConcurrencyTests {
@@ -11,7 +11,8 @@ import ChatTestSupport
         let port = server.port
         let results = try concurrently(50) { index in
             let client = try TestHTTPClient(port: port)
-            let response = try client.post("group", id: UUID().uuidString, text: "message \(index)", as: ["alice", "bob", "carol"][index % 3])
+            let response = try client.post(
+                "group", id: UUID().uuidString, text: "message \(index)", as: ["alice", "bob", "carol"][index % 3])
             return (response.status, response.json["sequence"].int ?? -1)
         }
         #expect(results.allSatisfy { $0.0 == 201 })
@@ -21,7 +22,9 @@ import ChatTestSupport
         #expect(page.json["items"].array.compactMap { $0["sequence"].int } == Array(1...50))
     }
 
-    @Test("the same clientMessageId POSTed from 20 connections at once is stored once: one 201, nineteen 200 with the same message")
+    @Test(
+        "the same clientMessageId POSTed from 20 connections at once is stored once: one 201, nineteen 200 with the same message"
+    )
     func concurrentDuplicates() throws {
         let server = try TestServer()
         let port = server.port

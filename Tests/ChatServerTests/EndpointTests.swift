@@ -1,7 +1,7 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// Every endpoint of wire v1 with its success and error statuses, through a real socket.
 @Suite(.ownThreads) struct EndpointTests {
@@ -23,7 +23,8 @@ import ChatTestSupport
 
         let unknown = try client.request("GET", "/v1/me", token: "nobody-token")
         #expect(unknown.status == 401)
-        let notBearer = try client.request("GET", "/v1/me", token: nil, headers: [("Authorization", "Basic YWxpY2U6eA==")])
+        let notBearer = try client.request(
+            "GET", "/v1/me", token: nil, headers: [("Authorization", "Basic YWxpY2U6eA==")])
         #expect(notBearer.status == 401)
     }
 
@@ -35,7 +36,10 @@ import ChatTestSupport
 
         let alice = try client.request("GET", "/v1/conversations")
         #expect(alice.status == 200)
-        #expect(alice.text == #"{"items":[{"id":"ab","lastSequence":1,"members":["alice","bob"],"title":"Alice and Bob"},{"id":"group","lastSequence":0,"members":["alice","bob","carol"],"title":"Group"}]}"#)
+        #expect(
+            alice.text
+                == #"{"items":[{"id":"ab","lastSequence":1,"members":["alice","bob"],"title":"Alice and Bob"},{"id":"group","lastSequence":0,"members":["alice","bob","carol"],"title":"Group"}]}"#
+        )
 
         let carol = try client.request("GET", "/v1/conversations", token: TestData.token("carol"))
         #expect(carol.json["items"].array.map { $0["id"].string } == ["group"])
@@ -77,7 +81,8 @@ import ChatTestSupport
             #expect(try client.post("ab", id: Self.uuid(), text: "message \(index)").status == 201)
         }
         func sequences(_ query: String) throws -> ([Int], Bool?) {
-            let response = try client.request("GET", "/v1/conversations/ab/messages\(query)", token: TestData.token("bob"))
+            let response = try client.request(
+                "GET", "/v1/conversations/ab/messages\(query)", token: TestData.token("bob"))
             #expect(response.status == 200, "\(query): \(response.text)")
             return (response.json["items"].array.compactMap { $0["sequence"].int }, response.json["hasMore"].bool)
         }
@@ -91,9 +96,12 @@ import ChatTestSupport
         #expect(try sequences("?after=0&limit=500").0.count == 12)
     }
 
-    @Test("GET messages rejects bad queries with 400", arguments: [
-        "?limit=0", "?limit=501", "?after=-1", "?after=abc", "?before=0", "?after=1&before=5", "?since=3", "?limit=", "?after=99999999999999999999",
-    ])
+    @Test(
+        "GET messages rejects bad queries with 400",
+        arguments: [
+            "?limit=0", "?limit=501", "?after=-1", "?after=abc", "?before=0", "?after=1&before=5", "?since=3",
+            "?limit=", "?after=99999999999999999999",
+        ])
     func badQueries(query: String) throws {
         let server = try TestServer()
         let response = try server.client().request("GET", "/v1/conversations/ab/messages\(query)")
@@ -101,30 +109,40 @@ import ChatTestSupport
         #expect(response.json["error"].string?.isEmpty == false)
     }
 
-    @Test("a conversation endpoint answers 404 unknown, 403 non-member, 400 invalid ID, 401 without token", arguments: [
-        ("GET", "messages", nil as String?), ("POST", "messages", #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"x"}"#),
-        ("GET", "receipts", nil), ("POST", "delivered", #"{"upToSequence":1}"#), ("POST", "read", #"{"upToSequence":1}"#),
-        ("POST", "typing", "{}"),
-    ])
+    @Test(
+        "a conversation endpoint answers 404 unknown, 403 non-member, 400 invalid ID, 401 without token",
+        arguments: [
+            ("GET", "messages", nil as String?),
+            ("POST", "messages", #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"x"}"#),
+            ("GET", "receipts", nil), ("POST", "delivered", #"{"upToSequence":1}"#),
+            ("POST", "read", #"{"upToSequence":1}"#),
+            ("POST", "typing", "{}"),
+        ])
     func conversationErrors(method: String, endpoint: String, body: String?) throws {
         let server = try TestServer()
         let client = try server.client()
         #expect(try client.request(method, "/v1/conversations/nope/\(endpoint)", body: body).status == 404)
-        #expect(try client.request(method, "/v1/conversations/ab/\(endpoint)", token: TestData.token("carol"), body: body).status == 403)
+        #expect(
+            try client.request(method, "/v1/conversations/ab/\(endpoint)", token: TestData.token("carol"), body: body)
+                .status == 403)
         #expect(try client.request(method, "/v1/conversations/..%2Fetc/\(endpoint)", body: body).status == 400)
         #expect(try client.request(method, "/v1/conversations/.hidden/\(endpoint)", body: body).status == 400)
         #expect(try client.request(method, "/v1/conversations/ab/\(endpoint)", token: nil, body: body).status == 401)
-        #expect(try client.request(method, "/v1/conversations/ab/\(endpoint)", token: "wrong", body: body).status == 401)
+        #expect(
+            try client.request(method, "/v1/conversations/ab/\(endpoint)", token: "wrong", body: body).status == 401)
     }
 
-    @Test("POST messages rejects bad bodies with 400 and accepts nothing", arguments: [
-        "", "not json", "[]", #"{"text":"hi"}"#, #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"}"#,
-        #"{"clientMessageId":"not-a-uuid","text":"hi"}"#, #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":""}"#,
-        #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":42}"#,
-        #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"hi","extra":1}"#,
-        #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"hi","text":"twice"}"#,
-        #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"\ud800"}"#,
-    ])
+    @Test(
+        "POST messages rejects bad bodies with 400 and accepts nothing",
+        arguments: [
+            "", "not json", "[]", #"{"text":"hi"}"#, #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3"}"#,
+            #"{"clientMessageId":"not-a-uuid","text":"hi"}"#,
+            #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":""}"#,
+            #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":42}"#,
+            #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"hi","extra":1}"#,
+            #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"hi","text":"twice"}"#,
+            #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","text":"\ud800"}"#,
+        ])
     func badMessageBodies(body: String) throws {
         let server = try TestServer()
         let client = try server.client()
@@ -148,26 +166,46 @@ import ChatTestSupport
         #expect(client.closes())
     }
 
-    @Test("receipts list every member; delivered and read move forward only, clamp to lastSequence, read raises delivered")
+    @Test(
+        "receipts list every member; delivered and read move forward only, clamp to lastSequence, read raises delivered"
+    )
     func positions() throws {
         let server = try TestServer()
         let client = try server.client()
         for _ in 1...5 { _ = try client.post("group", id: Self.uuid(), text: "x") }
         let bob = TestData.token("bob")
         let empty = try client.request("GET", "/v1/conversations/group/receipts")
-        #expect(empty.text == #"{"members":[{"deliveredUpTo":0,"readUpTo":0,"userId":"alice"},{"deliveredUpTo":0,"readUpTo":0,"userId":"bob"},{"deliveredUpTo":0,"readUpTo":0,"userId":"carol"}]}"#)
+        #expect(
+            empty.text
+                == #"{"members":[{"deliveredUpTo":0,"readUpTo":0,"userId":"alice"},{"deliveredUpTo":0,"readUpTo":0,"userId":"bob"},{"deliveredUpTo":0,"readUpTo":0,"userId":"carol"}]}"#
+        )
 
-        #expect(try client.request("POST", "/v1/conversations/group/delivered", token: bob, body: #"{"upToSequence":4}"#).text == #"{"deliveredUpTo":4}"#)
-        #expect(try client.request("POST", "/v1/conversations/group/delivered", token: bob, body: #"{"upToSequence":2}"#).text == #"{"deliveredUpTo":4}"#)
-        #expect(try client.request("POST", "/v1/conversations/group/read", token: bob, body: #"{"upToSequence":3}"#).text == #"{"readUpTo":3}"#)
-        #expect(try client.request("POST", "/v1/conversations/group/read", token: bob, body: #"{"upToSequence":99}"#).text == #"{"readUpTo":5}"#)
-        #expect(try client.request("POST", "/v1/conversations/group/read", token: bob, body: #"{"upToSequence":1}"#).text == #"{"readUpTo":5}"#)
+        #expect(
+            try client.request("POST", "/v1/conversations/group/delivered", token: bob, body: #"{"upToSequence":4}"#)
+                .text == #"{"deliveredUpTo":4}"#)
+        #expect(
+            try client.request("POST", "/v1/conversations/group/delivered", token: bob, body: #"{"upToSequence":2}"#)
+                .text == #"{"deliveredUpTo":4}"#)
+        #expect(
+            try client.request("POST", "/v1/conversations/group/read", token: bob, body: #"{"upToSequence":3}"#).text
+                == #"{"readUpTo":3}"#)
+        #expect(
+            try client.request("POST", "/v1/conversations/group/read", token: bob, body: #"{"upToSequence":99}"#).text
+                == #"{"readUpTo":5}"#)
+        #expect(
+            try client.request("POST", "/v1/conversations/group/read", token: bob, body: #"{"upToSequence":1}"#).text
+                == #"{"readUpTo":5}"#)
         let receipts = try client.request("GET", "/v1/conversations/group/receipts", token: TestData.token("carol"))
         #expect(receipts.json["members"].array[1]["deliveredUpTo"].int == 5)
         #expect(receipts.json["members"].array[1]["readUpTo"].int == 5)
 
-        for body in ["", "{}", #"{"upToSequence":-1}"#, #"{"upToSequence":"3"}"#, #"{"upToSequence":1.5}"#, #"{"upToSequence":1,"x":2}"#] {
-            #expect(try client.request("POST", "/v1/conversations/group/read", token: bob, body: body).status == 400, "\(body)")
+        for body in [
+            "", "{}", #"{"upToSequence":-1}"#, #"{"upToSequence":"3"}"#, #"{"upToSequence":1.5}"#,
+            #"{"upToSequence":1,"x":2}"#,
+        ] {
+            #expect(
+                try client.request("POST", "/v1/conversations/group/read", token: bob, body: body).status == 400,
+                "\(body)")
         }
     }
 
@@ -189,7 +227,9 @@ import ChatTestSupport
     func pipelining() throws {
         let server = try TestServer()
         let client = try server.client()
-        try client.send(TestHTTPClient.requestBytes("GET", "/v1/me") + TestHTTPClient.requestBytes("GET", "/v1/me", token: TestData.token("bob")))
+        try client.send(
+            TestHTTPClient.requestBytes("GET", "/v1/me")
+                + TestHTTPClient.requestBytes("GET", "/v1/me", token: TestData.token("bob")))
         #expect(try client.readResponse().text == #"{"userId":"alice"}"#)
         #expect(try client.readResponse().text == #"{"userId":"bob"}"#)
         let closing = try client.request("GET", "/v1/me", headers: [("Connection", "close")])

@@ -1,36 +1,43 @@
-@testable import ChatServer
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatServer
 
 /// `--faults`: the syntax, the seeded decisions, and each fault as a client sees it.
 @Suite(.ownThreads) struct FaultsTests {
-    @Test("--faults text parses to its canonical form", arguments: [
-        ("drop-reply=0.2,error5xx=0.1,rate-limit=0.1:2,latency=5ms,live-close=10s,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=7",
-         "drop-reply=0.2,error5xx=0.1,rate-limit=0.1:2,latency=5ms,live-close=10000ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=7"),
-        ("rate-limit=0.5", "rate-limit=0.5:1,seed=0"),
-        ("latency=2s, seed=3", "latency=2000ms,seed=3"),
-        ("", "none"),
-        ("seed=9", "none"),
-        ("live-hold=1000", "live-hold=1000,seed=0"),
-    ])
+    @Test(
+        "--faults text parses to its canonical form",
+        arguments: [
+            (
+                "drop-reply=0.2,error5xx=0.1,rate-limit=0.1:2,latency=5ms,live-close=10s,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=7",
+                "drop-reply=0.2,error5xx=0.1,rate-limit=0.1:2,latency=5ms,live-close=10000ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=7"
+            ),
+            ("rate-limit=0.5", "rate-limit=0.5:1,seed=0"),
+            ("latency=2s, seed=3", "latency=2000ms,seed=3"),
+            ("", "none"),
+            ("seed=9", "none"),
+            ("live-hold=1000", "live-hold=1000,seed=0"),
+        ])
     func parsing(text: String, canonical: String) throws {
         #expect(try Faults(parsing: text).description == canonical)
     }
 
-    @Test("bad --faults text names the pair and what is expected", arguments: [
-        ("drop-reply", "is not key=value"),
-        ("drop=0.1", "unknown fault \"drop\""),
-        ("drop-reply=2", "a probability from 0 to 1"),
-        ("error5xx=lots", "a probability from 0 to 1"),
-        ("rate-limit=0.1:x", ":seconds"),
-        ("latency=5", "a duration like 250ms or 10s"),
-        ("live-close=0s", "above zero"),
-        ("live-hold=0", "a number of events from 1 to 10000"),
-        ("live-hold=many", "a number of events from 1 to 10000"),
-        ("seed=-1", "a whole number"),
-    ])
+    @Test(
+        "bad --faults text names the pair and what is expected",
+        arguments: [
+            ("drop-reply", "is not key=value"),
+            ("drop=0.1", "unknown fault \"drop\""),
+            ("drop-reply=2", "a probability from 0 to 1"),
+            ("error5xx=lots", "a probability from 0 to 1"),
+            ("rate-limit=0.1:x", ":seconds"),
+            ("latency=5", "a duration like 250ms or 10s"),
+            ("live-close=0s", "above zero"),
+            ("live-hold=0", "a number of events from 1 to 10000"),
+            ("live-hold=many", "a number of events from 1 to 10000"),
+            ("seed=-1", "a whole number"),
+        ])
     func parseErrors(text: String, expected: String) {
         #expect {
             _ = try Faults(parsing: text)
@@ -69,7 +76,9 @@ import ChatTestSupport
         let server = try TestServer(faults: try Faults(parsing: "drop-reply=1"))
         let client = try server.client()
         let id = UUID().uuidString
-        try client.send(TestHTTPClient.requestBytes("POST", "/v1/conversations/ab/messages", body: TestHTTPClient.messageBody(id: id, text: "lost reply")))
+        try client.send(
+            TestHTTPClient.requestBytes(
+                "POST", "/v1/conversations/ab/messages", body: TestHTTPClient.messageBody(id: id, text: "lost reply")))
         #expect(throws: ConnectionClosed.self) { try client.readResponse() }
         let page = try server.client().request("GET", "/v1/conversations/ab/messages")
         #expect(page.json["items"].array.map { $0["clientMessageId"].string } == [id])
@@ -87,7 +96,8 @@ import ChatTestSupport
         let response = try server.client().post("ab", id: UUID().uuidString, text: "refused")
         #expect(response.status == 503)
         #expect(response.json["error"].string?.contains("retry") == true)
-        let files = try FileManager.default.contentsOfDirectory(atPath: server.directory.path + "/conversations/ab/messages")
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: server.directory.path + "/conversations/ab/messages")
         #expect(files.isEmpty)
     }
 

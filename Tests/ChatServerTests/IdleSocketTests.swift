@@ -1,8 +1,9 @@
 import ChatDomain
-@testable import ChatServer
 import ChatSystem
-import Testing
 import ChatTestSupport
+import Testing
+
+@testable import ChatServer
 
 /// Sockets that connect and never send a request must not use up the server's connections.
 @Suite(.ownThreads) struct IdleSocketTests {

@@ -1,16 +1,17 @@
 import ChatDomain
 import ChatServer
+import ChatTestSupport
 import ChatWire
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `/v1/live`: the RFC 6455 handshake and framing, and fan-out to members only.
 @Suite(.ownThreads) struct LiveTests {
     @Test("the handshake answers the RFC 6455 sample key with the RFC's accept value")
     func handshakeRFCExample() throws {
         let server = try TestServer()
-        let socket = try TestWebSocketClient(port: server.port, token: TestData.token("alice"), key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let socket = try TestWebSocketClient(
+            port: server.port, token: TestData.token("alice"), key: "dGhlIHNhbXBsZSBub25jZQ==")
         #expect(socket.acceptHeader == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
     }
 
@@ -25,9 +26,12 @@ import ChatTestSupport
         } throws: { ($0 as? UpgradeRefused)?.status == 401 }
         let client = try server.client()
         #expect(try client.request("GET", "/v1/live").status == 400)
-        let oldVersion = try server.client().request("GET", "/v1/live", headers: [
-            ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="), ("Sec-WebSocket-Version", "8"),
-        ])
+        let oldVersion = try server.client().request(
+            "GET", "/v1/live",
+            headers: [
+                ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                ("Sec-WebSocket-Version", "8"),
+            ])
         #expect(oldVersion.status == 426)
         #expect(oldVersion.headers["Sec-WebSocket-Version"] == "13")
     }
@@ -38,7 +42,7 @@ import ChatTestSupport
         let aliceLaptop = try server.live("alice")
         let alicePhone = try server.live("alice")
         let bob = try server.live("bob")
-        let carol = try server.live("carol")  // in "group", not in "ab"
+        let carol = try server.live("carol") // in "group", not in "ab"
 
         let posted = try server.client().post("ab", id: UUID().uuidString, text: "Live!", as: "bob")
         #expect(posted.status == 201)
@@ -63,11 +67,15 @@ import ChatTestSupport
         let alice = try server.live("alice")
         let carol = try server.live("carol")
         let dave = try server.live("dave")
-        let read = try client.request("POST", "/v1/conversations/group/read", token: TestData.token("bob"), body: #"{"upToSequence":2}"#)
+        let read = try client.request(
+            "POST", "/v1/conversations/group/read", token: TestData.token("bob"), body: #"{"upToSequence":2}"#)
         #expect(read.status == 200)
         for socket in [alice, carol] {
             let event = try #require(try socket.nextJSON())
-            #expect(event == (try JSONParser.parse(#"{"type":"receipt","conversationId":"group","userId":"bob","deliveredUpTo":2,"readUpTo":2}"#)))
+            #expect(
+                event
+                    == (try JSONParser.parse(
+                        #"{"type":"receipt","conversationId":"group","userId":"bob","deliveredUpTo":2,"readUpTo":2}"#)))
         }
         // dave is in no conversation: the event was published to alice and carol already, and not to him.
         #expect(try dave.nextJSON(timeoutMilliseconds: 300) == nil)
@@ -103,16 +111,28 @@ import ChatTestSupport
     func closeHandshake() throws {
         let server = try TestServer()
         let socket = try server.live("alice")
-        try socket.sendRaw(WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]).encoded(maskingKey: WebSocketMaskingKey(1, 2, 3, 4)))
+        try socket.sendRaw(
+            WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]).encoded(maskingKey: WebSocketMaskingKey(1, 2, 3, 4)))
         #expect(try socket.closeCode() == 1000)
     }
 
-    @Test("an unmasked client frame is closed with 1002, an oversized one with 1009, invalid UTF-8 with 1007", arguments: [
-        (WebSocketFrame(opcode: .text, payload: Array("hi".utf8)).encoded(maskingKey: nil), UInt16(1002)),
-        (WebSocketFrame(opcode: .text, payload: [UInt8](repeating: 0x61, count: 70_000)).encoded(maskingKey: WebSocketMaskingKey(9, 8, 7, 6)), UInt16(1009)),
-        (WebSocketFrame(opcode: .text, payload: [0xC3, 0x28]).encoded(maskingKey: WebSocketMaskingKey(9, 8, 7, 6)), UInt16(1007)),
-        (WebSocketFrame(opcode: .ping, payload: [UInt8](repeating: 0, count: 126)).encoded(maskingKey: WebSocketMaskingKey(9, 8, 7, 6)), UInt16(1002)),
-    ])
+    @Test(
+        "an unmasked client frame is closed with 1002, an oversized one with 1009, invalid UTF-8 with 1007",
+        arguments: [
+            (WebSocketFrame(opcode: .text, payload: Array("hi".utf8)).encoded(maskingKey: nil), UInt16(1002)),
+            (
+                WebSocketFrame(opcode: .text, payload: [UInt8](repeating: 0x61, count: 70_000)).encoded(
+                    maskingKey: WebSocketMaskingKey(9, 8, 7, 6)), UInt16(1009)
+            ),
+            (
+                WebSocketFrame(opcode: .text, payload: [0xC3, 0x28]).encoded(
+                    maskingKey: WebSocketMaskingKey(9, 8, 7, 6)), UInt16(1007)
+            ),
+            (
+                WebSocketFrame(opcode: .ping, payload: [UInt8](repeating: 0, count: 126)).encoded(
+                    maskingKey: WebSocketMaskingKey(9, 8, 7, 6)), UInt16(1002)
+            ),
+        ])
     func badFrames(frame: [UInt8], code: UInt16) throws {
         let server = try TestServer()
         let socket = try server.live("alice")

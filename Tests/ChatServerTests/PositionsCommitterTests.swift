@@ -1,10 +1,11 @@
 import ChatDomain
 import ChatStore
-@testable import ChatServer
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatServer
 
 /// Delivered positions of many conversations made durable together (``PositionsCommitter``):
 /// each POST is answered only once its `positions.json` is on disk, in the writer's bytes.
@@ -22,9 +23,11 @@ import ChatTestSupport
         try generator.generate(at: path)
         try FileManager.default.removeItem(atPath: path + "/" + StoreLayout.manifest)
         for index in 1...count {
-            try FileManager.default.removeItem(atPath: try conversation(path, index).directory + "/" + StoreLayout.positions)
+            try FileManager.default.removeItem(
+                atPath: try conversation(path, index).directory + "/" + StoreLayout.positions)
         }
-        try DataDirectory.create(at: path, users: UserTokens(["bob-token": bob, "alice-token": alice]), conversations: [:])
+        try DataDirectory.create(
+            at: path, users: UserTokens(["bob-token": bob, "alice-token": alice]), conversations: [:])
     }
 
     static func conversation(_ data: String, _ index: Int) throws -> Conversation {
@@ -37,10 +40,13 @@ import ChatTestSupport
     }
 
     static func postDelivered(_ client: TestHTTPClient, _ index: Int, upTo: Int) throws -> TestResponse {
-        try client.request("POST", "/v1/conversations/c\(index)/delivered", token: "bob-token", body: "{\"upToSequence\":\(upTo)}")
+        try client.request(
+            "POST", "/v1/conversations/c\(index)/delivered", token: "bob-token", body: "{\"upToSequence\":\(upTo)}")
     }
 
-    @Test("delivered positions posted at once to 48 conversations are each answered at the position asked, written in the writer's bytes, and kept by a restart")
+    @Test(
+        "delivered positions posted at once to 48 conversations are each answered at the position asked, written in the writer's bytes, and kept by a restart"
+    )
     func manyAtOnce() throws {
         let directory = try TemporaryDirectory()
         let count = 48
@@ -69,7 +75,8 @@ import ChatTestSupport
             var expected = before[index - 1]
             expected.merge(MemberPosition(deliveredUpTo: asked, readUpTo: 0), for: Self.bob)
             #expect(answered[index] == expected[Self.bob].deliveredUpTo, "c\(index)")
-            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: conversation.directory + "/" + StoreLayout.positions)))
+            let bytes = try Array(
+                Data(contentsOf: URL(fileURLWithPath: conversation.directory + "/" + StoreLayout.positions)))
             #expect(bytes == PositionsFile.encode(expected), "c\(index): \(String(decoding: bytes, as: UTF8.self))")
             #expect(try Self.leftovers(conversation) == [], "c\(index)")
         }
@@ -81,11 +88,15 @@ import ChatTestSupport
         for index in 1...count {
             let response = try client.request("GET", "/v1/conversations/c\(index)/receipts", token: "bob-token")
             #expect(response.status == 200)
-            #expect(String(decoding: response.body, as: UTF8.self).contains("\"deliveredUpTo\":\(answered[index] ?? -1)"), "c\(index): \(String(decoding: response.body, as: UTF8.self))")
+            #expect(
+                String(decoding: response.body, as: UTF8.self).contains("\"deliveredUpTo\":\(answered[index] ?? -1)"),
+                "c\(index): \(String(decoding: response.body, as: UTF8.self))")
         }
     }
 
-    @Test("chatdir serve killed with SIGKILL while 8 clients post delivered positions to 48 conversations keeps every answered position after a restart")
+    @Test(
+        "chatdir serve killed with SIGKILL while 8 clients post delivered positions to 48 conversations keeps every answered position after a restart"
+    )
     func killedWhilePosting() throws {
         let directory = try TemporaryDirectory()
         let data = directory.path + "/server"
@@ -108,7 +119,8 @@ import ChatTestSupport
                 while !stop.withLock({ $0 }), upTo <= messages {
                     for index in stride(from: worker + 1, through: count, by: 8) {
                         guard let response = try? Self.postDelivered(client, index, upTo: upTo), response.status == 200,
-                              let position = response.json["deliveredUpTo"].int else { return }
+                            let position = response.json["deliveredUpTo"].int
+                        else { return }
                         acknowledged.withLock { $0[index] = max($0[index] ?? 0, position) }
                         answers.withLock { $0 += 1 }
                     }
@@ -133,7 +145,9 @@ import ChatTestSupport
             let response = try client.request("GET", "/v1/conversations/c\(index)/receipts", token: "bob-token")
             let stored = try Self.conversation(data, index).positions()?[Self.bob].deliveredUpTo ?? 0
             #expect(stored >= acked[index] ?? 0, "c\(index): answered \(acked[index] ?? 0), stored \(stored)")
-            #expect(String(decoding: response.body, as: UTF8.self).contains("\"deliveredUpTo\":\(stored)"), "c\(index): \(String(decoding: response.body, as: UTF8.self))")
+            #expect(
+                String(decoding: response.body, as: UTF8.self).contains("\"deliveredUpTo\":\(stored)"),
+                "c\(index): \(String(decoding: response.body, as: UTF8.self))")
         }
         #expect(try restarted.stop(signal: SIGTERM).status == 0)
         for index in 1...count {

@@ -1,10 +1,11 @@
 import ChatDomain
-@testable import ChatServer
 import ChatStore
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatServer
 
 /// What the data directory keeps across a restart, and what it looks like to shell tools.
 @Suite(.ownThreads) struct RestartTests {
@@ -18,8 +19,10 @@ import ChatTestSupport
             ids.append(id)
             #expect(try client.post("group", id: id, text: "before restart \(index)").status == 201)
         }
-        _ = try client.request("POST", "/v1/conversations/group/read", token: TestData.token("bob"), body: #"{"upToSequence":5}"#)
-        _ = try client.request("POST", "/v1/conversations/group/delivered", token: TestData.token("carol"), body: #"{"upToSequence":7}"#)
+        _ = try client.request(
+            "POST", "/v1/conversations/group/read", token: TestData.token("bob"), body: #"{"upToSequence":5}"#)
+        _ = try client.request(
+            "POST", "/v1/conversations/group/delivered", token: TestData.token("carol"), body: #"{"upToSequence":7}"#)
         let messagesBefore = try client.request("GET", "/v1/conversations/group/messages").body
         let receiptsBefore = try client.request("GET", "/v1/conversations/group/receipts").body
 
@@ -34,7 +37,10 @@ import ChatTestSupport
         // The next message continues the sequence.
         #expect(try client.post("group", id: UUID().uuidString, text: "after").json["sequence"].int == 8)
         // Positions stay put: a lower read does not move them back.
-        #expect(try client.request("POST", "/v1/conversations/group/read", token: TestData.token("bob"), body: #"{"upToSequence":2}"#).text == #"{"readUpTo":5}"#)
+        #expect(
+            try client.request(
+                "POST", "/v1/conversations/group/read", token: TestData.token("bob"), body: #"{"upToSequence":2}"#
+            ).text == #"{"readUpTo":5}"#)
     }
 
     @Test("the data directory is the store format: canonical segments and positions that the store codecs read back")
@@ -44,8 +50,10 @@ import ChatTestSupport
         for index in 1...3 {
             _ = try client.post("ab", id: UUID().uuidString, text: "line \(index)")
         }
-        _ = try client.request("POST", "/v1/conversations/ab/read", token: TestData.token("bob"), body: #"{"upToSequence":2}"#)
-        let conversation = Conversation(storeRoot: server.directory.path, id: try ConversationID("ab"), segmentSize: 100)
+        _ = try client.request(
+            "POST", "/v1/conversations/ab/read", token: TestData.token("bob"), body: #"{"upToSequence":2}"#)
+        let conversation = Conversation(
+            storeRoot: server.directory.path, id: try ConversationID("ab"), segmentSize: 100)
         let segment = try Sys.readFile(conversation.messagesDirectory + "/0000000001-0000000100.json")
         let decoded = SegmentFile.decode(segment, path: "segment", range: nil)
         #expect(decoded.problems.isEmpty)
@@ -63,10 +71,14 @@ import ChatTestSupport
         let port = server.port
         let statuses = try concurrently(8) { worker in
             let client = try TestHTTPClient(port: port)
-            return try (0..<14).map { index in try client.post("ab", id: UUID().uuidString, text: "\(worker)-\(index)").status }
+            return try (0..<14).map { index in
+                try client.post("ab", id: UUID().uuidString, text: "\(worker)-\(index)").status
+            }
         }
         #expect(statuses.joined().allSatisfy { $0 == 201 })
-        let names = try FileManager.default.contentsOfDirectory(atPath: server.directory.path + "/conversations/ab/messages").sorted()
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: server.directory.path + "/conversations/ab/messages"
+        ).sorted()
         #expect(names == ["0000000001-0000000100.json", "0000000101-0000000200.json"])
         try server.restart()
         let page = try server.client().request("GET", "/v1/conversations/ab/messages?after=0&limit=500")

@@ -1,10 +1,11 @@
 import ChatDomain
 import ChatStore
-@testable import ChatServer
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatServer
 
 /// `chatdir serve` as a user runs it: the real binary, its ready line, signals, kill -9.
 @Suite(.ownThreads) struct ServeEndToEndTests {
@@ -12,11 +13,14 @@ import ChatTestSupport
     static func sampleCopy() throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()
         let data = directory.path + "/server"
-        try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("SampleData/server").path, toPath: data)
+        try FileManager.default.copyItem(
+            atPath: packageRoot.appendingPathComponent("SampleData/server").path, toPath: data)
         return (directory, data)
     }
 
-    @Test("serve prints its URL and a ready line, serves SampleData, and exits 0 on the signal", arguments: [SIGTERM, SIGINT])
+    @Test(
+        "serve prints its URL and a ready line, serves SampleData, and exits 0 on the signal",
+        arguments: [SIGTERM, SIGINT])
     func readyAndSignal(signal: Int32) throws {
         let (directory, data) = try Self.sampleCopy()
         defer { _ = directory }
@@ -26,9 +30,11 @@ import ChatTestSupport
         let list = try client.request("GET", "/v1/conversations")
         #expect(list.json["items"].array.map { $0["id"].string } == ["alice-bob", "dinner"])
         #expect(list.json["items"].array.map { $0["lastSequence"].int } == [3, 4])
-        let notMember = try client.request("GET", "/v1/conversations/alice-bob/messages", token: TestData.token("carol"))
+        let notMember = try client.request(
+            "GET", "/v1/conversations/alice-bob/messages", token: TestData.token("carol"))
         #expect(notMember.status == 403)
-        let history = try client.request("GET", "/v1/conversations/dinner/messages?limit=2", token: TestData.token("erin"))
+        let history = try client.request(
+            "GET", "/v1/conversations/dinner/messages?limit=2", token: TestData.token("erin"))
         #expect(history.json["items"].array.compactMap { $0["sequence"].int } == [3, 4])
 
         let result = try server.stop(signal: signal)
@@ -66,8 +72,10 @@ import ChatTestSupport
                 var index = 0
                 while !stop.withLock({ $0 }) {
                     let id = UUID().uuidString
-                    guard let response = try? client.post("dinner", id: id, text: "\(worker)-\(index)", as: "bob"), response.status == 201,
-                          let sequence = response.json["sequence"].int else { return }
+                    guard let response = try? client.post("dinner", id: id, text: "\(worker)-\(index)", as: "bob"),
+                        response.status == 201,
+                        let sequence = response.json["sequence"].int
+                    else { return }
                     acknowledged.withLock { $0.append((id, sequence)) }
                     index += 1
                 }
@@ -81,22 +89,28 @@ import ChatTestSupport
         #expect(server.process.terminationReason == .uncaughtSignal)
 
         let restarted = try ServeProcess(["serve", "--data", data, "--port", "0"])
-        let page = try TestHTTPClient(port: restarted.port).request("GET", "/v1/conversations/dinner/messages?after=0&limit=500", token: TestData.token("bob"))
-        let stored = Dictionary(uniqueKeysWithValues: page.json["items"].array.compactMap { item -> (String, Int)? in
-            guard let id = item["clientMessageId"].string, let sequence = item["sequence"].int else { return nil }
-            return (id, sequence)
-        })
+        let page = try TestHTTPClient(port: restarted.port).request(
+            "GET", "/v1/conversations/dinner/messages?after=0&limit=500", token: TestData.token("bob"))
+        let stored = Dictionary(
+            uniqueKeysWithValues: page.json["items"].array.compactMap { item -> (String, Int)? in
+                guard let id = item["clientMessageId"].string, let sequence = item["sequence"].int else { return nil }
+                return (id, sequence)
+            })
         let acked = acknowledged.withLock { $0 }
         #expect(acked.allSatisfy { stored[$0.id] == $0.sequence })
         #expect(stored.values.sorted() == Array(1...stored.count))
         #expect(try restarted.stop(signal: SIGTERM).status == 0)
     }
 
-    @Test("chatdir sync against chatdir serve with drop-reply and 5xx faults: every message arrives once, in order, for every member")
+    @Test(
+        "chatdir sync against chatdir serve with drop-reply and 5xx faults: every message arrives once, in order, for every member"
+    )
     func syncClientAgainstFaults() throws {
         let (directory, data) = try Self.sampleCopy()
         defer { _ = directory }
-        let server = try ServeProcess(["serve", "--data", data, "--port", "0", "--faults", "drop-reply=0.5,error5xx=0.2,seed=7"])
+        let server = try ServeProcess([
+            "serve", "--data", data, "--port", "0", "--faults", "drop-reply=0.5,error5xx=0.2,seed=7",
+        ])
         let url = "http://127.0.0.1:\(server.port)"
         let alice = directory.path + "/alice"
         let bob = directory.path + "/bob"
@@ -106,7 +120,10 @@ import ChatTestSupport
         /// the number of tries is the same on every run.
         func syncUntilDone(_ store: String, token: String) throws {
             for _ in 0..<30 {
-                if try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": token]).status == 0 { return }
+                if try ChatdirProcess.run(["sync", "--store", store], environment: ["CHATDIR_TOKEN": token]).status == 0
+                {
+                    return
+                }
             }
             Issue.record("chatdir sync --store \(store) did not finish in 30 tries")
         }
@@ -119,15 +136,20 @@ import ChatTestSupport
 
         let rows = try ChatdirProcess.run(["view", "--store", bob, "dinner", "--json", "--limit", "50"]).stdout
             .split(separator: "\n").map { try JSONParser.parse(String($0)) }
-        #expect(rows.compactMap { $0["text"].string }.filter { $0.hasPrefix("hello") } == ["hello 1", "hello 2", "hello 3", "hello 4", "hello 5"])
+        #expect(
+            rows.compactMap { $0["text"].string }.filter { $0.hasPrefix("hello") } == [
+                "hello 1", "hello 2", "hello 3", "hello 4", "hello 5",
+            ])
         #expect(rows.compactMap { $0["sequence"].int } == Array(1...9))
         #expect(try server.stop(signal: SIGTERM).status == 0)
     }
 
     // serve's usage errors are in the in-process table (Tests/ChatCLITests/ArgumentsTests.swift).
-    @Test("serve refuses a missing data directory with 66", arguments: [
-        (["serve", "--data", "/nonexistent/chatdir-data", "--port", "0"], Int32(66), "not a directory"),
-    ])
+    @Test(
+        "serve refuses a missing data directory with 66",
+        arguments: [
+            (["serve", "--data", "/nonexistent/chatdir-data", "--port", "0"], Int32(66), "not a directory")
+        ])
     func badArguments(arguments: [String], status: Int32, message: String) throws {
         let result = try ChatdirProcess.run(arguments)
         #expect(result.status == status)
@@ -158,7 +180,8 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts `chatdir arguments…` and waits for its ready line; with `softFileLimit`, through
     /// `sh -c 'ulimit -Sn N; exec chatdir …'` (same process ID, lower soft RLIMIT_NOFILE).
     init(_ arguments: [String], softFileLimit: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let launcher = softFileLimit.map { limit in ["/bin/sh", "-c", "ulimit -Sn \(limit) && exec \"$0\" \"$@\""] } ?? []
+        let launcher =
+            softFileLimit.map { limit in ["/bin/sh", "-c", "ulimit -Sn \(limit) && exec \"$0\" \"$@\""] } ?? []
         process = try ChatdirProcess.start(arguments, launcher: launcher, standardOutput: stdout, standardError: stderr)
         // Each pipe is read on a thread of its own, not through `readabilityHandler` (a dispatch
         // source): under a parallel `swift test` its end-of-file came more than 10 s after the
@@ -195,7 +218,9 @@ final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
         // The last lines may still be in the pipes: wait for both to reach their end.
         do {
-            try waitUntil("chatdir serve's output is read to its end", timeout: .seconds(30)) { ended.withLock { $0 } == 2 }
+            try waitUntil("chatdir serve's output is read to its end", timeout: .seconds(30)) {
+                ended.withLock { $0 } == 2
+            }
         } catch {
             // Name whoever still holds a write end, so a failure explains itself.
             let holders = [stdout, stderr].flatMap { pipeHolders(of: $0.fileHandleForReading.fileDescriptor) }

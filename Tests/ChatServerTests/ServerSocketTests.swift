@@ -1,7 +1,8 @@
-@testable import ChatServer
 import ChatSystem
-import Testing
 import ChatTestSupport
+import Testing
+
+@testable import ChatServer
 
 /// The listening socket as a user of `chatdir serve` meets it: the words when its port is taken,
 /// and the port free again the moment a server stops.
@@ -22,7 +23,10 @@ import ChatTestSupport
             Issue.record("a second server bound port \(first.port)")
         } catch {
             #expect(error.isAddressInUse)
-            #expect(error.description == "bind 127.0.0.1:\(first.port): Address already in use; another process listens on that port: pick another with --port, or --port 0 for any free one")
+            #expect(
+                error.description
+                    == "bind 127.0.0.1:\(first.port): Address already in use; another process listens on that port: pick another with --port, or --port 0 for any free one"
+            )
             #expect(error.exitCode == 69)
         }
     }
@@ -44,7 +48,8 @@ import ChatTestSupport
                 server.stop()
                 // Held on purpose while binding again: the port must not wait for the object to go.
                 do {
-                    let again = try ChatServer(configuration: ServerConfiguration(dataDirectory: directory.path, port: server.port))
+                    let again = try ChatServer(
+                        configuration: ServerConfiguration(dataDirectory: directory.path, port: server.port))
                     again.stop()
                     bound = true
                 } catch {

@@ -1,9 +1,9 @@
 import ChatDomain
 import ChatServer
+import ChatTestSupport
 import ChatWire
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `POST /v1/conversations` (a v1 extension): 201 with the list's item, 409 for a taken ID,
 /// 400 for bad bodies and unknown users, 403 when the creator is not a member; durable, listed
@@ -11,17 +11,25 @@ import ChatTestSupport
 @Suite(.ownThreads) struct StartConversationTests {
     static let dinner = #"{"id":"dinner","title":"Dinner","members":["alice","bob","carol"]}"#
 
-    @Test("a start is answered 201 with the conversation as the list shows it, listed for bob at once and announced on his socket")
+    @Test(
+        "a start is answered 201 with the conversation as the list shows it, listed for bob at once and announced on his socket"
+    )
     func startsAndAnnounces() throws {
         let server = try TestServer()
         let client = try server.client()
         let bob = try server.live("bob")
-        let response = try client.request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner)
+        let response = try client.request(
+            "POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner)
         #expect(response.status == 201)
-        let expected = try JSONParser.parse(#"{"id":"dinner","lastSequence":0,"members":["alice","bob","carol"],"title":"Dinner"}"#)
+        let expected = try JSONParser.parse(
+            #"{"id":"dinner","lastSequence":0,"members":["alice","bob","carol"],"title":"Dinner"}"#)
         #expect(response.json == expected)
         let event = try #require(try bob.nextJSON())
-        #expect(event == (try JSONParser.parse(#"{"type":"conversation","conversationId":"dinner","title":"Dinner","members":["alice","bob","carol"]}"#)))
+        #expect(
+            event
+                == (try JSONParser.parse(
+                    #"{"type":"conversation","conversationId":"dinner","title":"Dinner","members":["alice","bob","carol"]}"#
+                )))
         let list = try client.request("GET", "/v1/conversations", token: TestData.token("bob"))
         #expect(list.json["items"].array.contains(expected), "\(list.json)")
         let daves = try client.request("GET", "/v1/conversations", token: TestData.token("dave"))
@@ -34,12 +42,15 @@ import ChatTestSupport
     func takenIDConflicts() throws {
         let server = try TestServer()
         let client = try server.client()
-        #expect(try client.request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner).status == 201)
+        #expect(
+            try client.request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner).status
+                == 201)
         let again = try client.request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner)
         #expect(again.status == 409)
         #expect(again.json["error"].string?.contains("exists already") == true, "\(again.json)")
         let other = #"{"id":"ab","title":"Mine","members":["carol","dave"]}"#
-        #expect(try client.request("POST", "/v1/conversations", token: TestData.token("carol"), body: other).status == 409)
+        #expect(
+            try client.request("POST", "/v1/conversations", token: TestData.token("carol"), body: other).status == 409)
         let list = try client.request("GET", "/v1/conversations", token: TestData.token("alice"))
         #expect(list.json["items"].array.first?["title"].string == "Alice and Bob")
     }
@@ -49,7 +60,9 @@ import ChatTestSupport
         let server = try TestServer()
         let port = server.port
         let statuses = try concurrently(8) { _ in
-            try TestHTTPClient(port: port).request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner).status
+            try TestHTTPClient(port: port).request(
+                "POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner
+            ).status
         }
         #expect(statuses.sorted() == [201] + Array(repeating: 409, count: 7))
     }
@@ -57,30 +70,35 @@ import ChatTestSupport
     @Test("a start survives a restart of the server", .timeLimit(.minutes(2)))
     func durable() throws {
         let server = try TestServer()
-        #expect(try server.client().request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner).status == 201)
+        #expect(
+            try server.client().request("POST", "/v1/conversations", token: TestData.token("alice"), body: Self.dinner)
+                .status == 201)
         _ = try server.client().post("dinner", id: UUID().uuidString, text: "kept", as: "bob")
         try server.restart()
         let client = try server.client()
         let list = try client.request("GET", "/v1/conversations", token: TestData.token("carol"))
         #expect(list.json["items"].array.compactMap { $0["id"].string } == ["dinner", "group"])
-        let page = try client.request("GET", "/v1/conversations/dinner/messages?after=0", token: TestData.token("carol"))
+        let page = try client.request(
+            "GET", "/v1/conversations/dinner/messages?after=0", token: TestData.token("carol"))
         #expect(page.json["items"].array.compactMap { $0["text"].string } == ["kept"])
         let names = try FileManager.default.contentsOfDirectory(atPath: server.directory.path + "/conversations")
         #expect(names.sorted() == ["ab", "dinner", "group"], "no temp directory is left")
     }
 
-    @Test("refused bodies", arguments: [
-        (#"{"id":"../x","title":"T","members":["alice"]}"#, 400, "../x"),
-        (#"{"id":"d","title":"T","members":["alice","zed"]}"#, 400, "zed"),
-        (#"{"id":"d","title":"T","members":["alice","alice"]}"#, 400, "twice"),
-        (#"{"id":"d","title":"T","members":[]}"#, 400, "empty"),
-        (#"{"id":"d","title":"   ","members":["alice"]}"#, 400, "title"),
-        (#"{"id":"d","title":"a\nb","members":["alice"]}"#, 400, "one line"),
-        (#"{"id":"d","title":"T","members":["alice"],"x":1}"#, 400, "\"x\""),
-        (#"{"id":"d","title":"T","members":[7]}"#, 400, "members[0]"),
-        (#"[]"#, 400, "object"),
-        (#"{"id":"d","title":"T","members":["bob","carol"]}"#, 403, "alice is not among the members"),
-    ])
+    @Test(
+        "refused bodies",
+        arguments: [
+            (#"{"id":"../x","title":"T","members":["alice"]}"#, 400, "../x"),
+            (#"{"id":"d","title":"T","members":["alice","zed"]}"#, 400, "zed"),
+            (#"{"id":"d","title":"T","members":["alice","alice"]}"#, 400, "twice"),
+            (#"{"id":"d","title":"T","members":[]}"#, 400, "empty"),
+            (#"{"id":"d","title":"   ","members":["alice"]}"#, 400, "title"),
+            (#"{"id":"d","title":"a\nb","members":["alice"]}"#, 400, "one line"),
+            (#"{"id":"d","title":"T","members":["alice"],"x":1}"#, 400, "\"x\""),
+            (#"{"id":"d","title":"T","members":[7]}"#, 400, "members[0]"),
+            (#"[]"#, 400, "object"),
+            (#"{"id":"d","title":"T","members":["bob","carol"]}"#, 403, "alice is not among the members"),
+        ])
     func refused(body: String, status: Int, words: String) throws {
         let server = try TestServer()
         let client = try server.client()

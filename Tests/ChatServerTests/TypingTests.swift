@@ -1,9 +1,9 @@
 import ChatDomain
 import ChatServer
+import ChatTestSupport
 import ChatWire
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// `POST …/typing`: fanned out to the other members' live sockets, never to the sender's, and
 /// never stored.
@@ -19,7 +19,8 @@ import ChatTestSupport
         let bob = try server.live("bob")
         let carol = try server.live("carol")
 
-        let typing = try client.request("POST", "/v1/conversations/group/typing", token: TestData.token("alice"), body: "{}")
+        let typing = try client.request(
+            "POST", "/v1/conversations/group/typing", token: TestData.token("alice"), body: "{}")
         #expect(typing.status == 204)
         #expect(typing.body.isEmpty)
         let expected = try JSONParser.parse(#"{"type":"typing","conversationId":"group","userId":"alice"}"#)
@@ -27,7 +28,8 @@ import ChatTestSupport
             #expect(try socket.nextJSON() == expected)
         }
         // An empty body is as good as {}.
-        #expect(try client.request("POST", "/v1/conversations/group/typing", token: TestData.token("alice")).status == 204)
+        #expect(
+            try client.request("POST", "/v1/conversations/group/typing", token: TestData.token("alice")).status == 204)
         #expect(try bob.nextJSON() == expected)
 
         // alice's sockets got nothing from her typing: the next thing each hears is bob's message.
@@ -44,16 +46,20 @@ import ChatTestSupport
         #expect(before.json["items"].array.count == 1)
     }
 
-    @Test("a non-member gets the same 403 as for messages, an unknown conversation the same 404, and no one hears anything")
+    @Test(
+        "a non-member gets the same 403 as for messages, an unknown conversation the same 404, and no one hears anything"
+    )
     func nonMember() throws {
         let server = try TestServer()
         let client = try server.client()
         let bob = try server.live("bob")
-        let typing = try client.request("POST", "/v1/conversations/ab/typing", token: TestData.token("carol"), body: "{}")
+        let typing = try client.request(
+            "POST", "/v1/conversations/ab/typing", token: TestData.token("carol"), body: "{}")
         let message = try client.post("ab", id: UUID().uuidString, text: "x", as: "carol")
         #expect(typing.status == 403)
         #expect(typing.body == message.body)
-        let unknownTyping = try client.request("POST", "/v1/conversations/nope/typing", token: TestData.token("carol"), body: "{}")
+        let unknownTyping = try client.request(
+            "POST", "/v1/conversations/nope/typing", token: TestData.token("carol"), body: "{}")
         let unknownMessage = try client.post("nope", id: UUID().uuidString, text: "x", as: "carol")
         #expect(unknownTyping.status == 404)
         #expect(unknownTyping.body == unknownMessage.body)
@@ -67,7 +73,8 @@ import ChatTestSupport
         let server = try TestServer()
         let client = try server.client()
         let bob = try server.live("bob")
-        let response = try client.request("POST", "/v1/conversations/ab/typing", token: TestData.token("alice"), body: #"{"typing":true}"#)
+        let response = try client.request(
+            "POST", "/v1/conversations/ab/typing", token: TestData.token("alice"), body: #"{"typing":true}"#)
         #expect(response.status == 400)
         #expect(response.json["error"].string?.contains("typing") == true)
         _ = try client.post("ab", id: UUID().uuidString, text: "real", as: "alice")

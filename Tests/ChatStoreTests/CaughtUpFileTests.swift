@@ -1,7 +1,8 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
 @testable import ChatStore
 
 /// `.caught-up` has one writer, ``StoreWriter/recordCaughtUp(through:in:)``, and one reader,
@@ -19,7 +20,8 @@ import ChatTestSupport
         let path = store.conversation(c1).directory + "/.caught-up"
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == Array("417\n".utf8))
         #expect(store.conversation(c1).caughtUpMarker() == 417)
-        #expect(try filesUnder(store.root).keys.filter { $0.hasSuffix(".caught-up") } == ["conversations/c1/.caught-up"])
+        #expect(
+            try filesUnder(store.root).keys.filter { $0.hasSuffix(".caught-up") } == ["conversations/c1/.caught-up"])
     }
 
     @Test("recording the same number again leaves the file alone; a new number replaces it")

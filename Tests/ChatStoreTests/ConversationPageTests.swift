@@ -1,8 +1,9 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// Opening a conversation reads segment tails (`newestMessagesFromTails`); these tests hold it to
 /// the whole-file path (`newestMessagesDecodingWhole`, what every read did before): the same
@@ -41,12 +42,17 @@ import ChatTestSupport
                 return "error: \(error.description)"
             }
         }
-        return (describe { () throws(StoreError) in try conversation.newestMessages(limit: limit, before: before) },
-                describe { () throws(StoreError) in try conversation.newestMessagesDecodingWhole(limit: limit, before: before) })
+        return (
+            describe { () throws(StoreError) in try conversation.newestMessages(limit: limit, before: before) },
+            describe { () throws(StoreError) in
+                try conversation.newestMessagesDecodingWhole(limit: limit, before: before)
+            }
+        )
     }
 
-    @Test("pages of sound segments come from the tails and equal the whole-file pages",
-          arguments: [(0, 100), (30, 100), (50, 100), (100, 100), (130, 100), (250, 100), (95, 10), (7, 10)])
+    @Test(
+        "pages of sound segments come from the tails and equal the whole-file pages",
+        arguments: [(0, 100), (30, 100), (50, 100), (100, 100), (130, 100), (250, 100), (95, 10), (7, 10)])
     func soundPages(messages: Int, segmentSize: Int) throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: messages, segmentSize: segmentSize)
@@ -69,8 +75,11 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
         let writer = try StoreWriter(store: store)
-        try writer.mergePositions(Positions([alice: MemberPosition(deliveredUpTo: 130, readUpTo: 120),
-                                             bob: MemberPosition(deliveredUpTo: 125, readUpTo: 110)]), in: c1)
+        try writer.mergePositions(
+            Positions([
+                alice: MemberPosition(deliveredUpTo: 130, readUpTo: 120),
+                bob: MemberPosition(deliveredUpTo: 125, readUpTo: 110),
+            ]), in: c1)
         let outbox = Outbox(store.conversation(c1))
         let failed = try outbox.enqueue("this one fails")
         try outbox.enqueue("still pending")
@@ -79,8 +88,9 @@ import ChatTestSupport
         let conversation = store.conversation(c1)
         let snapshot = try conversation.snapshot(limit: 50)
         let page = try conversation.newestMessagesDecodingWhole(limit: 50, before: nil)
-        let expected = ConversationSnapshot(id: c1, info: try conversation.info(), messages: page.messages, hasOlder: page.hasOlder,
-                                            outbox: try conversation.outbox(), positions: try conversation.positions())
+        let expected = ConversationSnapshot(
+            id: c1, info: try conversation.info(), messages: page.messages, hasOlder: page.hasOlder,
+            outbox: try conversation.outbox(), positions: try conversation.positions())
         #expect(snapshot == expected)
         let rows = snapshot.rows(me: alice)
         #expect(rows == expected.rows(me: alice))
@@ -93,7 +103,9 @@ import ChatTestSupport
     func damagedLastLine() throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
-        try edit(store, segmentOf: 130) { $0.replacingOccurrences(of: "\"sequence\":130,", with: "\"sequence\":\"130\",") }
+        try edit(store, segmentOf: 130) {
+            $0.replacingOccurrences(of: "\"sequence\":130,", with: "\"sequence\":\"130\",")
+        }
         let conversation = store.conversation(c1)
         #expect(try conversation.newestMessagesFromTails(limit: 50, before: nil) == nil)
         let ways = bothWays(conversation, limit: 50)
@@ -107,7 +119,9 @@ import ChatTestSupport
         let store = try store(directory, messages: 130)
         // The page of 50 reaches back to 81; line 92 holds 91, line 12 holds 11.
         let sequence = reached ? 91 : 11
-        try edit(store, segmentOf: 1) { $0.replacingOccurrences(of: "\"sequence\":\(sequence),", with: "\"sequence\":0,") }
+        try edit(store, segmentOf: 1) {
+            $0.replacingOccurrences(of: "\"sequence\":\(sequence),", with: "\"sequence\":0,")
+        }
         let conversation = store.conversation(c1)
         let ways = bothWays(conversation, limit: 50)
         if reached {
@@ -124,7 +138,9 @@ import ChatTestSupport
     func handEdited() throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 130)
-        try edit(store, segmentOf: 130) { $0.replacingOccurrences(of: "\n{", with: "\n  {").replacingOccurrences(of: "\n]\n", with: "\n]") }
+        try edit(store, segmentOf: 130) {
+            $0.replacingOccurrences(of: "\n{", with: "\n  {").replacingOccurrences(of: "\n]\n", with: "\n]")
+        }
         let conversation = store.conversation(c1)
         #expect(try conversation.newestMessagesFromTails(limit: 50, before: nil) == nil)
         let ways = bothWays(conversation, limit: 50)
@@ -138,7 +154,11 @@ import ChatTestSupport
         let store = try store(directory, messages: 130)
         try edit(store, segmentOf: 130) { text in
             var lines = text.components(separatedBy: "\n")
-            lines.insert(contentsOf: ["<<<<<<< ours", lines[30], "=======", lines[30].replacingOccurrences(of: "message 130", with: "other 130"), ">>>>>>> theirs"], at: 30)
+            lines.insert(
+                contentsOf: [
+                    "<<<<<<< ours", lines[30], "=======",
+                    lines[30].replacingOccurrences(of: "message 130", with: "other 130"), ">>>>>>> theirs",
+                ], at: 30)
             lines.remove(at: 35)
             return lines.joined(separator: "\n")
         }
@@ -153,7 +173,10 @@ import ChatTestSupport
         let store = try store(directory, messages: 130)
         let older = SegmentRange(containing: 1, size: 100)
         let newer = SegmentRange(containing: 101, size: 100)
-        try edit(store, segmentOf: 1) { $0.replacingOccurrences(of: message(95).clientMessageID.rawValue, with: message(120).clientMessageID.rawValue) }
+        try edit(store, segmentOf: 1) {
+            $0.replacingOccurrences(
+                of: message(95).clientMessageID.rawValue, with: message(120).clientMessageID.rawValue)
+        }
         let conversation = store.conversation(c1)
         #expect(try conversation.newestMessagesFromTails(limit: 50, before: nil) == nil)
         let ways = bothWays(conversation, limit: 50)
@@ -176,18 +199,24 @@ import ChatTestSupport
     /// The package's committed stores: SampleData (written by an early chatdir) and the CLI's
     /// damaged fixtures, each a copy of it with one thing broken.
     static let committedStores: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let fixtures = root.appendingPathComponent("Tests/ChatCLITests/Fixtures").path
-        let cases = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).filter { !$0.hasSuffix(".md") }.sorted()
+        let cases = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).filter {
+            !$0.hasSuffix(".md")
+        }.sorted()
         return [root.appendingPathComponent("SampleData/alice").path] + cases.map { fixtures + "/" + $0 }
     }()
 
-    @Test("every conversation of SampleData and of the damaged fixtures opens the same both ways", arguments: committedStores)
+    @Test(
+        "every conversation of SampleData and of the damaged fixtures opens the same both ways",
+        arguments: committedStores)
     func committed(store source: String) throws {
         let directory = try TemporaryDirectory()
         let copy = directory.path + "/store"
         try FileManager.default.copyItem(atPath: source, toPath: copy)
-        guard let store = try? Store.open(at: copy) else { return }  // unknown-format: refused before any conversation is read
+        // unknown-format: refused before any conversation is read
+        guard let store = try? Store.open(at: copy) else { return }
         let ids = try store.conversationIDs()
         #expect(!ids.isEmpty)
         for id in ids {
@@ -198,7 +227,9 @@ import ChatTestSupport
             // whole-file path (and check) reports it.
             for limit in [1, 5] {
                 let ways = bothWays(store.conversation(id), limit: limit)
-                #expect(ways.opened == ways.whole || (!ways.opened.hasPrefix("error") && ways.whole.hasPrefix("error")), "\(source) \(id) limit \(limit)")
+                #expect(
+                    ways.opened == ways.whole || (!ways.opened.hasPrefix("error") && ways.whole.hasPrefix("error")),
+                    "\(source) \(id) limit \(limit)")
             }
         }
     }

@@ -1,15 +1,18 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// 25 messages in 3 segments of 10: every third mentions pizza, one "Pizza", one quotes (the
 /// scan's and the search's fixture).
 func pizzaConversation(_ directory: TemporaryDirectory) throws -> Conversation {
     let store = try makeStore(in: directory)
-    let texts: [Int: String] = [3: "pizza tonight", 6: "more pizza?", 9: "pizzas for all", 12: "Pizza with a capital",
-                                15: "say \"pizza\" twice: pizza", 18: "no pie", 21: "pizza\nnew line", 24: "café pizza ✓"]
+    let texts: [Int: String] = [
+        3: "pizza tonight", 6: "more pizza?", 9: "pizzas for all", 12: "Pizza with a capital",
+        15: "say \"pizza\" twice: pizza", 18: "no pie", 21: "pizza\nnew line", 24: "café pizza ✓",
+    ]
     let messages = (1...25).map { message($0, text: texts[$0] ?? "message \($0)") }
     try StoreWriter(store: store).save(messages, in: c1)
     try Outbox(store.conversation(c1)).enqueue("pizza from the outbox is not counted")
@@ -31,7 +34,7 @@ func breakPizzaLine(_ conversation: Conversation) throws {
 
 /// Whether `error` names the line ``breakPizzaLine(_:)`` broke.
 func isBrokenPizzaLine(_ error: any Error) -> Bool {
-    guard case let .damaged(problem) = error as? StoreError else { return false }
+    guard case .damaged(let problem) = error as? StoreError else { return false }
     return problem.path == "conversations/c1/messages/0000000011-0000000020.json" && problem.line == 6
 }
 
@@ -40,8 +43,12 @@ func isBrokenPizzaLine(_ error: any Error) -> Bool {
         try pizzaConversation(directory)
     }
 
-    @Test("counts the stored messages whose text holds the word, byte for byte and case-sensitive",
-          arguments: [("pizza", 6), ("Pizza", 1), ("piz", 6), ("\"pizza\"", 1), ("a\nn", 1), ("café", 1), ("✓", 1), ("message", 17), ("nowhere", 0), ("", 25)])
+    @Test(
+        "counts the stored messages whose text holds the word, byte for byte and case-sensitive",
+        arguments: [
+            ("pizza", 6), ("Pizza", 1), ("piz", 6), ("\"pizza\"", 1), ("a\nn", 1), ("café", 1), ("✓", 1),
+            ("message", 17), ("nowhere", 0), ("", 25),
+        ])
     func counts(word: String, expected: Int) throws {
         let directory = try TemporaryDirectory()
         #expect(try fixture(directory).countMessages(containing: word) == expected)
@@ -60,7 +67,8 @@ func isBrokenPizzaLine(_ error: any Error) -> Bool {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
         let path = conversation.messagesDirectory + "/0000000001-0000000010.json"
-        let oneLine = try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))))
+        let oneLine = try JSONSerialization.data(
+            withJSONObject: JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))))
         try oneLine.write(to: URL(fileURLWithPath: path))
         #expect(try conversation.countMessages(containing: "pizza") == 6)
     }
@@ -72,8 +80,10 @@ func isBrokenPizzaLine(_ error: any Error) -> Bool {
         // Line 2 is message 1: move "text" first and make it mention pizza; the record then
         // ends with "sequence":1}, and line 3's text goes before a later key.
         try editSegment(conversation, "0000000001-0000000010.json") { lines in
-            lines[1] = lines[1].replacingOccurrences(of: ",\"text\":\"message 1\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
-            lines[2] = lines[2].replacingOccurrences(of: ",\"text\":\"message 2\"}", with: ",\"text\":\"pizza middle\",\"qq\":\"x\"}")
+            lines[1] = lines[1].replacingOccurrences(of: ",\"text\":\"message 1\"", with: "").replacingOccurrences(
+                of: "{", with: "{\"text\":\"pizza first\",")
+            lines[2] = lines[2].replacingOccurrences(
+                of: ",\"text\":\"message 2\"}", with: ",\"text\":\"pizza middle\",\"qq\":\"x\"}")
         }
         #expect(try conversation.countMessages(containing: "pizza") == 8)
         #expect(try conversation.countMessages(containing: "qq") == 0)

@@ -1,23 +1,30 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 @Suite(.ownThreads) struct ConversationSearchTests {
     private func fixture(_ directory: TemporaryDirectory) throws -> Conversation {
         try pizzaConversation(directory)
     }
 
-    private func hits(_ conversation: Conversation, _ matcher: TextMatcher, where include: (Message) -> Bool = { _ in true }) throws -> [SearchHit] {
+    private func hits(
+        _ conversation: Conversation, _ matcher: TextMatcher, where include: (Message) -> Bool = { _ in true }
+    ) throws -> [SearchHit] {
         var found: [SearchHit] = []
-        try conversation.search(matcher, where: include) { found.append($0); return true }
+        try conversation.search(matcher, where: include) {
+            found.append($0)
+            return true
+        }
         return found
     }
 
-    @Test("a fixed string finds what the library scan counts, oldest first, with every match's bytes",
-          arguments: ["pizza", "Pizza", "\"pizza\"", "a\nn", "café", "✓", "message", "nowhere"])
+    @Test(
+        "a fixed string finds what the library scan counts, oldest first, with every match's bytes",
+        arguments: ["pizza", "Pizza", "\"pizza\"", "a\nn", "café", "✓", "message", "nowhere"])
     func fixedAgreesWithScan(word: String) throws {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
@@ -63,7 +70,10 @@ import ChatTestSupport
     func filter() throws {
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
-        #expect(try hits(conversation, .ignoringCase("pizza"), where: { $0.sequence > 10 }).map(\.message.sequence) == [12, 15, 21, 24])
+        #expect(
+            try hits(conversation, .ignoringCase("pizza"), where: { $0.sequence > 10 }).map(\.message.sequence) == [
+                12, 15, 21, 24,
+            ])
     }
 
     @Test("returning false stops the search at once")
@@ -71,7 +81,10 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let conversation = try fixture(directory)
         var seen: [Int] = []
-        let finished = try conversation.search(.fixed("pizza")) { seen.append($0.message.sequence); return seen.count < 2 }
+        let finished = try conversation.search(.fixed("pizza")) {
+            seen.append($0.message.sequence)
+            return seen.count < 2
+        }
         #expect(!finished)
         #expect(seen == [3, 6])
     }
@@ -82,7 +95,8 @@ import ChatTestSupport
         let conversation = try fixture(directory)
         // Line 8 is message 7: its text first, mentioning pizza (after message 3 and 6 matched the fast way).
         try editSegment(conversation, "0000000001-0000000010.json") { lines in
-            lines[7] = lines[7].replacingOccurrences(of: ",\"text\":\"message 7\"", with: "").replacingOccurrences(of: "{", with: "{\"text\":\"pizza first\",")
+            lines[7] = lines[7].replacingOccurrences(of: ",\"text\":\"message 7\"", with: "").replacingOccurrences(
+                of: "{", with: "{\"text\":\"pizza first\",")
         }
         #expect(try hits(conversation, .fixed("pizza")).map(\.message.sequence) == [3, 6, 7, 9, 15, 21, 24])
     }

@@ -1,8 +1,9 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// The conversation list's line (`Conversation.summary(me:)`) reads only the records past my read
 /// position from the segments' ends (`unreadFromTails`); these tests hold it to the whole-file
@@ -20,7 +21,8 @@ import ChatTestSupport
 
     func markRead(_ store: Store, upTo sequence: Int) throws {
         let position = MemberPosition(deliveredUpTo: sequence, readUpTo: sequence)
-        _ = try StoreWriter(store: store).mergePositions(Positions(entries: [.init(member: alice, position: position)]), in: c1)
+        _ = try StoreWriter(store: store).mergePositions(
+            Positions(entries: [.init(member: alice, position: position)]), in: c1)
     }
 
     func segmentPath(_ store: Store, of sequence: Int, size: Int = 100) -> String {
@@ -32,13 +34,16 @@ import ChatTestSupport
         (1...max(count, 1)).filter { $0 <= count && $0 > readUpTo && $0 % 3 != 0 }.count
     }
 
-    @Test("the count and last message from the tails equal the whole-file count, at every read position",
-          arguments: [(0, 100), (1, 100), (99, 100), (100, 100), (101, 100), (250, 100), (95, 10), (7, 10)])
+    @Test(
+        "the count and last message from the tails equal the whole-file count, at every read position",
+        arguments: [(0, 100), (1, 100), (99, 100), (100, 100), (101, 100), (250, 100), (95, 10), (7, 10)])
     func sameAsWhole(messages: Int, segmentSize: Int) throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: messages, segmentSize: segmentSize)
         let conversation = store.conversation(c1)
-        for readUpTo in Set([0, 1, segmentSize - 1, segmentSize, segmentSize + 1, messages / 2, messages - 1, messages, messages + 5]) where readUpTo >= 0 {
+        for readUpTo in Set([
+            0, 1, segmentSize - 1, segmentSize, segmentSize + 1, messages / 2, messages - 1, messages, messages + 5,
+        ]) where readUpTo >= 0 {
             let tails = try #require(try conversation.unreadFromTails(me: alice, readUpTo: readUpTo))
             let whole = try conversation.unreadDecodingWhole(me: alice, readUpTo: readUpTo)
             #expect(tails.unread == whole.unread, "read up to \(readUpTo)")
@@ -92,7 +97,10 @@ import ChatTestSupport
         #expect(try conversation.unreadFromTails(me: alice, readUpTo: 110) == nil)
         let problem = try #require(conversation.summary(me: alice).problem)
         // "[" is line 1, sequence 101 line 2.
-        #expect(problem.hasPrefix("conversations/c1/messages/" + SegmentRange(containing: 120, size: 100).fileName + ":26: "), "\(problem)")
+        #expect(
+            problem.hasPrefix(
+                "conversations/c1/messages/" + SegmentRange(containing: 120, size: 100).fileName + ":26: "),
+            "\(problem)")
     }
 
     @Test("a damaged record at or under the read position is not read for the count, as a page does not read it")

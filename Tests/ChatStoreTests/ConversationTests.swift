@@ -1,8 +1,9 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 @Suite(.ownThreads) struct ConversationTests {
     @Test("opening a conversation reads only the newest segments, never the whole history")
@@ -14,7 +15,8 @@ import ChatTestSupport
         // Break every old segment: if opening touched them, it would fail.
         let conversation = store.conversation(c1)
         for range in try conversation.segmentRanges() where range.last < 80 {
-            try Data("garbage".utf8).write(to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + range.fileName))
+            try Data("garbage".utf8).write(
+                to: URL(fileURLWithPath: conversation.messagesDirectory + "/" + range.fileName))
         }
         let page = try conversation.newestMessages(limit: 12)
         #expect(page.messages.map(\.sequence) == Array(84...95))
@@ -58,7 +60,10 @@ import ChatTestSupport
             _ = try Store.open(at: store.root)
             Issue.record("opened a format 7 store")
         } catch {
-            #expect(error.description == "chatdir.json: format 7 is not supported by this chatdir (it reads format 1); use a chatdir that knows that format; nothing was changed")
+            #expect(
+                error.description
+                    == "chatdir.json: format 7 is not supported by this chatdir (it reads format 1); use a chatdir that knows that format; nothing was changed"
+            )
             #expect(error.exitCode == 65)
         }
     }
@@ -84,10 +89,13 @@ import ChatTestSupport
         #expect(try String(contentsOfFile: hintPath(store), encoding: .utf8) == "0000000041-0000000050.json\n")
     }
 
-    @Test("a missing, wrong, stale or lying hint still gives the newest page", arguments: [
-        nil, "garbage\n", "0000000011-0000000020.json\n", "0000000051-0000000060.json\n", "0000000091-0000000100.json\n",
-        "0000000002-0000000011.json\n",
-    ])
+    @Test(
+        "a missing, wrong, stale or lying hint still gives the newest page",
+        arguments: [
+            nil, "garbage\n", "0000000011-0000000020.json\n", "0000000051-0000000060.json\n",
+            "0000000091-0000000100.json\n",
+            "0000000002-0000000011.json\n",
+        ])
     func badHints(_ hint: String?) throws {
         let directory = try TemporaryDirectory()
         let store = try store(directory, messages: 45)

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// A real writer process (store-torture) killed with SIGKILL at random moments: every visible
 /// file must always parse, and every write it acknowledged must still be there.
@@ -61,16 +62,22 @@ import ChatTestSupport
                 }
             }
             if !startUpRound {
-                #expect(acknowledgedSequences.count > before, "round \(round): the writer made no progress before the kill")
+                #expect(
+                    acknowledgedSequences.count > before, "round \(round): the writer made no progress before the kill")
             }
-            try verify(root: root, round: round, sequences: acknowledgedSequences, outbox: acknowledgedOutbox,
-                       delivered: acknowledgedDelivered, read: acknowledgedRead)
+            try verify(
+                root: root, round: round, sequences: acknowledgedSequences, outbox: acknowledgedOutbox,
+                delivered: acknowledgedDelivered, read: acknowledgedRead)
         }
         #expect(kills == 60, "every round must end in SIGKILL")
-        #expect(acknowledgedSequences.count >= 45, "the writer should have made progress in each of the 45 rounds not killed at start-up")
+        #expect(
+            acknowledgedSequences.count >= 45,
+            "the writer should have made progress in each of the 45 rounds not killed at start-up")
     }
 
-    private func verify(root: String, round: Int, sequences: Set<Int>, outbox: Set<String>, delivered: Int, read: Int) throws {
+    private func verify(root: String, round: Int, sequences: Set<Int>, outbox: Set<String>, delivered: Int, read: Int)
+        throws
+    {
         guard Sys.kind(of: root + "/chatdir.json") != nil else {
             #expect(sequences.isEmpty, "round \(round): acknowledged writes but no store")
             return
@@ -79,9 +86,11 @@ import ChatTestSupport
         #expect(report.errors.isEmpty, "round \(round): \(report.errors)")
         // Only what a kill can leave: temp files of the killed writer (hidden from readers) and a
         // `.newest` hint one segment behind (readers check it; the writer repairs it on start).
-        #expect(report.warnings.allSatisfy {
-            $0.message.hasPrefix("a temporary file") || $0.message.hasPrefix("missing") || $0.path.hasSuffix("/.newest")
-        }, "round \(round): \(report.warnings)")
+        #expect(
+            report.warnings.allSatisfy {
+                $0.message.hasPrefix("a temporary file") || $0.message.hasPrefix("missing")
+                    || $0.path.hasSuffix("/.newest")
+            }, "round \(round): \(report.warnings)")
         let store = try Store.open(at: root)
         let conversation = store.conversation(c1)
         var stored = Set<Int>()

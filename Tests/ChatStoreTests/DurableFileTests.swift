@@ -1,8 +1,9 @@
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 @Suite(.ownThreads) struct DurableFileTests {
     @Test("written files are 0600 and new directories 0700, with no temp file left behind")

@@ -1,9 +1,10 @@
 import ChatDomain
-@testable import ChatStore
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatStore
 
 /// ``GroupCommit``: the store's writes staged, then published together.
 @Suite struct GroupCommitTests {
@@ -19,7 +20,8 @@ import ChatTestSupport
         try group.staging { () throws(SystemError) in
             try DurableFile.makeDirectories(directory.file("b/c"))
             try DurableFile.write(Array("one\n".utf8), to: "one.json", in: directory.file("a"))
-            try DurableFile.write([("two.json", Array("two\n".utf8)), ("three.json", Array("three\n".utf8))], in: directory.file("b/c"))
+            try DurableFile.write(
+                [("two.json", Array("two\n".utf8)), ("three.json", Array("three\n".utf8))], in: directory.file("b/c"))
         }
         #expect(group.count == 3)
         #expect(try Self.names(in: directory.file("a")).isEmpty)
@@ -42,7 +44,8 @@ import ChatTestSupport
         try group.staging { () throws(SystemError) in
             for index in 0..<count {
                 try DurableFile.makeDirectories(directory.file("d\(index / 2)"))
-                try DurableFile.write(Array("file \(index)\n".utf8), to: "f\(index).json", in: directory.file("d\(index / 2)"))
+                try DurableFile.write(
+                    Array("file \(index)\n".utf8), to: "f\(index).json", in: directory.file("d\(index / 2)"))
             }
         }
         #expect(try Self.names(in: directory.path).count == count / 2)
@@ -91,7 +94,11 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let bob = try UserID("bob")
         let id = try ConversationID("c1")
-        let messages = (1...3).map { Message(sequence: $0, clientMessageID: .random(), senderID: bob, text: "hello \($0)", sentAt: "2026-01-01T00:00:0\($0)Z") }
+        let messages = (1...3).map {
+            Message(
+                sequence: $0, clientMessageID: .random(), senderID: bob, text: "hello \($0)",
+                sentAt: "2026-01-01T00:00:0\($0)Z")
+        }
         func write(_ root: String, grouped: Bool) throws -> Store {
             let store = try Store.create(at: root, manifest: Manifest(userID: bob))
             let writer = try StoreWriter(store: store)
@@ -114,7 +121,9 @@ import ChatTestSupport
         let grouped = try write(directory.file("grouped"), grouped: true)
         let conversation = "/" + StoreLayout.conversations + "/c1"
         for name in ["conversation.json", "positions.json", ".caught-up", "messages/0000000001-0000000100.json"] {
-            #expect(try Sys.readFile(grouped.root + conversation + "/" + name) == (try Sys.readFile(plain.root + conversation + "/" + name)), "\(name)")
+            #expect(
+                try Sys.readFile(grouped.root + conversation + "/" + name)
+                    == (try Sys.readFile(plain.root + conversation + "/" + name)), "\(name)")
         }
         // One segment, the first: no `.newest` hint either way.
         for store in [plain, grouped] { #expect(Sys.kind(of: store.root + conversation + "/messages/.newest") == nil) }

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// `Outbox.cancel` and the delivery claim it waits for (`OutboxClaim`).
 @Suite(.ownThreads) struct OutboxCancelTests {
@@ -33,7 +34,7 @@ import ChatTestSupport
         try writer.markFailed(entry.clientMessageID, reason: "no", in: c1)
         let outbox = Outbox(store.conversation(c1))
         #expect(try outbox.failed().map(\.clientMessageID) == [entry.clientMessageID])
-        guard case let .cancelled(cancelled) = try outbox.cancel(entry.clientMessageID) else {
+        guard case .cancelled(let cancelled) = try outbox.cancel(entry.clientMessageID) else {
             Issue.record("not cancelled")
             return
         }
@@ -51,7 +52,7 @@ import ChatTestSupport
             _ = try outbox.cancel(unknown)
             Issue.record("an unknown ID was cancelled")
         } catch {
-            guard case let .unknownOutboxMessage(conversation, id) = error else {
+            guard case .unknownOutboxMessage(let conversation, let id) = error else {
                 Issue.record("unexpected error \(error)")
                 return
             }
@@ -59,7 +60,9 @@ import ChatTestSupport
             #expect(error.exitCode == 66)
             #expect(error.description.contains(unknown.rawValue))
         }
-        let sent = Message(sequence: 1, clientMessageID: entry.clientMessageID, senderID: alice, text: entry.text, sentAt: "2026-11-29T10:00:00.000Z")
+        let sent = Message(
+            sequence: 1, clientMessageID: entry.clientMessageID, senderID: alice, text: entry.text,
+            sentAt: "2026-11-29T10:00:00.000Z")
         try writer.accept([sent], in: c1)
         #expect(try outbox.cancel(entry.clientMessageID) == .alreadySent(sequence: 1))
     }
@@ -68,7 +71,12 @@ import ChatTestSupport
     func storedWithFile() throws {
         let directory = try TemporaryDirectory()
         let (store, writer, entry) = try queued(directory)
-        try writer.save([Message(sequence: 4, clientMessageID: entry.clientMessageID, senderID: alice, text: entry.text, sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
+        try writer.save(
+            [
+                Message(
+                    sequence: 4, clientMessageID: entry.clientMessageID, senderID: alice, text: entry.text,
+                    sentAt: "2026-11-29T10:00:00.000Z")
+            ], in: c1)
         #expect(try Outbox(store.conversation(c1)).cancel(entry.clientMessageID) == .alreadySent(sequence: 4))
         #expect(try store.conversation(c1).outbox().count == 1)
     }
@@ -98,7 +106,12 @@ import ChatTestSupport
         #expect(result.withLock { $0 } == nil, "cancel answered while the attempt was in flight")
         switch attempt {
         case .accepted:
-            try writer.accept([Message(sequence: 1, clientMessageID: entry.clientMessageID, senderID: alice, text: entry.text, sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
+            try writer.accept(
+                [
+                    Message(
+                        sequence: 1, clientMessageID: entry.clientMessageID, senderID: alice, text: entry.text,
+                        sentAt: "2026-11-29T10:00:00.000Z")
+                ], in: c1)
         case .failedTemporarily:
             try writer.recordAttempt(entry.clientMessageID, in: c1)
         }
@@ -107,10 +120,10 @@ import ChatTestSupport
         switch (attempt, result.withLock { $0 }) {
         case (.accepted, .success(.alreadySent(sequence: 1))?):
             #expect(try conversation.outbox().isEmpty)
-        case let (.failedTemporarily, .success(.cancelled(cancelled))?):
+        case (.failedTemporarily, .success(.cancelled(let cancelled))?):
             #expect(cancelled.attempts == 1)
             #expect(try conversation.outbox().isEmpty)
-        case let (_, other):
+        case (_, let other):
             Issue.record("unexpected outcome \(String(describing: other))")
         }
     }

@@ -1,15 +1,16 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// A sender that remembers the newest ordinal (``OutboxMemory``) queues exactly as one that
 /// lists `outbox/` every time: each `OutboxMemory` here stands for one process, and everything
 /// another process (or a person, or the worker) does to the directory is seen by the next send.
 @Suite(.ownThreads) struct OutboxMemoryTests {
-    static let noon: UInt64 = 1_764_417_600_000_000_000  // 2025-11-29T12:00:00Z
+    static let noon: UInt64 = 1_764_417_600_000_000_000 // 2025-11-29T12:00:00Z
     static let hour: UInt64 = 3_600_000_000_000
 
     /// A store with c1, and its outbox directory (made by the first send).
@@ -43,20 +44,25 @@ import ChatTestSupport
         func waitForTheClockToPassTheOutbox(sourceLocation: SourceLocation = #_sourceLocation) throws {
             let scratch = directory.file("tick")
             try DurableFile.makeDirectories(scratch)
-            let outboxChanged = try #require(Sys.changeStamp(of: outboxDirectory)?.changed, sourceLocation: sourceLocation)
+            let outboxChanged = try #require(
+                Sys.changeStamp(of: outboxDirectory)?.changed, sourceLocation: sourceLocation)
             try waitForFileSystemClock(past: outboxChanged, probing: scratch, sourceLocation: sourceLocation)
         }
 
         /// Queues `text` at `ordinal` as something other than a sender would: by hand, or a checkout.
         func writeByHand(_ text: String, ordinal: UInt64) throws -> ClientMessageID {
             let id = ClientMessageID.random()
-            let entry = OutboxEntry(ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: ordinal))
-            try DurableFile.create(OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: ordinal, id: id), in: outboxDirectory)
+            let entry = OutboxEntry(
+                ordinal: ordinal, clientMessageID: id, text: text, createdAt: Clock.iso8601(nanoseconds: ordinal))
+            try DurableFile.create(
+                OutboxFile.encode(entry), as: OutboxFile.fileName(ordinal: ordinal, id: id), in: outboxDirectory)
             return id
         }
     }
 
-    @Test("two processes taking turns, their clocks stepped back and forth, queue oldest first, each new ordinal past every queued one, as senders that list would")
+    @Test(
+        "two processes taking turns, their clocks stepped back and forth, queue oldest first, each new ordinal past every queued one, as senders that list would"
+    )
     func twoProcessesSteppedClocks() throws {
         let fixture = try Fixture()
         let memories = [OutboxMemory(), OutboxMemory()]
@@ -67,7 +73,8 @@ import ChatTestSupport
             (1, Self.noon + 5), (1, Self.noon + 100), (1, Self.noon + 101),
             (0, Self.noon + 40), (0, Self.noon + 200), (0, Self.noon - Self.hour), (0, Self.noon - Self.hour + 1),
             (1, Self.noon + Self.hour), (1, Self.noon + Self.hour + 1),
-            (0, Self.noon + 300), (0, Self.noon + Self.hour + 2), (0, Self.noon + Self.hour + 50), (0, Self.noon + Self.hour + 60),
+            (0, Self.noon + 300), (0, Self.noon + Self.hour + 2), (0, Self.noon + Self.hour + 50),
+            (0, Self.noon + Self.hour + 60),
             (1, Self.noon + Self.hour + 55), (0, Self.noon + Self.hour + 70),
         ]
         var sent: [String] = []
@@ -82,10 +89,14 @@ import ChatTestSupport
             #expect(entry.ordinal == expected, "step \(step): ordinal \(entry.ordinal), a listing gives \(expected)")
             #expect(try fixture.conversation.outbox().map(\.text) == sent, "step \(step): not in send order")
         }
-        #expect(memories[0].trustedCount >= 5 && memories[1].trustedCount >= 1, "the remembered ordinal was used \(memories.map(\.trustedCount)) times")
+        #expect(
+            memories[0].trustedCount >= 5 && memories[1].trustedCount >= 1,
+            "the remembered ordinal was used \(memories.map(\.trustedCount)) times")
     }
 
-    @Test("a real chatdir send between two sends of this process, its ordinal ahead of this process's clock, is queued before the next one")
+    @Test(
+        "a real chatdir send between two sends of this process, its ordinal ahead of this process's clock, is queued before the next one"
+    )
     func realSecondProcess() throws {
         let fixture = try Fixture()
         let memory = OutboxMemory()
@@ -102,10 +113,15 @@ import ChatTestSupport
         #expect(theirs.text == "from another process" && theirs.ordinal > behind + 3)
         let entry = try fixture.sender(memory, at: behind + 3).enqueue("mine 3")
         #expect(entry.ordinal == theirs.ordinal + 1)
-        #expect(try fixture.conversation.outbox().map(\.text) == ["mine 0", "mine 1", "mine 2", "from another process", "mine 3"])
+        #expect(
+            try fixture.conversation.outbox().map(\.text) == [
+                "mine 0", "mine 1", "mine 2", "from another process", "mine 3",
+            ])
     }
 
-    @Test("a file written by hand with an ordinal ahead of the clock is seen by the next send of a process that remembered")
+    @Test(
+        "a file written by hand with an ordinal ahead of the clock is seen by the next send of a process that remembered"
+    )
     func fileAppearsBehindItsBack() throws {
         let fixture = try Fixture()
         let memory = OutboxMemory()
@@ -128,13 +144,17 @@ import ChatTestSupport
         let first = try fixture.sender(memory, at: Self.noon).enqueue("first")
         let second = try fixture.sender(memory, at: Self.noon + Self.hour).enqueue("second")
         try fixture.waitForTheClockToPassTheOutbox()
-        try DurableFile.remove(OutboxFile.fileName(ordinal: second.ordinal, id: second.clientMessageID), in: fixture.outboxDirectory)
+        try DurableFile.remove(
+            OutboxFile.fileName(ordinal: second.ordinal, id: second.clientMessageID), in: fixture.outboxDirectory)
         for now in [Self.noon + 1, Self.noon + Self.hour, Self.noon + 2 * Self.hour] {
             let expected = try fixture.listedOrdinal(at: now)
             let entry = try fixture.sender(memory, at: now).enqueue("at \(now)")
             #expect(entry.ordinal == expected, "at \(now): \(entry.ordinal), a listing gives \(expected)")
         }
-        #expect(try fixture.conversation.outbox().map(\.text) == ["first", "at \(Self.noon + 1)", "at \(Self.noon + Self.hour)", "at \(Self.noon + 2 * Self.hour)"])
+        #expect(
+            try fixture.conversation.outbox().map(\.text) == [
+                "first", "at \(Self.noon + 1)", "at \(Self.noon + Self.hour)", "at \(Self.noon + 2 * Self.hour)",
+            ])
         #expect(first.ordinal == Self.noon)
     }
 
@@ -157,7 +177,8 @@ import ChatTestSupport
         let own = try fixture.sender(memory, at: Self.noon + 2 * Self.hour).retry(refused.clientMessageID)
         let last = try fixture.sender(memory, at: Self.noon + 3).enqueue("after my retry")
         #expect(last.ordinal == own.ordinal + 1)
-        #expect(try fixture.conversation.outbox().map(\.text) == ["later", "after the retry", "refused", "after my retry"])
+        #expect(
+            try fixture.conversation.outbox().map(\.text) == ["later", "after the retry", "refused", "after my retry"])
     }
 
     @Test("an outbox replaced by another directory (a checkout, a restore) is listed, not trusted")
@@ -190,30 +211,37 @@ import ChatTestSupport
         #expect(try fixture.conversation.outbox().map(\.text) == ["one", "two", "three"])
     }
 
-    @Test("what is remembered is trusted only with the same stamp, a clock past the remembered ordinal and a wall clock not stepped back", arguments: [
-        // (same stamp, now - newest, offset now - offset then, trusted)
-        (true, Int64(1), Int64(0), true), (true, Int64(1_000), Int64(5), true),
-        (false, Int64(1), Int64(0), false), (true, Int64(0), Int64(0), false), (true, Int64(-1), Int64(0), false),
-        (true, Int64(1), -OutboxMemory.clockOffsetTolerance, true), (true, Int64(1), -OutboxMemory.clockOffsetTolerance - 1, false),
-        (true, Int64(1), Int64(-3_600_000_000_000), false),
-    ])
+    @Test(
+        "what is remembered is trusted only with the same stamp, a clock past the remembered ordinal and a wall clock not stepped back",
+        arguments: [
+            // (same stamp, now - newest, offset now - offset then, trusted)
+            (true, Int64(1), Int64(0), true), (true, Int64(1_000), Int64(5), true),
+            (false, Int64(1), Int64(0), false), (true, Int64(0), Int64(0), false), (true, Int64(-1), Int64(0), false),
+            (true, Int64(1), -OutboxMemory.clockOffsetTolerance, true),
+            (true, Int64(1), -OutboxMemory.clockOffsetTolerance - 1, false),
+            (true, Int64(1), Int64(-3_600_000_000_000), false),
+        ])
     func trustRule(sameStamp: Bool, ahead: Int64, offsetMoved: Int64, trusted: Bool) throws {
         let stamps = try FileChangeStampFixture.two()
         let newest = Self.noon
         let entry = OutboxMemory.Entry(stamp: stamps.0, newest: newest, clockOffset: 1_000)
         let now = UInt64(Int64(newest) + ahead)
-        #expect(OutboxMemory.trusts(entry, stamp: sameStamp ? stamps.0 : stamps.1, now: now, clockOffset: 1_000 + offsetMoved) == trusted)
+        #expect(
+            OutboxMemory.trusts(
+                entry, stamp: sameStamp ? stamps.0 : stamps.1, now: now, clockOffset: 1_000 + offsetMoved) == trusted)
     }
 
     @Test("a process remembers at most a bounded number of outboxes")
     func bounded() throws {
         let memory = OutboxMemory()
         for index in 0..<(OutboxMemory.limit * 3) {
-            memory.remember(OutboxMemory.Entry(stamp: nil, newest: UInt64(index), clockOffset: 0), for: "/outbox/\(index)")
+            memory.remember(
+                OutboxMemory.Entry(stamp: nil, newest: UInt64(index), clockOffset: 0), for: "/outbox/\(index)")
         }
         let remembered = (0..<(OutboxMemory.limit * 3)).filter { memory.entry(for: "/outbox/\($0)") != nil }.count
         #expect(remembered <= OutboxMemory.limit && remembered > 0)
-        #expect(memory.entry(for: "/outbox/\(OutboxMemory.limit * 3 - 1)")?.newest == UInt64(OutboxMemory.limit * 3 - 1))
+        #expect(
+            memory.entry(for: "/outbox/\(OutboxMemory.limit * 3 - 1)")?.newest == UInt64(OutboxMemory.limit * 3 - 1))
     }
 }
 

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 @Suite(.ownThreads) struct OutboxTests {
     @Test("queued messages are durable files whose names sort as the queue")
@@ -18,14 +19,19 @@ import ChatTestSupport
         #expect(entries.map(\.clientMessageID) == [first.clientMessageID, second.clientMessageID])
         #expect(entries.allSatisfy { $0.state == .pending && $0.attempts == 0 })
         let names = try Sys.listDirectory(store.conversation(c1).outboxDirectory).sorted()
-        #expect(names == [OutboxFile.fileName(ordinal: first.ordinal, id: first.clientMessageID),
-                          OutboxFile.fileName(ordinal: second.ordinal, id: second.clientMessageID)])
+        #expect(
+            names == [
+                OutboxFile.fileName(ordinal: first.ordinal, id: first.clientMessageID),
+                OutboxFile.fileName(ordinal: second.ordinal, id: second.clientMessageID),
+            ])
         #expect(names.allSatisfy { $0.count == 20 + 1 + 36 + 5 })
     }
 
-    @Test("an outbox file name is the ordinal in 20 digits, a dash, the ID and .json, and parses back", arguments: [
-        UInt64(0), 1, 9, 10, 1_764_417_600_000_000_000, 9_999_999_999_999_999_999, UInt64.max,
-    ])
+    @Test(
+        "an outbox file name is the ordinal in 20 digits, a dash, the ID and .json, and parses back",
+        arguments: [
+            UInt64(0), 1, 9, 10, 1_764_417_600_000_000_000, 9_999_999_999_999_999_999, UInt64.max,
+        ])
     func fileName(ordinal: UInt64) throws {
         let id = ClientMessageID.random()
         let name = OutboxFile.fileName(ordinal: ordinal, id: id)
@@ -36,7 +42,9 @@ import ChatTestSupport
         #expect(parsed.ordinal == ordinal && parsed.id == id)
     }
 
-    @Test("text the server would refuse is refused before anything is written", arguments: ["", String(repeating: "a", count: 4097)])
+    @Test(
+        "text the server would refuse is refused before anything is written",
+        arguments: ["", String(repeating: "a", count: 4097)])
     func invalidText(_ text: String) throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory)
@@ -55,7 +63,9 @@ import ChatTestSupport
         refused.state = .failed
         refused.attempts = 1
         refused.error = "no"
-        try DurableFile.write(OutboxFile.encode(refused), to: OutboxFile.fileName(ordinal: failed.ordinal, id: failed.clientMessageID), in: conversation.outboxDirectory)
+        try DurableFile.write(
+            OutboxFile.encode(refused), to: OutboxFile.fileName(ordinal: failed.ordinal, id: failed.clientMessageID),
+            in: conversation.outboxDirectory)
         let newer = try outbox.enqueue("later")
 
         let retried = try outbox.retry(failed.clientMessageID)

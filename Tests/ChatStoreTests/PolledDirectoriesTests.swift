@@ -1,8 +1,9 @@
-@testable import ChatStore
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatStore
 
 @Suite(.ownThreads) struct PolledDirectoriesTests {
     @Test("a file renamed over another is written, one removed is removed, temp files are never reported")
@@ -19,10 +20,11 @@ import ChatTestSupport
         try DurableFile.write(Array("1\n".utf8), to: "a.json", in: scratch.path)
         try DurableFile.remove("b.json", in: scratch.path)
         try FileDescriptor.open(scratch.file(".c.json.tmp"), [.writeOnly, .create]).close()
-        #expect(polled.scan().changes == [
-            WatchedChange(directory: "", name: "b.json", kind: .removed),
-            WatchedChange(directory: "", name: "a.json", kind: .written),
-        ])
+        #expect(
+            polled.scan().changes == [
+                WatchedChange(directory: "", name: "b.json", kind: .removed),
+                WatchedChange(directory: "", name: "a.json", kind: .written),
+            ])
         #expect(polled.scan().changes.isEmpty)
     }
 
@@ -34,10 +36,11 @@ import ChatTestSupport
         polled.add("", report: false, into: &found)
         try DurableFile.makeDirectories(scratch.path + "/outbox/deeper")
         try DurableFile.write(Array("x\n".utf8), to: "1.json", in: scratch.path + "/outbox")
-        #expect(polled.scan().changes == [
-            WatchedChange(directory: "", name: "outbox", kind: .directoryAppeared),
-            WatchedChange(directory: "outbox", name: "1.json", kind: .written),
-        ])
+        #expect(
+            polled.scan().changes == [
+                WatchedChange(directory: "", name: "outbox", kind: .directoryAppeared),
+                WatchedChange(directory: "outbox", name: "1.json", kind: .written),
+            ])
         #expect(polled.contains("outbox"))
         #expect(!polled.contains("outbox/deeper"))
         try DurableFile.write(Array("x\n".utf8), to: "2.json", in: scratch.path + "/outbox/deeper")

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 @Suite(.ownThreads) struct RuntimeChannelTests {
     let c1 = try! ConversationID("c1")
@@ -15,7 +16,8 @@ import ChatTestSupport
         for component in path.dropFirst(base.count).split(separator: "/") {
             current += "/" + component
             if !FileManager.default.fileExists(atPath: current) {
-                try FileManager.default.createDirectory(atPath: current, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: current, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             }
         }
     }
@@ -55,10 +57,15 @@ import ChatTestSupport
         #expect(channel.olderWanted(c1) == nil)
         try channel.wantOlder(c1, before: 401)
         #expect(channel.olderWanted(c1) == 401)
-        for answer: RuntimeChannel.OlderAnswer in [.loading(before: 401), .stored(before: 401), .beginning(before: 2), .failed(before: 401, reason: "503 from the server\nsecond line")] {
+        for answer: RuntimeChannel.OlderAnswer in [
+            .loading(before: 401), .stored(before: 401), .beginning(before: 2),
+            .failed(before: 401, reason: "503 from the server\nsecond line"),
+        ] {
             try channel.answerOlder(c1, answer)
-            if case let .failed(before, reason) = answer {
-                #expect(channel.olderAnswer(c1) == .failed(before: before, reason: reason.replacingOccurrences(of: "\n", with: "")))
+            if case .failed(let before, let reason) = answer {
+                #expect(
+                    channel.olderAnswer(c1)
+                        == .failed(before: before, reason: reason.replacingOccurrences(of: "\n", with: "")))
             } else {
                 #expect(channel.olderAnswer(c1) == answer)
             }
@@ -68,10 +75,13 @@ import ChatTestSupport
         #expect(leftovers.isEmpty)
     }
 
-    @Test("what another process left there is read as nothing when it does not parse", arguments: [
-        "", "abc", "-5", "99999999999999999999999", "before=", "before=-1", "before=x", "loading", "loading before=0",
-        "stored before=3 extra", "failed before=3", "teleported before=3",
-    ])
+    @Test(
+        "what another process left there is read as nothing when it does not parse",
+        arguments: [
+            "", "abc", "-5", "99999999999999999999999", "before=", "before=-1", "before=x", "loading",
+            "loading before=0",
+            "stored before=3 extra", "failed before=3", "teleported before=3",
+        ])
     func garbage(_ text: String) throws {
         let directory = try TemporaryDirectory()
         let channel = RuntimeChannel(root: directory.path + "/run")
@@ -90,15 +100,18 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let channel = RuntimeChannel(root: directory.path + "/run")
         try makePrivate(channel.directory(of: c1), below: directory.path)
-        try Data(("before=5\n" + String(repeating: "x", count: 10_000)).utf8).write(to: URL(fileURLWithPath: channel.directory(of: c1) + "/older-wanted"))
+        try Data(("before=5\n" + String(repeating: "x", count: 10_000)).utf8).write(
+            to: URL(fileURLWithPath: channel.directory(of: c1) + "/older-wanted"))
         #expect(channel.olderWanted(c1) == nil)
     }
 
     @Test("a symlink where the channel's directory should be is refused, not followed")
     func symlinkRefused() throws {
         let directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.path + "/elsewhere", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: directory.path + "/channel", withDestinationPath: directory.path + "/elsewhere")
+        try FileManager.default.createDirectory(
+            atPath: directory.path + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path + "/channel", withDestinationPath: directory.path + "/elsewhere")
         let channel = RuntimeChannel(root: directory.path + "/channel")
         #expect(throws: SystemError.self) { try channel.signalMyTyping(c1, atMilliseconds: 1) }
         #expect(try Sys.listDirectory(directory.path + "/elsewhere").isEmpty)
@@ -112,8 +125,9 @@ import ChatTestSupport
         try FileManager.default.createSymbolicLink(atPath: path + "/opens", withDestinationPath: victim)
     }
 
-    @Test("a channel directory another user made first is refused with its path and owner; nothing is written through its links",
-          .enabled(if: getuid() == 0, "giving a directory to another user takes root (CI runs as root)"))
+    @Test(
+        "a channel directory another user made first is refused with its path and owner; nothing is written through its links",
+        .enabled(if: getuid() == 0, "giving a directory to another user takes root (CI runs as root)"))
     func anotherUsersDirectory() throws {
         let directory = try TemporaryDirectory()
         let victim = directory.file("victim.txt")
@@ -125,7 +139,10 @@ import ChatTestSupport
         for root in [directory.file("chatdir-top"), directory.file("sound/store-key")] {
             let channel = RuntimeChannel(root: root)
             let refusal = OpenTimes(channel).record(milliseconds: 7)
-            #expect(refusal?.description == "open \(root): owned by uid 4242, not by this user (uid 0); another user may have made it to read or plant files here: remove it (it is not chatdir's) or set XDG_RUNTIME_DIR")
+            #expect(
+                refusal?.description
+                    == "open \(root): owned by uid 4242, not by this user (uid 0); another user may have made it to read or plant files here: remove it (it is not chatdir's) or set XDG_RUNTIME_DIR"
+            )
             #expect(channel.problem() == refusal)
             #expect(throws: SystemError.self) { try channel.signalMyTyping(c1, atMilliseconds: 1) }
             #expect(throws: SystemError.self) { try channel.wantOlder(c1, before: 3) }
@@ -140,15 +157,21 @@ import ChatTestSupport
     func openToOthers() throws {
         let directory = try TemporaryDirectory()
         let root = directory.file("run")
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: root, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: root)
         let channel = RuntimeChannel(root: root)
-        #expect(channel.problem()?.description == "open \(root): mode 777 lets others in (a private directory is 0700); files may have been planted in it: remove it")
+        #expect(
+            channel.problem()?.description
+                == "open \(root): mode 777 lets others in (a private directory is 0700); files may have been planted in it: remove it"
+        )
         #expect(throws: SystemError.self) { try channel.noteTyping(c1, user: bob, atMilliseconds: 1) }
         #expect(channel.myTyping(c1) == nil)
     }
 
-    @Test("open times are kept to the microsecond, so a sub-millisecond open is not 0; whole milliseconds of earlier versions still read")
+    @Test(
+        "open times are kept to the microsecond, so a sub-millisecond open is not 0; whole milliseconds of earlier versions still read"
+    )
     func openTimesToTheMicrosecond() throws {
         let directory = try TemporaryDirectory()
         let channel = RuntimeChannel(root: directory.file("run"))
@@ -159,14 +182,18 @@ import ChatTestSupport
         #expect(times.recent() == [18, 0.312, 4, 0])
     }
 
-    @Test("directories made by the channel are 0700 and pass the same check when found again; a planted file link is not followed")
+    @Test(
+        "directories made by the channel are 0700 and pass the same check when found again; a planted file link is not followed"
+    )
     func madeThenFound() throws {
         let directory = try TemporaryDirectory()
         let channel = RuntimeChannel(root: directory.file("run/chatdir/store-1"))
         #expect(channel.problem() == nil)
         #expect(OpenTimes(channel).record(milliseconds: 12) == nil)
         #expect(OpenTimes(channel).recent() == [12])
-        for path in ["run", "run/chatdir", "run/chatdir/store-1"] { #expect(Sys.mode(of: directory.file(path)) == 0o700, "\(path)") }
+        for path in ["run", "run/chatdir", "run/chatdir/store-1"] {
+            #expect(Sys.mode(of: directory.file(path)) == 0o700, "\(path)")
+        }
         #expect(channel.problem() == nil)
         // A link in place of `opens` (which only this user could have made here) is not written through.
         let victim = directory.file("victim.txt")

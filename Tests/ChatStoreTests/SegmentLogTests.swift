@@ -1,8 +1,9 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
 @testable import ChatStore
 
 /// The server's door writes the store format byte for byte as a client's ``StoreWriter`` does,
@@ -19,7 +20,10 @@ import ChatTestSupport
         let log = Self.log(in: directory)
         let batch = log.batch(of: history, durableCount: 8)
         #expect(batch.through == 25)
-        #expect(batch.fileNames == ["0000000001-0000000010.json", "0000000011-0000000020.json", "0000000021-0000000030.json"])
+        #expect(
+            batch.fileNames == [
+                "0000000001-0000000010.json", "0000000011-0000000020.json", "0000000021-0000000030.json",
+            ])
         #expect(log.batch(of: history, durableCount: 20).fileNames == ["0000000021-0000000030.json"])
         #expect(log.batch(of: history, durableCount: 25).fileNames == [])
     }
@@ -44,14 +48,22 @@ import ChatTestSupport
         try writer.mergePositions(positions, in: c1)
 
         let server = try filesUnder(directory.path + "/data")
-        let client = try filesUnder(store.root).filter { $0.key.hasPrefix("conversations/") && !$0.key.hasSuffix("/.newest") }
-        #expect(server.keys.sorted() == ["conversations/c1/conversation.json", "conversations/c1/messages/0000000001-0000000010.json",
-                                         "conversations/c1/messages/0000000011-0000000020.json", "conversations/c1/messages/0000000021-0000000030.json",
-                                         "conversations/c1/positions.json"])
+        let client = try filesUnder(store.root).filter {
+            $0.key.hasPrefix("conversations/") && !$0.key.hasSuffix("/.newest")
+        }
+        #expect(
+            server.keys.sorted() == [
+                "conversations/c1/conversation.json", "conversations/c1/messages/0000000001-0000000010.json",
+                "conversations/c1/messages/0000000011-0000000020.json",
+                "conversations/c1/messages/0000000021-0000000030.json",
+                "conversations/c1/positions.json",
+            ])
         #expect(server == client)
     }
 
-    @Test("start makes a conversation as create does on a device: the same conversation.json, messages/, no build left; a second start fails and leaves none")
+    @Test(
+        "start makes a conversation as create does on a device: the same conversation.json, messages/, no build left; a second start fails and leaves none"
+    )
     func startLikeCreate() throws {
         let directory = try TemporaryDirectory()
         let log = Self.log(in: directory)
@@ -60,7 +72,9 @@ import ChatTestSupport
         try store.startConversation(c1, title: "t", members: [bob])
 
         let server = try filesUnder(directory.path + "/data")
-        let client = try filesUnder(store.root).filter { $0.key.hasPrefix("conversations/") && !$0.key.contains("/outbox/") }
+        let client = try filesUnder(store.root).filter {
+            $0.key.hasPrefix("conversations/") && !$0.key.contains("/outbox/")
+        }
         #expect(server.keys.sorted() == ["conversations/c1/conversation.json"])
         #expect(server == client)
         #expect(Sys.kind(of: log.conversation.messagesDirectory) == .directory)
@@ -76,7 +90,10 @@ import ChatTestSupport
         let log = Self.log(in: directory)
         try log.create(ConversationInfo(title: "t", members: [alice, bob]))
         let conversation = log.conversation
-        let stale = [conversation.directory + "/.positions.json.999999999.1.tmp", conversation.messagesDirectory + "/.0000000001-0000000010.json.999999999.2.tmp"]
+        let stale = [
+            conversation.directory + "/.positions.json.999999999.1.tmp",
+            conversation.messagesDirectory + "/.0000000001-0000000010.json.999999999.2.tmp",
+        ]
         for path in stale { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
         log.removeStaleTemporaries()
         #expect(stale.allSatisfy { !FileManager.default.fileExists(atPath: $0) })

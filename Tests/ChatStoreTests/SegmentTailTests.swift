@@ -1,6 +1,7 @@
 import ChatDomain
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatStore
 
 /// `SegmentFile.decodeTail` (what opening a conversation reads) against `SegmentFile.decode` of
@@ -16,8 +17,9 @@ import ChatTestSupport
         SegmentFile.decode(bytes, path: "s.json", range: range, reportLayout: false)
     }
 
-    @Test("the tail holds the newest records of the whole file, and says whether older ones are left",
-          arguments: [0, 1, 30, 49, 50, 51, 99, 100], [1, 20, 50, 100, 150])
+    @Test(
+        "the tail holds the newest records of the whole file, and says whether older ones are left",
+        arguments: [0, 1, 30, 49, 50, 51, 99, 100], [1, 20, 50, 100, 150])
     func sameAsWhole(records: Int, count: Int) throws {
         let bytes = segment(records)
         let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: count))
@@ -36,7 +38,9 @@ import ChatTestSupport
         #expect(tail.hasEarlier == (expected.first.map { $0.sequence > 1 } ?? false))
     }
 
-    @Test("reading stops at the first record at or under the floor, which is not kept", arguments: [0, 1, 10, 41, 59, 60, 101])
+    @Test(
+        "reading stops at the first record at or under the floor, which is not kept",
+        arguments: [0, 1, 10, 41, 59, 60, 101])
     func above(floor: Int) throws {
         let bytes = segment(60)
         let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: .max, above: floor))
@@ -56,7 +60,9 @@ import ChatTestSupport
 
     @Test("records with escapes, quotes and non-ASCII text read as the whole-file decoder reads them")
     func escapes() throws {
-        let texts = ["See \"you\"\nsoon ☕", "tab\there", "back\\slash", "é", "日本語のテキスト、少し長めのメッセージ", "\u{1F600} emoji at the end"]
+        let texts = [
+            "See \"you\"\nsoon ☕", "tab\there", "back\\slash", "é", "日本語のテキスト、少し長めのメッセージ", "\u{1F600} emoji at the end",
+        ]
         let messages = texts.enumerated().map { message($0.offset + 1, text: $0.element) }
         let bytes = SegmentFile.encode(messages)
         let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: 50))
@@ -72,42 +78,50 @@ import ChatTestSupport
 
     /// Files whose end is damaged or not plainly canonical: the tail refuses, and the whole-file
     /// decoder (which the reader then runs) has the error or reads another layout.
-    @Test("a damaged or non-canonical end is refused, for the whole-file decoder to report", arguments: [
-        "[\n" + line("1") + ",\ngarbage\n]\n",                                    // last line damaged
-        "[\n" + line("1") + ",\n" + line("2") + "\n",                             // cut short: no "]"
-        "[\n" + line("1") + ",\n" + line("2") + ",\n]\n",                          // comma after the last record
-        "[\n" + line("1") + "\n" + line("2") + "\n]\n",                            // comma missing
-        "[\n" + line("1") + ",\n\n" + line("2") + "\n]\n",                         // blank line
-        "[\n" + line("2") + ",\n" + line("2", id: "9F2C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3") + "\n]\n",  // sequence twice
-        "[\n" + line("3") + ",\n" + line("2") + "\n]\n",                           // out of order
-        "[\n" + line("101") + "\n]\n",                                              // outside the file's range
-        "[\n" + line("1", extra: ",\"x\":1") + "\n]\n",                             // unknown key
-        "[\n" + line("1", id: "not-an-id") + "\n]\n",                               // bad ID
-        "[\n" + line("1", text: "\"\"") + "\n]\n",                                  // empty text
-        "[\n" + line("01") + "\n]\n",                                               // leading zero
-        "[\n<<<<<<< ours\n" + line("1") + "\n=======\n" + line("1", text: "\"ho\"") + "\n>>>>>>> theirs\n]\n",  // conflict markers
-    ])
+    @Test(
+        "a damaged or non-canonical end is refused, for the whole-file decoder to report",
+        arguments: [
+            "[\n" + line("1") + ",\ngarbage\n]\n", // last line damaged
+            "[\n" + line("1") + ",\n" + line("2") + "\n", // cut short: no "]"
+            "[\n" + line("1") + ",\n" + line("2") + ",\n]\n", // comma after the last record
+            "[\n" + line("1") + "\n" + line("2") + "\n]\n", // comma missing
+            "[\n" + line("1") + ",\n\n" + line("2") + "\n]\n", // blank line
+            // sequence twice
+            "[\n" + line("2") + ",\n" + line("2", id: "9F2C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3") + "\n]\n",
+            "[\n" + line("3") + ",\n" + line("2") + "\n]\n", // out of order
+            "[\n" + line("101") + "\n]\n", // outside the file's range
+            "[\n" + line("1", extra: ",\"x\":1") + "\n]\n", // unknown key
+            "[\n" + line("1", id: "not-an-id") + "\n]\n", // bad ID
+            "[\n" + line("1", text: "\"\"") + "\n]\n", // empty text
+            "[\n" + line("01") + "\n]\n", // leading zero
+            // conflict markers
+            "[\n<<<<<<< ours\n" + line("1") + "\n=======\n" + line("1", text: "\"ho\"") + "\n>>>>>>> theirs\n]\n",
+        ])
     func refused(text: String) {
         let bytes = Array(text.utf8)
         #expect(SegmentFile.decodeTail(bytes, range: range, count: 50) == nil)
         #expect(whole(bytes).firstError != nil)
     }
 
-    @Test("another layout is refused, for the whole-file decoder to read", arguments: [
-        "[" + line("1") + "]\n",                                                     // one line
-        "[\n" + line("1") + "\n]",                                                   // no final newline
-        "[\n" + line("1") + "\n]\n\n",                                               // a blank line after "]"
-        "[\r\n" + line("1") + "\r\n]\r\n",                                           // CRLF
-    ])
+    @Test(
+        "another layout is refused, for the whole-file decoder to read",
+        arguments: [
+            "[" + line("1") + "]\n", // one line
+            "[\n" + line("1") + "\n]", // no final newline
+            "[\n" + line("1") + "\n]\n\n", // a blank line after "]"
+            "[\r\n" + line("1") + "\r\n]\r\n", // CRLF
+        ])
     func otherLayouts(text: String) {
         let bytes = Array(text.utf8)
         #expect(SegmentFile.decodeTail(bytes, range: range, count: 50) == nil)
     }
 
-    @Test("a record line the parser reads (another key order, indented) reads the same from the tail", arguments: [
-        "[\n{\"text\":\"hi\",\"sequence\":1,\"sentAt\":\"t\",\"senderId\":\"bob\",\"clientMessageId\":\"\(id)\"}\n]\n",
-        "[\n  " + line("1") + "\n]\n",
-    ])
+    @Test(
+        "a record line the parser reads (another key order, indented) reads the same from the tail",
+        arguments: [
+            "[\n{\"text\":\"hi\",\"sequence\":1,\"sentAt\":\"t\",\"senderId\":\"bob\",\"clientMessageId\":\"\(id)\"}\n]\n",
+            "[\n  " + line("1") + "\n]\n",
+        ])
     func parsedLines(text: String) throws {
         let bytes = Array(text.utf8)
         let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: 50))
@@ -117,7 +131,9 @@ import ChatTestSupport
 
     @Test("damage the page does not reach is not looked at; check still finds it")
     func unreachedDamage() throws {
-        var lines = String(decoding: segment(100), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = String(decoding: segment(100), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
         lines[10] = "garbage,"
         let bytes = Array(lines.joined(separator: "\n").utf8)
         let tail = try #require(SegmentFile.decodeTail(bytes, range: range, count: 50))

@@ -1,8 +1,9 @@
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// The store lock is free the moment its holder lets go, even while this process starts child
 /// processes. A child shares every descriptor from fork until its exec closes the O_CLOEXEC ones;

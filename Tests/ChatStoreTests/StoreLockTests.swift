@@ -1,10 +1,11 @@
-import Glibc
-import ChatSystem
 import ChatProcess
-import Foundation
-import Testing
-@testable import ChatStore
+import ChatSystem
 import ChatTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import ChatStore
 
 @Suite(.ownThreads) struct StoreLockTests {
     @Test("one writer at a time; the lock is free again once the holder is gone")
@@ -18,7 +19,10 @@ import ChatTestSupport
             _ = try StoreWriter(store: store)
             Issue.record("a second writer got the lock")
         } catch {
-            guard case .locked = error else { Issue.record("unexpected \(error)"); return }
+            guard case .locked = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(error.exitCode == 75)
             #expect(error.description.contains("only one sync worker may run per store"))
         }
@@ -48,7 +52,10 @@ import ChatTestSupport
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         holder.arguments = ["-c", script, directory.path]
         try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer {
+            holder.terminate()
+            holder.waitUntilExit()
+        }
         try #require(waitUntil { FileManager.default.fileExists(atPath: directory.path + "/ready") })
         let stop = Lock(false)
         for index in 0..<2 {
@@ -65,6 +72,8 @@ import ChatTestSupport
         defer { stop.withLock { $0 = true } }
         var found: [Int32?] = []
         for _ in 0..<200 { found.append(StoreLock.holder(storeRoot: directory.path)) }
-        #expect(found.filter { $0 != holder.processIdentifier }.count == 0, "\(Set(found.map { $0.map(String.init) ?? "nil" }))")
+        #expect(
+            found.filter { $0 != holder.processIdentifier }.count == 0,
+            "\(Set(found.map { $0.map(String.init) ?? "nil" }))")
     }
 }

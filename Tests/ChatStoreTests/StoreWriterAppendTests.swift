@@ -1,14 +1,17 @@
 import ChatDomain
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatStore
-import ChatTestSupport
 
 /// Appends one message at a time (what the live worker does) against the same messages saved
 /// in one batch: the segment files must be byte-identical whichever way they were written.
 @Suite(.ownThreads) struct StoreWriterAppendTests {
-    @Test("250 messages saved one at a time give the same bytes as one batch: the first record of a segment, the 100th of a full one, and every one between")
+    @Test(
+        "250 messages saved one at a time give the same bytes as one batch: the first record of a segment, the 100th of a full one, and every one between"
+    )
     func oneAtATime() throws {
         let directory = try TemporaryDirectory()
         let messages = (1...250).map { message($0, $0 % 3 == 0 ? alice : bob) }
@@ -24,10 +27,12 @@ import ChatTestSupport
         let b = try filesUnder(single.root).filter { $0.key.contains("/messages/") }
         #expect(a.keys.sorted() == b.keys.sorted())
         #expect(a == b)
-        #expect(a.count == 4)  // three segments and .newest
+        #expect(a.count == 4) // three segments and .newest
     }
 
-    @Test("messages/.newest appears with the second segment, not before; pages read the same with and without it, and a writer's start makes none for one segment")
+    @Test(
+        "messages/.newest appears with the second segment, not before; pages read the same with and without it, and a writer's start makes none for one segment"
+    )
     func newestHintFromTheSecondSegment() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory, name: "hint", segmentSize: 100)
@@ -61,14 +66,18 @@ import ChatTestSupport
 
     /// Saves `messages` one at a time in a fresh store with segments of 100, then checks the
     /// segment against the full path's bytes for everything stored.
-    static func appendOneByOne(_ messages: [Message], in directory: TemporaryDirectory, name: String) throws -> (store: Store, writer: StoreWriter) {
+    static func appendOneByOne(_ messages: [Message], in directory: TemporaryDirectory, name: String) throws -> (
+        store: Store, writer: StoreWriter
+    ) {
         let store = try makeStore(in: directory, name: name, segmentSize: 100)
         let writer = try StoreWriter(store: store)
         for message in messages { try writer.save([message], in: c1) }
         return (store, writer)
     }
 
-    @Test("a segment changed by someone else between two saves is read again, not spliced: the edit stays and the new record follows it")
+    @Test(
+        "a segment changed by someone else between two saves is read again, not spliced: the edit stays and the new record follows it"
+    )
     func editedBetweenSaves() throws {
         let directory = try TemporaryDirectory()
         let (store, writer) = try Self.appendOneByOne((1...5).map { message($0) }, in: directory, name: "s")
@@ -76,12 +85,16 @@ import ChatTestSupport
         // Another tool rewrites the file canonically with one text changed (same length, so only the bytes tell).
         var edited = (1...5).map { message($0) }
         edited[2] = message(3, text: "MESSAGE 3")
-        try DurableFile.write(SegmentFile.encode(edited), to: SegmentRange(first: 1, last: 100).fileName, in: store.conversation(c1).messagesDirectory)
+        try DurableFile.write(
+            SegmentFile.encode(edited), to: SegmentRange(first: 1, last: 100).fileName,
+            in: store.conversation(c1).messagesDirectory)
         try writer.save([message(6)], in: c1)
         #expect(try Sys.readFile(path) == SegmentFile.encode(edited + [message(6)]))
     }
 
-    @Test("a segment left by an older version (pretty-printed) takes the full path and comes out canonical; the next save splices onto that")
+    @Test(
+        "a segment left by an older version (pretty-printed) takes the full path and comes out canonical; the next save splices onto that"
+    )
     func olderLayout() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(in: directory, name: "s", segmentSize: 100)
@@ -112,7 +125,9 @@ import ChatTestSupport
         case cutShort
     }
 
-    @Test("a segment the writer wrote, damaged behind its back, is read again and refused, never spliced onto or overwritten", arguments: Damage.allCases)
+    @Test(
+        "a segment the writer wrote, damaged behind its back, is read again and refused, never spliced onto or overwritten",
+        arguments: Damage.allCases)
     func damaged(_ damage: Damage) throws {
         let directory = try TemporaryDirectory()
         let (store, writer) = try Self.appendOneByOne((1...5).map { message($0) }, in: directory, name: "s")
@@ -121,7 +136,7 @@ import ChatTestSupport
         switch damage {
         case .swapped:
             var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            lines.swapAt(2, 3)  // records 2 and 3, both with a comma
+            lines.swapAt(2, 3) // records 2 and 3, both with a comma
             bytes = Array(lines.joined(separator: "\n").utf8)
         case .cutShort:
             bytes.removeLast(5)
@@ -131,7 +146,9 @@ import ChatTestSupport
         #expect(try Sys.readFile(path) == bytes)
     }
 
-    @Test("a duplicate, a conflict, an earlier sequence and a batch out of order after splices give what the full path gives")
+    @Test(
+        "a duplicate, a conflict, an earlier sequence and a batch out of order after splices give what the full path gives"
+    )
     func mixedAfterSplices() throws {
         let directory = try TemporaryDirectory()
         let first = (1...10).map { message($0) }
@@ -140,16 +157,29 @@ import ChatTestSupport
         // stored at another sequence (a conflict).
         let again = try writer.save([message(10)], in: c1)
         #expect(again.duplicates == 1 && again.alreadyStored == [message(10)] && again.inserted.isEmpty)
-        let taken = try writer.save([message(11, text: "x"), Message(sequence: 10, clientMessageID: message(99).clientMessageID, senderID: bob, text: "other", sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
+        let taken = try writer.save(
+            [
+                message(11, text: "x"),
+                Message(
+                    sequence: 10, clientMessageID: message(99).clientMessageID, senderID: bob, text: "other",
+                    sentAt: "2026-11-29T10:00:00.000Z"),
+            ], in: c1)
         #expect(taken.inserted == [message(11, text: "x")] && taken.conflicts.count == 1)
-        let moved = try writer.save([Message(sequence: 12, clientMessageID: message(3).clientMessageID, senderID: bob, text: "m", sentAt: "2026-11-29T10:00:00.000Z")], in: c1)
+        let moved = try writer.save(
+            [
+                Message(
+                    sequence: 12, clientMessageID: message(3).clientMessageID, senderID: bob, text: "m",
+                    sentAt: "2026-11-29T10:00:00.000Z")
+            ], in: c1)
         #expect(moved.inserted.isEmpty && moved.conflicts.count == 1)
         // A gap filled later, and a batch given newest first.
         try writer.save([message(14)], in: c1)
         try writer.save([message(13)], in: c1)
         try writer.save([message(16), message(15)], in: c1)
         let expected = first + [message(11, text: "x")] + (13...16).map { message($0) }
-        #expect(try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100))) == SegmentFile.encode(expected))
+        #expect(
+            try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100))) == SegmentFile.encode(expected)
+        )
     }
 
     @Test("a batch whose IDs repeat within it, or repeat one already stored, is not spliced in twice")
@@ -157,31 +187,45 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let (store, writer) = try Self.appendOneByOne((1...4).map { message($0) }, in: directory, name: "s")
         let id = message(2).clientMessageID
-        let stored = Message(sequence: 5, clientMessageID: id, senderID: bob, text: "again", sentAt: "2026-11-29T10:00:00.000Z")
+        let stored = Message(
+            sequence: 5, clientMessageID: id, senderID: bob, text: "again", sentAt: "2026-11-29T10:00:00.000Z")
         #expect(try writer.save([stored], in: c1).conflicts == [stored])
-        let twin = Message(sequence: 7, clientMessageID: message(6).clientMessageID, senderID: bob, text: "twin", sentAt: "2026-11-29T10:00:00.000Z")
+        let twin = Message(
+            sequence: 7, clientMessageID: message(6).clientMessageID, senderID: bob, text: "twin",
+            sentAt: "2026-11-29T10:00:00.000Z")
         let result = try writer.save([message(6), twin], in: c1)
         #expect(result.inserted == [message(6)] && result.conflicts == [twin])
-        #expect(try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100))) == SegmentFile.encode((1...4).map { message($0) } + [message(6)]))
+        #expect(
+            try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100)))
+                == SegmentFile.encode((1...4).map { message($0) } + [message(6)]))
     }
 
     @Test("texts with quotes, backslashes, newlines and non-ASCII spliced in are the full path's bytes")
     func escapedTexts() throws {
         let directory = try TemporaryDirectory()
-        let texts = ["say \"hi\"", "back\\slash", "two\nlines", "tab\there", "café ☕️", "\u{7F}del", "/slash/", "\u{2028}"]
+        let texts = [
+            "say \"hi\"", "back\\slash", "two\nlines", "tab\there", "café ☕️", "\u{7F}del", "/slash/", "\u{2028}",
+        ]
         let messages = texts.enumerated().map { message($0.offset + 1, text: $0.element) }
         let (store, _) = try Self.appendOneByOne(messages, in: directory, name: "s")
-        #expect(try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100))) == SegmentFile.encode(messages))
+        #expect(
+            try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100))) == SegmentFile.encode(messages)
+        )
     }
 
-    @Test("a second writer on the same store (after the first let go) splices onto the first one's bytes only after reading them")
+    @Test(
+        "a second writer on the same store (after the first let go) splices onto the first one's bytes only after reading them"
+    )
     func secondWriter() throws {
         let directory = try TemporaryDirectory()
-        let store = try Self.appendOneByOne((1...3).map { message($0) }, in: directory, name: "s").store  // its writer and lock end here
+        // its writer and lock end here
+        let store = try Self.appendOneByOne((1...3).map { message($0) }, in: directory, name: "s").store
         let writer = try StoreWriter(store: store)
         try writer.save([message(4)], in: c1)
         try writer.save([message(5)], in: c1)
-        #expect(try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100))) == SegmentFile.encode((1...5).map { message($0) }))
+        #expect(
+            try Sys.readFile(Self.segmentPath(store, SegmentRange(first: 1, last: 100)))
+                == SegmentFile.encode((1...5).map { message($0) }))
     }
 }
 

@@ -1,7 +1,8 @@
 import ChatWire
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A hostile or broken "server" for tests of the client: answers each request with whatever
@@ -61,10 +62,16 @@ final class CannedServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
         port = UInt16(bigEndian: address.sin_port)
         self.listener = listener
         threads.enter()
@@ -127,7 +134,10 @@ final class CannedServer: @unchecked Sendable {
             let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
             let lines = head.components(separatedBy: "\r\n")
             let parts = lines[0].split(separator: " ")
-            let length = lines.first { $0.lowercased().hasPrefix("content-length:") }.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            let length =
+                lines.first { $0.lowercased().hasPrefix("content-length:") }.flatMap {
+                    Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+                } ?? 0
             while buffer.count < headEnd + 4 + length {
                 let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { return }
@@ -138,14 +148,18 @@ final class CannedServer: @unchecked Sendable {
             let path = String(parts[1])
             lock.withLock { requests.append("\(method) \(path)") }
             if path == "/v1/live", !live.isAnswer,
-               let key = lines.first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") })?.split(separator: ":", maxSplits: 1).last {
+                let key = lines.first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") })?.split(
+                    separator: ":", maxSplits: 1
+                ).last
+            {
                 let accept = WebSocketHandshake.acceptValue(forKey: key.trimmingCharacters(in: .whitespaces))
-                let upgrade = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+                let upgrade =
+                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
                 guard sendAll(client, Array(upgrade.utf8)) else { return }
                 switch live {
                 case .answer, .closeAtOnce: return
                 case .holdOpen: break
-                case let .send(texts):
+                case .send(let texts):
                     let socket = WebSocketConnection(role: .server)
                     var frames: [UInt8] = []
                     for text in texts { frames += socket.text(text) }
@@ -162,7 +176,8 @@ final class CannedServer: @unchecked Sendable {
             if let pause = reply.trickle {
                 for byte in bytes {
                     guard !lock.withLock({ stopped }), sendAll(client, [byte]) else { return }
-                    Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+                    Thread.sleep(
+                        forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
                 }
             } else if !sendAll(client, bytes) {
                 return
@@ -173,7 +188,9 @@ final class CannedServer: @unchecked Sendable {
     private func sendAll(_ client: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes {
+                send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return false }
             offset += sent
         }
@@ -181,20 +198,21 @@ final class CannedServer: @unchecked Sendable {
     }
 }
 
-private extension Array where Element == UInt8 {
-    var headEnd: Int {
+extension Array where Element == UInt8 {
+    fileprivate var headEnd: Int {
         guard count >= 4 else { return -1 }
-        for index in 0...(count - 4) where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
+        for index in 0...(count - 4)
+        where self[index] == 13 && self[index + 1] == 10 && self[index + 2] == 13 && self[index + 3] == 10 {
             return index
         }
         return -1
     }
 
-    var containsHeadEnd: Bool { headEnd >= 0 }
+    fileprivate var containsHeadEnd: Bool { headEnd >= 0 }
 }
 
-private extension CannedServer.Live {
-    var isAnswer: Bool {
+extension CannedServer.Live {
+    fileprivate var isAnswer: Bool {
         if case .answer = self { return true }
         return false
     }

@@ -1,17 +1,20 @@
 import ChatDomain
 import ChatStore
 import ChatSystem
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// Catch-up, history and the live connection against the reference server.
 @Suite(.ownThreads) struct CatchUpAndLiveTests {
     let ab = try! ConversationID("ab")
 
     /// Posts `count` messages as `user` straight to the server.
-    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m") async throws {
+    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m")
+        async throws
+    {
         let api = APIClient(server: server.address, token: "\(user)-token")
         for index in 1...count {
             // The server's own faults may refuse a POST (503, 429): try again, a bounded number of
@@ -22,7 +25,8 @@ import ChatTestSupport
             var attempts = 0
             while true {
                 do {
-                    _ = try await api.post(try ConversationID(conversation), clientMessageID: id, text: "\(prefix)\(index)")
+                    _ = try await api.post(
+                        try ConversationID(conversation), clientMessageID: id, text: "\(prefix)\(index)")
                     break
                 } catch let error as SyncError where error.isRetryable {
                     attempts += 1
@@ -66,7 +70,8 @@ import ChatTestSupport
         let fetched = try await history.history(ab, pages: nil)
         #expect(fetched == 1100)
         // Each page says how many are stored and how many lie before them (down to sequence 1).
-        #expect(reports.withLock { $0 }.map { [$0.fetched, $0.remaining ?? -1] } == [[500, 600], [1000, 100], [1100, 0]])
+        #expect(
+            reports.withLock { $0 }.map { [$0.fetched, $0.remaining ?? -1] } == [[500, 600], [1000, 100], [1100, 0]])
         #expect(try storedMessages(alice, "ab").map(\.sequence) == Array(1...1200))
     }
 
@@ -78,15 +83,22 @@ import ChatTestSupport
         let bob = try clientStore("bob", in: directory)
         let aliceLive = try engine(alice, server)
         let bobLive = try engine(bob, server)
-        let tasks = [Task { _ = await aliceLive.runLive(log: { _ in }) }, Task { _ = await bobLive.runLive(log: { _ in }) }]
+        let tasks = [
+            Task { _ = await aliceLive.runLive(log: { _ in }) }, Task { _ = await bobLive.runLive(log: { _ in }) },
+        ]
         defer { tasks.forEach { $0.cancel() } }
-        try await waitUntil("both know the conversation") { alice.conversation(ab).exists && bob.conversation(ab).exists }
+        try await waitUntil("both know the conversation") {
+            alice.conversation(ab).exists && bob.conversation(ab).exists
+        }
         try await waitUntil("both are connected") {
-            try server.server.liveSocketCount(for: UserID("alice")) == 1 && server.server.liveSocketCount(for: UserID("bob")) == 1
+            try server.server.liveSocketCount(for: UserID("alice")) == 1
+                && server.server.liveSocketCount(for: UserID("bob")) == 1
         }
 
         let sent = try Outbox(bob.conversation(ab)).enqueue("hello alice")
-        try await waitUntil("alice's store holds bob's message") { try storedMessages(alice, "ab").map(\.clientMessageID) == [sent.clientMessageID] }
+        try await waitUntil("alice's store holds bob's message") {
+            try storedMessages(alice, "ab").map(\.clientMessageID) == [sent.clientMessageID]
+        }
         try await waitUntil("bob's outbox is empty and his copy is stored") {
             try bob.conversation(ab).outbox().isEmpty && (try storedMessages(bob, "ab").count == 1)
         }

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// A stopped worker stops asking: SIGTERM cancels the live worker's task, and a catch-up that
 /// is retrying a failing page must not go on retrying it (seen in the crash-loop soak, seed
@@ -19,9 +20,11 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = try Store.create(at: directory.path + "/store", manifest: Manifest(userID: try UserID("alice")))
         let ab = try ConversationID("ab")
-        try StoreWriter(store: store).saveInfo(ConversationInfo(title: "AB", members: [try UserID("alice"), try UserID("bob")]), for: ab)
+        try StoreWriter(store: store).saveInfo(
+            ConversationInfo(title: "AB", members: [try UserID("alice"), try UserID("bob")]), for: ab)
         // 50 attempts with 20–200 ms backoff: left alone, the page would be asked for ~10 s.
-        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "alice-token", options: fastOptions)
+        let engine = try SyncEngine(
+            store: store, server: try ServerAddress(server.url), token: "alice-token", options: fastOptions)
         let pageRequests = { server.seenRequests.filter { $0.contains("/messages") }.count }
 
         let catchUp = Task { try await engine.catchUp(ab, from: 0) }

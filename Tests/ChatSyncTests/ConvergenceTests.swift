@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// Three devices, every fault at once: the stores end up holding exactly the server's history,
 /// and one user's two devices hold byte-identical files.
@@ -11,7 +12,10 @@ import ChatTestSupport
     @Test("500 messages from three devices under every fault mode converge, exactly once, byte-identical per user")
     func convergence() async throws {
         let directory = try TemporaryDirectory()
-        let server = try TestServer(faults: "drop-reply=0.1,error5xx=0.1,rate-limit=0.05:0,latency=1ms,live-close=700ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=42")
+        let server = try TestServer(
+            faults:
+                "drop-reply=0.1,error5xx=0.1,rate-limit=0.05:0,latency=1ms,live-close=700ms,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=42"
+        )
         let phone = try clientStore("alice", in: directory, name: "alice-phone")
         let laptop = try clientStore("alice", in: directory, name: "alice-laptop")
         let bob = try clientStore("bob", in: directory)
@@ -20,7 +24,9 @@ import ChatTestSupport
         options.backoff = Backoff(initial: .milliseconds(10), maximum: .milliseconds(100))
         let engines = try devices.map { try engine($0, server, options: options) }
         let logs = LogLines()
-        let tasks = engines.enumerated().map { index, engine in Task { _ = await engine.runLive(log: { logs.append("device \(index): \($0)") }) } }
+        let tasks = engines.enumerated().map { index, engine in
+            Task { _ = await engine.runLive(log: { logs.append("device \(index): \($0)") }) }
+        }
         defer { tasks.forEach { $0.cancel() } }
         let conversations = try ["ab", "group"].map { try ConversationID($0) }
         try await waitUntil("every device knows both conversations") {
@@ -32,7 +38,10 @@ import ChatTestSupport
         for (device, count) in zip(devices, [200, 150, 150]) {
             for index in 0..<count {
                 let id = conversations[index % 2]
-                sent.append(try Outbox(device.conversation(id)).enqueue("\(device.root.split(separator: "/").last ?? "") \(index)").clientMessageID)
+                sent.append(
+                    try Outbox(device.conversation(id)).enqueue(
+                        "\(device.root.split(separator: "/").last ?? "") \(index)"
+                    ).clientMessageID)
                 // Not a wait for anything: a pause now and then lets the workers send while more is queued.
                 if index % 25 == 0 { try await Task.sleep(for: .milliseconds(5)) }
             }
@@ -40,7 +49,9 @@ import ChatTestSupport
 
         try await waitUntil("the server holds all 500 and every outbox is empty", timeout: .seconds(90)) {
             let onServer = try await server.messages("ab").count + server.messages("group").count
-            let queued = try devices.flatMap { device in try conversations.flatMap { try device.conversation($0).outbox() } }
+            let queued = try devices.flatMap { device in
+                try conversations.flatMap { try device.conversation($0).outbox() }
+            }
             return onServer == 500 && queued.isEmpty
         }
         for id in conversations {
@@ -72,7 +83,8 @@ import ChatTestSupport
     }
 
     func onServerMismatch(_ devices: [Store], server: TestServer) -> Bool {
-        (try? devices.allSatisfy { try storedMessages($0, "ab").count + storedMessages($0, "group").count == 500 }) != true
+        (try? devices.allSatisfy { try storedMessages($0, "ab").count + storedMessages($0, "group").count == 500 })
+            != true
     }
 
     /// A file's bytes, or every file's bytes under a directory by name.

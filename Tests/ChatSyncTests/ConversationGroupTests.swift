@@ -1,10 +1,11 @@
 import ChatDomain
 import ChatServer
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// The grouped first sync (``SyncEngine/syncGrouped(_:deadline:report:)``): many conversations
 /// in flight, their writes durable a group at a time, and the store ends as the one-at-a-time
@@ -24,9 +25,11 @@ import ChatTestSupport
         try generator.generate(at: path)
         try FileManager.default.removeItem(atPath: path + "/" + StoreLayout.manifest)
         let info = ConversationInfo(title: "More", members: [bob, alice])
-        try DataDirectory.create(at: path, users: UserTokens(["bob-token": bob, "alice-token": alice]), conversations: [
-            try ConversationID("long"): info, try ConversationID("mid"): info, try ConversationID("empty"): info,
-        ])
+        try DataDirectory.create(
+            at: path, users: UserTokens(["bob-token": bob, "alice-token": alice]),
+            conversations: [
+                try ConversationID("long"): info, try ConversationID("mid"): info, try ConversationID("empty"): info,
+            ])
         let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: path, port: 0))
         try server.start()
         defer { server.stop() }
@@ -43,7 +46,8 @@ import ChatTestSupport
     }
 
     static func start(_ path: String, faults: String) throws -> ChatServer {
-        let server = try ChatServer(configuration: ServerConfiguration(dataDirectory: path, port: 0, faults: try Faults(parsing: faults)))
+        let server = try ChatServer(
+            configuration: ServerConfiguration(dataDirectory: path, port: 0, faults: try Faults(parsing: faults)))
         try server.start()
         return server
     }
@@ -83,7 +87,9 @@ import ChatTestSupport
         return files
     }
 
-    @Test("a grouped first sync of 303 conversations (long ones, outboxes, a read wish, a rejected message, 5xx faults) ends with the store the one-at-a-time pass leaves, and so does a second pass")
+    @Test(
+        "a grouped first sync of 303 conversations (long ones, outboxes, a read wish, a rejected message, 5xx faults) ends with the store the one-at-a-time pass leaves, and so does a second pass"
+    )
     func groupedMatchesOneAtATime() async throws {
         let directory = try TemporaryDirectory(inMemory: true)
         let count = 300
@@ -97,7 +103,8 @@ import ChatTestSupport
         do {
             let writer = try StoreWriter(store: prepared)
             for name in ["c5", "c17", "mid", "c9", "c30"] {
-                try writer.saveInfo(ConversationInfo(title: "Alice", members: [Self.bob, Self.alice]), for: try ConversationID(name))
+                try writer.saveInfo(
+                    ConversationInfo(title: "Alice", members: [Self.bob, Self.alice]), for: try ConversationID(name))
             }
         }
         // As a clone from git has it: no empty outbox/.
@@ -106,7 +113,8 @@ import ChatTestSupport
             let outbox = Outbox(prepared.conversation(try ConversationID(name)))
             for index in 0..<3 { own.insert(try outbox.enqueue("from bob \(index) in \(name)").clientMessageID) }
         }
-        own.insert(try Outbox(prepared.conversation(try ConversationID("c17"))).enqueue("NOPE, refused").clientMessageID)
+        own.insert(
+            try Outbox(prepared.conversation(try ConversationID("c17"))).enqueue("NOPE, refused").clientMessageID)
         _ = try Outbox(prepared.conversation(try ConversationID("c9"))).wantRead(upTo: 1)
         try Self.copy(directory.file("prepared"), to: directory.file("grouped"))
         try Self.copy(directory.file("prepared"), to: directory.file("one"))
@@ -122,8 +130,11 @@ import ChatTestSupport
         groupedOptions.conversationsInFlight = 6
         var oneOptions = fastOptions
         oneOptions.conversationsPerCommit = 1
-        func pass(_ root: String, _ server: ChatServer, _ options: SyncEngine.Options) async throws -> SyncEngine.Report {
-            let engine = try SyncEngine(store: try Store.open(at: root), server: ServerAddress(host: "127.0.0.1", port: UInt16(server.port)), token: "bob-token", options: options)
+        func pass(_ root: String, _ server: ChatServer, _ options: SyncEngine.Options) async throws -> SyncEngine.Report
+        {
+            let engine = try SyncEngine(
+                store: try Store.open(at: root), server: ServerAddress(host: "127.0.0.1", port: UInt16(server.port)),
+                token: "bob-token", options: options)
             return await engine.syncOnce()
         }
 
@@ -149,27 +160,38 @@ import ChatTestSupport
         let groupedAgain = try await pass(directory.file("grouped"), groupedServer, groupedOptions)
         let oneAgain = try await pass(directory.file("one"), oneServer, oneOptions)
         #expect(groupedAgain == oneAgain)
-        #expect(groupedAgain.newMessages == 0 && groupedAgain.sent == 0 && groupedAgain.problems.isEmpty, "\(groupedAgain)")
+        #expect(
+            groupedAgain.newMessages == 0 && groupedAgain.sent == 0 && groupedAgain.problems.isEmpty, "\(groupedAgain)")
         let groupedSecond = try Self.contents(directory.file("grouped"), own: own)
         #expect(groupedSecond == (try Self.contents(directory.file("one"), own: own)))
         #expect(groupedSecond != groupedFiles)
 
         // Every message once, every position where the server has it.
         let store = try Store.open(at: directory.file("grouped"))
-        let api = APIClient(server: ServerAddress(host: "127.0.0.1", port: UInt16(groupedServer.port)), token: "bob-token")
+        let api = APIClient(
+            server: ServerAddress(host: "127.0.0.1", port: UInt16(groupedServer.port)), token: "bob-token")
         for conversation in try await Self.retried({ try await api.conversations() }) {
             let stored = try storedMessages(store, conversation.id.rawValue)
-            #expect(stored.map(\.sequence) == Array(stride(from: 1, through: conversation.lastSequence, by: 1)), "\(conversation.id)")
-            #expect(store.conversation(conversation.id).caughtUpMarker() == conversation.lastSequence, "\(conversation.id)")
+            #expect(
+                stored.map(\.sequence) == Array(stride(from: 1, through: conversation.lastSequence, by: 1)),
+                "\(conversation.id)")
+            #expect(
+                store.conversation(conversation.id).caughtUpMarker() == conversation.lastSequence, "\(conversation.id)")
             let positions = try await Self.retried { try await api.receipts(conversation.id) }
-            #expect(positions[Self.bob].deliveredUpTo == conversation.lastSequence, "\(conversation.id) delivered on the server")
-            #expect(try store.conversation(conversation.id).positions()?[Self.bob] == positions[Self.bob], "\(conversation.id) positions")
+            #expect(
+                positions[Self.bob].deliveredUpTo == conversation.lastSequence,
+                "\(conversation.id) delivered on the server")
+            #expect(
+                try store.conversation(conversation.id).positions()?[Self.bob] == positions[Self.bob],
+                "\(conversation.id) positions")
         }
         #expect(try store.conversation(try ConversationID("c9")).wantedReadPosition() == nil)
         #expect(StoreChecker.check(root: store.root).errors.isEmpty)
     }
 
-    @Test("chatdir sync SIGKILLed in the middle of 600 conversations leaves a store check accepts, and the next sync completes it")
+    @Test(
+        "chatdir sync SIGKILLed in the middle of 600 conversations leaves a store check accepts, and the next sync completes it"
+    )
     func killedInTheMiddle() async throws {
         let directory = try TemporaryDirectory()
         let count = 600
@@ -183,12 +205,14 @@ import ChatTestSupport
         let first = try sync()
         // Killed once some groups are stored, and before the last.
         try await waitUntil("a few groups are stored") {
-            let caughtUp = (try? store.conversationIDs().filter { store.conversation($0).caughtUpMarker() != nil }.count) ?? 0
+            let caughtUp =
+                (try? store.conversationIDs().filter { store.conversation($0).caughtUpMarker() != nil }.count) ?? 0
             return caughtUp >= 100 || !first.isRunning
         }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
-        #expect(first.terminationReason == .uncaughtSignal, "the sync finished before it was killed: make the store bigger")
+        #expect(
+            first.terminationReason == .uncaughtSignal, "the sync finished before it was killed: make the store bigger")
         let killed = StoreChecker.check(root: store.root)
         #expect(killed.errors.isEmpty, "\(killed.errors)")
 
@@ -200,22 +224,31 @@ import ChatTestSupport
         #expect(conversations.count == count + 3)
         for conversation in conversations {
             let stored = try storedMessages(store, conversation.id.rawValue)
-            #expect(stored.map(\.sequence) == Array(stride(from: 1, through: conversation.lastSequence, by: 1)), "\(conversation.id)")
-            #expect(store.conversation(conversation.id).caughtUpMarker() == conversation.lastSequence, "\(conversation.id)")
-            #expect(try await api.receipts(conversation.id)[Self.bob].deliveredUpTo == conversation.lastSequence, "\(conversation.id)")
+            #expect(
+                stored.map(\.sequence) == Array(stride(from: 1, through: conversation.lastSequence, by: 1)),
+                "\(conversation.id)")
+            #expect(
+                store.conversation(conversation.id).caughtUpMarker() == conversation.lastSequence, "\(conversation.id)")
+            #expect(
+                try await api.receipts(conversation.id)[Self.bob].deliveredUpTo == conversation.lastSequence,
+                "\(conversation.id)")
         }
         let report = StoreChecker.check(root: store.root)
         #expect(report.errors.isEmpty && report.warnings.isEmpty, "\(report.errors) \(report.warnings)")
     }
 
-    @Test("a pass whose budget ends before 53 conversations' turn names how many and the first three, not all 53, and writes every one's details")
+    @Test(
+        "a pass whose budget ends before 53 conversations' turn names how many and the first three, not all 53, and writes every one's details"
+    )
     func budgetSpentNamesBriefly() async throws {
         let directory = try TemporaryDirectory(inMemory: true)
         try await Self.makeServerData(at: directory.file("server"), count: 50)
         let server = try Self.start(directory.file("server"), faults: "")
         defer { server.stop() }
         let store = try Store.create(at: directory.file("bob"), manifest: Manifest(userID: Self.bob))
-        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: UInt16(server.port)), token: "bob-token", options: fastOptions)
+        let engine = try SyncEngine(
+            store: store, server: ServerAddress(host: "127.0.0.1", port: UInt16(server.port)), token: "bob-token",
+            options: fastOptions)
         let conversations = try await engine.discoverConversations(saving: false)
         #expect(conversations.count == 53)
         var report = SyncEngine.Report()
@@ -223,22 +256,33 @@ import ChatTestSupport
         #expect(report.problems.count == 1, "\(report.problems)")
         let problem = report.problems.first ?? ""
         let first = conversations.prefix(3).map(\.id.rawValue)
-        #expect(problem.contains("before syncing 53 conversations (\(first.joined(separator: ", ")) and 50 more) to http://127.0.0.1:\(server.port)"), "\(problem)")
+        #expect(
+            problem.contains(
+                "before syncing 53 conversations (\(first.joined(separator: ", ")) and 50 more) to http://127.0.0.1:\(server.port)"
+            ), "\(problem)")
         #expect(problem.utf8.count < 300, "\(problem)")
         for conversation in conversations {
-            #expect(FileManager.default.fileExists(atPath: store.conversation(conversation.id).directory + "/conversation.json"), "\(conversation.id)")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: store.conversation(conversation.id).directory + "/conversation.json"), "\(conversation.id)")
         }
     }
 
-    @Test("a token refused in the middle of a grouped first sync ends the pass, and every listed conversation still gets its details, as the one-at-a-time pass writes them up front")
+    @Test(
+        "a token refused in the middle of a grouped first sync ends the pass, and every listed conversation still gets its details, as the one-at-a-time pass writes them up front"
+    )
     func tokenRefusedMidway() async throws {
         // 40 empty conversations (nothing to fetch); the receipts of c11 on are refused, as when
         // the token is revoked while the pass runs: groups of 10, so the second group meets it.
-        let list = (1...40).map { #"{"id":"c\#($0)","title":"Chat \#($0)","members":["bob","alice"],"lastSequence":0}"# }
+        let list = (1...40).map {
+            #"{"id":"c\#($0)","title":"Chat \#($0)","members":["bob","alice"],"lastSequence":0}"#
+        }
         let server = try CannedServer { _, path in
             if path == "/v1/me" { return .json(200, #"{"userId":"bob"}"#) }
             if path == "/v1/conversations" { return .json(200, "{\"items\":[\(list.joined(separator: ","))]}") }
-            if path.hasSuffix("/receipts"), let number = Int(path.split(separator: "/").dropFirst(2).first?.dropFirst() ?? ""), number <= 10 {
+            if path.hasSuffix("/receipts"),
+                let number = Int(path.split(separator: "/").dropFirst(2).first?.dropFirst() ?? ""), number <= 10
+            {
                 return .json(200, #"{"members":[]}"#)
             }
             return .json(401, #"{"error":"token revoked"}"#)
@@ -249,10 +293,14 @@ import ChatTestSupport
         var options = fastOptions
         options.conversationsPerCommit = 10
         options.conversationsInFlight = 2
-        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: server.port), token: "bob-token", options: options)
+        let engine = try SyncEngine(
+            store: store, server: ServerAddress(host: "127.0.0.1", port: server.port), token: "bob-token",
+            options: options)
         let report = await engine.syncOnce()
         #expect(report.unauthorized, "\(report.problems)")
-        #expect(report.problems.count == 1 && report.problems.first?.contains("token revoked") == true, "\(report.problems)")
+        #expect(
+            report.problems.count == 1 && report.problems.first?.contains("token revoked") == true, "\(report.problems)"
+        )
         #expect(server.seenRequests.filter { $0.hasSuffix("/receipts") }.count <= 20, "\(server.seenRequests)")
         for number in 1...40 {
             let info = try store.conversation(try ConversationID("c\(number)")).info()
@@ -260,10 +308,13 @@ import ChatTestSupport
         }
     }
 
-    @Test("a short list of conversations is named whole", arguments: [
-        ([String](), "no conversation"), (["c1"], "c1"), (["c1", "c2"], "c1 and c2"), (["c1", "c2", "c3"], "c1, c2 and c3"),
-        (["c1", "c2", "c3", "c4"], "4 conversations (c1, c2, c3 and 1 more)"),
-    ])
+    @Test(
+        "a short list of conversations is named whole",
+        arguments: [
+            ([String](), "no conversation"), (["c1"], "c1"), (["c1", "c2"], "c1 and c2"),
+            (["c1", "c2", "c3"], "c1, c2 and c3"),
+            (["c1", "c2", "c3", "c4"], "4 conversations (c1, c2, c3 and 1 more)"),
+        ])
     func namedBriefly(names: [String], expected: String) throws {
         #expect(SyncError.namedBriefly(try names.map(ConversationID.init)) == expected)
     }

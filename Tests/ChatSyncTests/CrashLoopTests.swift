@@ -1,6 +1,6 @@
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// The crash loop over the whole path (Sources/crash-loop): `chatdir serve` with every fault on,
 /// alice's store driven through send, read, retry and sync, the sync SIGKILLed at random moments
@@ -26,15 +26,21 @@ import ChatTestSupport
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         let errorData = errorRead.wait()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, summary: String(decoding: output, as: UTF8.self), stderr: String(decoding: errorData, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, summary: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errorData, as: UTF8.self))
     }
 
-    @Test("25 SIGKILLs of sync and sync --live (and of send, read, retry and the server) under every fault: nothing lost, doubled or unparseable, the server holds each message once")
+    @Test(
+        "25 SIGKILLs of sync and sync --live (and of send, read, retry and the server) under every fault: nothing lost, doubled or unparseable, the server holds each message once"
+    )
     func shortLoop() throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         let run = try crashLoop(["--kills", "25", "--seed", String(seed)])
         #expect(run.status == 0, "seed \(seed): \(run.summary)\(run.stderr)")
         #expect(run.summary.contains("kills=25 "), "\(run.summary)")
-        #expect(run.summary.contains("lost=0 doubled=0 unparseable=0 server-duplicates=0 read-backwards=0"), "\(run.summary)")
+        #expect(
+            run.summary.contains("lost=0 doubled=0 unparseable=0 server-duplicates=0 read-backwards=0"),
+            "\(run.summary)")
     }
 }

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// The worker's side of `chatdir cancel`: a message whose outbox file another process holds
 /// (a cancel deciding) is not posted, and the ones after it still are.

@@ -1,8 +1,9 @@
 import ChatDomain
 import ChatStore
-import Testing
-@testable import ChatSync
 import ChatTestSupport
+import Testing
+
+@testable import ChatSync
 
 /// The HTTP client over scripted byte streams (``ScriptedStream``, no socket): a peer that
 /// stalls, resets mid-answer or trickles, and what a request (and a pass's retry) makes of it.
@@ -15,7 +16,9 @@ import ChatTestSupport
     }
 
     /// An engine on a fresh store of alice's whose connections come from `scripted`.
-    static func engine(_ scripted: ScriptedConnector, in directory: TemporaryDirectory, timeout: Duration = .seconds(10)) throws -> SyncEngine {
+    static func engine(
+        _ scripted: ScriptedConnector, in directory: TemporaryDirectory, timeout: Duration = .seconds(10)
+    ) throws -> SyncEngine {
         var options = SyncEngine.Options()
         options.connector = scripted.connector
         options.requestTimeout = timeout
@@ -43,7 +46,8 @@ import ChatTestSupport
         let me = try await engine.retrying { api in try await api.me() }
         #expect(me == (try UserID("alice")))
         #expect(scripted.connections == 2)
-        #expect(stalled.written.hasPrefix("GET /v1/me HTTP/1.1\r\n") && good.written.hasPrefix("GET /v1/me HTTP/1.1\r\n"))
+        #expect(
+            stalled.written.hasPrefix("GET /v1/me HTTP/1.1\r\n") && good.written.hasPrefix("GET /v1/me HTTP/1.1\r\n"))
     }
 
     @Test("a connection reset in the middle of the answer is a temporary failure; nothing of the half answer is used")
@@ -58,7 +62,9 @@ import ChatTestSupport
     @Test("a pass retries a request whose connection was reset mid-answer")
     func resetIsRetried() async throws {
         let half = Array(Self.me.utf8).prefix(30)
-        let scripted = ScriptedConnector([ScriptedStream([.bytes(Array(half)), .reset]), ScriptedStream([.bytes(Array(Self.me.utf8))])])
+        let scripted = ScriptedConnector([
+            ScriptedStream([.bytes(Array(half)), .reset]), ScriptedStream([.bytes(Array(Self.me.utf8))]),
+        ])
         let directory = try TemporaryDirectory()
         let me = try await Self.engine(scripted, in: directory).retrying { api in try await api.me() }
         #expect(me == (try UserID("alice")))
@@ -77,10 +83,16 @@ import ChatTestSupport
     func closedMidAnswer() async throws {
         let head = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"
         let scripted = ScriptedConnector([ScriptedStream([.bytes(Array(head.utf8))]), ScriptedStream([])])
-        await #expect(throws: SyncError.transport(TransportError(.closed, "the server closed the connection mid-answer", context: "GET /v1/me"))) {
+        await #expect(
+            throws: SyncError.transport(
+                TransportError(.closed, "the server closed the connection mid-answer", context: "GET /v1/me"))
+        ) {
             _ = try await Self.client(scripted).me()
         }
-        await #expect(throws: SyncError.transport(TransportError(.closed, "the server closed the connection without answering", context: "GET /v1/me"))) {
+        await #expect(
+            throws: SyncError.transport(
+                TransportError(.closed, "the server closed the connection without answering", context: "GET /v1/me"))
+        ) {
             _ = try await Self.client(scripted).me()
         }
     }
@@ -89,7 +101,12 @@ import ChatTestSupport
     func unreachable() async throws {
         let scripted = ScriptedConnector([])
         let directory = try TemporaryDirectory()
-        await #expect(throws: SyncError.transport(TransportError(.unreachable, "cannot connect to chat.example:8080: no more scripted connections", context: "http://chat.example:8080"))) {
+        await #expect(
+            throws: SyncError.transport(
+                TransportError(
+                    .unreachable, "cannot connect to chat.example:8080: no more scripted connections",
+                    context: "http://chat.example:8080"))
+        ) {
             _ = try await Self.engine(scripted, in: directory).retrying { api in try await api.me() }
         }
     }

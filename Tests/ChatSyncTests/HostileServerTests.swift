@@ -1,15 +1,17 @@
 import ChatDomain
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatSync
-import ChatTestSupport
 
 /// A server that breaks the contract on purpose: the client must say so clearly, store nothing
 /// from the broken answer, write nothing outside the store, and not crash.
 @Suite(.ownThreads) struct HostileServerTests {
     static let good = #"{"id":"c1","title":"Fine","members":["alice","bob"],"lastSequence":1}"#
-    static let goodMessage = #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}"#
+    static let goodMessage =
+        #"{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}"#
 
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
@@ -21,31 +23,45 @@ import ChatTestSupport
     }
 
     static let cases: [Case] = [
-        Case(name: "a ../ conversation ID", conversations: #"{"items":[{"id":"../escape","title":"x","members":["alice"],"lastSequence":1}]}"#,
-             messages: "", expected: "invalid conversation ID \"../escape\""),
-        Case(name: "a negative sequence", conversations: "{\"items\":[\(good)]}",
-             messages: #"{"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":-4,"sentAt":"t"}],"hasMore":false}"#,
-             expected: "\"sequence\" is -4, outside 1…"),
-        Case(name: "a huge sequence", conversations: "{\"items\":[\(good)]}",
-             messages: #"{"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":99999999999999999999,"sentAt":"t"}],"hasMore":false}"#,
-             expected: "\"sequence\" must be a whole number"),
-        Case(name: "wrong types", conversations: "{\"items\":[\(good)]}",
-             messages: #"{"items":[{"clientMessageId":7,"senderId":"bob","text":"hi","sequence":1,"sentAt":"t"}],"hasMore":false}"#,
-             expected: "\"clientMessageId\" must be a string"),
-        Case(name: "a sender that is a path", conversations: "{\"items\":[\(good)]}",
-             messages: #"{"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"../../etc","text":"hi","sequence":1,"sentAt":"t"}],"hasMore":false}"#,
-             expected: "invalid user ID \"../../etc\""),
-        Case(name: "a 10 MB body", conversations: "{\"items\":[\(good)]}",
-             messages: "{\"items\":[" + String(repeating: goodMessage + ",", count: 80_000) + goodMessage + "],\"hasMore\":false}",
-             expected: "over the 8388608-byte limit"),
+        Case(
+            name: "a ../ conversation ID",
+            conversations: #"{"items":[{"id":"../escape","title":"x","members":["alice"],"lastSequence":1}]}"#,
+            messages: "", expected: "invalid conversation ID \"../escape\""),
+        Case(
+            name: "a negative sequence", conversations: "{\"items\":[\(good)]}",
+            messages:
+                #"{"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":-4,"sentAt":"t"}],"hasMore":false}"#,
+            expected: "\"sequence\" is -4, outside 1…"),
+        Case(
+            name: "a huge sequence", conversations: "{\"items\":[\(good)]}",
+            messages:
+                #"{"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"bob","text":"hi","sequence":99999999999999999999,"sentAt":"t"}],"hasMore":false}"#,
+            expected: "\"sequence\" must be a whole number"),
+        Case(
+            name: "wrong types", conversations: "{\"items\":[\(good)]}",
+            messages:
+                #"{"items":[{"clientMessageId":7,"senderId":"bob","text":"hi","sequence":1,"sentAt":"t"}],"hasMore":false}"#,
+            expected: "\"clientMessageId\" must be a string"),
+        Case(
+            name: "a sender that is a path", conversations: "{\"items\":[\(good)]}",
+            messages:
+                #"{"items":[{"clientMessageId":"6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3","senderId":"../../etc","text":"hi","sequence":1,"sentAt":"t"}],"hasMore":false}"#,
+            expected: "invalid user ID \"../../etc\""),
+        Case(
+            name: "a 10 MB body", conversations: "{\"items\":[\(good)]}",
+            messages: "{\"items\":[" + String(repeating: goodMessage + ",", count: 80_000) + goodMessage
+                + "],\"hasMore\":false}",
+            expected: "over the 8388608-byte limit"),
         Case(name: "not JSON", conversations: "<html>", messages: "", expected: "is not valid JSON"),
         // 6 MiB, under the 8 MiB cap: refused at the key cap at once instead of comparing keys for minutes.
-        Case(name: "one object of 500,000 keys", conversations: "{\"items\":[\(good)]}",
-             messages: "{" + (0..<500_000).map { "\"k\($0)\":0" }.joined(separator: ",") + "}",
-             expected: "an object has more than 10000 keys"),
-        Case(name: "an array of 1,000,001 elements", conversations: "{\"items\":[\(good)]}",
-             messages: "{\"items\":[" + String(repeating: "0,", count: 1_000_000) + "0],\"hasMore\":false}",
-             expected: "an array has more than 1000000 elements"),
+        Case(
+            name: "one object of 500,000 keys", conversations: "{\"items\":[\(good)]}",
+            messages: "{" + (0..<500_000).map { "\"k\($0)\":0" }.joined(separator: ",") + "}",
+            expected: "an object has more than 10000 keys"),
+        Case(
+            name: "an array of 1,000,001 elements", conversations: "{\"items\":[\(good)]}",
+            messages: "{\"items\":[" + String(repeating: "0,", count: 1_000_000) + "0],\"hasMore\":false}",
+            expected: "an array has more than 1000000 elements"),
     ]
 
     @Test("a server that breaks the contract gets a clear error and writes nothing", arguments: cases)
@@ -66,10 +82,13 @@ import ChatTestSupport
         var options = SyncEngine.Options()
         options.requestTimeout = .seconds(300)
         options.passBudget = .seconds(600)
-        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "secret-token", options: options)
+        let engine = try SyncEngine(
+            store: store, server: try ServerAddress(server.url), token: "secret-token", options: options)
         let report = await engine.syncOnce()
         #expect(report.outcome == .contractBroken, "\(report.problems)")
-        #expect(report.problems.contains { $0.contains("broke the wire contract") && $0.contains(hostile.expected) }, "\(report.problems)")
+        #expect(
+            report.problems.contains { $0.contains("broke the wire contract") && $0.contains(hostile.expected) },
+            "\(report.problems)")
         #expect(!report.problems.joined().contains("secret-token"))
         // Nothing from the broken answer was stored; nothing exists outside the store.
         let conversation = store.conversation(try ConversationID("c1"))
@@ -88,7 +107,10 @@ import ChatTestSupport
         let report = await engine.syncOnce()
         #expect(report.unauthorized)
         #expect(report.outcome == .tokenRefused)
-        #expect(report.problems == ["the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file"])
+        #expect(
+            report.problems == [
+                "the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file"
+            ])
         #expect(server.seenRequests == ["GET /v1/me"])
     }
 
@@ -107,4 +129,3 @@ import ChatTestSupport
         #expect(try store.conversation(id).outbox().map(\.state) == [.pending])
     }
 }
-

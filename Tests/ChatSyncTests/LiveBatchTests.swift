@@ -1,5 +1,6 @@
 import ChatDomain
 import Testing
+
 @testable import ChatSync
 
 /// What one batch of live events leaves to commit (LiveBatch.swift).
@@ -16,7 +17,7 @@ import Testing
             batch.add([Self.m[3]], in: Self.group),
             batch.add([Self.m[2], Self.m[1]], in: Self.ab),
             batch.add([], in: Self.ab),
-            batch.add([Self.m[1]], in: Self.ab),  // a duplicate event's message again
+            batch.add([Self.m[1]], in: Self.ab), // a duplicate event's message again
         ]
         #expect(added == [true, true, true, true])
         #expect(batch.order == [Self.group, Self.ab])

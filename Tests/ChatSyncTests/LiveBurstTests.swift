@@ -1,10 +1,11 @@
 import ChatDomain
 import ChatStore
 import ChatSystem
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// Live bursts (SyncEngine+LiveSync.swift, LiveBatch.swift): many events on the socket at once are stored
 /// exactly once, in order, with one write per touched segment instead of one per event. The
@@ -26,8 +27,13 @@ import ChatTestSupport
             while true {
                 let read = try Inotify.read(fd, into: &buffer)
                 guard read > 0 else { return count }
-                let events = buffer.withUnsafeBytes { InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<read])) }
-                count += events.filter { $0.mask.contains(.movedTo) && $0.name.hasSuffix(".json") && !$0.name.hasPrefix(".") }.count
+                let events = buffer.withUnsafeBytes {
+                    InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<read]))
+                }
+                count +=
+                    events.filter {
+                        $0.mask.contains(.movedTo) && $0.name.hasSuffix(".json") && !$0.name.hasPrefix(".")
+                    }.count
             }
         }
     }
@@ -35,17 +41,23 @@ import ChatTestSupport
     /// alice's live worker, connected and caught up, with the conversation `ab` in her store.
     /// (Posting earlier races the catch-up: a message it fetches is delivered, and that receipt
     /// event takes a place in the held burst.)
-    static func liveAlice(_ server: TestServer, in directory: TemporaryDirectory, runtime: RuntimeChannel? = nil, options: SyncEngine.Options = fastOptions) async throws -> (Store, Task<Void, Never>) {
+    static func liveAlice(
+        _ server: TestServer, in directory: TemporaryDirectory, runtime: RuntimeChannel? = nil,
+        options: SyncEngine.Options = fastOptions
+    ) async throws -> (Store, Task<Void, Never>) {
         let alice = try clientStore("alice", in: directory)
-        let live = if let runtime {
-            try SyncEngine(store: alice, server: server.address, token: "alice-token", options: options, runtime: runtime)
-        } else {
-            try engine(alice, server, options: options)
-        }
+        let live =
+            if let runtime {
+                try SyncEngine(
+                    store: alice, server: server.address, token: "alice-token", options: options, runtime: runtime)
+            } else {
+                try engine(alice, server, options: options)
+            }
         let lines = LogLines()
         let task = Task { _ = await live.runLive(log: { line in lines.append(line) }) }
         try await waitUntil("alice is connected, caught up and knows ab") {
-            try server.server.liveSocketCount(for: UserID("alice")) == 1 && Sys.kind(of: alice.conversation(try ConversationID("ab")).messagesDirectory) == .directory
+            try server.server.liveSocketCount(for: UserID("alice")) == 1
+                && Sys.kind(of: alice.conversation(try ConversationID("ab")).messagesDirectory) == .directory
                 && lines.lines.contains("caught up")
         }
         return (alice, task)
@@ -53,8 +65,12 @@ import ChatTestSupport
 
     /// Waits until `ab` in `store` holds `count` messages, then: sequences 1…count, each once,
     /// the server's records byte for byte, and a store `check` finds clean.
-    static func expectEveryMessageOnce(_ count: Int, in store: Store, from server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await waitUntil("alice holds all \(count) messages", sourceLocation: sourceLocation) { try storedMessages(store, "ab").count == count }
+    static func expectEveryMessageOnce(
+        _ count: Int, in store: Store, from server: TestServer, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await waitUntil("alice holds all \(count) messages", sourceLocation: sourceLocation) {
+            try storedMessages(store, "ab").count == count
+        }
         let stored = try storedMessages(store, "ab")
         #expect(stored.map(\.sequence) == Array(1...count), sourceLocation: sourceLocation)
         #expect(stored == (try await server.messages("ab")), sourceLocation: sourceLocation)
@@ -66,9 +82,12 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let store = try TrustIntegrityTests.storeHolding(1...100, in: directory)
         let c1 = try ConversationID("c1")
-        let engine = try SyncEngine(store: store, server: ServerAddress(host: "127.0.0.1", port: 9), token: "alice-token", options: fastOptions)
+        let engine = try SyncEngine(
+            store: store, server: ServerAddress(host: "127.0.0.1", port: 9), token: "alice-token", options: fastOptions)
         let message = { (sequence: Int, id: String) in
-            Message(sequence: sequence, clientMessageID: try ClientMessageID(id), senderID: try UserID("bob"), text: "m\(sequence)", sentAt: TrustIntegrityTests.sentAt)
+            Message(
+                sequence: sequence, clientMessageID: try ClientMessageID(id), senderID: try UserID("bob"),
+                text: "m\(sequence)", sentAt: TrustIntegrityTests.sentAt)
         }
         var batch = LiveBatch()
         try await engine.apply(.message(c1, try message(101, UUID().uuidString)), batch: &batch)
@@ -96,7 +115,9 @@ import ChatTestSupport
         #expect(writes > 0 && writes < 100, "\(writes) segment writes for 400 live events")
         // The delivered position is posted once the burst is durable: bob sees ✓✓ on the last one.
         try await waitUntil("the server has alice's delivered position at 400") {
-            try await APIClient(server: server.address, token: "bob-token").receipts(try ConversationID("ab"))[try UserID("alice")].deliveredUpTo == 400
+            try await APIClient(server: server.address, token: "bob-token").receipts(try ConversationID("ab"))[
+                try UserID("alice")
+            ].deliveredUpTo == 400
         }
     }
 
@@ -130,7 +151,8 @@ import ChatTestSupport
             // (bob's), and a catch-up page ends its senders' typing too.
             var options = fastOptions
             options.idleCatchUp = .seconds(600)
-            (alice, task) = try await LiveBurstTests.liveAlice(server, in: directory, runtime: channel, options: options)
+            (alice, task) = try await LiveBurstTests.liveAlice(
+                server, in: directory, runtime: channel, options: options)
         }
     }
 
@@ -154,7 +176,9 @@ import ChatTestSupport
         try await CatchUpAndLiveTests().post(20, as: "bob", server: setup.server)
         try await bobAPI.typing(setup.ab)
         try await Self.expectEveryMessageOnce(20, in: setup.alice, from: setup.server)
-        try await waitUntil("alice's channel notes bob typing") { setup.channel.typing(setup.ab).map(\.user) == [setup.bob] }
+        try await waitUntil("alice's channel notes bob typing") {
+            setup.channel.typing(setup.ab).map(\.user) == [setup.bob]
+        }
         // Still there once the worker has nothing left to do (it would be gone were it cleared late).
         try await waitUntil("the server has alice's delivered position at 20") {
             try await bobAPI.receipts(setup.ab)[try UserID("alice")].deliveredUpTo == 20
@@ -172,7 +196,8 @@ import ChatTestSupport
         let posting = CatchUpAndLiveTests()
         try await posting.post(60, as: "bob", server: server)
         try await posting.post(60, as: "bob", to: "group", server: server)
-        _ = try await APIClient(server: server.address, token: "carol-token").read(try ConversationID("group"), upTo: 60)
+        _ = try await APIClient(server: server.address, token: "carol-token").read(
+            try ConversationID("group"), upTo: 60)
         try await waitUntil("alice holds both conversations' messages and carol's read position") {
             try storedMessages(alice, "ab").count == 60 && (try storedMessages(alice, "group").count == 60)
                 && (try alice.conversation(try ConversationID("group")).positions()?[try UserID("carol")].readUpTo == 60)

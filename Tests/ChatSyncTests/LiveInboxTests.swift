@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatProtocol
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
 @testable import ChatSync
 
 /// The bounded queue between the live reader thread and the worker (LiveConnection.Inbox): a
@@ -25,8 +26,9 @@ import ChatTestSupport
     }
 
     static func message(_ sequence: Int, bytes: Int) throws -> Event {
-        let message = Message(sequence: sequence, clientMessageID: .random(), senderID: try UserID("bob"),
-                              text: String(repeating: "x", count: bytes), sentAt: "2026-11-29T10:00:00.000Z")
+        let message = Message(
+            sequence: sequence, clientMessageID: .random(), senderID: try UserID("bob"),
+            text: String(repeating: "x", count: bytes), sentAt: "2026-11-29T10:00:00.000Z")
         return .event(.message(try ConversationID("ab"), message))
     }
 
@@ -50,7 +52,9 @@ import ChatTestSupport
     @Test("message text counts too: past the byte capacity the reader waits, but one long message always goes in")
     func byteCapacity() async throws {
         let inbox = LiveConnection.Inbox(limit: 100, byteLimit: 1 << 20, capacity: 1000, byteCapacity: 1000)
-        let events = [try Self.message(1, bytes: 2000), try Self.message(2, bytes: 600), try Self.message(3, bytes: 600)]
+        let events = [
+            try Self.message(1, bytes: 2000), try Self.message(2, bytes: 600), try Self.message(3, bytes: 600),
+        ]
         let pushed = Self.pushInBackground(inbox, events)
         // The first is larger than the whole capacity and still goes in (the queue was empty);
         // the second waits for it to be taken.
@@ -58,7 +62,9 @@ import ChatTestSupport
         #expect(pushed.withLock { $0 } == 1)
         #expect(await inbox.next() == [events[0]])
         // 600 fits, then 600 more would pass 1,000: the third waits for the second.
-        try await waitUntil("the third message waits for room") { inbox.isHoldingThePusher && pushed.withLock { $0 } == 2 }
+        try await waitUntil("the third message waits for room") {
+            inbox.isHoldingThePusher && pushed.withLock { $0 } == 2
+        }
         #expect(pushed.withLock { $0 } == 2)
         #expect(await inbox.next() == [events[1]])
         try await waitUntil("the third message is queued") { pushed.withLock { $0 } == 3 }

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// The outbox rules against the reference server: save first, deliver later, exactly once,
 /// in order, the same ID on every attempt.
@@ -100,12 +101,19 @@ import ChatTestSupport
         let canned = try CannedServer { method, path in
             switch (method, path) {
             case ("GET", "/v1/me"): return .json(200, #"{"userId":"alice"}"#)
-            case ("GET", "/v1/conversations"): return .json(200, #"{"items":[{"id":"ab","title":"t","members":["alice","bob"],"lastSequence":0}]}"#)
+            case ("GET", "/v1/conversations"):
+                return .json(200, #"{"items":[{"id":"ab","title":"t","members":["alice","bob"],"lastSequence":0}]}"#)
             case ("GET", _) where path.contains("/messages"): return .json(200, #"{"items":[],"hasMore":false}"#)
             case ("GET", _) where path.contains("/receipts"): return .json(200, #"{"members":[]}"#)
             case ("POST", "/v1/conversations/ab/messages"):
-                if attempts.record() == 1 { return CannedServer.Reply(status: 429, body: Array(#"{"error":"slow down"}"#.utf8), headers: ["Retry-After": "2"]) }
-                return .json(201, #"{"clientMessageId":"\#(attempts.id)","senderId":"alice","text":"hello","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}"#)
+                if attempts.record() == 1 {
+                    return CannedServer.Reply(
+                        status: 429, body: Array(#"{"error":"slow down"}"#.utf8), headers: ["Retry-After": "2"])
+                }
+                return .json(
+                    201,
+                    #"{"clientMessageId":"\#(attempts.id)","senderId":"alice","text":"hello","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}"#
+                )
             default: return .json(404, #"{"error":"no"}"#)
             }
         }
@@ -117,7 +125,9 @@ import ChatTestSupport
         attempts.id = entry.clientMessageID.rawValue
         var options = fastOptions
         options.longestPassWait = .seconds(5)
-        let report = await (try SyncEngine(store: alice, server: try ServerAddress(canned.url), token: "t", options: options)).syncOnce()
+        let report = await
+            (try SyncEngine(store: alice, server: try ServerAddress(canned.url), token: "t", options: options))
+            .syncOnce()
         #expect(report.outcome == .complete, "\(report)")
         let times = attempts.times
         #expect(times.count == 2)

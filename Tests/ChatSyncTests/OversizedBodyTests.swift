@@ -1,8 +1,9 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
-import Testing
 import ChatTestSupport
+import Testing
+
+@testable import ChatSync
 
 /// A message whose body is over the server's cap must come back as a 413 the client can read
 /// (the message fails once, with the reason), never as a reset it would retry forever.
@@ -10,7 +11,9 @@ import ChatTestSupport
     /// Within both text limits (4,000 characters, 64,000 bytes of UTF-8), yet a body over the
     /// server's 64 KiB cap: each of the 1,000 control characters is one byte of text and six of
     /// JSON (`\u0001`), beside 3,000 letters with ten combining accents each (21 bytes).
-    static let oversizedText = String(repeating: "a" + String(repeating: "\u{301}", count: 10) + "\u{1}" + "a" + String(repeating: "\u{301}", count: 10) + "a" + String(repeating: "\u{301}", count: 10), count: 1000)
+    static let oversizedText = String(
+        repeating: "a" + String(repeating: "\u{301}", count: 10) + "\u{1}" + "a"
+            + String(repeating: "\u{301}", count: 10) + "a" + String(repeating: "\u{301}", count: 10), count: 1000)
 
     @Test("a message over the server's body cap is marked failed with the 413 reason, exactly once")
     func oversizedMessageFailsOnce() async throws {

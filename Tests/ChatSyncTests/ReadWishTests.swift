@@ -1,10 +1,11 @@
 import ChatDomain
 import ChatServer
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// A read wish the server will not reach (past its newest message) is settled by the server's
 /// answer, not kept: it is not posted again and does not mark later messages read.
@@ -12,7 +13,8 @@ import ChatTestSupport
     let ab = try! ConversationID("ab")
 
     func post(_ text: String, as user: String, server: TestServer) async throws {
-        _ = try await APIClient(server: server.address, token: "\(user)-token").post(ab, clientMessageID: .random(), text: text)
+        _ = try await APIClient(server: server.address, token: "\(user)-token").post(
+            ab, clientMessageID: .random(), text: text)
     }
 
     /// alice's store holding bob's three messages, with a wish to have read up to 99999
@@ -29,7 +31,9 @@ import ChatTestSupport
 
     var readFile: (Store) -> String { { $0.conversation(ab).outboxDirectory + "/read.json" } }
 
-    @Test("sync posts a wish past the server's newest message once; the lower answer settles it and a later message is unread")
+    @Test(
+        "sync posts a wish past the server's newest message once; the lower answer settles it and a later message is unread"
+    )
     func syncSettles() async throws {
         let directory = try TemporaryDirectory()
         let server = try TestServer()
@@ -42,7 +46,9 @@ import ChatTestSupport
         #expect(alice.conversation(ab).summary(me: alice.userID).unread == 1, "bob's new message is not read")
     }
 
-    @Test("a wish the server accepted is removed by that pass (docs/FORMAT.md: read.json is the position not yet accepted); an accepted one left over is removed too")
+    @Test(
+        "a wish the server accepted is removed by that pass (docs/FORMAT.md: read.json is the position not yet accepted); an accepted one left over is removed too"
+    )
     func acceptedWishRemoved() async throws {
         let directory = try TemporaryDirectory()
         let server = try TestServer()
@@ -79,7 +85,12 @@ import ChatTestSupport
         let alice = try clientStore("alice", in: directory)
         let writer = try StoreWriter(store: alice)
         try writer.saveInfo(ConversationInfo(title: "t", members: [alice.userID, try UserID("bob")]), for: ab)
-        try writer.save((1...9).map { Message(sequence: $0, clientMessageID: .random(), senderID: try! UserID("bob"), text: "m", sentAt: "2026-11-29T10:00:00.000Z") }, in: ab)
+        try writer.save(
+            (1...9).map {
+                Message(
+                    sequence: $0, clientMessageID: .random(), senderID: try! UserID("bob"), text: "m",
+                    sentAt: "2026-11-29T10:00:00.000Z")
+            }, in: ab)
         let outbox = Outbox(alice.conversation(ab))
         try outbox.wantRead(upTo: 7)
         try outbox.settleRead(posted: 5)

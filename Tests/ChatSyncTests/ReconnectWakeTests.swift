@@ -1,6 +1,7 @@
-import Testing
-@testable import ChatSync
 import ChatTestSupport
+import Testing
+
+@testable import ChatSync
 
 /// ``ReconnectWake``: what ends the live worker's reconnect wait early, and what does not.
 @Suite(.ownThreads) struct ReconnectWakeTests {

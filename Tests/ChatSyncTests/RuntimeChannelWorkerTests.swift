@@ -1,12 +1,13 @@
 import ChatDomain
 import ChatProtocol
 import ChatStore
-@testable import ChatSync
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Synchronization
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// The live worker's side of the runtime channel (SyncEngine+RuntimeChannelFollower.swift): typing both
 /// ways through the reference server, the quiet stop on a server without the endpoint, and
@@ -17,12 +18,16 @@ import ChatTestSupport
 
     /// A canned server for alice with c1 and its one message, 404 for anything else (typing
     /// included); `override` answers first where it returns a reply.
-    static func aliceServer(_ override: @escaping @Sendable (String) -> CannedServer.Reply? = { _ in nil }) throws -> CannedServer {
+    static func aliceServer(_ override: @escaping @Sendable (String) -> CannedServer.Reply? = { _ in nil }) throws
+        -> CannedServer
+    {
         try CannedServer(live: .holdOpen) { _, path in
             if let reply = override(path) { return reply }
             if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
             if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
-            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
+            if path.contains("/messages?after=0") {
+                return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}")
+            }
             if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
             if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
             if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
@@ -40,12 +45,18 @@ import ChatTestSupport
         let bobChannel = RuntimeChannel(root: directory.path + "/run/bob")
         let aliceStore = try clientStore("alice", in: directory)
         let bobStore = try clientStore("bob", in: directory)
-        let aliceLive = try SyncEngine(store: aliceStore, server: server.address, token: "alice-token", options: fastOptions, runtime: aliceChannel)
+        let aliceLive = try SyncEngine(
+            store: aliceStore, server: server.address, token: "alice-token", options: fastOptions, runtime: aliceChannel
+        )
         var bobOptions = fastOptions
-        bobOptions.idleCatchUp = .seconds(600)  // her live message must clear it, not an idle catch-up's page
-        let bobLive = try SyncEngine(store: bobStore, server: server.address, token: "bob-token", options: bobOptions, runtime: bobChannel)
+        bobOptions.idleCatchUp = .seconds(600) // her live message must clear it, not an idle catch-up's page
+        let bobLive = try SyncEngine(
+            store: bobStore, server: server.address, token: "bob-token", options: bobOptions, runtime: bobChannel)
         let logs = LogLines()
-        let tasks = [Task { _ = await aliceLive.runLive { logs.append("alice: \($0)") } }, Task { _ = await bobLive.runLive { logs.append("bob: \($0)") } }]
+        let tasks = [
+            Task { _ = await aliceLive.runLive { logs.append("alice: \($0)") } },
+            Task { _ = await bobLive.runLive { logs.append("bob: \($0)") } },
+        ]
         defer { tasks.forEach { $0.cancel() } }
         try await waitUntil("both workers caught up") { logs.lines.filter { $0.hasSuffix(": caught up") }.count >= 2 }
 
@@ -66,9 +77,14 @@ import ChatTestSupport
         // Her own worker never notes her.
         #expect(aliceChannel.typing(ab).isEmpty)
 
-        _ = try await APIClient(server: server.address, token: "alice-token").post(ab, clientMessageID: ClientMessageID.random(), text: "done typing")
-        try await waitUntil("bob's worker clears typing/alice when her message arrives") { bobChannel.typing(ab).isEmpty }
-        try await waitUntil("bob's store has her message") { try storedMessages(bobStore, "ab").map(\.text) == ["done typing"] }
+        _ = try await APIClient(server: server.address, token: "alice-token").post(
+            ab, clientMessageID: ClientMessageID.random(), text: "done typing")
+        try await waitUntil("bob's worker clears typing/alice when her message arrives") {
+            bobChannel.typing(ab).isEmpty
+        }
+        try await waitUntil("bob's store has her message") {
+            try storedMessages(bobStore, "ab").map(\.text) == ["done typing"]
+        }
     }
 
     @Test("a server answering 404 to /typing gets exactly one typing POST, however many signals follow")
@@ -79,8 +95,10 @@ import ChatTestSupport
         let c1 = try ConversationID("c1")
         let channel = RuntimeChannel(root: directory.path + "/run")
         var options = fastOptions
-        options.typingInterval = .zero  // every new signal would be posted, were typing not switched off
-        let engine = try SyncEngine(store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: options, runtime: channel)
+        options.typingInterval = .zero // every new signal would be posted, were typing not switched off
+        let engine = try SyncEngine(
+            store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t",
+            options: options, runtime: channel)
         let logs = LogLines()
         let worker = Task { await engine.runLive { logs.append($0) } }
         defer { worker.cancel() }
@@ -89,14 +107,18 @@ import ChatTestSupport
 
         var signal = Self.now()
         try channel.signalMyTyping(c1, atMilliseconds: signal)
-        try await waitUntil("the worker said the server has no typing") { logs.lines.contains { $0.contains("no typing endpoint") } }
+        try await waitUntil("the worker said the server has no typing") {
+            logs.lines.contains { $0.contains("no typing endpoint") }
+        }
         // The worker looks at typing-me before older-wanted in the same round: once a wish made
         // after a signal is answered, that signal was seen. So each of the five is seen alone.
         for round in 1...5 {
             signal += 1
             try channel.signalMyTyping(c1, atMilliseconds: signal)
             try channel.wantOlder(c1, before: round + 1)
-            try await waitUntil("the worker has seen signal \(round)") { channel.olderAnswer(c1) == .beginning(before: round + 1) }
+            try await waitUntil("the worker has seen signal \(round)") {
+                channel.olderAnswer(c1) == .beginning(before: round + 1)
+            }
         }
         try channel.wantOlder(c1, before: 1)
         try await waitUntil("the wish is answered") { channel.olderAnswer(c1) == .beginning(before: 1) }
@@ -122,7 +144,8 @@ import ChatTestSupport
             (99_000, 20_000, 20, false, "far in the future"),
         ]
         for (signalled, now, seconds, posted, why) in steps {
-            let answer = throttle.shouldPost(c1, signalled: signalled, nowMilliseconds: now, at: start + .seconds(seconds))
+            let answer = throttle.shouldPost(
+                c1, signalled: signalled, nowMilliseconds: now, at: start + .seconds(seconds))
             #expect(answer == posted, "\(why)")
         }
         var turnedOff = [throttle.failed(status: 503)]
@@ -139,7 +162,9 @@ import ChatTestSupport
         let directory = try TemporaryDirectory()
         let ab = try ConversationID("ab")
         let bob = APIClient(server: server.address, token: "bob-token")
-        for number in 1...12 { _ = try await bob.post(ab, clientMessageID: ClientMessageID.random(), text: "m\(number)") }
+        for number in 1...12 {
+            _ = try await bob.post(ab, clientMessageID: ClientMessageID.random(), text: "m\(number)")
+        }
         let all = try await server.messages("ab")
         #expect(all.map(\.sequence) == Array(1...12))
 
@@ -147,9 +172,11 @@ import ChatTestSupport
         var options = fastOptions
         options.pageSize = 5
         let store = try clientStore("alice", in: directory)
-        let engine = try SyncEngine(store: store, server: server.address, token: "alice-token", options: options, runtime: channel)
+        let engine = try SyncEngine(
+            store: store, server: server.address, token: "alice-token", options: options, runtime: channel)
         // The store starts with the newest five only, as after an earlier sync from the middle.
-        try await engine.store.saveInfo(ConversationInfo(title: "Alice and Bob", members: [try UserID("alice"), try UserID("bob")]), for: ab)
+        try await engine.store.saveInfo(
+            ConversationInfo(title: "Alice and Bob", members: [try UserID("alice"), try UserID("bob")]), for: ab)
         try await engine.store.saveFromServer(Array(all.suffix(5)), in: ab, what: "the test's newest messages")
         let logs = LogLines()
         let worker = Task { await engine.runLive { logs.append($0) } }
@@ -172,14 +199,18 @@ import ChatTestSupport
 
     @Test("a failed older page is answered failed, with the server's reason, and the worker goes on")
     func olderPageFails() async throws {
-        let server = try Self.aliceServer { path in path.contains("/messages?before=") ? .json(503, #"{"error":"busy"}"#) : nil }
+        let server = try Self.aliceServer { path in
+            path.contains("/messages?before=") ? .json(503, #"{"error":"busy"}"#) : nil
+        }
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let c1 = try ConversationID("c1")
         let channel = RuntimeChannel(root: directory.path + "/run")
         var options = fastOptions
         options.attemptsPerPass = 1
-        let engine = try SyncEngine(store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: options, runtime: channel)
+        let engine = try SyncEngine(
+            store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t",
+            options: options, runtime: channel)
         let logs = LogLines()
         let worker = Task { await engine.runLive { logs.append($0) } }
         defer { worker.cancel() }
@@ -189,10 +220,12 @@ import ChatTestSupport
             if case .failed? = channel.olderAnswer(c1) { return true }
             return false
         }
-        guard case let .failed(before, reason)? = channel.olderAnswer(c1) else { return }
+        guard case .failed(let before, let reason)? = channel.olderAnswer(c1) else { return }
         #expect(before == 5)
         #expect(reason.contains("503"), "\(reason)")
-        #expect(server.seenRequests.filter { $0.contains("before=") }.count == 1, "one attempt (attemptsPerPass 1): \(server.seenRequests)")
+        #expect(
+            server.seenRequests.filter { $0.contains("before=") }.count == 1,
+            "one attempt (attemptsPerPass 1): \(server.seenRequests)")
         worker.cancel()
         #expect(await worker.value == nil)
     }

@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatSystem
 import Foundation
+
 @testable import ChatSync
 
 /// A ``ByteStream`` whose peer is a script, in process (no socket): what the "server" answers,
@@ -49,9 +50,9 @@ final class ScriptedStream: ByteStream, @unchecked Sendable {
         defer { condition.unlock() }
         guard !isShut, !steps.isEmpty else { return .closed }
         switch steps.removeFirst() {
-        case let .bytes(bytes):
+        case .bytes(let bytes):
             return .bytes(bytes)
-        case let .answer(trickle, respond):
+        case .answer(let trickle, let respond):
             let bytes = respond(writtenBytes)
             guard trickle, let first = bytes.first else { return .bytes(bytes) }
             steps.insert(contentsOf: bytes.dropFirst().map { .bytes([$0]) }, at: 0)
@@ -59,7 +60,8 @@ final class ScriptedStream: ByteStream, @unchecked Sendable {
         case .stall:
             steps.insert(.stall, at: 0)
             let left = deadline - .now
-            let until = Date(timeIntervalSinceNow: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+            let until = Date(
+                timeIntervalSinceNow: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
             while !isShut, condition.wait(until: until) {}
             return isShut ? .closed : .timedOut
         case .reset:
@@ -95,7 +97,10 @@ final class ScriptedConnector: @unchecked Sendable {
             opened += 1
             return streams.removeFirst()
         }
-        guard let next else { throw TransportError(.unreachable, "cannot connect to \(server.host):\(server.port): no more scripted connections") }
+        guard let next else {
+            throw TransportError(
+                .unreachable, "cannot connect to \(server.host):\(server.port): no more scripted connections")
+        }
         return next
     }
 }
@@ -103,6 +108,7 @@ final class ScriptedConnector: @unchecked Sendable {
 extension String {
     /// An HTTP/1.1 answer with a JSON body, closing the connection after it.
     static func answer(_ status: Int, _ body: String, headers: [String] = []) -> String {
-        "HTTP/1.1 \(status) X\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n" + body
+        "HTTP/1.1 \(status) X\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
+            + headers.map { $0 + "\r\n" }.joined() + "\r\n" + body
     }
 }

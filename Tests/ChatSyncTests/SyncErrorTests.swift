@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
 import ChatSystem
-import Testing
-@testable import ChatSync
 import ChatTestSupport
+import Testing
+
+@testable import ChatSync
 
 /// The cases of ``SyncError``: the words a person reads, and what the worker and the exit
 /// status make of each case (never of the words).
@@ -17,17 +18,40 @@ import ChatTestSupport
     }
 
     static let cases: [Case] = [
-        Case(error: .temporary("GET /v1/me: 503 busy", retryAfter: .seconds(2)), words: "server unavailable: GET /v1/me: 503 busy (asked to wait 2.0s)", temporary: true, retryable: true),
-        Case(error: .transport(TransportError(.timedOut, "no answer in time", context: "GET /v1/me")), words: "server unavailable: GET /v1/me: no answer in time", temporary: true, retryable: true),
-        Case(error: .transport(TransportError(SystemError(operation: "recv", path: "", errno: .connectionReset))), words: "server unavailable: recv: Connection reset by peer", temporary: true, retryable: true),
-        Case(error: .transport(TransportError(SystemError(operation: "poll", path: "", errno: .tooManyOpenFiles))), words: "server unavailable: poll: Too many open files", temporary: true, retryable: true),
-        Case(error: .transport(TransportError(.unreachable, "cannot connect to 127.0.0.1:9: Connection refused")), words: "server unreachable: cannot connect to 127.0.0.1:9: Connection refused", temporary: true, retryable: false),
-        Case(error: .transport(TransportError(.unreachable, "cannot resolve nowhere: Name or service not known", context: "http://nowhere:80")),
-             words: "server unreachable: http://nowhere:80: cannot resolve nowhere: Name or service not known", temporary: true, retryable: false),
-        Case(error: .rejected(status: 400, message: "text too long"), words: "rejected by the server (400): text too long", temporary: false, retryable: false),
-        Case(error: .unauthorized("401: unknown token"), words: "the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file", temporary: false, retryable: false),
-        Case(error: .contract("chunked answers are not part of the contract"),
-             words: "the server broke the wire contract: chunked answers are not part of the contract; nothing from that answer was stored", temporary: false, retryable: false),
+        Case(
+            error: .temporary("GET /v1/me: 503 busy", retryAfter: .seconds(2)),
+            words: "server unavailable: GET /v1/me: 503 busy (asked to wait 2.0s)", temporary: true, retryable: true),
+        Case(
+            error: .transport(TransportError(.timedOut, "no answer in time", context: "GET /v1/me")),
+            words: "server unavailable: GET /v1/me: no answer in time", temporary: true, retryable: true),
+        Case(
+            error: .transport(TransportError(SystemError(operation: "recv", path: "", errno: .connectionReset))),
+            words: "server unavailable: recv: Connection reset by peer", temporary: true, retryable: true),
+        Case(
+            error: .transport(TransportError(SystemError(operation: "poll", path: "", errno: .tooManyOpenFiles))),
+            words: "server unavailable: poll: Too many open files", temporary: true, retryable: true),
+        Case(
+            error: .transport(TransportError(.unreachable, "cannot connect to 127.0.0.1:9: Connection refused")),
+            words: "server unreachable: cannot connect to 127.0.0.1:9: Connection refused", temporary: true,
+            retryable: false),
+        Case(
+            error: .transport(
+                TransportError(
+                    .unreachable, "cannot resolve nowhere: Name or service not known", context: "http://nowhere:80")),
+            words: "server unreachable: http://nowhere:80: cannot resolve nowhere: Name or service not known",
+            temporary: true, retryable: false),
+        Case(
+            error: .rejected(status: 400, message: "text too long"),
+            words: "rejected by the server (400): text too long", temporary: false, retryable: false),
+        Case(
+            error: .unauthorized("401: unknown token"),
+            words: "the server refused the token (401: unknown token); check CHATDIR_TOKEN or --token-file",
+            temporary: false, retryable: false),
+        Case(
+            error: .contract("chunked answers are not part of the contract"),
+            words:
+                "the server broke the wire contract: chunked answers are not part of the contract; nothing from that answer was stored",
+            temporary: false, retryable: false),
     ]
 
     @Test("each case's words, and whether it is temporary and retried within a pass", arguments: cases)
@@ -37,7 +61,9 @@ import ChatTestSupport
         #expect(example.error.isRetryable == example.retryable)
     }
 
-    @Test("a temporary failure whose server text says \"broke the wire contract\" still ends the pass as incomplete (exit 75), not as a broken contract (76)")
+    @Test(
+        "a temporary failure whose server text says \"broke the wire contract\" still ends the pass as incomplete (exit 75), not as a broken contract (76)"
+    )
     func outcomeFromCaseNotWords() async throws {
         let busy = String.answer(503, #"{"error":"the upstream broke the wire contract; try later"}"#)
         let scripted = ScriptedConnector((0..<4).map { _ in ScriptedStream([.bytes(Array(busy.utf8))]) })
@@ -51,16 +77,21 @@ import ChatTestSupport
         options.passBudget = .seconds(300)
         options.requestTimeout = .seconds(120)
         let store = try Store.create(at: directory.path + "/store", manifest: Manifest(userID: try UserID("alice")))
-        let engine = try SyncEngine(store: store, server: ServerAddress(host: "chat.example", port: 8080), token: "t", options: options)
+        let engine = try SyncEngine(
+            store: store, server: ServerAddress(host: "chat.example", port: 8080), token: "t", options: options)
         let report = await engine.syncOnce()
-        #expect(report.problems == ["server unavailable: GET /v1/me: 503 the upstream broke the wire contract; try later"])
+        #expect(
+            report.problems == ["server unavailable: GET /v1/me: 503 the upstream broke the wire contract; try later"])
         #expect(report.outcome == .incomplete)
         #expect(scripted.connections == 2)
     }
 
-    @Test("a broken contract ends the pass as such whatever its words", arguments: [
-        SyncError.contract("unexpected status 302 for GET /v1/me"), .historyDiffers(at: 6, "the store holds another message there"),
-    ])
+    @Test(
+        "a broken contract ends the pass as such whatever its words",
+        arguments: [
+            SyncError.contract("unexpected status 302 for GET /v1/me"),
+            .historyDiffers(at: 6, "the store holds another message there"),
+        ])
     func contractOutcome(_ error: SyncError) {
         var report = SyncEngine.Report()
         report.record(error, in: try? ConversationID("ab"))
@@ -76,14 +107,18 @@ import ChatTestSupport
         var testDescription: String { expected }
     }
 
-    @Test("the summary says synced only for a pass no problem stopped; otherwise what was really done, or not synced", arguments: [
-        SummaryCase(newMessages: 7, expected: "synced 2 conversations, 7 new messages, 0 sent"),
-        SummaryCase(sent: 1, failed: 1, expected: "synced 2 conversations, 0 new messages, 1 sent, 1 failed"),
-        SummaryCase(conversations: 0, problem: true, expected: "not synced"),
-        SummaryCase(stillPending: 1, conversations: 0, problem: true, expected: "not synced: 1 still pending"),
-        SummaryCase(newMessages: 1, sent: 2, stillPending: 3, problem: true, expected: "partly synced: 1 new message, 2 sent; 3 still pending"),
-        SummaryCase(failed: 1, problem: true, expected: "partly synced: 1 failed"),
-    ])
+    @Test(
+        "the summary says synced only for a pass no problem stopped; otherwise what was really done, or not synced",
+        arguments: [
+            SummaryCase(newMessages: 7, expected: "synced 2 conversations, 7 new messages, 0 sent"),
+            SummaryCase(sent: 1, failed: 1, expected: "synced 2 conversations, 0 new messages, 1 sent, 1 failed"),
+            SummaryCase(conversations: 0, problem: true, expected: "not synced"),
+            SummaryCase(stillPending: 1, conversations: 0, problem: true, expected: "not synced: 1 still pending"),
+            SummaryCase(
+                newMessages: 1, sent: 2, stillPending: 3, problem: true,
+                expected: "partly synced: 1 new message, 2 sent; 3 still pending"),
+            SummaryCase(failed: 1, problem: true, expected: "partly synced: 1 failed"),
+        ])
     func summary(_ row: SummaryCase) {
         var report = SyncEngine.Report()
         report.conversations = row.conversations
@@ -97,10 +132,14 @@ import ChatTestSupport
 
     @Test("a failed system call on the store ends the pass as a store failure (exit 74), with the store's words")
     func storeFailureOutcome() {
-        let error = StoreError.system(SystemError(operation: "fsync", path: "/s/conversations/ab/messages", errno: .noSpace))
+        let error = StoreError.system(
+            SystemError(operation: "fsync", path: "/s/conversations/ab/messages", errno: .noSpace))
         var report = SyncEngine.Report()
         report.record(error, in: try? ConversationID("ab"))
         #expect(report.outcome == .storeFailed)
-        #expect(report.problems == ["ab: fsync /s/conversations/ab/messages: No space left on device; the disk is full: free some space, then run the command again"])
+        #expect(
+            report.problems == [
+                "ab: fsync /s/conversations/ab/messages: No space left on device; the disk is full: free some space, then run the command again"
+            ])
     }
 }

@@ -1,10 +1,11 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// ENOSPC and EIO injected (``FaultInjection``, scoped to the client store's directory) at every
 /// file syscall of a one-pass sync and of a live save, against the in-process reference server:
@@ -17,10 +18,13 @@ import ChatTestSupport
 
     static let allOperations = Set(FaultInjection.Operation.allCases)
 
-    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m") async throws {
+    func post(_ count: Int, as user: String, to conversation: String = "ab", server: TestServer, prefix: String = "m")
+        async throws
+    {
         let api = APIClient(server: server.address, token: "\(user)-token")
         for index in 1...count {
-            _ = try await api.post(try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
+            _ = try await api.post(
+                try ConversationID(conversation), clientMessageID: .random(), text: "\(prefix)\(index)")
         }
     }
 
@@ -42,7 +46,9 @@ import ChatTestSupport
         try await post(3, as: "bob", server: server, prefix: "late")
         try await post(2, as: "carol", to: "group", server: server)
         var queued: [ClientMessageID] = []
-        for text in ["one", "two", "three"] { queued.append(try Outbox(alice.conversation(ab)).enqueue(text).clientMessageID) }
+        for text in ["one", "two", "three"] {
+            queued.append(try Outbox(alice.conversation(ab)).enqueue(text).clientMessageID)
+        }
         queued.append(try Outbox(alice.conversation(group)).enqueue("to the group").clientMessageID)
         try Outbox(alice.conversation(ab)).wantRead(upTo: 6)
         return Scene(directory: directory, server: server, alice: alice, queued: queued)
@@ -51,7 +57,9 @@ import ChatTestSupport
     /// What must hold after any run, faulted or not: every queued message the server holds is in
     /// a segment or still in the outbox; one it does not hold is still in the outbox; every
     /// file parses.
-    func expectNothingLost(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectNothingLost(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         var onServer = Set<ClientMessageID>()
         var stored = Set<ClientMessageID>()
         var queued = Set<ClientMessageID>()
@@ -62,56 +70,85 @@ import ChatTestSupport
         }
         for id in scene.queued {
             if onServer.contains(id) {
-                #expect(stored.contains(id) || queued.contains(id), "\(id) was accepted by the server, yet is neither stored nor queued (\(context))", sourceLocation: sourceLocation)
+                #expect(
+                    stored.contains(id) || queued.contains(id),
+                    "\(id) was accepted by the server, yet is neither stored nor queued (\(context))",
+                    sourceLocation: sourceLocation)
             } else {
-                #expect(queued.contains(id), "\(id) never reached the server, yet left the outbox (\(context))", sourceLocation: sourceLocation)
+                #expect(
+                    queued.contains(id), "\(id) never reached the server, yet left the outbox (\(context))",
+                    sourceLocation: sourceLocation)
             }
             if !queued.contains(id) {
-                #expect(stored.contains(id), "\(id) left the outbox without being stored (\(context))", sourceLocation: sourceLocation)
+                #expect(
+                    stored.contains(id), "\(id) left the outbox without being stored (\(context))",
+                    sourceLocation: sourceLocation)
             }
         }
         let report = StoreChecker.check(root: scene.alice.root)
         #expect(report.errors.isEmpty, "\(report.errors) (\(context))", sourceLocation: sourceLocation)
-        #expect(report.warnings.allSatisfy { $0.message.contains("temporary file") || $0.message.contains("already accepted") },
-                "\(report.warnings) (\(context))", sourceLocation: sourceLocation)
+        #expect(
+            report.warnings.allSatisfy {
+                $0.message.contains("temporary file") || $0.message.contains("already accepted")
+            },
+            "\(report.warnings) (\(context))", sourceLocation: sourceLocation)
     }
 
     /// A pass without faults: exit 0, every queued message on the server exactly once, the
     /// store holding exactly what the server holds, the outbox empty.
-    func expectRecovered(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectRecovered(_ scene: Scene, _ context: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         let report = try await pass(scene.alice, scene.server)
         #expect(report.outcome == .complete, "\(report.problems) (\(context))", sourceLocation: sourceLocation)
         var onServer: [ClientMessageID] = []
         for id in [ab, group] {
             let messages = try await scene.server.messages(id.rawValue)
             onServer += messages.map(\.clientMessageID)
-            #expect(try storedMessages(scene.alice, id.rawValue) == messages, "\(id) is not complete (\(context))", sourceLocation: sourceLocation)
-            #expect(try scene.alice.conversation(id).outbox().isEmpty, "\(id) still has queued messages (\(context))", sourceLocation: sourceLocation)
+            #expect(
+                try storedMessages(scene.alice, id.rawValue) == messages, "\(id) is not complete (\(context))",
+                sourceLocation: sourceLocation)
+            #expect(
+                try scene.alice.conversation(id).outbox().isEmpty, "\(id) still has queued messages (\(context))",
+                sourceLocation: sourceLocation)
         }
         for id in scene.queued {
-            #expect(onServer.filter { $0 == id }.count == 1, "\(id) is on the server \(onServer.filter { $0 == id }.count) times (\(context))", sourceLocation: sourceLocation)
+            #expect(
+                onServer.filter { $0 == id }.count == 1,
+                "\(id) is on the server \(onServer.filter { $0 == id }.count) times (\(context))",
+                sourceLocation: sourceLocation)
         }
         let check = StoreChecker.check(root: scene.alice.root)
         #expect(check.errors.isEmpty, "\(check.errors) (\(context))", sourceLocation: sourceLocation)
     }
 
-    static func expectClearError(_ problems: [String], errno code: Errno, under directory: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectClearError(
+        _ problems: [String], errno code: Errno, under directory: String, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let words = code.description
-        #expect(problems.contains { problem in
-            problem.contains(words) && FaultInjection.Operation.allCases.contains { problem.contains($0.rawValue + " " + directory) }
-        }, "\(problems) (\(context))", sourceLocation: sourceLocation)
+        #expect(
+            problems.contains { problem in
+                problem.contains(words)
+                    && FaultInjection.Operation.allCases.contains { problem.contains($0.rawValue + " " + directory) }
+            }, "\(problems) (\(context))", sourceLocation: sourceLocation)
     }
 
     /// One pass with a fault rule over alice's whole store, from after the engine took the lock
     /// until the pass ended; the engine (and its lock) is gone when this returns.
-    func faultedPass(_ scene: Scene, failAt: Int?, persistent: Bool, errno: Errno) async throws -> (SyncEngine.Report, FaultInjection.Rule?) {
+    func faultedPass(_ scene: Scene, failAt: Int?, persistent: Bool, errno: Errno) async throws -> (
+        SyncEngine.Report, FaultInjection.Rule?
+    ) {
         let faulted = try engine(scene.alice, scene.server)
-        FaultInjection.inject(Self.allOperations, under: scene.directory.path, failAt: failAt, persistent: persistent, errno: errno)
+        FaultInjection.inject(
+            Self.allOperations, under: scene.directory.path, failAt: failAt, persistent: persistent, errno: errno)
         let report = await faulted.syncOnce()
         return (report, FaultInjection.clear(scene.directory.path))
     }
 
-    @Test("a sync pass failing at any file call says which call and file failed, loses nothing the server accepted, and the next pass recovers")
+    @Test(
+        "a sync pass failing at any file call says which call and file failed, loses nothing the server accepted, and the next pass recovers"
+    )
     func syncPass() async throws {
         let counting = try await scene()
         let (clean, countingRule) = try await faultedPass(counting, failAt: nil, persistent: false, errno: .ioError)
@@ -122,9 +159,12 @@ import ChatTestSupport
             for fault: (errno: Errno, persistent: Bool) in [(.noSpace, false), (.ioError, false), (.noSpace, true)] {
                 let context = "call \(n) of \(count), errno \(fault.errno), persistent \(fault.persistent)"
                 let scene = try await scene()
-                let (report, rule) = try await faultedPass(scene, failAt: n, persistent: fault.persistent, errno: fault.errno)
+                let (report, rule) = try await faultedPass(
+                    scene, failAt: n, persistent: fault.persistent, errno: fault.errno)
                 if (rule?.failed ?? 0) > 0 {
-                    #expect(report.outcome == .storeFailed, "a write failed, yet the pass ended \(report.outcome), not storeFailed (exit 74) (\(context))")
+                    #expect(
+                        report.outcome == .storeFailed,
+                        "a write failed, yet the pass ended \(report.outcome), not storeFailed (exit 74) (\(context))")
                     Self.expectClearError(report.problems, errno: fault.errno, under: scene.directory.path, context)
                 }
                 try await expectNothingLost(scene, context)
@@ -145,7 +185,9 @@ import ChatTestSupport
     func stop(_ task: Task<Void, Never>, _ scene: Scene) async throws {
         task.cancel()
         _ = await task.value
-        try await waitUntil("the live worker let go of the store's lock") { (try? StoreWriter(store: scene.alice)) != nil }
+        try await waitUntil("the live worker let go of the store's lock") {
+            (try? StoreWriter(store: scene.alice)) != nil
+        }
     }
 
     /// A live worker on alice's store, connected and caught up, logging into `logs`.
@@ -156,7 +198,9 @@ import ChatTestSupport
             guard let live = try? engine(alice, server) else { return }
             _ = await live.runLive(log: { line in logs.append(line) })
         }
-        try await waitUntil("alice's live worker is connected") { try scene.server.server.liveSocketCount(for: UserID("alice")) == 1 }
+        try await waitUntil("alice's live worker is connected") {
+            try scene.server.server.liveSocketCount(for: UserID("alice")) == 1
+        }
         try await waitUntil("alice's live worker delivered her outbox") {
             try scene.alice.conversation(ab).outbox().isEmpty && scene.alice.conversation(group).outbox().isEmpty
         }
@@ -183,7 +227,9 @@ import ChatTestSupport
                 FaultInjection.inject(Self.allOperations, under: messages, failAt: n, errno: errno)
                 try await post(1, as: "bob", server: scene.server, prefix: "live")
                 // Past the save's last call the live message is stored, unfailed.
-                try await waitUntil("the live worker reports the failed save, or stored it before call \(n) (\(context))") {
+                try await waitUntil(
+                    "the live worker reports the failed save, or stored it before call \(n) (\(context))"
+                ) {
                     if logs.all.contains(where: { $0.contains(errno.description) }) { return true }
                     let rule = FaultInjection.rule(messages)
                     return try rule?.failed == 0 && storedMessages(scene.alice, "ab").contains { $0.text == "live1" }
@@ -206,7 +252,9 @@ import ChatTestSupport
         #expect(n >= 6, "a live save made only \(n - 1) file calls")
     }
 
-    @Test("while the messages directory cannot be fsynced, the live worker's retries never take its own message as stored: the outbox file stays until the disk recovers")
+    @Test(
+        "while the messages directory cannot be fsynced, the live worker's retries never take its own message as stored: the outbox file stays until the disk recovers"
+    )
     func liveAcceptRetriedWhileFsyncFails() async throws {
         let logs = Log()
         let (scene, task) = try await liveScene(logs: logs)
@@ -218,7 +266,11 @@ import ChatTestSupport
         // The first accept renames the segment into place and fails on the directory fsync; the
         // retry finds the record there. It must not trust it: the rename is not durable.
         // Only the accept's saves count (the idle catch-up also logs its failures under this fault).
-        let failedSaves = { logs.all.filter { $0.contains("fsync \(messages): Input/output error") && !$0.contains("idle catch-up failed") }.count }
+        let failedSaves = {
+            logs.all.filter {
+                $0.contains("fsync \(messages): Input/output error") && !$0.contains("idle catch-up failed")
+            }.count
+        }
         // Failed saves are counted from the accept on: under load the echoes of the messages
         // delivered before the fault arrive late and fail on the same fsync.
         try await waitUntil("the server accepted the message") {
@@ -230,15 +282,19 @@ import ChatTestSupport
             return failedSaves() >= beforeAccept + 2 || emptied
         }
         #expect(try await scene.server.messages("ab").contains { $0.clientMessageID == hi.clientMessageID })
-        #expect(try scene.alice.conversation(ab).outbox().map(\.clientMessageID) == [hi.clientMessageID],
-                "the outbox file went although no fsync of \(messages) succeeded: \(logs.all)")
+        #expect(
+            try scene.alice.conversation(ab).outbox().map(\.clientMessageID) == [hi.clientMessageID],
+            "the outbox file went although no fsync of \(messages) succeeded: \(logs.all)")
         FaultInjection.clear(messages)
         try await waitUntil("the message is recorded once the disk is fine") {
-            try scene.alice.conversation(ab).outbox().isEmpty && storedMessages(scene.alice, "ab").contains { $0.clientMessageID == hi.clientMessageID }
+            try scene.alice.conversation(ab).outbox().isEmpty
+                && storedMessages(scene.alice, "ab").contains { $0.clientMessageID == hi.clientMessageID }
         }
     }
 
-    @Test("the live worker's delivery failing at any call in messages/ or outbox/ says so, and the worker itself delivers the message once and records it")
+    @Test(
+        "the live worker's delivery failing at any call in messages/ or outbox/ says so, and the worker itself delivers the message once and records it"
+    )
     func liveDelivery() async throws {
         for directoryName in [StoreLayout.messages, StoreLayout.outbox] {
             let countingLogs = Log()
@@ -247,9 +303,13 @@ import ChatTestSupport
             FaultInjection.inject(Self.allOperations, under: countedDirectory, failAt: nil)
             // The send's own calls are not counted: only the worker's are numbered (counting the
             // send's too made the numbers depend on whether a worker's outbox poll came first).
-            let counted = try FaultInjection.bypassing { try Outbox(counting.alice.conversation(ab)).enqueue("counted") }
+            let counted = try FaultInjection.bypassing {
+                try Outbox(counting.alice.conversation(ab)).enqueue("counted")
+            }
             try await waitUntil("the counted message is delivered and recorded") {
-                let stored = try storedMessages(counting.alice, "ab").contains { $0.clientMessageID == counted.clientMessageID }
+                let stored = try storedMessages(counting.alice, "ab").contains {
+                    $0.clientMessageID == counted.clientMessageID
+                }
                 return try stored && counting.alice.conversation(ab).outbox().isEmpty
             }
             // The outbox looks empty after the unlink, before the directory's fsync (and the
@@ -265,10 +325,18 @@ import ChatTestSupport
                     var (scene, task) = try await liveScene(logs: logs)
                     let directory = scene.alice.conversation(ab).directory + "/" + directoryName
                     FaultInjection.inject(Self.allOperations, under: directory, failAt: n, errno: errno)
-                    let entry = try FaultInjection.bypassing { try Outbox(scene.alice.conversation(ab)).enqueue("faulted") }
-                    scene = Scene(directory: scene.directory, server: scene.server, alice: scene.alice, queued: scene.queued + [entry.clientMessageID])
-                    try await waitUntil("the live worker delivers and records the message despite the fault (\(context))") {
-                        let stored = try storedMessages(scene.alice, "ab").contains { $0.clientMessageID == entry.clientMessageID }
+                    let entry = try FaultInjection.bypassing {
+                        try Outbox(scene.alice.conversation(ab)).enqueue("faulted")
+                    }
+                    scene = Scene(
+                        directory: scene.directory, server: scene.server, alice: scene.alice,
+                        queued: scene.queued + [entry.clientMessageID])
+                    try await waitUntil(
+                        "the live worker delivers and records the message despite the fault (\(context))"
+                    ) {
+                        let stored = try storedMessages(scene.alice, "ab").contains {
+                            $0.clientMessageID == entry.clientMessageID
+                        }
                         return try stored && scene.alice.conversation(ab).outbox().isEmpty
                     }
                     try await stop(task, scene)

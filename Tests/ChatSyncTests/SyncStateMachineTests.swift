@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatSync
 
 @Suite(.ownThreads) struct BackoffTests {
@@ -13,7 +14,10 @@ import ChatTestSupport
         var backoff = Backoff()
         var high = Fixed(value: .max)
         let delays = (0..<10).map { _ in backoff.failure(using: &high) }
-        #expect(delays.prefix(7) == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30)])
+        #expect(
+            delays.prefix(7) == [
+                .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30),
+            ])
         #expect(delays.allSatisfy { $0 <= .seconds(30) })
         var low = Fixed(value: 0)
         var other = Backoff()
@@ -90,7 +94,7 @@ import ChatTestSupport
         #expect(state.nextRequest() == 9)
         state.finished(confirmed: nil)
         #expect(state.nextRequest() == 9)
-        state.finished(confirmed: 8)  // the server's last sequence is 8
+        state.finished(confirmed: 8) // the server's last sequence is 8
         #expect(state.confirmed == 8)
         #expect(state.nextRequest() == nil)
         state.want(10)

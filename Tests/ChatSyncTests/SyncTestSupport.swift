@@ -2,11 +2,12 @@ import ChatDomain
 import ChatProtocol
 import ChatServer
 import ChatStore
-@testable import ChatSync
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// What tests of the client add to the shared ``TestServer``: its history as a client reads it.
 extension TestServer {
@@ -17,8 +18,10 @@ extension TestServer {
         var after = 0
         while true {
             var page: MessagesPage?
-            for _ in 0..<100 where page == nil {  // the server's own faults apply to this reader too
-                do { page = try await api.messages(try ConversationID(conversation), .after(after), limit: 500) } catch let error as SyncError where error.isRetryable {}
+            for _ in 0..<100 where page == nil { // the server's own faults apply to this reader too
+                do {
+                    page = try await api.messages(try ConversationID(conversation), .after(after), limit: 500)
+                } catch let error as SyncError where error.isRetryable {}
             }
             guard let page else { throw SyncError.temporary("the test server kept failing", retryAfter: nil) }
             all += page.items
@@ -33,8 +36,11 @@ func clientStore(_ user: String, in directory: TemporaryDirectory, name: String?
     try Store.create(at: directory.path + "/" + (name ?? user), manifest: Manifest(userID: try UserID(user)))
 }
 
-func engine(_ store: Store, _ server: TestServer, user: String? = nil, options: SyncEngine.Options = fastOptions) throws -> SyncEngine {
-    try SyncEngine(store: store, server: server.address, token: "\(user ?? store.userID.rawValue)-token", options: options)
+func engine(_ store: Store, _ server: TestServer, user: String? = nil, options: SyncEngine.Options = fastOptions) throws
+    -> SyncEngine
+{
+    try SyncEngine(
+        store: store, server: server.address, token: "\(user ?? store.userID.rawValue)-token", options: options)
 }
 
 /// Short backoff so tests that meet faults finish quickly (the rules are the same).
@@ -60,13 +66,17 @@ func storedMessages(_ store: Store, _ conversation: String) throws -> [Message] 
 }
 
 /// One `chatdir sync` pass of `store` against `server` (the engine, and its lock, end with it).
-func pass(_ store: Store, _ server: TestServer, options: SyncEngine.Options = fastOptions) async throws -> SyncEngine.Report {
+func pass(_ store: Store, _ server: TestServer, options: SyncEngine.Options = fastOptions) async throws
+    -> SyncEngine.Report
+{
     await (try engine(store, server, options: options)).syncOnce()
 }
 
 /// `chatdir sync [--live] --store STORE --server SERVER` started as a child with `token` in
 /// CHATDIR_TOKEN and its output discarded: a worker for a test to kill.
 func startChatdirSync(store: Store, server: ServerAddress, token: String, live: Bool = false) throws -> TestProcess {
-    try ChatdirProcess.start(["sync"] + (live ? ["--live"] : []) + ["--store", store.root, "--server", server.description], environment: ["CHATDIR_TOKEN": token],
-                             standardInput: nil)
+    try ChatdirProcess.start(
+        ["sync"] + (live ? ["--live"] : []) + ["--store", store.root, "--server", server.description],
+        environment: ["CHATDIR_TOKEN": token],
+        standardInput: nil)
 }

@@ -1,10 +1,12 @@
 import ChatDomain
 import ChatSystem
-@testable import ChatSync
-import Testing
 import ChatTestSupport
+import Testing
+
+@testable import ChatSync
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The plain TCP stream over real sockets on 127.0.0.1: its failures keep the system's errno
@@ -24,7 +26,8 @@ import Glibc
         #expect(try Poll.wait([peer.rawValue], timeoutMilliseconds: 10_000)[0].readable)
         // SO_LINGER with a zero timeout: close sends RST instead of FIN.
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        #expect(setsockopt(peer.rawValue, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size)) == 0)
+        #expect(
+            setsockopt(peer.rawValue, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size)) == 0)
         peer.close()
         do {
             let read = try stream.read(until: .now + .seconds(10))
@@ -52,7 +55,10 @@ import Glibc
         } catch {
             #expect(error.kind == .unreachable, "\(error)")
             #expect(error.description == "cannot connect to 127.0.0.1:\(port): Connection refused")
-            #expect(error.cause == .connect(.unreachable(host: "127.0.0.1", port: UInt16(port), failure: .system(.connectionRefused))))
+            #expect(
+                error.cause
+                    == .connect(
+                        .unreachable(host: "127.0.0.1", port: UInt16(port), failure: .system(.connectionRefused))))
         }
     }
 }

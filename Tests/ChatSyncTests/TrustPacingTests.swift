@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
+import ChatTestSupport
 import Foundation
 import Testing
+
 @testable import ChatSync
-import ChatTestSupport
 
 /// No server can make the client spin, hammer it, or hang silently: every kind of request backs
 /// off, a one-pass sync has a budget, and the live worker slows down when it keeps being dropped.
@@ -14,7 +15,9 @@ import ChatTestSupport
             if path.contains(failing) { return failure }
             if path == "/v1/me" { return .json(200, #"{"userId":"alice"}"#) }
             if path == "/v1/conversations" { return .json(200, "{\"items\":[\(HostileServerTests.good)]}") }
-            if path.contains("/messages?after=0") { return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}") }
+            if path.contains("/messages?after=0") {
+                return .json(200, "{\"items\":[\(HostileServerTests.goodMessage)],\"hasMore\":false}")
+            }
             if path.contains("/messages") { return .json(200, #"{"items":[],"hasMore":false}"#) }
             if path.contains("/receipts") { return .json(200, #"{"members":[]}"#) }
             if path.hasSuffix("/delivered") { return .json(200, #"{"deliveredUpTo":1}"#) }
@@ -40,15 +43,21 @@ import ChatTestSupport
         var testDescription: String { name }
     }
 
-    @Test("a server answering 503 to POST /delivered gets a few requests a second, not thousands", arguments: [
-        DeliveredCase(name: "503 without Retry-After: backoff", headers: [:], most: 12),
-        DeliveredCase(name: "503 with Retry-After: 2 is honoured", headers: ["Retry-After": "2"], most: 3),
-    ])
+    @Test(
+        "a server answering 503 to POST /delivered gets a few requests a second, not thousands",
+        arguments: [
+            DeliveredCase(name: "503 without Retry-After: backoff", headers: [:], most: 12),
+            DeliveredCase(name: "503 with Retry-After: 2 is honoured", headers: ["Retry-After": "2"], most: 3),
+        ])
     func deliveredBacksOff(_ row: DeliveredCase) async throws {
-        let server = try Self.server(live: .holdOpen, failing: "/delivered", failure: CannedServer.Reply(status: 503, body: Array(#"{"error":"busy"}"#.utf8), headers: row.headers))
+        let server = try Self.server(
+            live: .holdOpen, failing: "/delivered",
+            failure: CannedServer.Reply(status: 503, body: Array(#"{"error":"busy"}"#.utf8), headers: row.headers))
         defer { server.stop() }
         let directory = try TemporaryDirectory()
-        let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: Self.pacedOptions)
+        let engine = try SyncEngine(
+            store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t",
+            options: Self.pacedOptions)
         let logs = SyncFaultTests.Log()
         let worker = Task { await engine.runLive { logs.append($0) } }
         let delivered = { server.seenRequests.filter { $0.hasSuffix("/delivered") }.count }
@@ -78,7 +87,8 @@ import ChatTestSupport
         let id = try ConversationID("c1")
         try StoreWriter(store: store).saveInfo(ConversationInfo(title: "Fine", members: []), for: id)
         _ = try Outbox(store.conversation(id)).wantRead(upTo: 1)
-        let engine = try SyncEngine(store: store, server: try ServerAddress(server.url), token: "t", options: fastOptions)
+        let engine = try SyncEngine(
+            store: store, server: try ServerAddress(server.url), token: "t", options: fastOptions)
         let worker = Task { await engine.runLive { _ in } }
         let reads = { server.seenRequests.filter { $0.hasSuffix("/read") }.count }
         try await waitUntil("the worker posts the read position") { reads() > 0 }
@@ -113,10 +123,15 @@ import ChatTestSupport
 
     @Test("a live upgrade refused with 503 and Retry-After: 2 is not redialled sooner")
     func upgradeRetryAfterHonoured() async throws {
-        let server = try Self.server(live: .answer, failing: "/v1/live", failure: CannedServer.Reply(status: 503, body: Array(#"{"error":"busy"}"#.utf8), headers: ["Retry-After": "2"]))
+        let server = try Self.server(
+            live: .answer, failing: "/v1/live",
+            failure: CannedServer.Reply(
+                status: 503, body: Array(#"{"error":"busy"}"#.utf8), headers: ["Retry-After": "2"]))
         defer { server.stop() }
         let directory = try TemporaryDirectory()
-        let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: Self.pacedOptions)
+        let engine = try SyncEngine(
+            store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t",
+            options: Self.pacedOptions)
         let worker = Task { await engine.runLive { _ in } }
         let upgrades = { server.seenRequests.filter { $0.hasSuffix("/v1/live") }.count }
         try await waitUntil("the worker dials") { upgrades() > 0 }
@@ -132,7 +147,8 @@ import ChatTestSupport
 
     @Test("reconnect pacing: growing delays while connections die young, reset after a healthy one")
     func reconnectPacer() {
-        var pacer = ReconnectPacer(backoff: Backoff(initial: .seconds(1), maximum: .seconds(8)), healthyAfter: .seconds(10))
+        var pacer = ReconnectPacer(
+            backoff: Backoff(initial: .seconds(1), maximum: .seconds(8)), healthyAfter: .seconds(10))
         var random = SplitMix64(seed: 1)
         let start = ContinuousClock.now
         var ceilings: [Duration] = []
@@ -155,14 +171,18 @@ import ChatTestSupport
     @Test("a server that trickles its answer ends the pass within its budget, naming the server and the request")
     func trickleEndsWithinBudget() async throws {
         let server = try CannedServer { _, _ in
-            CannedServer.Reply(status: 200, body: Array(repeating: 0x20, count: 500) + Array(#"{"userId":"alice"}"#.utf8), trickle: .milliseconds(100))
+            CannedServer.Reply(
+                status: 200, body: Array(repeating: 0x20, count: 500) + Array(#"{"userId":"alice"}"#.utf8),
+                trickle: .milliseconds(100))
         }
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         var options = SyncEngine.Options()
         options.requestTimeout = .seconds(3)
         options.passBudget = .seconds(2)
-        let engine = try SyncEngine(store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: options)
+        let engine = try SyncEngine(
+            store: try Self.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t",
+            options: options)
         let started = ContinuousClock.now
         let report = await engine.syncOnce()
         let took = ContinuousClock.now - started
@@ -170,28 +190,37 @@ import ChatTestSupport
         // loose because a loaded machine (a parallel `swift test`) stretches a 2 s budget.
         #expect(took < .seconds(30), "the pass took \(took)")
         #expect(report.outcome == .incomplete)
-        #expect(report.problems.contains { $0.contains("127.0.0.1:\(server.port)") && $0.contains("GET /v1/me") && $0.contains("2.0s") }, "\(report.problems)")
+        #expect(
+            report.problems.contains {
+                $0.contains("127.0.0.1:\(server.port)") && $0.contains("GET /v1/me") && $0.contains("2.0s")
+            }, "\(report.problems)")
     }
 
     @Test("chatdir sync against a server that trickles exits 75 within about 30 s, saying what it waited for")
     func trickleEndToEnd() throws {
         let server = try CannedServer { _, _ in
-            CannedServer.Reply(status: 200, body: Array(repeating: 0x20, count: 500) + Array(#"{"userId":"alice"}"#.utf8), trickle: .seconds(1))
+            CannedServer.Reply(
+                status: 200, body: Array(repeating: 0x20, count: 500) + Array(#"{"userId":"alice"}"#.utf8),
+                trickle: .seconds(1))
         }
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         _ = try Self.aliceStore(in: directory)
         let errors = Pipe()
         let started = ContinuousClock.now
-        let process = try ChatdirProcess.start(["sync", "--store", directory.path + "/store", "--server", server.url], environment: ["CHATDIR_TOKEN": "alice-token"],
-                                               standardInput: nil, standardError: errors)
+        let process = try ChatdirProcess.start(
+            ["sync", "--store", directory.path + "/store", "--server", server.url],
+            environment: ["CHATDIR_TOKEN": "alice-token"],
+            standardInput: nil, standardError: errors)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let took = ContinuousClock.now - started
         #expect(process.terminationStatus == 75, "\(stderr)")
         // Without the 30 s budget the answer takes 500 s; the bound leaves room for a loaded machine.
         #expect(took < .seconds(120), "took \(took)")
-        #expect(stderr.contains("127.0.0.1:\(server.port)") && stderr.contains("GET /v1/me") && stderr.contains("30.0s"), "\(stderr)")
+        #expect(
+            stderr.contains("127.0.0.1:\(server.port)") && stderr.contains("GET /v1/me") && stderr.contains("30.0s"),
+            "\(stderr)")
     }
 }
 
@@ -224,7 +253,9 @@ import ChatTestSupport
         let server = try TrustPacingTests.server(live: .send(events), failing: "/never", failure: .json(500, "{}"))
         defer { server.stop() }
         let directory = try TemporaryDirectory()
-        let engine = try SyncEngine(store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t", options: fastOptions)
+        let engine = try SyncEngine(
+            store: try TrustPacingTests.aliceStore(in: directory), server: try ServerAddress(server.url), token: "t",
+            options: fastOptions)
         let worker = Task { await engine.runLive { _ in } }
         let id = try ConversationID("c1")
         try await waitUntil("the worker has seen the last event", timeout: .seconds(60)) {
@@ -239,9 +270,12 @@ import ChatTestSupport
 
     @Test("live events for 2,000 conversations the server does not list cost a few discoveries and leave no state")
     func inventedConversations() async throws {
-        let events = (1...2_000).map { index in
-            #"{"type":"message","conversationId":"x\#(index)","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"m","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}}"#
-        } + [#"{"type":"message","conversationId":"c1","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"last","sequence":2,"sentAt":"2026-11-29T10:00:01.000Z"}}"#]
+        let events =
+            (1...2_000).map { index in
+                #"{"type":"message","conversationId":"x\#(index)","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"m","sequence":1,"sentAt":"2026-11-29T10:00:00.000Z"}}"#
+            } + [
+                #"{"type":"message","conversationId":"c1","message":{"clientMessageId":"\#(UUID().uuidString)","senderId":"bob","text":"last","sequence":2,"sentAt":"2026-11-29T10:00:01.000Z"}}"#
+            ]
         let server = try TrustPacingTests.server(live: .send(events), failing: "/never", failure: .json(500, "{}"))
         defer { server.stop() }
         let directory = try TemporaryDirectory()

@@ -1,9 +1,10 @@
 import ChatDomain
 import ChatStore
-@testable import ChatSync
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatSync
 
 /// `chatdir sync --live` as a real process, killed with SIGKILL at random moments while
 /// messages flow both ways under faults: after a restart everything converges, nothing is
@@ -13,10 +14,13 @@ import ChatTestSupport
         try startChatdirSync(store: store, server: server.address, token: "alice-token", live: live)
     }
 
-    @Test("the live worker SIGKILLed 30 times while 200 messages are sent under faults: converges, nothing lost or doubled")
+    @Test(
+        "the live worker SIGKILLed 30 times while 200 messages are sent under faults: converges, nothing lost or doubled"
+    )
     func killedWorker() async throws {
         let directory = try TemporaryDirectory()
-        let server = try TestServer(faults: "drop-reply=0.1,error5xx=0.1,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=9")
+        let server = try TestServer(
+            faults: "drop-reply=0.1,error5xx=0.1,live-drop=0.1,live-dup=0.1,live-reorder=0.1,seed=9")
         let alice = try clientStore("alice", in: directory)
         let ab = try ConversationID("ab")
         var first = try worker(alice, server, live: false)
@@ -44,7 +48,9 @@ import ChatTestSupport
             #expect(StoreChecker.check(root: alice.root).errors.isEmpty, "round \(round)")
         }
         #expect(kills >= 30)
-        for index in 0..<80 { queued.append(try Outbox(alice.conversation(ab)).enqueue("alice after \(index)").clientMessageID) }
+        for index in 0..<80 {
+            queued.append(try Outbox(alice.conversation(ab)).enqueue("alice after \(index)").clientMessageID)
+        }
 
         // Restart: one pass at a time until everything pending was accepted.
         var status: Int32 = -1

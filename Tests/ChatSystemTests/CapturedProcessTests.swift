@@ -1,7 +1,7 @@
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 @Suite(.ownThreads) struct CapturedProcessTests {
     @Test("stdout, stderr and the exit status are kept apart")
@@ -15,7 +15,8 @@ import ChatTestSupport
 
     @Test("output past the limit is read and dropped, so the program never blocks on a full pipe")
     func limit() {
-        let result = CapturedProcess.run(["/bin/sh", "-c", "head -c 200000 /dev/zero; echo done >&2"], timeout: .seconds(60), limit: 10)
+        let result = CapturedProcess.run(
+            ["/bin/sh", "-c", "head -c 200000 /dev/zero; echo done >&2"], timeout: .seconds(60), limit: 10)
         #expect(result.status == 0)
         #expect(result.standardOutput.count == 10)
         #expect(result.standardError == Array("done\n".utf8))
@@ -30,15 +31,18 @@ import ChatTestSupport
 
     @Test("a program that closes its output and goes on is bounded by the same timeout")
     func closedOutput() {
-        let result = CapturedProcess.run(["/bin/sh", "-c", "exec >&- 2>&-; exec sleep 600"], timeout: .milliseconds(300))
+        let result = CapturedProcess.run(
+            ["/bin/sh", "-c", "exec >&- 2>&-; exec sleep 600"], timeout: .milliseconds(300))
         #expect(result.timedOut)
     }
 
     @Test("a program that exits while a process it left in the background holds its pipes is done when it exits")
     func backgroundDescendant() throws {
         // The shell prints, starts `sleep` holding both pipes, says its pid and exits 0.
-        let result = CapturedProcess.run(["/bin/sh", "-c", "echo alice-token; sleep 600 & echo $! >&2"], timeout: .seconds(30))
-        let sleeper = Int32(String(decoding: result.standardError, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let result = CapturedProcess.run(
+            ["/bin/sh", "-c", "echo alice-token; sleep 600 & echo $! >&2"], timeout: .seconds(30))
+        let sleeper = Int32(
+            String(decoding: result.standardError, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         if let sleeper { kill(sleeper, SIGKILL) }
         #expect(!result.timedOut)
         #expect(result.status == 0)

@@ -1,16 +1,20 @@
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 /// A child that hangs fails its test within its deadline instead of holding the whole run:
 /// the waits the suite's helpers make on children all end.
 @Suite(.ownThreads) struct ChildDeadlineTests {
     @Test("spawnAndWait kills a child past its deadline and says so, even while a grandchild holds the pipes")
     func spawnedRunDeadline() throws {
-        let result = try spawnAndWait("/bin/sh", ["-c", "sleep 600 & echo $! >&2; exec sleep 600"], environment: ProcessInfo.processInfo.environment,
-                                      deadline: .milliseconds(500))
-        if let grandchild = Int32(String(decoding: result.stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) {
+        let result = try spawnAndWait(
+            "/bin/sh", ["-c", "sleep 600 & echo $! >&2; exec sleep 600"],
+            environment: ProcessInfo.processInfo.environment,
+            deadline: .milliseconds(500))
+        if let grandchild = Int32(
+            String(decoding: result.stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             kill(grandchild, SIGKILL)
         }
         #expect(result.timedOut)

@@ -1,12 +1,13 @@
 import ChatSystem
-import Testing
 import ChatTestSupport
+import Testing
 
 @Suite(.ownThreads) struct FileChangeStampTests {
     /// A 62-byte name that sorts as `number` (an outbox name's shape).
     static func name(_ number: Int) -> String {
         let digits = String(number)
-        return String(repeating: "0", count: 20 - digits.count) + digits + "-" + String(repeating: "A", count: 36) + ".json"
+        return String(repeating: "0", count: 20 - digits.count) + digits + "-" + String(repeating: "A", count: 36)
+            + ".json"
     }
 
     static func touch(_ path: String) throws {
@@ -14,7 +15,9 @@ import ChatTestSupport
         fd.close()
     }
 
-    @Test("the greatest name read through an open descriptor is the one a listing by path finds, over many getdents64 calls, and again after the directory changed")
+    @Test(
+        "the greatest name read through an open descriptor is the one a listing by path finds, over many getdents64 calls, and again after the directory changed"
+    )
     func greatestNameThroughTheDescriptor() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("outbox")
@@ -24,7 +27,9 @@ import ChatTestSupport
         // 2,500 names of about 88 bytes a record: more than one 64 KiB read.
         for number in (1...2_500).shuffled() { try Self.touch(path + "/" + Self.name(number * 7)) }
         // Names of other lengths never win, however they sort.
-        for other in ["zzzz", "." + Self.name(99_999) + ".123.456.tmp", Self.name(99_999) + "x", "read.json"] { try Self.touch(path + "/" + other) }
+        for other in ["zzzz", "." + Self.name(99_999) + ".123.456.tmp", Self.name(99_999) + "x", "read.json"] {
+            try Self.touch(path + "/" + other)
+        }
         #expect(try fd.greatestName(length: 62, path: path) == Self.name(2_500 * 7))
         #expect(try Sys.greatestName(in: path, length: 62) == Self.name(2_500 * 7))
         // Read again from the start on the same descriptor: a name made since is seen.

@@ -1,6 +1,6 @@
 import ChatSystem
-import Foundation
 import ChatTestSupport
+import Foundation
 import Glibc
 import Testing
 
@@ -20,15 +20,18 @@ import Testing
         return read(fd, &byte, 1) == 0
     }
 
-    @Test("readToEnd gives a file's bytes whatever its size against the buffer: empty, shorter, exactly as long, longer, many times longer",
-          arguments: [0, 1, 63, 64, 65, 100, 4095, 4096, 4097, 100_000])
+    @Test(
+        "readToEnd gives a file's bytes whatever its size against the buffer: empty, shorter, exactly as long, longer, many times longer",
+        arguments: [0, 1, 63, 64, 65, 100, 4095, 4096, 4097, 100_000])
     func readToEnd(size: Int) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("f")
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         for expected in [64, 100, 4096] {
-            #expect(try FileDescriptor.open(path, .readOnly).readToEnd(expected: expected, path: path) == bytes, "expected \(expected)")
+            #expect(
+                try FileDescriptor.open(path, .readOnly).readToEnd(expected: expected, path: path) == bytes,
+                "expected \(expected)")
         }
     }
 

@@ -17,6 +17,9 @@ import Testing
         append(3, InotifyMask.movedTo.rawValue, "a.json", padTo: 16)
         append(-1, InotifyMask.overflow.rawValue, "", padTo: 0)
         let events = bytes.withUnsafeBytes { InotifyEvent.parse($0) }
-        #expect(events == [InotifyEvent(watch: 3, mask: .movedTo, name: "a.json"), InotifyEvent(watch: -1, mask: .overflow)])
+        #expect(
+            events == [
+                InotifyEvent(watch: 3, mask: .movedTo, name: "a.json"), InotifyEvent(watch: -1, mask: .overflow),
+            ])
     }
 }

@@ -1,7 +1,7 @@
+import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
-import ChatSystem
 
 @Suite(.ownThreads) struct LockTests {
     @Test("four threads adding 10,000 times each under the lock lose no increment")

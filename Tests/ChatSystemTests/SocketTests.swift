@@ -9,7 +9,9 @@ import Testing
         init(_ fd: consuming FileDescriptor) { self.fd = fd }
     }
 
-    @Test("accept with no connection waiting answers nil at once: poll may say readable for a connection that is gone by then")
+    @Test(
+        "accept with no connection waiting answers nil at once: poll may say readable for a connection that is gone by then"
+    )
     func acceptWithNothingPendingDoesNotWait() throws {
         let listener = Listener(try Socket.listen(host: "127.0.0.1", port: 0))
         let answered = DispatchSemaphore(value: 0)

@@ -1,7 +1,7 @@
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
 
 @Suite(.ownThreads) struct SpawnedChildTests {
     /// Feeds `input`, collects the output to EOF and reaps the child, with generous bounds.
@@ -19,7 +19,10 @@ import ChatTestSupport
             }
             _ = try Poll.wait([child.output.rawValue], timeoutMilliseconds: 20)
             while let count = try child.readOutput(into: &buffer) {
-                if count == 0 { open = false; break }
+                if count == 0 {
+                    open = false
+                    break
+                }
                 output += buffer[0..<count]
             }
         }
@@ -42,7 +45,7 @@ import ChatTestSupport
 
     @Test("the child holds descriptors 0, 1 and 2 only, even with one of ours open without close-on-exec")
     func noLeakedDescriptors() throws {
-        let leaky = open("/dev/null", O_RDONLY)  // no O_CLOEXEC, as a parent's descriptor would be
+        let leaky = open("/dev/null", O_RDONLY) // no O_CLOEXEC, as a parent's descriptor would be
         defer { close(leaky) }
         var child = try SpawnedChild.start(["/bin/sh", "-c", "ls /proc/$$/fd"], environment: [])
         #expect(try finish(&child).output.split(separator: "\n") == ["0", "1", "2"])
@@ -53,7 +56,8 @@ import ChatTestSupport
         Signal.brokenPipe.ignore()
         var child = try SpawnedChild.start(["/bin/sh", "-c", "grep SigIgn /proc/$$/status"], environment: [])
         let line = try finish(&child).output
-        let mask = UInt64(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", radix: 16)
+        let mask = UInt64(
+            line.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", radix: 16)
         #expect(mask.map { $0 & (1 << 12) == 0 } == true, "\(line)")
     }
 
@@ -63,7 +67,7 @@ import ChatTestSupport
         let big = [UInt8](repeating: 0x61, count: 1 << 20)
         var written = 0
         for _ in 0..<100 { written += try child.writeInput(big, from: written) }
-        #expect(written < big.count)  // the pipe filled; the calls returned
+        #expect(written < big.count) // the pipe filled; the calls returned
         #expect(child.wait(block: false) == nil)
         child.signalGroup(.kill)
         let status = child.wait(block: true)

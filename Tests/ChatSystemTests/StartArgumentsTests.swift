@@ -11,6 +11,6 @@ import Testing
         let arguments = try #require(chatdir_start_arguments(&count))
         let kept = (0..<Int(count)).map { index in arguments[index].map { String(cString: $0) } }
         #expect(kept == CommandLine.arguments.map { Optional($0) })
-        #expect(arguments[Int(count)] == nil)  // NULL-terminated, as the runtime expects argv
+        #expect(arguments[Int(count)] == nil) // NULL-terminated, as the runtime expects argv
     }
 }

@@ -3,20 +3,32 @@ import Glibc
 import Testing
 
 @Suite struct SystemErrorTests {
-    @Test("named errno values are the kernel's numbers", arguments: [
-        (Errno.noSpace, ENOSPC), (.ioError, EIO), (.interrupted, EINTR), (.wouldBlock, EAGAIN), (.wouldBlock, EWOULDBLOCK),
-        (.accessDenied, EACCES), (.notPermitted, EPERM), (.addressInUse, EADDRINUSE), (.connectionAborted, ECONNABORTED),
-        (.quotaExceeded, EDQUOT), (.noSuchFile, ENOENT), (.fileExists, EEXIST),
-    ])
+    @Test(
+        "named errno values are the kernel's numbers",
+        arguments: [
+            (Errno.noSpace, ENOSPC), (.ioError, EIO), (.interrupted, EINTR), (.wouldBlock, EAGAIN),
+            (.wouldBlock, EWOULDBLOCK),
+            (.accessDenied, EACCES), (.notPermitted, EPERM), (.addressInUse, EADDRINUSE),
+            (.connectionAborted, ECONNABORTED),
+            (.quotaExceeded, EDQUOT), (.noSuchFile, ENOENT), (.fileExists, EEXIST),
+        ])
     func numbers(_ named: Errno, _ number: Int32) {
         #expect(named.rawValue == number)
     }
 
-    @Test("an error reads `call path: the system's words`, or `call: words` without a path", arguments: [
-        (SystemError(operation: "fsync", path: "/s/c1/outbox", errno: .noSpace), "fsync /s/c1/outbox: No space left on device"),
-        (SystemError(operation: "bind", path: "127.0.0.1:80", errno: .accessDenied), "bind 127.0.0.1:80: Permission denied"),
-        (SystemError(operation: "recv", path: "", errno: .connectionReset), "recv: Connection reset by peer"),
-    ])
+    @Test(
+        "an error reads `call path: the system's words`, or `call: words` without a path",
+        arguments: [
+            (
+                SystemError(operation: "fsync", path: "/s/c1/outbox", errno: .noSpace),
+                "fsync /s/c1/outbox: No space left on device"
+            ),
+            (
+                SystemError(operation: "bind", path: "127.0.0.1:80", errno: .accessDenied),
+                "bind 127.0.0.1:80: Permission denied"
+            ),
+            (SystemError(operation: "recv", path: "", errno: .connectionReset), "recv: Connection reset by peer"),
+        ])
     func description(_ error: SystemError, _ text: String) {
         #expect(error.description == text)
     }

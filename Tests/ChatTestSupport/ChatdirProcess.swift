@@ -20,7 +20,9 @@ public enum ChatdirProcess {
             self.stderr = stderr
         }
 
-        public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        public var lines: [String] {
+            stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
     }
 
     /// The `chatdir` executable SwiftPM built for this test run.
@@ -41,9 +43,11 @@ public enum ChatdirProcess {
     /// `launcher` runs chatdir through another program: its first word is the program, the rest
     /// its arguments before chatdir's path (`strace -o FILE`, `unshare -U -r sh -c …`).
     /// `executable` runs another chatdir binary (one `make install` put somewhere).
-    public static func start(_ arguments: [String], environment extra: [String: String] = [:], launcher: [String] = [],
-                             executable: URL = executable, standardInput: Any? = FileHandle.nullDevice,
-                             standardOutput: Any? = FileHandle.nullDevice, standardError: Any? = FileHandle.nullDevice) throws -> TestProcess {
+    public static func start(
+        _ arguments: [String], environment extra: [String: String] = [:], launcher: [String] = [],
+        executable: URL = executable, standardInput: Any? = FileHandle.nullDevice,
+        standardOutput: Any? = FileHandle.nullDevice, standardError: Any? = FileHandle.nullDevice
+    ) throws -> TestProcess {
         let process = TestProcess()
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)
@@ -62,11 +66,15 @@ public enum ChatdirProcess {
 
     /// Starts `chatdir sync --live --store store` with `CHATDIR_TOKEN=token`, stdout and stdin
     /// on /dev/null and stderr in the returned pipe: the live worker as a user leaves it running.
-    public static func startLiveWorker(store: String, token: String = "alice-token", environment extra: [String: String] = [:],
-                                       launcher: [String] = []) throws -> (process: TestProcess, stderr: Pipe) {
+    public static func startLiveWorker(
+        store: String, token: String = "alice-token", environment extra: [String: String] = [:],
+        launcher: [String] = []
+    ) throws -> (process: TestProcess, stderr: Pipe) {
         let errors = Pipe()
-        let worker = try start(["sync", "--live", "--store", store], environment: extra.merging(["CHATDIR_TOKEN": token]) { old, _ in old },
-                               launcher: launcher, standardError: errors)
+        let worker = try start(
+            ["sync", "--live", "--store", store],
+            environment: extra.merging(["CHATDIR_TOKEN": token]) { old, _ in old },
+            launcher: launcher, standardError: errors)
         return (worker, errors)
     }
 
@@ -74,13 +82,21 @@ public enum ChatdirProcess {
     /// overrides ``environment(_:)``. `executable` runs another program instead (`strace` with
     /// `chatdir` among its arguments).
     @discardableResult
-    public static func run(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], executable: URL = executable) throws -> Result {
+    public static func run(
+        _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:],
+        executable: URL = executable
+    ) throws -> Result {
         // posix_spawn, not Foundation's Process, whose run() can crash the whole test process
         // on this toolchain (see ``spawnAndWait(_:_:environment:input:deadline:)``).
-        let result = try spawnAndWait(executable.path, arguments, environment: environment(extra), input: input.map { Array($0.utf8) })
+        let result = try spawnAndWait(
+            executable.path, arguments, environment: environment(extra), input: input.map { Array($0.utf8) })
         if result.timedOut {
-            throw DeadlineExceeded(command: ([executable.path] + arguments).joined(separator: " "), deadline: .seconds(600), stderr: String(decoding: result.stderr, as: UTF8.self))
+            throw DeadlineExceeded(
+                command: ([executable.path] + arguments).joined(separator: " "), deadline: .seconds(600),
+                stderr: String(decoding: result.stderr, as: UTF8.self))
         }
-        return Result(status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self), stderr: String(decoding: result.stderr, as: UTF8.self))
+        return Result(
+            status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+            stderr: String(decoding: result.stderr, as: UTF8.self))
     }
 }

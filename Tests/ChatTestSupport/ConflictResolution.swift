@@ -55,8 +55,10 @@ public func everyChoice(ofHunks hunks: Int) -> [[KeptSide]] {
 /// "<", "=" or ">" for a marker line as git writes them (seven of the character, then the end
 /// of the line, or a space and a label for "<" and ">"); nil for any other line.
 private func conflictMarker(_ line: ArraySlice<UInt8>) -> Character? {
-    guard line.count >= 7, let first = line.first, [UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: ">")].contains(first),
-          line.prefix(7).allSatisfy({ $0 == first }) else { return nil }
+    guard line.count >= 7, let first = line.first,
+        [UInt8(ascii: "<"), UInt8(ascii: "="), UInt8(ascii: ">")].contains(first),
+        line.prefix(7).allSatisfy({ $0 == first })
+    else { return nil }
     let rest = line.dropFirst(7)
     if first == UInt8(ascii: "=") { return rest.isEmpty ? "=" : nil }
     return rest.isEmpty || rest.first == UInt8(ascii: " ") ? Character(UnicodeScalar(first)) : nil

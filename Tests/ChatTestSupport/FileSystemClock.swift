@@ -5,7 +5,9 @@ import Testing
 /// (nanoseconds since 1970): on a kernel whose file timestamps are coarse (before Linux 6.13),
 /// two changes in one tick can carry the same time. Probes by making and removing a directory
 /// in `probe` (which must exist), never with a fixed sleep; records an issue after 10 s.
-public func waitForFileSystemClock(past changed: Int128, probing probe: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+public func waitForFileSystemClock(
+    past changed: Int128, probing probe: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     let deadline = Clock.monotonicMilliseconds() + 10_000
     while Clock.monotonicMilliseconds() < deadline {
         try Sys.mkdir(probe + "/probe")

@@ -16,7 +16,9 @@ import Testing
 public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
         // Called once for the suite itself (no test case) and once per test case.
         guard testCase != nil else { return try await function() }
         installDeadlineReporter

@@ -11,11 +11,14 @@ public func pipeHolders(of fd: Int32) -> [String] {
     var holders: [String] = []
     for pid in processes where pid.allSatisfy(\.isNumber) {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        let holding = descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == wanted }
+        let holding = descriptors.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == wanted
+        }
         guard !holding.isEmpty else { continue }
-        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map {
-            String(decoding: $0.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
-        } ?? "?"
+        let commandLine =
+            (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map {
+                String(decoding: $0.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            } ?? "?"
         holders.append("\(pid) fds \(holding.joined(separator: ",")): \(commandLine)")
     }
     return holders

@@ -20,7 +20,7 @@ public func startOnRestartablePort<T>(isAddressInUse: (any Error) -> Bool, _ sta
         guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
         do {
             return try start(port)
-        } catch where isAddressInUse(error) {
+        } catch  where isAddressInUse(error) {
             lastError = error
         }
     }
@@ -40,12 +40,14 @@ private final class NSLockedSet: @unchecked Sendable {
 /// Starts a server again on `port` after its predecessor's `stop()`, retrying EADDRINUSE for up
 /// to `seconds`: a stop that waited out slow connections on a loaded machine may free the
 /// listening socket a moment late.
-public func restartOnSamePort<T>(_ port: Int, seconds: Double = 20, isAddressInUse: (any Error) -> Bool, _ start: (Int) throws -> T) throws -> T {
+public func restartOnSamePort<T>(
+    _ port: Int, seconds: Double = 20, isAddressInUse: (any Error) -> Bool, _ start: (Int) throws -> T
+) throws -> T {
     let deadline = Date().addingTimeInterval(seconds)
     while true {
         do {
             return try start(port)
-        } catch where isAddressInUse(error) && Date() < deadline {
+        } catch  where isAddressInUse(error) && Date() < deadline {
             usleep(20_000)
         }
     }

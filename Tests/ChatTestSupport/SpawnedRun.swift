@@ -27,7 +27,9 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
         self.stderr = stderr
     }
 
-    public var description: String { "`\(command)` was still running \(deadline) after it started and was killed; its stderr: \(stderr)" }
+    public var description: String {
+        "`\(command)` was still running \(deadline) after it started and was killed; its stderr: \(stderr)"
+    }
 }
 
 /// Runs `executable arguments…` to its end with `posix_spawn(3)`, `input` on its standard input
@@ -48,23 +50,26 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// A child still running `deadline` after it started is killed (SIGKILL) and its result says
 /// ``SpawnedRunResult/timedOut``; the wait for its output ends then too, even while a process
 /// it left behind holds the pipes.
-public func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
-                         deadline: Duration = .seconds(600)) throws -> SpawnedRunResult {
+public func spawnAndWait(
+    _ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil,
+    deadline: Duration = .seconds(600)
+) throws -> SpawnedRunResult {
     let stdin = try cloexecPipe()
     let stdout = try cloexecPipe()
     let stderr = try cloexecPipe()
     let spawned = Result { () throws(SystemError) in
-        try ChildProcess.spawn([executable] + arguments, environment: ChildProcess.environmentStrings(environment),
-                               standardInput: stdin.read, standardOutput: stdout.write, standardError: stderr.write, searchPath: true)
+        try ChildProcess.spawn(
+            [executable] + arguments, environment: ChildProcess.environmentStrings(environment),
+            standardInput: stdin.read, standardOutput: stdout.write, standardError: stderr.write, searchPath: true)
     }
     close(stdin.read)
     close(stdout.write)
     close(stderr.write)
     let pid: pid_t
     switch spawned {
-    case let .success(started):
+    case .success(let started):
         pid = started
-    case let .failure(error):
+    case .failure(let error):
         close(stdin.write)
         close(stdout.read)
         close(stderr.read)
@@ -106,7 +111,8 @@ public func spawnAndWait(_ executable: String, _ arguments: [String], environmen
             kill(pid, SIGKILL)
             break
         }
-        let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+        let milliseconds = Int32(
+            clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
         let ready = poll(&polled, nfds_t(polled.count), milliseconds)
         if ready < 0 {
             if errno == EINTR { continue }
@@ -120,7 +126,11 @@ public func spawnAndWait(_ executable: String, _ arguments: [String], environmen
             }
             let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
             if count > 0 {
-                if entry.isError { errors.append(contentsOf: buffer[0..<count]) } else { output.append(contentsOf: buffer[0..<count]) }
+                if entry.isError {
+                    errors.append(contentsOf: buffer[0..<count])
+                } else {
+                    output.append(contentsOf: buffer[0..<count])
+                }
                 stillOpen.append(entry)
             } else if count < 0, errno == EINTR || errno == EAGAIN {
                 stillOpen.append(entry)
@@ -152,7 +162,8 @@ public func spawnAndWait(_ executable: String, _ arguments: [String], environmen
     if signal != 0 {
         return SpawnedRunResult(status: signal, signaled: true, stdout: output, stderr: errors, timedOut: timedOut)
     }
-    return SpawnedRunResult(status: (status >> 8) & 0xff, signaled: false, stdout: output, stderr: errors, timedOut: timedOut)
+    return SpawnedRunResult(
+        status: (status >> 8) & 0xff, signaled: false, stdout: output, stderr: errors, timedOut: timedOut)
 }
 
 private func cloexecPipe() throws -> (read: Int32, write: Int32) {

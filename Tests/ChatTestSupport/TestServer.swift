@@ -15,10 +15,14 @@ public enum TestData {
     public static func create(at path: String) throws {
         var tokens: [String: UserID] = [:]
         for user in users { tokens[token(user)] = try UserID(user) }
-        try DataDirectory.create(at: path, users: UserTokens(tokens), conversations: [
-            try ConversationID("ab"): ConversationInfo(title: "Alice and Bob", members: [try UserID("alice"), try UserID("bob")]),
-            try ConversationID("group"): ConversationInfo(title: "Group", members: try ["alice", "bob", "carol"].map { try UserID($0) }),
-        ])
+        try DataDirectory.create(
+            at: path, users: UserTokens(tokens),
+            conversations: [
+                try ConversationID("ab"): ConversationInfo(
+                    title: "Alice and Bob", members: [try UserID("alice"), try UserID("bob")]),
+                try ConversationID("group"): ConversationInfo(
+                    title: "Group", members: try ["alice", "bob", "carol"].map { try UserID($0) }),
+            ])
     }
 }
 
@@ -46,12 +50,15 @@ public final class TestServer: @unchecked Sendable {
     /// `sampleData`: SampleData/server copied (the users and conversations README shows) instead
     /// of ``TestData``; `configure` changes anything else (timeouts, connection limits) before it
     /// starts.
-    public init(faults: Faults = .none, inMemory: Bool = false, sampleData: Bool = false,
-                configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    public init(
+        faults: Faults = .none, inMemory: Bool = false, sampleData: Bool = false,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         directory = try TemporaryDirectory(inMemory: inMemory)
         if sampleData {
             data = directory.file("server")
-            try FileManager.default.copyItem(atPath: packageRoot.appendingPathComponent("SampleData/server").path, toPath: data)
+            try FileManager.default.copyItem(
+                atPath: packageRoot.appendingPathComponent("SampleData/server").path, toPath: data)
         } else {
             data = directory.path
             try TestData.create(at: data)

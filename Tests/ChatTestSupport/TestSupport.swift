@@ -18,7 +18,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
     /// every syscall) and prove its logic, not the disk's durability.
     public init(inMemory: Bool) throws {
         var isDirectory: ObjCBool = false
-        let base = inMemory && FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+        let base =
+            inMemory && FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory)
+                && isDirectory.boolValue
             ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         url = base.appendingPathComponent("chatdir-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -33,7 +35,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
 }
 
 /// The project's root, found from this source file.
-public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// An executable product of this package (`chatdir`, `store-torture`) as SwiftPM built it for
 /// this test run: next to the test bundle, whatever the build directory or configuration.

@@ -27,7 +27,9 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// process) until it holds; returns false if it still does not after `timeout`. For
 /// `#expect(waitUntil { … })`, where the caller's expectation says what failed.
 @discardableResult
-public func waitUntil(timeout: Duration = .seconds(60), checkingEvery interval: Duration? = nil, _ condition: () throws -> Bool) rethrows -> Bool {
+public func waitUntil(
+    timeout: Duration = .seconds(60), checkingEvery interval: Duration? = nil, _ condition: () throws -> Bool
+) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
@@ -43,15 +45,19 @@ public func waitUntil(timeout: Duration = .seconds(60), checkingEvery interval: 
 /// does not await: it sleeps between checks without holding one of the cooperative pool's few
 /// threads. Synchronous code can only call this one.
 @_disfavoredOverload
-public func waitUntil(_ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
-                      _ condition: () throws -> Bool) throws {
+public func waitUntil(
+    _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () throws -> Bool
+) throws {
     guard try waitUntil(timeout: timeout, condition) else { throw timedOut(what, timeout, sourceLocation) }
 }
 
 /// ``waitUntil(_:timeout:sourceLocation:_:)`` for a condition that awaits (an actor's state, a
 /// request to a server); it sleeps between checks without holding a thread.
-public func waitUntil(_ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
-                      _ condition: () async throws -> Bool) async throws {
+public func waitUntil(
+    _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }
@@ -66,6 +72,6 @@ private func timedOut(_ what: String, _ timeout: Duration, _ sourceLocation: Sou
     return error
 }
 
-private extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+extension Duration {
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

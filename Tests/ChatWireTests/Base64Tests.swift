@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatWire
 
 @Suite(.ownThreads) struct Base64Tests {
@@ -26,19 +27,21 @@ import ChatTestSupport
         #expect(Base64.decode(encoded) == bytes)
     }
 
-    @Test("Decoding rejects anything but canonical padded base64", arguments: [
-        "Zg", // missing padding
-        "Zg=", // length not a multiple of 4
-        "Z===", // three padding characters
-        "Zg==Zg==", // padding before the end
-        "Zm9v\nYmFy", // line break
-        "Zm9v YmFy", // space
-        "Zm9-", // URL-safe alphabet
-        "Zh==", // non-zero bits after the last byte
-        "Zm9=", // non-zero bits after the last two bytes
-        "====",
-        "Zm9vYmF€",
-    ])
+    @Test(
+        "Decoding rejects anything but canonical padded base64",
+        arguments: [
+            "Zg", // missing padding
+            "Zg=", // length not a multiple of 4
+            "Z===", // three padding characters
+            "Zg==Zg==", // padding before the end
+            "Zm9v\nYmFy", // line break
+            "Zm9v YmFy", // space
+            "Zm9-", // URL-safe alphabet
+            "Zh==", // non-zero bits after the last byte
+            "Zm9=", // non-zero bits after the last two bytes
+            "====",
+            "Zm9vYmF€",
+        ])
     func rejectsInvalid(text: String) {
         #expect(Base64.decode(text) == nil)
     }

@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatWire
 
 /// Found by Fuzz/Targets/fuzz-http-response (regression input in

@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatWire
 
 @Suite(.ownThreads) struct HTTPHeadersTests {

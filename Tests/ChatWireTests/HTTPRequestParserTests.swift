@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatWire
 
 /// What a parser made of some input: the requests in order, then the error that stopped it, if any.
@@ -40,15 +41,17 @@ private func parseRequests(chunks: [[UInt8]], parser: HTTPRequestParser) -> Requ
 @Suite(.ownThreads) struct HTTPRequestParserTests {
     @Test("A GET request yields its method, target, version and headers in order")
     func simpleGet() {
-        let outcome = parseRequests("GET /v1/me?x=1 HTTP/1.1\r\nHost: chat.example\r\nAuthorization: Bearer t0k\r\n\r\n")
+        let outcome = parseRequests(
+            "GET /v1/me?x=1 HTTP/1.1\r\nHost: chat.example\r\nAuthorization: Bearer t0k\r\n\r\n")
         #expect(outcome.error == nil)
-        #expect(outcome.requests == [
-            HTTPRequest(
-                method: "GET",
-                target: HTTPRequestTarget(path: "/v1/me", query: "x=1"),
-                headers: ["Host": "chat.example", "Authorization": "Bearer t0k"]
-            ),
-        ])
+        #expect(
+            outcome.requests == [
+                HTTPRequest(
+                    method: "GET",
+                    target: HTTPRequestTarget(path: "/v1/me", query: "x=1"),
+                    headers: ["Host": "chat.example", "Authorization": "Bearer t0k"]
+                )
+            ])
     }
 
     @Test("Header values lose surrounding spaces and tabs but keep inner ones")
@@ -88,15 +91,17 @@ private func parseRequests(chunks: [[UInt8]], parser: HTTPRequestParser) -> Requ
         #expect(outcome.requests.first?.body == Array("ok".utf8))
     }
 
-    @Test("Keep-alive follows the version and the Connection tokens", arguments: [
-        ("HTTP/1.1", nil, true),
-        ("HTTP/1.1", "close", false),
-        ("HTTP/1.1", "Upgrade, Close", false),
-        ("HTTP/1.1", "keep-alive", true),
-        ("HTTP/1.0", nil, false),
-        ("HTTP/1.0", "Keep-Alive", true),
-        ("HTTP/1.0", "close", false),
-    ] as [(String, String?, Bool)])
+    @Test(
+        "Keep-alive follows the version and the Connection tokens",
+        arguments: [
+            ("HTTP/1.1", nil, true),
+            ("HTTP/1.1", "close", false),
+            ("HTTP/1.1", "Upgrade, Close", false),
+            ("HTTP/1.1", "keep-alive", true),
+            ("HTTP/1.0", nil, false),
+            ("HTTP/1.0", "Keep-Alive", true),
+            ("HTTP/1.0", "close", false),
+        ] as [(String, String?, Bool)])
     func keepAlive(version: String, connection: String?, keepAlive: Bool) {
         let connectionLine = connection.map { "Connection: \($0)\r\n" } ?? ""
         let outcome = parseRequests("GET / \(version)\r\nHost: h\r\n\(connectionLine)\r\n")
@@ -105,27 +110,31 @@ private func parseRequests(chunks: [[UInt8]], parser: HTTPRequestParser) -> Requ
 
     @Test("The target splits into decoded path segments and query items")
     func target() {
-        let outcome = parseRequests("GET /v1/conversations/c%201/messages?after=417&limit=50&flag&q=a%2Bb+c%zz HTTP/1.1\r\nHost: h\r\n\r\n")
+        let outcome = parseRequests(
+            "GET /v1/conversations/c%201/messages?after=417&limit=50&flag&q=a%2Bb+c%zz HTTP/1.1\r\nHost: h\r\n\r\n")
         let target = outcome.requests.first?.target
         #expect(target?.pathSegments == ["v1", "conversations", "c 1", "messages"])
-        #expect(target?.queryItems == [
-            HTTPQueryItem(name: "after", value: "417"),
-            HTTPQueryItem(name: "limit", value: "50"),
-            HTTPQueryItem(name: "flag", value: nil),
-            HTTPQueryItem(name: "q", value: "a+b+c%zz"),
-        ])
+        #expect(
+            target?.queryItems == [
+                HTTPQueryItem(name: "after", value: "417"),
+                HTTPQueryItem(name: "limit", value: "50"),
+                HTTPQueryItem(name: "flag", value: nil),
+                HTTPQueryItem(name: "q", value: "a+b+c%zz"),
+            ])
         #expect(target?.queryValue("limit") == "50")
         #expect(target?.queryValue("before") == nil)
     }
 
-    @Test("Percent-decoding reads UTF-8 and leaves broken escapes alone", arguments: [
-        ("caf%C3%A9", "café"),
-        ("100%", "100%"),
-        ("%4", "%4"),
-        ("%g1", "%g1"),
-        ("%FF", "\u{FFFD}"),
-        ("a%20b", "a b"),
-    ])
+    @Test(
+        "Percent-decoding reads UTF-8 and leaves broken escapes alone",
+        arguments: [
+            ("caf%C3%A9", "café"),
+            ("100%", "100%"),
+            ("%4", "%4"),
+            ("%g1", "%g1"),
+            ("%FF", "\u{FFFD}"),
+            ("a%20b", "a b"),
+        ])
     func percentDecode(encoded: String, decoded: String) {
         #expect(HTTPRequestTarget.percentDecode(encoded) == decoded)
     }
@@ -172,40 +181,126 @@ private func parseRequests(chunks: [[UInt8]], parser: HTTPRequestParser) -> Requ
 
     static let host = "Host: h\r\n"
 
-    @Test("Malformed requests fail with the status to answer and a message saying what is wrong", arguments: [
-        ("GET  / HTTP/1.1\r\n\(host)\r\n", 400, #"request line "GET  / HTTP/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#),
-        ("GET /\r\n\(host)\r\n", 400, #"request line "GET /" is not "METHOD /path HTTP/1.1" with single spaces"#),
-        ("GET / HTTP/1.1 x\r\n\(host)\r\n", 400, #"request line "GET / HTTP/1.1 x" is not "METHOD /path HTTP/1.1" with single spaces"#),
-        ("G(T / HTTP/1.1\r\n\(host)\r\n", 400, #"request line "G(T / HTTP/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#),
-        ("GET /\u{7F} HTTP/1.1\r\n\(host)\r\n", 400, #"request line "GET /\x7F HTTP/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#),
-        ("GET / HTTPS/1.1\r\n\(host)\r\n", 400, #"request line "GET / HTTPS/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#),
-        ("GET / HTTP/2.0\r\n\(host)\r\n", 505, "HTTP/2.0 is not supported; use HTTP/1.1 or HTTP/1.0"),
-        ("GET http://h/ HTTP/1.1\r\n\(host)\r\n", 400, #"request target "http://h/" does not start with "/"; send the path and query only"#),
-        ("GET / HTTP/1.1\nHost: h\n\n", 400, "line 1 of the head ends in LF without CR; end every line with CRLF"),
-        ("GET / HTTP/1.1\r\nHost: h\n\r\n", 400, "line 2 of the head ends in LF without CR; end every line with CRLF"),
-        ("GET / HTTP/1.1\r\n\(host)X-A a\r\n\r\n", 400, #"line 3 "X-A a" has no colon; write headers as "Name: value""#),
-        ("GET / HTTP/1.1\r\n\(host)X-A : a\r\n\r\n", 400, #"line 3 "X-A : a" has whitespace between the header name and the colon; remove it"#),
-        ("GET / HTTP/1.1\r\n\(host)X-A: a\r\n b\r\n\r\n", 400, #"line 4 " b" starts with whitespace (obsolete line folding); put each header on one line"#),
-        ("GET / HTTP/1.1\r\n\(host)X(A): a\r\n\r\n", 400, #"line 3 "X(A): a" has a header name that is empty or not a token; use letters, digits and !#$%&'*+-.^_`|~"#),
-        ("GET / HTTP/1.1\r\n\(host): a\r\n\r\n", 400, #"line 3 ": a" has a header name that is empty or not a token; use letters, digits and !#$%&'*+-.^_`|~"#),
-        ("GET / HTTP/1.1\r\n\(host)X-A: a\u{01}b\r\n\r\n", 400, #"line 3 "X-A: a\x01b" has a control character in the header value; remove it"#),
-        ("GET / HTTP/1.1\r\n\(host)X-A: a\rb\r\n\r\n", 400, #"line 3 "X-A: a\x0Db" has a control character in the header value; remove it"#),
-        ("GET / HTTP/1.1\r\n\r\n", 400, "an HTTP/1.1 request needs exactly one Host header, this one has 0"),
-        ("GET / HTTP/1.1\r\n\(host)\(host)\r\n", 400, "an HTTP/1.1 request needs exactly one Host header, this one has 2"),
-        ("POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n", 501, #"Transfer-Encoding "chunked" is not supported; send the body with Content-Length"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: abc\r\n\r\n", 400, #"Content-Length "abc" is not a decimal number of bytes"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n", 400, #"Content-Length "-1" is not a decimal number of bytes"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: +1\r\n\r\n", 400, #"Content-Length "+1" is not a decimal number of bytes"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length:\r\n\r\n", 400, #"Content-Length "" is not a decimal number of bytes"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: 1 2\r\n\r\n", 400, #"Content-Length "1 2" is not a decimal number of bytes"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: 1,\r\n\r\n", 400, #"Content-Length "" is not a decimal number of bytes"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: 5\r\nContent-Length: 6\r\n\r\n", 400, #"Content-Length has different values "5", "6"; send it once"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: 5, 05\r\n\r\n", 400, #"Content-Length has different values "5", "05"; send it once"#),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: 1048577\r\n\r\n", 413, "body of 1048577 bytes exceeds the limit of 1048576 bytes; send a smaller body"),
-        ("POST / HTTP/1.1\r\n\(host)Content-Length: 99999999999999999999999\r\n\r\n", 413, "body of 99999999999999999999999 bytes exceeds the limit of 1048576 bytes; send a smaller body"),
-        ("GET / HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "x", count: 16 * 1024))\r\n\r\n", 431, "the head (start line and headers) exceeds 16384 bytes; send fewer or shorter headers"),
-        ("GET / HTTP/1.1\r\n\(host)X-Endless: \(String(repeating: "x", count: 16 * 1024))", 431, "the head (start line and headers) exceeds 16384 bytes; send fewer or shorter headers"),
-    ])
+    @Test(
+        "Malformed requests fail with the status to answer and a message saying what is wrong",
+        arguments: [
+            (
+                "GET  / HTTP/1.1\r\n\(host)\r\n", 400,
+                #"request line "GET  / HTTP/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#
+            ),
+            ("GET /\r\n\(host)\r\n", 400, #"request line "GET /" is not "METHOD /path HTTP/1.1" with single spaces"#),
+            (
+                "GET / HTTP/1.1 x\r\n\(host)\r\n", 400,
+                #"request line "GET / HTTP/1.1 x" is not "METHOD /path HTTP/1.1" with single spaces"#
+            ),
+            (
+                "G(T / HTTP/1.1\r\n\(host)\r\n", 400,
+                #"request line "G(T / HTTP/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#
+            ),
+            (
+                "GET /\u{7F} HTTP/1.1\r\n\(host)\r\n", 400,
+                #"request line "GET /\x7F HTTP/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#
+            ),
+            (
+                "GET / HTTPS/1.1\r\n\(host)\r\n", 400,
+                #"request line "GET / HTTPS/1.1" is not "METHOD /path HTTP/1.1" with single spaces"#
+            ),
+            ("GET / HTTP/2.0\r\n\(host)\r\n", 505, "HTTP/2.0 is not supported; use HTTP/1.1 or HTTP/1.0"),
+            (
+                "GET http://h/ HTTP/1.1\r\n\(host)\r\n", 400,
+                #"request target "http://h/" does not start with "/"; send the path and query only"#
+            ),
+            ("GET / HTTP/1.1\nHost: h\n\n", 400, "line 1 of the head ends in LF without CR; end every line with CRLF"),
+            (
+                "GET / HTTP/1.1\r\nHost: h\n\r\n", 400,
+                "line 2 of the head ends in LF without CR; end every line with CRLF"
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-A a\r\n\r\n", 400,
+                #"line 3 "X-A a" has no colon; write headers as "Name: value""#
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-A : a\r\n\r\n", 400,
+                #"line 3 "X-A : a" has whitespace between the header name and the colon; remove it"#
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-A: a\r\n b\r\n\r\n", 400,
+                #"line 4 " b" starts with whitespace (obsolete line folding); put each header on one line"#
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X(A): a\r\n\r\n", 400,
+                #"line 3 "X(A): a" has a header name that is empty or not a token; use letters, digits and !#$%&'*+-.^_`|~"#
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host): a\r\n\r\n", 400,
+                #"line 3 ": a" has a header name that is empty or not a token; use letters, digits and !#$%&'*+-.^_`|~"#
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-A: a\u{01}b\r\n\r\n", 400,
+                #"line 3 "X-A: a\x01b" has a control character in the header value; remove it"#
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-A: a\rb\r\n\r\n", 400,
+                #"line 3 "X-A: a\x0Db" has a control character in the header value; remove it"#
+            ),
+            ("GET / HTTP/1.1\r\n\r\n", 400, "an HTTP/1.1 request needs exactly one Host header, this one has 0"),
+            (
+                "GET / HTTP/1.1\r\n\(host)\(host)\r\n", 400,
+                "an HTTP/1.1 request needs exactly one Host header, this one has 2"
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n", 501,
+                #"Transfer-Encoding "chunked" is not supported; send the body with Content-Length"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: abc\r\n\r\n", 400,
+                #"Content-Length "abc" is not a decimal number of bytes"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n", 400,
+                #"Content-Length "-1" is not a decimal number of bytes"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: +1\r\n\r\n", 400,
+                #"Content-Length "+1" is not a decimal number of bytes"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length:\r\n\r\n", 400,
+                #"Content-Length "" is not a decimal number of bytes"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: 1 2\r\n\r\n", 400,
+                #"Content-Length "1 2" is not a decimal number of bytes"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: 1,\r\n\r\n", 400,
+                #"Content-Length "" is not a decimal number of bytes"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: 5\r\nContent-Length: 6\r\n\r\n", 400,
+                #"Content-Length has different values "5", "6"; send it once"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: 5, 05\r\n\r\n", 400,
+                #"Content-Length has different values "5", "05"; send it once"#
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: 1048577\r\n\r\n", 413,
+                "body of 1048577 bytes exceeds the limit of 1048576 bytes; send a smaller body"
+            ),
+            (
+                "POST / HTTP/1.1\r\n\(host)Content-Length: 99999999999999999999999\r\n\r\n", 413,
+                "body of 99999999999999999999999 bytes exceeds the limit of 1048576 bytes; send a smaller body"
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "x", count: 16 * 1024))\r\n\r\n", 431,
+                "the head (start line and headers) exceeds 16384 bytes; send fewer or shorter headers"
+            ),
+            (
+                "GET / HTTP/1.1\r\n\(host)X-Endless: \(String(repeating: "x", count: 16 * 1024))", 431,
+                "the head (start line and headers) exceeds 16384 bytes; send fewer or shorter headers"
+            ),
+        ])
     func errors(input: String, status: Int, message: String) {
         let outcome = parseRequests(input)
         #expect(outcome.requests.isEmpty)

@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatWire
 
 @Suite(.ownThreads) struct HTTPResponseHeadParserTests {
@@ -25,26 +26,35 @@ import ChatTestSupport
         }
         let whole = run([input])
         let byteByByte = run(input.map { [$0] })
-        #expect(String(describing: whole) == String(describing: byteByByte), "feeding byte by byte changed the result", sourceLocation: sourceLocation)
+        #expect(
+            String(describing: whole) == String(describing: byteByByte), "feeding byte by byte changed the result",
+            sourceLocation: sourceLocation)
         return whole
     }
 
     @Test("A 101 head is read, and the frame bytes behind it are handed back")
     func switchingProtocols() throws {
-        let input = Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".utf8) + [0x81, 0x02, 0x68, 0x69]
+        let input =
+            Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".utf8) + [
+                0x81, 0x02, 0x68, 0x69,
+            ]
         let parsed = try #require(try parse(input).get())
-        #expect(parsed.head == HTTPResponseHead(
-            status: HTTPStatus(code: 101, reasonPhrase: "Switching Protocols"),
-            headers: ["Upgrade": "websocket", "Connection": "Upgrade"]
-        ))
+        #expect(
+            parsed.head
+                == HTTPResponseHead(
+                    status: HTTPStatus(code: 101, reasonPhrase: "Switching Protocols"),
+                    headers: ["Upgrade": "websocket", "Connection": "Upgrade"]
+                ))
         #expect(parsed.remainder == [0x81, 0x02, 0x68, 0x69])
     }
 
-    @Test("The reason phrase is kept as sent and may be empty or missing", arguments: [
-        ("HTTP/1.1 401 Go Away\r\n\r\n", "Go Away"),
-        ("HTTP/1.1 401 \r\n\r\n", ""),
-        ("HTTP/1.1 401\r\n\r\n", ""),
-    ])
+    @Test(
+        "The reason phrase is kept as sent and may be empty or missing",
+        arguments: [
+            ("HTTP/1.1 401 Go Away\r\n\r\n", "Go Away"),
+            ("HTTP/1.1 401 \r\n\r\n", ""),
+            ("HTTP/1.1 401\r\n\r\n", ""),
+        ])
     func reasonPhrase(input: String, reason: String) throws {
         let parsed = try #require(try parse(Array(input.utf8)).get())
         #expect(parsed.head.status.code == 401)
@@ -56,15 +66,17 @@ import ChatTestSupport
         #expect(try parse(Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n".utf8)).get() == nil)
     }
 
-    @Test("Malformed status lines are rejected with the line quoted", arguments: [
-        "HTTP/1.1 1O1 Switching\r\n\r\n",
-        "HTTP/1.1  101 Switching\r\n\r\n",
-        "HTTP/1.1 1011\r\n\r\n",
-        "HTTP/1.1 099 Low\r\n\r\n",
-        "HTTP/1 101 Switching\r\n\r\n",
-        "ICY 200 OK\r\n\r\n",
-        "HTTP/1.1 200 O\u{01}K\r\n\r\n",
-    ])
+    @Test(
+        "Malformed status lines are rejected with the line quoted",
+        arguments: [
+            "HTTP/1.1 1O1 Switching\r\n\r\n",
+            "HTTP/1.1  101 Switching\r\n\r\n",
+            "HTTP/1.1 1011\r\n\r\n",
+            "HTTP/1.1 099 Low\r\n\r\n",
+            "HTTP/1 101 Switching\r\n\r\n",
+            "ICY 200 OK\r\n\r\n",
+            "HTTP/1.1 200 O\u{01}K\r\n\r\n",
+        ])
     func malformed(input: String) {
         let line = String(input.utf8.prefix { $0 != UInt8(ascii: "\r") }) ?? ""
         let expected = HTTPParseError.malformedStatusLine(Array(line.utf8))

@@ -1,5 +1,6 @@
-import Testing
 import ChatTestSupport
+import Testing
+
 @testable import ChatWire
 
 /// A message split into many frames: reassembled into one buffer, with a cap on the frames so
@@ -12,7 +13,9 @@ import ChatTestSupport
         for index in 0..<count {
             let part = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
             payload += part
-            bytes += WebSocketFrame(fin: index == count - 1, opcode: index == 0 ? .binary : .continuation, payload: part).encoded(maskingKey: nil)
+            bytes += WebSocketFrame(
+                fin: index == count - 1, opcode: index == 0 ? .binary : .continuation, payload: part
+            ).encoded(maskingKey: nil)
         }
         return (bytes, payload)
     }

@@ -1,5 +1,6 @@
-@testable import ChatCLI
 import ChatStore
+
+@testable import ChatCLI
 
 /// libFuzzer target for the files other processes and people write beside the store: the user's
 /// config file (`ConfigFile.parse`) and the sync worker's `.sync-status` (`SyncStatusFile`);
@@ -33,7 +34,9 @@ private func fuzzConfig(_ bytes: [UInt8]) {
         let config = try ConfigFile.parse(bytes, path: configPath, home: "/home/fuzz")
         var entries = config.stores.flatMap { section in [section.line] + section.entries.values.map(\.line) }
         if let store = config.defaultStore { entries.append(store.line) }
-        check(entries.allSatisfy { (1...max(lines, 1)).contains($0) }, "an accepted entry on a line the file does not have")
+        check(
+            entries.allSatisfy { (1...max(lines, 1)).contains($0) },
+            "an accepted entry on a line the file does not have")
         check(config.stores.allSatisfy { $0.path.hasPrefix("/") }, "a store section with a relative path")
     } catch {
         let message = error.message
@@ -46,10 +49,12 @@ private func fuzzConfig(_ bytes: [UInt8]) {
 }
 
 private func fuzzStatus(_ bytes: [UInt8]) {
-    guard case let .success(status) = SyncStatusFile.decode(bytes) else { return }
+    guard case .success(let status) = SyncStatusFile.decode(bytes) else { return }
     let encoded = SyncStatusFile.encode(status)
-    guard case let .success(again) = SyncStatusFile.decode(encoded) else {
-        fatalError("fuzz-files invariant broken: an accepted status does not decode once encoded: \(String(decoding: encoded, as: UTF8.self))")
+    guard case .success(let again) = SyncStatusFile.decode(encoded) else {
+        fatalError(
+            "fuzz-files invariant broken: an accepted status does not decode once encoded: \(String(decoding: encoded, as: UTF8.self))"
+        )
     }
     check(again == status, "a status changed in a round trip")
     check(SyncStatusFile.encode(again) == encoded, "the status encoding is not stable")
@@ -66,7 +71,9 @@ private func fuzzPositions(_ bytes: [UInt8]) {
 private func fuzzInfo(_ bytes: [UInt8]) {
     guard let fast = ConversationInfo.decodeCanonical(bytes) else { return }
     let full = ConversationInfo.decode(bytes, path: "conversation.json")
-    check(!full.problems.contains { $0.severity == .error }, "a canonical conversation.json the full decoder refuses: \(full.problems)")
+    check(
+        !full.problems.contains { $0.severity == .error },
+        "a canonical conversation.json the full decoder refuses: \(full.problems)")
     check(full.info == fast, "the two conversation.json readers disagree")
     check(fast.encode() == bytes, "an accepted conversation.json that is not the writer's bytes")
 }

@@ -12,8 +12,13 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     for maxHeadSize in [48, 512] {
         let whole = parseAll([bytes], maxHeadSize: maxHeadSize)
         let trickle = parseAll(bytes.map { [$0] }, maxHeadSize: maxHeadSize)
-        check(whole.requests == trickle.requests, "requests differ when fed a byte at a time: \(whole.requests) vs \(trickle.requests)")
-        check(whole.error == trickle.error, "errors differ when fed a byte at a time: \(String(describing: whole.error)) vs \(String(describing: trickle.error))")
+        check(
+            whole.requests == trickle.requests,
+            "requests differ when fed a byte at a time: \(whole.requests) vs \(trickle.requests)")
+        check(
+            whole.error == trickle.error,
+            "errors differ when fed a byte at a time: \(String(describing: whole.error)) vs \(String(describing: trickle.error))"
+        )
     }
     let whole = parseAll([bytes])
 
@@ -21,20 +26,30 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         // What the parser accepted has no CR, LF or NUL in its head, so the serializer (which
         // refuses them) must write it.
         let written: [UInt8]
-        do { written = try request.serialized() } catch { fatalError("fuzz-http-request invariant broken: a parsed request cannot be serialized: \(request): \(error)") }
+        do { written = try request.serialized() } catch {
+            fatalError(
+                "fuzz-http-request invariant broken: a parsed request cannot be serialized: \(request): \(error)")
+        }
         let again = parseAll([written], maxHeadSize: 4096)
-        check(again.error == nil && again.requests.count == 1, "a parsed request does not parse back: \(request) gave \(again)")
+        check(
+            again.error == nil && again.requests.count == 1,
+            "a parsed request does not parse back: \(request) gave \(again)")
         guard let copy = again.requests.first else { continue }
-        check(copy.method == request.method && copy.target == request.target && copy.version == request.version, "request line changed: \(request) vs \(copy)")
+        check(
+            copy.method == request.method && copy.target == request.target && copy.version == request.version,
+            "request line changed: \(request) vs \(copy)")
         check(copy.body == request.body, "body changed: \(request.body) vs \(copy.body)")
-        check(withoutContentLength(copy.headers) == withoutContentLength(request.headers), "headers changed: \(request.headers) vs \(copy.headers)")
+        check(
+            withoutContentLength(copy.headers) == withoutContentLength(request.headers),
+            "headers changed: \(request.headers) vs \(copy.headers)")
     }
     return 0
 }
 
 /// Small limits, so that the fuzzer reaches 413 and 431 with short inputs.
 /// The re-parse of a serialized request gets a larger head limit: the serializer adds spaces.
-private func parseAll(_ chunks: [[UInt8]], maxHeadSize: Int = 512) -> (requests: [HTTPRequest], error: HTTPParseError?) {
+private func parseAll(_ chunks: [[UInt8]], maxHeadSize: Int = 512) -> (requests: [HTTPRequest], error: HTTPParseError?)
+{
     var parser = HTTPRequestParser(maxHeadSize: maxHeadSize, maxBodySize: 64)
     var requests: [HTTPRequest] = []
     do {

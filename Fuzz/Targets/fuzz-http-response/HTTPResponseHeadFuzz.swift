@@ -9,24 +9,30 @@ public func fuzzHTTPResponseHead(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // A small head limit too, so that short inputs reach 431 (libFuzzer grows inputs slowly).
     let small = parse([bytes], maxHeadSize: 40)
-    check(small == parse(bytes.map { [$0] }, maxHeadSize: 40), "fed a byte at a time the result differs with a 40-byte limit")
+    check(
+        small == parse(bytes.map { [$0] }, maxHeadSize: 40),
+        "fed a byte at a time the result differs with a 40-byte limit")
     let whole = parse([bytes])
     let trickle = parse(bytes.map { [$0] })
     check(whole == trickle, "fed a byte at a time the result differs: \(whole) vs \(trickle)")
 
-    if case let .head(head, remainder) = whole {
+    if case .head(let head, let remainder) = whole {
         check(head.status.code >= 100 && head.status.code <= 999, "status code \(head.status.code) is not three digits")
-        check(bytes.count >= remainder.count && bytes.suffix(remainder.count).elementsEqual(remainder), "the remainder is not the input's tail")
+        check(
+            bytes.count >= remainder.count && bytes.suffix(remainder.count).elementsEqual(remainder),
+            "the remainder is not the input's tail")
         let bodiless = (100..<200).contains(head.status.code) || head.status.code == 204
         var headers = head.headers
         headers.remove(name: "Content-Length")
         let written: [UInt8]
         do { written = try HTTPResponse(status: head.status, headers: headers).serialized() } catch {
-            fatalError("fuzz-http-response invariant broken: a head it accepted cannot be serialized: \(head): \(error)")
+            fatalError(
+                "fuzz-http-response invariant broken: a head it accepted cannot be serialized: \(head): \(error)")
         }
         let again = parse([written], maxHeadSize: 4096)
-        guard case let .head(copy, rest) = again else {
-            fatalError("fuzz-http-response invariant broken: a head it accepted does not parse back: \(head) gave \(again)")
+        guard case .head(let copy, let rest) = again else {
+            fatalError(
+                "fuzz-http-response invariant broken: a head it accepted does not parse back: \(head) gave \(again)")
         }
         check(rest.isEmpty, "bytes left after a serialized bodiless head: \(rest)")
         check(copy.status == head.status, "status changed: \(head.status) vs \(copy.status)")
@@ -45,8 +51,8 @@ private enum Outcome: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .incomplete: "incomplete"
-        case let .head(head, remainder): "head \(head) + \(remainder.count) bytes"
-        case let .failure(error): "error \(error)"
+        case .head(let head, let remainder): "head \(head) + \(remainder.count) bytes"
+        case .failure(let error): "error \(error)"
         }
     }
 }

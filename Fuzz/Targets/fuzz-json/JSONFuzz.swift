@@ -12,13 +12,17 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         again = try JSONParser.parse(canonical)
     } catch {
-        fatalError("fuzz-json invariant broken: the canonical form of a parsed value does not parse (\(error)): \(String(decoding: canonical, as: UTF8.self))")
+        fatalError(
+            "fuzz-json invariant broken: the canonical form of a parsed value does not parse (\(error)): \(String(decoding: canonical, as: UTF8.self))"
+        )
     }
     if again != value {
         fatalError("fuzz-json invariant broken: the value changed in a round trip: \(value) vs \(again)")
     }
     if JSONWriter.encode(again) != canonical {
-        fatalError("fuzz-json invariant broken: the canonical form is not stable: \(String(decoding: canonical, as: UTF8.self))")
+        fatalError(
+            "fuzz-json invariant broken: the canonical form is not stable: \(String(decoding: canonical, as: UTF8.self))"
+        )
     }
     return 0
 }

@@ -12,16 +12,21 @@ public func fuzzKeyDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let whole = decode([bytes])
     check(decode(bytes.map { [$0] }) == whole, "keys differ when fed a byte at a time")
     let chunk = 1 + Int(bytes.first ?? 0) % 7
-    check(decode(stride(from: 0, to: bytes.count, by: chunk).map { Array(bytes[$0..<min(bytes.count, $0 + chunk)]) }) == whole,
-          "keys differ when fed in chunks of \(chunk)")
+    check(
+        decode(stride(from: 0, to: bytes.count, by: chunk).map { Array(bytes[$0..<min(bytes.count, $0 + chunk)]) })
+            == whole,
+        "keys differ when fed in chunks of \(chunk)")
     for key in whole {
         switch key {
-        case let .text(text):
+        case .text(let text):
             check(!text.isEmpty, "an empty .text")
-            check(!text.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in .text: \(text.debugDescription)")
-        case let .paste(text):
-            check(!text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" },
-                  "a control character in .paste: \(text.debugDescription)")
+            check(
+                !text.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                "a control character in .text: \(text.debugDescription)")
+        case .paste(let text):
+            check(
+                !text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" },
+                "a control character in .paste: \(text.debugDescription)")
             check(text.unicodeScalars.count <= KeyDecoder.pasteLimit, "a paste over the limit")
         default:
             break
@@ -33,7 +38,8 @@ public func fuzzKeyDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = paused.flush()
     }
     // Whatever came before (unless inside a paste, which a pause does not end), Enter is Enter.
-    if case .paste = paused.state {} else {
+    if case .paste = paused.state {
+    } else {
         check(paused.feed([0x0D]) == [.enter], "after a pause, CR is not Enter (state \(paused.state))")
     }
     return 0
@@ -47,7 +53,7 @@ private func decode(_ chunks: [[UInt8]]) -> [Key] {
     keys += decoder.flush()
     var joined: [Key] = []
     for key in keys {
-        if case let .text(more) = key, case let .text(text)? = joined.last {
+        if case .text(let more) = key, case .text(let text)? = joined.last {
             joined[joined.count - 1] = .text(text + more)
         } else {
             joined.append(key)

@@ -1,5 +1,6 @@
-@testable import ChatStore
 import ChatDomain
+
+@testable import ChatStore
 
 /// libFuzzer target for `SegmentFile.decode` (and `decodeTail` and `StoreMerge` over two segments), which reads a canonical record by a fast path and
 /// everything else by the JSON parser and `RecordReader`.
@@ -14,7 +15,9 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     for line in lineRanges(bytes) {
         var content = line
-        if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) == true { content = content.lowerBound..<(content.upperBound - 1) }
+        if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) == true {
+            content = content.lowerBound..<(content.upperBound - 1)
+        }
         let fast = SegmentFile.canonicalRecord(bytes, content)
         let general = generalRecord(bytes, content)
         if let fast {
@@ -26,7 +29,9 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             var writer = JSONWriter()
             SegmentFile.writeRecord(general, into: &writer)
             if writer.bytes.elementsEqual(bytes[content]), !writer.bytes.contains(UInt8(ascii: "\\")) {
-                fatalError("fuzz-segment invariant broken: a canonical line without escapes was refused by the fast path: \(general)")
+                fatalError(
+                    "fuzz-segment invariant broken: a canonical line without escapes was refused by the fast path: \(general)"
+                )
             }
         }
     }
@@ -35,7 +40,9 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let rewritten = SegmentFile.encode(decoded.messages)
     let again = SegmentFile.decode(rewritten, path: "fuzz.json", range: nil)
-    check(again.messages == decoded.messages, "decode(encode(messages)) changed them: \(decoded.messages) vs \(again.messages)")
+    check(
+        again.messages == decoded.messages,
+        "decode(encode(messages)) changed them: \(decoded.messages) vs \(again.messages)")
     check(again.problems.isEmpty, "a segment written by encode has problems: \(again.problems)")
     fuzzMerge(bytes)
     return 0
@@ -50,8 +57,12 @@ private func fuzzTail(_ bytes: [UInt8], decoded: SegmentFile.Decoded) {
     let count = 1 + Int(bytes.last ?? 0) % 120
     let tail = SegmentFile.decodeTail(bytes, range: nil, count: count)
     if let tail, decoded.firstError == nil {
-        check(tail.messages == Array(decoded.messages.suffix(count)), "the tail read \(tail.messages) but the whole file ends \(decoded.messages.suffix(count))")
-        check(tail.hasEarlier == (decoded.messages.count > count), "the tail says older records are left: \(tail.hasEarlier), of \(decoded.messages.count)")
+        check(
+            tail.messages == Array(decoded.messages.suffix(count)),
+            "the tail read \(tail.messages) but the whole file ends \(decoded.messages.suffix(count))")
+        check(
+            tail.hasEarlier == (decoded.messages.count > count),
+            "the tail says older records are left: \(tail.hasEarlier), of \(decoded.messages.count)")
     }
     if decoded.problems.isEmpty {
         check(tail != nil, "the tail reader refused a sound canonical segment")
@@ -72,7 +83,8 @@ private func fuzzMerge(_ bytes: [UInt8]) {
     let theirs = Array(bytes[min(cut, bytes.count)...])
     let path = "conversations/c/messages/0000000001-0000000100.json"
     let range = SegmentRange(containing: 1, size: 100)
-    let forward: StoreMerge.Outcome, backward: StoreMerge.Outcome
+    let forward: StoreMerge.Outcome
+    let backward: StoreMerge.Outcome
     do {
         forward = try StoreMerge.merge(base: [], ours: ours, theirs: theirs, path: path)
         backward = try StoreMerge.merge(base: [], ours: theirs, theirs: ours, path: path)
@@ -90,7 +102,9 @@ private func fuzzMerge(_ bytes: [UInt8]) {
         check(Set(merged.messages) == Set(ourRecords + theirRecords), "a clean merge lost or invented records")
     } else {
         check(!forward.conflicts.isEmpty && !backward.conflicts.isEmpty, "a conflict without a reason")
-        check(merged.problems.count == 1 && merged.problems[0].message.hasPrefix("unresolved git merge conflict"), "a conflicted merge is not read as one: \(merged.problems)")
+        check(
+            merged.problems.count == 1 && merged.problems[0].message.hasPrefix("unresolved git merge conflict"),
+            "a conflicted merge is not read as one: \(merged.problems)")
         fuzzResolutions(forward.bytes, ours: ourRecords, theirs: theirRecords, path: path, range: range)
         fuzzResolutions(backward.bytes, ours: theirRecords, theirs: ourRecords, path: path, range: range)
     }
@@ -103,7 +117,9 @@ private func fuzzMerge(_ bytes: [UInt8]) {
 /// - a segment `decode` finds no problem in, error or warning: a comma after every record but
 ///   the last, sequences ascending, each client message ID once;
 /// - only records one of the sides holds; keeping one side in every hunk keeps all of its.
-private func fuzzResolutions(_ conflicted: [UInt8], ours: [Message], theirs: [Message], path: String, range: SegmentRange) {
+private func fuzzResolutions(
+    _ conflicted: [UInt8], ours: [Message], theirs: [Message], path: String, range: SegmentRange
+) {
     let (open, middle, close) = (Array("<<<<<<< ours".utf8), Array("=======".utf8), Array(">>>>>>> theirs".utf8))
     let lines = conflicted.split(separator: 0x0A, omittingEmptySubsequences: false)
     let hunks = lines.count { $0.elementsEqual(open) }
@@ -121,7 +137,7 @@ private func fuzzResolutions(_ conflicted: [UInt8], ours: [Message], theirs: [Me
     for choice in choices {
         var kept: [ArraySlice<UInt8>] = []
         var hunk = 0
-        var inside: Bool?  // nil between hunks; true on our side of one, false on theirs
+        var inside: Bool? // nil between hunks; true on our side of one, false on theirs
         for line in lines {
             if line.elementsEqual(open) {
                 check(inside == nil, "a hunk opens inside another")
@@ -142,8 +158,12 @@ private func fuzzResolutions(_ conflicted: [UInt8], ours: [Message], theirs: [Me
         let resolved = SegmentFile.decode(Array(kept.joined(separator: [0x0A])), path: path, range: range)
         check(resolved.problems.isEmpty, "keeping \(said) in the \(hunks) hunks leaves problems: \(resolved.problems)")
         check(Set(resolved.messages).isSubset(of: sides), "keeping \(said) gives records neither side holds")
-        if choice.allSatisfy({ $0 }) { check(Set(ours).isSubset(of: resolved.messages), "keeping ours in every hunk loses records of ours") }
-        if !choice.contains(true) { check(Set(theirs).isSubset(of: resolved.messages), "keeping theirs in every hunk loses records of theirs") }
+        if choice.allSatisfy({ $0 }) {
+            check(Set(ours).isSubset(of: resolved.messages), "keeping ours in every hunk loses records of ours")
+        }
+        if !choice.contains(true) {
+            check(Set(theirs).isSubset(of: resolved.messages), "keeping theirs in every hunk loses records of theirs")
+        }
     }
 }
 
@@ -151,7 +171,9 @@ private func fuzzResolutions(_ conflicted: [UInt8], ours: [Message], theirs: [Me
 private func generalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
     guard let value = try? JSONParser.parse(bytes, in: content) else { return nil }
     var problems: [StoreProblem] = []
-    guard var reader = RecordReader(value, what: "a message", path: "fuzz.json", line: 1, problems: &problems) else { return nil }
+    guard var reader = RecordReader(value, what: "a message", path: "fuzz.json", line: 1, problems: &problems) else {
+        return nil
+    }
     let id = reader.clientMessageID("clientMessageId")
     let sender = reader.userID("senderId")
     let sentAt = reader.timestamp("sentAt")

@@ -17,35 +17,42 @@ public func fuzzWebSocket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let whole = receive([stream], role: role)
     let trickle = receive(stream.map { [$0] }, role: role)
-    check(whole.events == trickle.events, "events differ when fed a byte at a time: \(whole.events) vs \(trickle.events)")
-    check(whole.error == trickle.error, "errors differ when fed a byte at a time: \(String(describing: whole.error)) vs \(String(describing: trickle.error))")
+    check(
+        whole.events == trickle.events, "events differ when fed a byte at a time: \(whole.events) vs \(trickle.events)")
+    check(
+        whole.error == trickle.error,
+        "errors differ when fed a byte at a time: \(String(describing: whole.error)) vs \(String(describing: trickle.error))"
+    )
 
     let peerRole: WebSocketConnection.Role = role == .server ? .client : .server
     let peer = WebSocketConnection(role: peerRole, makeMaskingKey: { WebSocketMaskingKey(0x12, 0x34, 0x56, 0x78) })
     for event in whole.events {
         switch event {
-        case let .text(text):
+        case .text(let text):
             check(text.utf8.count <= maxMessageSize, "a text message of \(text.utf8.count) bytes passed the limit")
             expectRoundTrip(event, peer.text(text), role: role)
-            expectRoundTrip(event, fragmented(Array(text.utf8), opcode: .text, size: fragmentSize, peer: peerRole), role: role)
-        case let .binary(bytes):
+            expectRoundTrip(
+                event, fragmented(Array(text.utf8), opcode: .text, size: fragmentSize, peer: peerRole), role: role)
+        case .binary(let bytes):
             check(bytes.count <= maxMessageSize, "a binary message of \(bytes.count) bytes passed the limit")
             expectRoundTrip(event, peer.binary(bytes), role: role)
             expectRoundTrip(event, fragmented(bytes, opcode: .binary, size: fragmentSize, peer: peerRole), role: role)
-        case let .ping(payload):
+        case .ping(let payload):
             check(payload.count <= 125, "a ping of \(payload.count) bytes was accepted")
             expectRoundTrip(event, peer.ping(payload), role: role)
-        case let .pong(payload):
+        case .pong(let payload):
             check(payload.count <= 125, "a pong of \(payload.count) bytes was accepted")
             expectRoundTrip(event, peer.pong(payload), role: role)
-        case let .close(code, _, reply):
+        case .close(let code, _, let reply):
             check(reply != nil, "the first close received has no reply")
             // The reply goes to the peer, so the peer's role decodes it.
             let answer = receive([reply ?? []], role: peerRole)
-            guard case let .close(echoed, _, _)? = answer.events.first else {
+            guard case .close(let echoed, _, _)? = answer.events.first else {
                 fatalError("fuzz-websocket invariant broken: the close reply does not decode: \(answer)")
             }
-            check(echoed == code, "the close reply carries \(String(describing: echoed)), not \(String(describing: code))")
+            check(
+                echoed == code, "the close reply carries \(String(describing: echoed)), not \(String(describing: code))"
+            )
         }
     }
     return 0
@@ -54,8 +61,11 @@ public func fuzzWebSocket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// Small, so that the fuzzer reaches 1009 with short inputs.
 private let maxMessageSize = 200
 
-private func receive(_ chunks: [[UInt8]], role: WebSocketConnection.Role) -> (events: [WebSocketEvent], error: WebSocketProtocolError?) {
-    var connection = WebSocketConnection(role: role, maxMessageSize: maxMessageSize, makeMaskingKey: { WebSocketMaskingKey(1, 2, 3, 4) })
+private func receive(_ chunks: [[UInt8]], role: WebSocketConnection.Role) -> (
+    events: [WebSocketEvent], error: WebSocketProtocolError?
+) {
+    var connection = WebSocketConnection(
+        role: role, maxMessageSize: maxMessageSize, makeMaskingKey: { WebSocketMaskingKey(1, 2, 3, 4) })
     var events: [WebSocketEvent] = []
     do {
         for chunk in chunks {
@@ -69,13 +79,16 @@ private func receive(_ chunks: [[UInt8]], role: WebSocketConnection.Role) -> (ev
 }
 
 /// `payload` as a message cut into frames of `size` bytes, with a ping after the first fragment.
-private func fragmented(_ payload: [UInt8], opcode: WebSocketOpcode, size: Int, peer: WebSocketConnection.Role) -> [UInt8] {
+private func fragmented(_ payload: [UInt8], opcode: WebSocketOpcode, size: Int, peer: WebSocketConnection.Role)
+    -> [UInt8]
+{
     let key: WebSocketMaskingKey? = peer == .client ? WebSocketMaskingKey(0xA0, 0x0B, 0xC0, 0x0D) : nil
     var pieces = stride(from: 0, to: payload.count, by: size).map { Array(payload[$0..<min($0 + size, payload.count)]) }
     if pieces.isEmpty { pieces = [[]] }
     var bytes: [UInt8] = []
     for (index, piece) in pieces.enumerated() {
-        let frame = WebSocketFrame(fin: index == pieces.count - 1, opcode: index == 0 ? opcode : .continuation, payload: piece)
+        let frame = WebSocketFrame(
+            fin: index == pieces.count - 1, opcode: index == 0 ? opcode : .continuation, payload: piece)
         bytes += frame.encoded(maskingKey: key)
         if index == 0 { bytes += WebSocketFrame(opcode: .ping, payload: [0x70]).encoded(maskingKey: key) }
     }

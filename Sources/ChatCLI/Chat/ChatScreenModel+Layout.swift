@@ -22,9 +22,12 @@ extension ChatScreenModel {
         let view = window(text: text, height: layout.bodyHeight)
         var header = layout.header
         // Said only while the first row's top is in view: rows above it are not the beginning.
-        if !(view.top.row == 0 && view.top.line == 0) { header[1] = output.styled("  " + historyLine(output, topInView: false), .dim) }
+        if !(view.top.row == 0 && view.top.line == 0) {
+            header[1] = output.styled("  " + historyLine(output, topInView: false), .dim)
+        }
         var body = view.lines.map { line in
-            selected.flatMap { indexByID[$0] } == line.row ? highlighted(line.text, first: line.isFirst, output: output) : line.text
+            selected.flatMap { indexByID[$0] } == line.row
+                ? highlighted(line.text, first: line.isFirst, output: output) : line.text
         }
         body.insert(contentsOf: [String](repeating: "", count: max(0, layout.bodyHeight - body.count)), at: 0)
         var lines = header + body + layout.footer
@@ -34,8 +37,9 @@ extension ChatScreenModel {
             lines.removeFirst(dropped)
             cursorRow -= dropped
         }
-        return ChatFrame(lines: lines.map { Terminal.fit($0, width: columns) },
-                         cursorRow: max(0, cursorRow), cursorColumn: min(layout.input.cursorColumn, max(0, columns - 1)))
+        return ChatFrame(
+            lines: lines.map { Terminal.fit($0, width: columns) },
+            cursorRow: max(0, cursorRow), cursorColumn: min(layout.input.cursorColumn, max(0, columns - 1)))
     }
 
     /// The lines of the frame but the body, and how many lines the body gets.
@@ -50,10 +54,14 @@ extension ChatScreenModel {
         init(_ model: ChatScreenModel, output: Output) {
             let dim = { (text: String) in output.styled(text, .dim) }
             let view = model.state.map { model.viewModelState($0) }
-            header = [output.styled(output.safe(view?.title ?? model.conversation.rawValue), .bold)
-                + dim("  " + output.safe(view?.subtitle ?? model.conversation.rawValue))]
+            header = [
+                output.styled(output.safe(view?.title ?? model.conversation.rawValue), .bold)
+                    + dim("  " + output.safe(view?.subtitle ?? model.conversation.rawValue))
+            ]
             header.append(dim("  " + model.historyLine(output)))
-            for problem in (view?.problems ?? []).prefix(3) { header.append(output.styled("  " + output.safe(problem), .red)) }
+            for problem in (view?.problems ?? []).prefix(3) {
+                header.append(output.styled("  " + output.safe(problem), .red))
+            }
             footer = []
             if let typing = model.typingLine { footer.append(dim("  " + output.safe(typing))) }
             footer += model.panelLines(output)
@@ -85,7 +93,8 @@ extension ChatScreenModel {
             while lines.count < height, index < timeline.count {
                 let rowLines = self.lines(of: index, text: text)
                 for (offset, line) in rowLines.enumerated() where offset >= skip && lines.count < height {
-                    lines.append(BodyLine(row: index, text: line, isLast: offset == rowLines.count - 1, isFirst: offset == 0))
+                    lines.append(
+                        BodyLine(row: index, text: line, isLast: offset == rowLines.count - 1, isFirst: offset == 0))
                 }
                 skip = 0
                 index += 1
@@ -95,7 +104,10 @@ extension ChatScreenModel {
         var index = timeline.count - 1
         while lines.count < height, index >= 0 {
             let rowLines = self.lines(of: index, text: text)
-            lines.insert(contentsOf: rowLines.enumerated().map { BodyLine(row: index, text: $1, isLast: $0 == rowLines.count - 1, isFirst: $0 == 0) }, at: 0)
+            lines.insert(
+                contentsOf: rowLines.enumerated().map {
+                    BodyLine(row: index, text: $1, isLast: $0 == rowLines.count - 1, isFirst: $0 == 0)
+                }, at: 0)
             index -= 1
         }
         let dropped = max(0, lines.count - height)
@@ -121,8 +133,12 @@ extension ChatScreenModel {
 
     /// The one place rows become lines: wrapped on words to the width, the tick on the last line.
     private func rowLines(_ text: RowText, _ row: RowState) -> [String] {
-        let key = RowLineCache.Key(row: row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns, color: text.output.useColor, hint: text.hint)
-        return lineCache.lines(key) { text.wrappedLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns) }
+        let key = RowLineCache.Key(
+            row: row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns, color: text.output.useColor,
+            hint: text.hint)
+        return lineCache.lines(key) {
+            text.wrappedLines(row, senderWidth: senderWidth, timeWidth: timeWidth, width: columns)
+        }
     }
 
     /// How many terminal cells `text` takes: the one place to count them.
@@ -145,12 +161,13 @@ extension ChatScreenModel {
         guard let first = firstSequence, first > 1 else { return "beginning of the conversation" }
         guard wished == first else { return "↑ older messages" }
         switch answer {
-        case let .beginning(before)? where before == first:
+        case .beginning(let before)? where before == first:
             return "beginning of the conversation"
-        case let .failed(before, reason)? where before == first:
+        case .failed(let before, let reason)? where before == first:
             return "older messages could not be loaded: " + output.safe(reason)
         default:
-            return (workerRunning ?? (state?.syncWorker != nil)) ? "loading older…" : "no sync worker running: `\(hint.command("sync", "--live"))` loads older messages"
+            return (workerRunning ?? (state?.syncWorker != nil))
+                ? "loading older…" : "no sync worker running: `\(hint.command("sync", "--live"))` loads older messages"
         }
     }
 
@@ -165,13 +182,19 @@ extension ChatScreenModel {
         guard let positions = state?.positions else {
             return [output.styled("  receipts of \(sequence): not loaded yet (the sync worker loads them)", .dim)]
         }
-        let receipts = MessageReceipts(sequence: sequence, sender: row.senderID, members: state?.members ?? [], positions: positions)
-        var lines = ["  receipts of \(sequence): " + receipts.summary + output.styled("  (Esc closes)", .dim)]
+        let receipts = MessageReceipts(
+            sequence: sequence, sender: row.senderID, members: state?.members ?? [], positions: positions)
+        var lines =
+            ["  receipts of \(sequence): " + receipts.summary + output.styled("  (Esc closes)", .dim)]
             + receipts.memberLines(safe: output.safe).map { "    " + $0 }
         let limit = max(2, rows / 3)
         if lines.count > limit {
             let hidden = lines.count - (limit - 1)
-            lines = Array(lines.prefix(limit - 1)) + [output.styled("    … \(hidden) more: " + hint.command("receipts", "\(conversation) \(sequence)"), .dim)]
+            lines =
+                Array(lines.prefix(limit - 1)) + [
+                    output.styled(
+                        "    … \(hidden) more: " + hint.command("receipts", "\(conversation) \(sequence)"), .dim)
+                ]
         }
         return lines
     }

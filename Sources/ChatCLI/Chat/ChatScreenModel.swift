@@ -154,7 +154,9 @@ struct ChatScreenModel: Sendable {
     mutating func tick(now: Int64) -> [ChatEffect] {
         self.now = now
         var effects: [ChatEffect] = []
-        if let lastEdit, now - lastEdit < Self.typingQuiet, !editor.isBlank, lastSignal.map({ now - $0 >= Self.typingInterval }) ?? true {
+        if let lastEdit, now - lastEdit < Self.typingQuiet, !editor.isBlank,
+            lastSignal.map({ now - $0 >= Self.typingInterval }) ?? true
+        {
             lastSignal = now
             effects.append(.signalTyping)
         }
@@ -187,7 +189,7 @@ struct ChatScreenModel: Sendable {
     private mutating func apply(_ key: Key) -> [ChatEffect] {
         if selected != nil, let effects = applySelected(key) { return effects }
         switch key {
-        case let .text(text), let .paste(text):
+        case .text(let text), .paste(let text):
             editor.insert(text)
             return edited()
         case .newline:
@@ -296,7 +298,11 @@ struct ChatScreenModel: Sendable {
         var failed: [ClientMessageID] = []
         var accepted: [ClientMessageID] = []
         for row in timeline.reversed() where row.senderID == me {
-            if case .failed = row.status { failed.append(row.clientMessageID) } else if row.sequence != nil { accepted.append(row.clientMessageID) }
+            if case .failed = row.status {
+                failed.append(row.clientMessageID)
+            } else if row.sequence != nil {
+                accepted.append(row.clientMessageID)
+            }
         }
         return failed + accepted
     }
@@ -330,11 +336,13 @@ struct ChatScreenModel: Sendable {
         let firstCurrent = current.first(where: { $0.sequence != nil })?.sequence
         let members = state?.members ?? []
         let kept = older.filter { row in
-            !currentIDs.contains(row.clientMessageID) && (firstCurrent.map { first in (row.sequence ?? .max) < first } ?? true)
+            !currentIDs.contains(row.clientMessageID)
+                && (firstCurrent.map { first in (row.sequence ?? .max) < first } ?? true)
         }.map { row in
             var row = row
             if row.senderID == me, let sequence = row.sequence, let positions = state?.positions {
-                row.status = .outgoing(receiptState(sequence: sequence, sender: me, members: members, positions: positions))
+                row.status = .outgoing(
+                    receiptState(sequence: sequence, sender: me, members: members, positions: positions))
             }
             return row
         }
@@ -372,13 +380,15 @@ struct ChatScreenModel: Sendable {
         let view = window(text: layoutText, height: bodyHeight)
         let topVisible = timeline.isEmpty || (!view.lines.isEmpty && view.top.row == 0 && view.top.line == 0)
         if topVisible { reachedTop() }
-        if let wished, case let .stored(before)? = answer, before == wished, answeredStored != wished, !loadingStored {
+        if let wished, case .stored(let before)? = answer, before == wished, answeredStored != wished, !loadingStored {
             answeredStored = wished
             loadingStored = true
             queued.append(.loadOlderStored(before: before))
         }
-        if focused != false, let newest = timeline.lastIndex(where: { $0.sequence != nil }), let sequence = timeline[newest].sequence,
-           view.lines.last(where: { $0.row == newest }).map({ $0.isLast }) == true {
+        if focused != false, let newest = timeline.lastIndex(where: { $0.sequence != nil }),
+            let sequence = timeline[newest].sequence,
+            view.lines.last(where: { $0.row == newest }).map({ $0.isLast }) == true
+        {
             let already = max(readPositionAtOpen ?? 0, state?.positions?[me].readUpTo ?? 0, readWished ?? 0)
             if sequence > already {
                 readWished = sequence
@@ -469,7 +479,9 @@ struct ChatScreenModel: Sendable {
     private mutating func normalise() {
         guard var current = anchor else { return }
         if indexByID[current.row] == nil {
-            guard let sequence = current.sequence, let index = timeline.firstIndex(where: { ($0.sequence ?? .max) >= sequence }) else {
+            guard let sequence = current.sequence,
+                let index = timeline.firstIndex(where: { ($0.sequence ?? .max) >= sequence })
+            else {
                 anchor = nil
                 return
             }

@@ -37,8 +37,10 @@ final class ChatSession: @unchecked Sendable {
     /// How many older rows one look into the stored segments reads.
     static let olderPage = 100
 
-    init(store: Store, conversation: Conversation, channel: RuntimeChannel, output: Output, hint: PasteHint, mouse: Bool,
-         opened: (() -> String?)? = nil) throws(StoreError) {
+    init(
+        store: Store, conversation: Conversation, channel: RuntimeChannel, output: Output, hint: PasteHint, mouse: Bool,
+        opened: (() -> String?)? = nil
+    ) throws(StoreError) {
         self.opened = opened
         self.store = store
         self.conversation = conversation
@@ -49,8 +51,9 @@ final class ChatSession: @unchecked Sendable {
         let opened = try conversation.snapshot(limit: 1)
         let read = max(opened.positions?[store.userID].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
         let size = Terminal.size() ?? (rows: 24, columns: 80)
-        model = ChatScreenModel(me: store.userID, conversation: conversation.id, readPosition: read == 0 ? nil : read,
-                                hint: hint, rows: size.rows, columns: size.columns)
+        model = ChatScreenModel(
+            me: store.userID, conversation: conversation.id, readPosition: read == 0 ? nil : read,
+            hint: hint, rows: size.rows, columns: size.columns)
     }
 
     private var id: ConversationID { conversation.id }
@@ -64,21 +67,23 @@ final class ChatSession: @unchecked Sendable {
             terminal.restore()
             polling.finish()
         }
-        let events = Self.merge(states: states, keys: try ChatTerminal.keys(), channel: Self.watch(channel, id), signals: Terminal.signals(resize: true))
+        let events = Self.merge(
+            states: states, keys: try ChatTerminal.keys(), channel: Self.watch(channel, id),
+            signals: Terminal.signals(resize: true))
         draw()
         for await event in events {
             let now = Int64(Clock.nanosecondsSince1970() / 1_000_000)
             var effects: [ChatEffect] = []
             switch event {
-            case let .state(state):
+            case .state(let state):
                 workerRunning = state.syncWorker != nil
                 polling.note(state.polling)
                 model.update(polling.marked(state))
                 model.update(olderAnswer: channel.olderAnswer(id), workerRunning: workerRunning)
                 effects += model.tick(now: now)
-            case let .key(key):
+            case .key(let key):
                 effects += model.handle(key, now: now)
-            case let .channel(reason):
+            case .channel(let reason):
                 if polling.note(reason), let state = model.state { model.update(polling.marked(state)) }
                 model.update(typing: channel.typing(id), now: now)
                 model.update(olderAnswer: channel.olderAnswer(id), workerRunning: workerRunning)
@@ -123,7 +128,7 @@ final class ChatSession: @unchecked Sendable {
     private func perform(_ effect: ChatEffect, now: Int64) -> [ChatEffect] {
         do {
             switch effect {
-            case let .send(text):
+            case .send(let text):
                 do { try validateNewMessageText(text) } catch {
                     model.notify("not sent: \(error.description)")
                     return []
@@ -133,17 +138,17 @@ final class ChatSession: @unchecked Sendable {
                 } catch {
                     model.notify("not sent, nothing was queued: \(error)")
                 }
-            case let .retry(messageID):
+            case .retry(let messageID):
                 _ = try Outbox(conversation).requeue(messageID)
-            case let .markRead(upTo):
+            case .markRead(let upTo):
                 _ = try Outbox(conversation).wantRead(upTo: upTo)
             case .signalTyping:
                 // Best effort: typing is a courtesy; a full /run must not stop the screen.
                 try? channel.signalMyTyping(id, atMilliseconds: now)
-            case let .loadOlderStored(before):
+            case .loadOlderStored(let before):
                 let older = try conversation.snapshot(limit: Self.olderPage, before: before)
                 model.prepend(older.rows(me: store.userID), hasOlder: older.hasOlder)
-            case let .wantOlder(before):
+            case .wantOlder(let before):
                 do { try channel.wantOlder(id, before: before) } catch {
                     model.notify("cannot ask the sync worker for older messages: \(error)")
                 }
@@ -165,20 +170,26 @@ final class ChatSession: @unchecked Sendable {
     /// tick alone notices typing (`view --follow` leaves no directories behind for a store
     /// nobody chats in). A directory that cannot be watched otherwise (removed meanwhile) leaves
     /// the tick to notice typing too.
-    static func watch(_ channel: RuntimeChannel, _ id: ConversationID, create: Bool = true) -> AsyncStream<WatchFallback?> {
-        let (stream, continuation) = AsyncStream.makeStream(of: WatchFallback?.self, bufferingPolicy: .bufferingNewest(1))
+    static func watch(_ channel: RuntimeChannel, _ id: ConversationID, create: Bool = true) -> AsyncStream<
+        WatchFallback?
+    > {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: WatchFallback?.self, bufferingPolicy: .bufferingNewest(1))
         let directory = channel.directory(of: id)
         // Watched only once checked (made when asked): never a directory another user made.
         let checked = try? channel.directory([id.rawValue] + (create ? ["typing"] : []), create: create)
-        let watcher = checked != nil ? try? DirectoryWatcher(root: directory, depth: 1) { continuation.yield($0.polling) } : nil
+        let watcher =
+            checked != nil ? try? DirectoryWatcher(root: directory, depth: 1) { continuation.yield($0.polling) } : nil
         continuation.onTermination = { _ in if let watcher { StoreObserver.stopLater(watcher) } }
         return stream
     }
 
     /// Every source in one stream, plus a tick every half second. Without `keys` (`view
     /// --follow` reads none) the stream ends only with the store's or by a signal.
-    static func merge(states: AsyncStream<ConversationState>, keys: AsyncStream<Key>?, channel: AsyncStream<WatchFallback?>,
-                      signals: AsyncStream<TerminalSignal>) -> AsyncStream<ChatEvent> {
+    static func merge(
+        states: AsyncStream<ConversationState>, keys: AsyncStream<Key>?, channel: AsyncStream<WatchFallback?>,
+        signals: AsyncStream<TerminalSignal>
+    ) -> AsyncStream<ChatEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
         let tasks = [
             Task {

@@ -82,11 +82,12 @@ struct KeyDecoder {
             ground(byte)
         case .escape:
             afterEscape(byte)
-        case let .controlSequence(parameters, intermediates, overlong):
+        case .controlSequence(let parameters, let intermediates, let overlong):
             switch byte {
             case 0x30...0x3F:
                 if parameters.count < Self.parameterLimit {
-                    state = .controlSequence(parameters: parameters + [byte], intermediates: intermediates, overlong: overlong)
+                    state = .controlSequence(
+                        parameters: parameters + [byte], intermediates: intermediates, overlong: overlong)
                 } else {
                     state = .controlSequence(parameters: parameters, intermediates: intermediates, overlong: true)
                 }
@@ -115,9 +116,9 @@ struct KeyDecoder {
                 state = .ground
                 ground(byte)
             }
-        case let .x10Mouse(remaining):
+        case .x10Mouse(let remaining):
             state = remaining > 1 ? .x10Mouse(remaining: remaining - 1) : .ground
-        case let .utf8(scalar, needed, lower, upper):
+        case .utf8(let scalar, let needed, let lower, let upper):
             guard byte >= lower, byte <= upper else {
                 text.append("\u{FFFD}")
                 state = .ground
@@ -131,7 +132,7 @@ struct KeyDecoder {
                 state = .ground
                 typed(value)
             }
-        case let .paste(matched):
+        case .paste(let matched):
             pasteByte(byte, matched: matched)
         }
     }

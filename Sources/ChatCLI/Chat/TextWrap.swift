@@ -53,11 +53,17 @@ enum TextWrap {
                 continue
             }
             if character == " " || character == "\t" {
-                if !word.isEmpty { tokens.append(.word(word)); word = [] }
+                if !word.isEmpty {
+                    tokens.append(.word(word))
+                    word = []
+                }
                 spaces += 1
                 continue
             }
-            if spaces > 0 { tokens.append(.spaces(spaces)); spaces = 0 }
+            if spaces > 0 {
+                tokens.append(.spaces(spaces))
+                spaces = 0
+            }
             if character == "\u{1B}" {
                 escape = String(character)
             } else {
@@ -87,9 +93,9 @@ enum TextWrap {
 
         mutating func place(_ token: Token) {
             switch token {
-            case let .spaces(count):
+            case .spaces(let count):
                 pendingSpaces += count
-            case let .word(units):
+            case .word(let units):
                 let wordCells = units.reduce(0) { $0 + $1.cells }
                 if cells + pendingSpaces + wordCells <= width {
                     line += String(repeating: " ", count: pendingSpaces)

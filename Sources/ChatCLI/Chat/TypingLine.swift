@@ -10,7 +10,9 @@ enum TypingLine {
     /// clock's garbage) does not show either.
     static func text(_ typing: [(user: UserID, milliseconds: Int64)], me: UserID, now: Int64) -> String? {
         var seen = Set<UserID>()
-        let names = typing.filter { $0.user != me && isRecent($0.milliseconds, now: now) }.map(\.user).filter { seen.insert($0).inserted }.sorted()
+        let names = typing.filter { $0.user != me && isRecent($0.milliseconds, now: now) }.map(\.user).filter {
+            seen.insert($0).inserted
+        }.sorted()
         switch names.count {
         case 0: return nil
         case 1: return "\(names[0]) is typing…"

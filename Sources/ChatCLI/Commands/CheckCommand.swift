@@ -9,22 +9,24 @@ enum CheckCommand: Command {
         usage: ["[DIR]"],
         options: [
             .init(name: "--quiet", value: nil, help: "print only errors: no warnings, summary or progress line"),
-            .init(name: "--fix-modes", value: nil, help: "first give files mode 0600 and directories 0700 again (after a git clone)"),
+            .init(
+                name: "--fix-modes", value: nil,
+                help: "first give files mode 0600 and directories 0700 again (after a git clone)"),
         ],
         discussion: """
-        DIR defaults to the --store path. Reads only: nothing is ever rewritten or deleted,
-        except the permission bits with --fix-modes (git keeps neither 0600 nor 0700, so a
-        clone's files can be read by others; .git is left alone).
-        Each problem is printed as `path:line: what is wrong; what to do`, paths relative to DIR.
-        A file git could not merge is one error, `unresolved git merge conflict in FILE`.
-        Files and directories other users may read (a mode wider than 0600 or 0700, as git
-        leaves them after a clone, pull or merge) are one warning naming the first of them;
-        --fix-modes restores them, and `chatdir git-setup` installs hooks that do after a pull.
-        Exit status 65 when there is any error, 0 when there are only warnings or nothing.
+            DIR defaults to the --store path. Reads only: nothing is ever rewritten or deleted,
+            except the permission bits with --fix-modes (git keeps neither 0600 nor 0700, so a
+            clone's files can be read by others; .git is left alone).
+            Each problem is printed as `path:line: what is wrong; what to do`, paths relative to DIR.
+            A file git could not merge is one error, `unresolved git merge conflict in FILE`.
+            Files and directories other users may read (a mode wider than 0600 or 0700, as git
+            leaves them after a clone, pull or merge) are one warning naming the first of them;
+            --fix-modes restores them, and `chatdir git-setup` installs hooks that do after a pull.
+            Exit status 65 when there is any error, 0 when there are only warnings or nothing.
 
-        Example, after cloning a store:
-          chatdir check --fix-modes --store ~/chats
-        """
+            Example, after cloning a store:
+              chatdir check --fix-modes --store ~/chats
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -35,7 +37,9 @@ enum CheckCommand: Command {
         if arguments.flag("--fix-modes"), Sys.kind(of: root) == .directory {
             let changed = try StoreGitFiles.restoreModes(in: root)
             if !quiet, !changed.isEmpty {
-                context.output.error("restored modes 0600 (files) and 0700 (directories) on \(changed.count) path\(plural(changed.count))")
+                context.output.error(
+                    "restored modes 0600 (files) and 0700 (directories) on \(changed.count) path\(plural(changed.count))"
+                )
             }
         }
         let progress = ProgressLine(output: context.output, quiet: quiet)
@@ -44,11 +48,16 @@ enum CheckCommand: Command {
         }
         progress.finish()
         for problem in report.problems where !quiet || problem.severity == .error {
-            let label = problem.severity == .error ? context.output.styled("error", .red) : context.output.styled("warning", .yellow)
-            context.output.print(context.output.safe("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): ") + label + ": " + context.output.safe(problem.message))
+            let label =
+                problem.severity == .error
+                ? context.output.styled("error", .red) : context.output.styled("warning", .yellow)
+            context.output.print(
+                context.output.safe("\(problem.path)\(problem.line.map { ":\($0)" } ?? ""): ") + label + ": "
+                    + context.output.safe(problem.message))
         }
         if !quiet {
-            let summary = "\(root): \(report.conversations) conversation\(plural(report.conversations)), "
+            let summary =
+                "\(root): \(report.conversations) conversation\(plural(report.conversations)), "
                 + "\(report.segments) segment\(plural(report.segments)), \(report.messages) message\(plural(report.messages)), "
                 + "\(report.outboxFiles) outbox file\(plural(report.outboxFiles)): "
                 + "\(report.errors.count) error\(plural(report.errors.count)), \(report.warnings.count) warning\(plural(report.warnings.count))"

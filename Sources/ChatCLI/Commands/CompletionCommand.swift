@@ -7,14 +7,14 @@ enum CompletionCommand: Command {
         usage: ["bash|zsh|fish"],
         options: [],
         discussion: """
-        The script completes commands, their options, directories and files for options that
-        take one, and conversation IDs (the names under the store's conversations/) for
-        commands that take CONV. It reads the store directory itself; it never runs chatdir.
-        Install one (make install does all three):
-          chatdir completion bash > ~/.local/share/bash-completion/completions/chatdir
-          chatdir completion zsh > ~/.local/share/zsh/site-functions/_chatdir
-          chatdir completion fish > ~/.local/share/fish/vendor_completions.d/chatdir.fish
-        """,
+            The script completes commands, their options, directories and files for options that
+            take one, and conversation IDs (the names under the store's conversations/) for
+            commands that take CONV. It reads the store directory itself; it never runs chatdir.
+            Install one (make install does all three):
+              chatdir completion bash > ~/.local/share/bash-completion/completions/chatdir
+              chatdir completion zsh > ~/.local/share/zsh/site-functions/_chatdir
+              chatdir completion fish > ~/.local/share/fish/vendor_completions.d/chatdir.fish
+            """,
         takesStore: false
     )
 

@@ -9,39 +9,47 @@ enum ConfigCommand: Command {
         summary: "Show the effective settings and where each comes from, or change a store's server.",
         usage: ["[--json] [--server URL] [--token-file FILE] [--ca-file FILE]", "set server URL"],
         options: [
-            .init(name: "--json", value: nil, help: "one JSON object: each setting's value, `from` (flag, environment, config, manifest, default) and `where`"),
+            .init(
+                name: "--json", value: nil,
+                help:
+                    "one JSON object: each setting's value, `from` (flag, environment, config, manifest, default) and `where`"
+            )
         ] + SyncSetup.options,
         discussion: """
-        Each setting is the first of: a flag, the environment, the config file, the store's
-        manifest (chatdir.json, the server only), the default. The token is never shown, only
-        where it comes from; a token-command is not run.
+            Each setting is the first of: a flag, the environment, the config file, the store's
+            manifest (chatdir.json, the server only), the default. The token is never shown, only
+            where it comes from; a token-command is not run.
 
-        The config file is $XDG_CONFIG_HOME/chatdir/config (else ~/.config/chatdir/config):
-        `key = value` lines and `#` comments on lines of their own. Above the first section,
-        `store = DIR` is the store used without --store or $CHATDIR_STORE. A `[store DIR]`
-        section holds one store's `token-file = FILE` (mode 0600), or `token-command = COMMAND`
-        (run with /bin/sh -c; its first line of output is the token; run again after a 401;
-        stopped after 60 s), `ca-file = FILE` and `server = URL`. Paths are absolute or start
-        with ~/. A `token` key is refused: tokens never live in the config.
+            The config file is $XDG_CONFIG_HOME/chatdir/config (else ~/.config/chatdir/config):
+            `key = value` lines and `#` comments on lines of their own. Above the first section,
+            `store = DIR` is the store used without --store or $CHATDIR_STORE. A `[store DIR]`
+            section holds one store's `token-file = FILE` (mode 0600), or `token-command = COMMAND`
+            (run with /bin/sh -c; its first line of output is the token; run again after a 401;
+            stopped after 60 s), `ca-file = FILE` and `server = URL`. Paths are absolute or start
+            with ~/. A `token` key is refused: tokens never live in the config.
 
-        `config set server URL` rewrites the store's chatdir.json (the URL rule of init and sync);
-        stop a running `sync --live` first, it holds the store.
+            `config set server URL` rewrites the store's chatdir.json (the URL rule of init and sync);
+            stop a running `sync --live` first, it holds the store.
 
-        Example:
-          # ~/.config/chatdir/config
-          store = ~/chats/work
-          [store ~/chats/work]
-          token-command = pass show chat/alice
+            Example:
+              # ~/.config/chatdir/config
+              store = ~/chats/work
+              [store ~/chats/work]
+              token-command = pass show chat/alice
 
-          chatdir config
-          chatdir config set server https://chat.example --store ~/chats/work
-        """
+              chatdir config
+              chatdir config set server https://chat.example --store ~/chats/work
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
         let arguments = context.arguments
         if let first = arguments.positionals.first {
-            guard first == "set" else { throw context.usage("unknown subcommand \(quoted(first)); `chatdir config` shows the settings, `chatdir config set server URL` changes one") }
+            guard first == "set" else {
+                throw context.usage(
+                    "unknown subcommand \(quoted(first)); `chatdir config` shows the settings, `chatdir config set server URL` changes one"
+                )
+            }
             return try set(context)
         }
         let store = try? context.openStore()
@@ -57,10 +65,12 @@ enum ConfigCommand: Command {
         let config = context.config
         if arguments.flag("--json") {
             var members: [(key: String, value: JSONValue)] = [
-                ("configFile", .object([("path", .string(config.path)), ("exists", .bool(config.exists))])),
+                ("configFile", .object([("path", .string(config.path)), ("exists", .bool(config.exists))]))
             ]
             for row in settings {
-                var entry: [(key: String, value: JSONValue)] = [("value", row.value.map(JSONValue.string) ?? .null), ("from", .string(row.origin?.kind ?? "none"))]
+                var entry: [(key: String, value: JSONValue)] = [
+                    ("value", row.value.map(JSONValue.string) ?? .null), ("from", .string(row.origin?.kind ?? "none")),
+                ]
                 if let place = row.origin?.place { entry.append(("where", .string(place))) }
                 members.append((row.name == "ca-file" ? "caFile" : row.name, .object(entry)))
             }
@@ -103,27 +113,34 @@ enum ConfigCommand: Command {
         try arguments.expectAtMost(3)
         let key = try arguments.positional(1, "the setting (server)")
         guard key == "server" else {
-            throw context.usage("only `server` is set here (it lives in the store); edit \(context.config.path) for the other settings")
+            throw context.usage(
+                "only `server` is set here (it lives in the store); edit \(context.config.path) for the other settings")
         }
         let address = try SyncSetup.serverAddress(try arguments.positional(2, "URL"), context)
         let store = try context.openStore()
         let writer: StoreWriter
         do { writer = try StoreWriter(store: store) } catch {
-            guard case let .locked(path, holder) = error else { throw error }
+            guard case .locked(let path, let holder) = error else { throw error }
             let by = holder.map { " (\($0))" } ?? ""
-            throw CommandFailure(message: "\(path) is held by another chatdir process\(by); stop `chatdir sync --live` first, then set the server and start it again", exitCode: 75)
+            throw CommandFailure(
+                message:
+                    "\(path) is held by another chatdir process\(by); stop `chatdir sync --live` first, then set the server and start it again",
+                exitCode: 75)
         }
         let before = store.manifest.server
         _ = try writer.setServer(address)
         if let entry = context.storeConfig?.entries["server"] {
-            context.output.error("chatdir config: note: \(context.config.place(entry.line)) sets `server`, which is used before the store's")
+            context.output.error(
+                "chatdir config: note: \(context.config.place(entry.line)) sets `server`, which is used before the store's"
+            )
         }
         guard context.output.isTerminal else {
             context.output.print(address.description)
             return 0
         }
         let was = before.map { " (was \($0))" } ?? ""
-        context.output.print(context.output.safe("\(store.userID)'s store in \(store.root) now syncs with \(address)\(was)"))
+        context.output.print(
+            context.output.safe("\(store.userID)'s store in \(store.root) now syncs with \(address)\(was)"))
         return 0
     }
 }

@@ -9,24 +9,26 @@ enum CreateCommand: Command {
         summary: "Start a conversation (works offline; the sync worker creates it on the server).",
         usage: ["ID --title TITLE --member USER [--member USER...]", "ID --retry"],
         options: [
-            .init(name: "--title", value: "TITLE", help: "the conversation's title, one line of at most 200 characters (required)"),
+            .init(
+                name: "--title", value: "TITLE",
+                help: "the conversation's title, one line of at most 200 characters (required)"),
             .init(name: "--member", value: "USER", help: "a member besides you; repeat it for each (at least one)"),
             .init(name: "--retry", value: nil, help: "queue a creation the server refused again, for the next sync"),
         ],
         discussion: """
-        ID is the new conversation's ID: letters, digits, '.', '_' and '-', at most 64. The
-        conversation is there at once, with you among its members, so `send ID` works before
-        the server knows it; its creation waits in outbox/create.json and the next sync posts it
-        before any of its messages. If the server cannot start conversations (it answers 404 or
-        405), or the ID is taken there by another conversation, the creation is marked failed,
-        `sync` exits 65 and the conversation's messages stay pending; nothing else is affected.
-        `create ID --retry` queues it again (once the server has the endpoint, or the ID is free).
+            ID is the new conversation's ID: letters, digits, '.', '_' and '-', at most 64. The
+            conversation is there at once, with you among its members, so `send ID` works before
+            the server knows it; its creation waits in outbox/create.json and the next sync posts it
+            before any of its messages. If the server cannot start conversations (it answers 404 or
+            405), or the ID is taken there by another conversation, the creation is marked failed,
+            `sync` exits 65 and the conversation's messages stay pending; nothing else is affected.
+            `create ID --retry` queues it again (once the server has the endpoint, or the ID is free).
 
-        Example:
-          chatdir create dinner --title 'Dinner on Friday' --member bob --member carol
-          chatdir send dinner who brings dessert?
-          chatdir sync
-        """
+            Example:
+              chatdir create dinner --title 'Dinner on Friday' --member bob --member carol
+              chatdir send dinner who brings dessert?
+              chatdir sync
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -43,7 +45,8 @@ enum CreateCommand: Command {
             do { members.append(try UserID(text)) } catch { throw context.usage("--member: \(error)") }
         }
         guard members.count < NewConversation.maxMembers else {
-            throw context.usage("\(members.count) members; a conversation has at most \(NewConversation.maxMembers), you among them")
+            throw context.usage(
+                "\(members.count) members; a conversation has at most \(NewConversation.maxMembers), you among them")
         }
         let store = try context.openStore()
         let creation: QueuedCreation
@@ -52,7 +55,8 @@ enum CreateCommand: Command {
         } catch {
             if case .alreadyExists = error {
                 throw CommandFailure(
-                    message: "conversation \(quoted(id.rawValue)) exists in this store already; pick another ID (`\(context.hint.command("list", ""))` shows the ones there are)",
+                    message:
+                        "conversation \(quoted(id.rawValue)) exists in this store already; pick another ID (`\(context.hint.command("list", ""))` shows the ones there are)",
                     exitCode: error.exitCode)
             }
             guard case .system = error else { throw error }
@@ -60,7 +64,10 @@ enum CreateCommand: Command {
         }
         if context.output.isTerminal {
             let others = creation.members.filter { $0 != store.userID }.map(\.rawValue).joined(separator: ", ")
-            context.output.print(context.output.safe("started \(id) with \(others); the next sync creates it on the server (send to it now: \(context.hint.command("send", "\(id.rawValue) TEXT")))"))
+            context.output.print(
+                context.output.safe(
+                    "started \(id) with \(others); the next sync creates it on the server (send to it now: \(context.hint.command("send", "\(id.rawValue) TEXT")))"
+                ))
         } else {
             context.output.print(id.rawValue)
         }
@@ -78,10 +85,14 @@ enum CreateCommand: Command {
             requeued = try store.existingConversation(id).requeueCreation()
         } catch {
             guard case .unknownConversation = error, store.conversation(id).exists else { throw error }
-            throw CommandFailure(message: "\(id) has no creation waiting: the server has it already, or it came from the server; nothing to retry", exitCode: 66)
+            throw CommandFailure(
+                message:
+                    "\(id) has no creation waiting: the server has it already, or it came from the server; nothing to retry",
+                exitCode: 66)
         }
         if requeued {
-            context.output.print(context.output.safe("queued the creation of \(id) again; it goes out with the next sync"))
+            context.output.print(
+                context.output.safe("queued the creation of \(id) again; it goes out with the next sync"))
         } else {
             context.output.error("chatdir create: the creation of \(id) is already queued (pending); nothing to do")
         }

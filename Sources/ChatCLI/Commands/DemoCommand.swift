@@ -8,19 +8,24 @@ import ChatSystem
 enum DemoCommand: Command {
     static let spec = CommandSpec(
         name: "demo",
-        summary: "Show chatdir end to end: offline send, sync, live delivery, read ticks, faults survived, the chat screen.",
+        summary:
+            "Show chatdir end to end: offline send, sync, live delivery, read ticks, faults survived, the chat screen.",
         usage: ["[--keep] [--tls]"],
         options: [
-            .init(name: "--keep", value: nil, help: "keep the demo directory (stores and server data) to explore afterwards"),
-            .init(name: "--tls", value: nil, help: "the same story over https and wss, with a throwaway CA made by the openssl command line"),
+            .init(
+                name: "--keep", value: nil,
+                help: "keep the demo directory (stores and server data) to explore afterwards"),
+            .init(
+                name: "--tls", value: nil,
+                help: "the same story over https and wss, with a throwaway CA made by the openssl command line"),
         ],
         discussion: """
-        Runs in a new temporary directory: the reference server in this process with users alice
-        and bob, alice on two devices (phone and laptop) and bob on one. Each step prints the real
-        `chatdir view` of a device, and the last one a frame of `chatdir chat` as a terminal would
-        show it. Nothing outside the temporary directory is touched; it is removed at the end
-        unless --keep is given, and the demo ends with the commands to try next. Takes a few seconds.
-        """,
+            Runs in a new temporary directory: the reference server in this process with users alice
+            and bob, alice on two devices (phone and laptop) and bob on one. Each step prints the real
+            `chatdir view` of a device, and the last one a frame of `chatdir chat` as a terminal would
+            show it. Nothing outside the temporary directory is touched; it is removed at the end
+            unless --keep is given, and the demo ends with the commands to try next. Takes a few seconds.
+            """,
         takesStore: false
     )
 
@@ -57,8 +62,9 @@ private final class Demo: Sendable {
         ab = try ConversationID("ab")
         alice = try UserID("alice")
         bob = try UserID("bob")
-        try DataDirectory.create(at: root + "/server", users: UserTokens(["alice-token": alice, "bob-token": bob]),
-                                 conversations: [ab: ConversationInfo(title: "Alice and Bob", members: [alice, bob])])
+        try DataDirectory.create(
+            at: root + "/server", users: UserTokens(["alice-token": alice, "bob-token": bob]),
+            conversations: [ab: ConversationInfo(title: "Alice and Bob", members: [alice, bob])])
         // Find a free port once, so every restart of the server listens at the same address.
         let probe = try ChatServer(configuration: ServerConfiguration(dataDirectory: root + "/server", port: 0))
         try probe.start()
@@ -71,7 +77,9 @@ private final class Demo: Sendable {
         bobStore = try Store.create(at: root + "/bob", manifest: Manifest(userID: bob, server: server))
     }
 
-    var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: UInt16(port), scheme: caFile == nil ? .http : .https) }
+    var address: ServerAddress {
+        ServerAddress(host: "127.0.0.1", port: UInt16(port), scheme: caFile == nil ? .http : .https)
+    }
 
     /// A throwaway CA and a server certificate it signs for 127.0.0.1, in `root/tls`, by the
     /// openssl command line (its chatter to /dev/null); returns the CA's certificate.
@@ -79,21 +87,25 @@ private final class Demo: Sendable {
         let tls = root + "/tls"
         let newKey = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
         let script = """
-        set -e; mkdir -p '\(tls)'; cd '\(tls)'
-        openssl req -x509 \(newKey) -keyout ca.key -out ca.pem -days 1 -subj '/CN=chatdir demo CA'
-        openssl req \(newKey) -keyout server.key -out server.csr -subj '/CN=chatdir demo server'
-        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext
-        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
-        chmod 600 server.key
-        """
+            set -e; mkdir -p '\(tls)'; cd '\(tls)'
+            openssl req -x509 \(newKey) -keyout ca.key -out ca.pem -days 1 -subj '/CN=chatdir demo CA'
+            openssl req \(newKey) -keyout server.key -out server.csr -subj '/CN=chatdir demo server'
+            printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial 1 -days 1 -extfile san.ext -out server.pem
+            chmod 600 server.key
+            """
         guard ChildProcess.run(["sh", "-c", "(" + script + ") >/dev/null 2>&1"]) == 0 else {
-            throw CommandFailure(message: "demo --tls needs the openssl command line to make its certificates (apt-get install openssl); or run `chatdir demo` without --tls", exitCode: 69)
+            throw CommandFailure(
+                message:
+                    "demo --tls needs the openssl command line to make its certificates (apt-get install openssl); or run `chatdir demo` without --tls",
+                exitCode: 69)
         }
         return tls + "/ca.pem"
     }
 
     func startServer(faults: String = "") throws -> ChatServer {
-        var configuration = ServerConfiguration(dataDirectory: root + "/server", port: port, faults: try Faults(parsing: faults))
+        var configuration = ServerConfiguration(
+            dataDirectory: root + "/server", port: port, faults: try Faults(parsing: faults))
         if caFile != nil {
             configuration.tlsCertificateFile = root + "/tls/server.pem"
             configuration.tlsKeyFile = root + "/tls/server.key"
@@ -162,7 +174,11 @@ private final class Demo: Sendable {
     private func steps() async throws -> Int32 {
         output.print(output.styled("chatdir demo", .bold) + " in \(root)")
         say("server: \(address) (users alice and bob); stores: alice-phone, alice-laptop, bob")
-        if caFile != nil { say("over TLS: https and wss, the server's certificate signed by a throwaway CA (tls/ca.pem) that every device trusts") }
+        if caFile != nil {
+            say(
+                "over TLS: https and wss, the server's certificate signed by a throwaway CA (tls/ca.pem) that every device trusts"
+            )
+        }
 
         step(1, "Every device syncs once and learns the conversation")
         var server = try startServer()
@@ -196,7 +212,9 @@ private final class Demo: Sendable {
         guard await wait("alice's laptop has bob's answer", { try rows(laptop).count == 3 }) else { return 70 }
         try Outbox(bobStore.conversation(ab)).wantRead(upTo: 3)
         let readOnBoth = await wait("both alice devices show read") {
-            try [phone, laptop].allSatisfy { store in try rows(store).allSatisfy { $0.status == .incoming || $0.status == .outgoing(.read) } }
+            try [phone, laptop].allSatisfy { store in
+                try rows(store).allSatisfy { $0.status == .incoming || $0.status == .outgoing(.read) }
+            }
         }
         guard readOnBoth else { return 70 }
         view(phone, "alice's phone")
@@ -213,10 +231,16 @@ private final class Demo: Sendable {
         say("chatdir sync → exit \(faulty.exitCode): \(faulty.summary) (retried with the same client message IDs)")
         server.stop()
         server = try startServer()
-        let history = try await APIClient(server: address, token: "alice-token", caFile: caFile).messages(ab, .newest, limit: 50).items
-        say("the server holds \(history.count) messages, \(Set(history.map(\.clientMessageID)).count) distinct client IDs: each send exactly once")
+        let history = try await APIClient(server: address, token: "alice-token", caFile: caFile).messages(
+            ab, .newest, limit: 50
+        ).items
+        say(
+            "the server holds \(history.count) messages, \(Set(history.map(\.clientMessageID)).count) distinct client IDs: each send exactly once"
+        )
         view(phone, "alice's phone")
-        say("✓ sent: the server has the two new ones; bob's device is offline (no worker runs), so it has not fetched them")
+        say(
+            "✓ sent: the server has the two new ones; bob's device is offline (no worker runs), so it has not fetched them"
+        )
 
         step(7, "Alice's two devices hold byte-identical files")
         workers = engines.map { engine in Task { _ = await engine.runLive(log: { _ in }) } }
@@ -232,7 +256,9 @@ private final class Demo: Sendable {
         guard converged else { return 70 }
         let a = phone.conversation(ab).directory
         let b = laptop.conversation(ab).directory
-        output.print(output.styled("   $ diff -r alice-phone/…/ab/messages alice-laptop/…/ab/messages && diff …/positions.json …", .dim))
+        output.print(
+            output.styled(
+                "   $ diff -r alice-phone/…/ab/messages alice-laptop/…/ab/messages && diff …/positions.json …", .dim))
         let messagesDiffer = ChildProcess.run(["diff", "-r", a + "/messages", b + "/messages"])
         let positionsDiffer = ChildProcess.run(["diff", a + "/positions.json", b + "/positions.json"])
         say(messagesDiffer == 0 && positionsDiffer == 0 ? "no differences" : "they differ (see above)")
@@ -252,11 +278,16 @@ private final class Demo: Sendable {
     /// One frame of `chatdir chat ab` on `store`, laid out by the chat screen itself
     /// (``ChatScreenModel/frame(_:)``) for a terminal of `rows` × `columns`, drawn in a box.
     func chatScreen(_ store: Store, rows: Int = 14, columns: Int = 70) async throws {
-        output.print(output.styled("   $ chatdir chat ab   # on a terminal of \(columns)×\(rows); Enter sends, Ctrl-C leaves", .dim))
+        output.print(
+            output.styled(
+                "   $ chatdir chat ab   # on a terminal of \(columns)×\(rows); Enter sends, Ctrl-C leaves", .dim))
         let conversation = store.conversation(ab)
-        let read = max(try conversation.snapshot(limit: 1).positions?[store.userID].readUpTo ?? 0, try conversation.wantedReadPosition() ?? 0)
-        var model = ChatScreenModel(me: store.userID, conversation: ab, readPosition: read == 0 ? nil : read,
-                                    hint: PasteHint(store: store.root), rows: rows, columns: columns)
+        let read = max(
+            try conversation.snapshot(limit: 1).positions?[store.userID].readUpTo ?? 0,
+            try conversation.wantedReadPosition() ?? 0)
+        var model = ChatScreenModel(
+            me: store.userID, conversation: ab, readPosition: read == 0 ? nil : read,
+            hint: PasteHint(store: store.root), rows: rows, columns: columns)
         for await state in try StoreObserver(store: store).states(in: ab, limit: 50) {
             model.update(state)
             break
@@ -265,7 +296,8 @@ private final class Demo: Sendable {
         let edge = String(repeating: "─", count: columns)
         output.print("   ┌" + edge + "┐")
         for line in frame.lines + [String](repeating: "", count: max(0, rows - frame.lines.count)) {
-            output.print("   │" + line + String(repeating: " ", count: max(0, columns - Terminal.visibleWidth(line))) + "│")
+            output.print(
+                "   │" + line + String(repeating: " ", count: max(0, columns - Terminal.visibleWidth(line))) + "│")
         }
         output.print("   └" + edge + "┘")
     }
@@ -281,11 +313,16 @@ private final class Demo: Sendable {
         }
         let laptop = PasteHint.shellWord(root + "/alice-laptop")
         say("Everything is in \(root). The server stopped with the demo; start it again, then chat:")
-        let tls = caFile == nil ? "" : " --tls-cert \(PasteHint.shellWord(root + "/tls/server.pem")) --tls-key \(PasteHint.shellWord(root + "/tls/server.key"))"
+        let tls =
+            caFile == nil
+            ? ""
+            : " --tls-cert \(PasteHint.shellWord(root + "/tls/server.pem")) --tls-key \(PasteHint.shellWord(root + "/tls/server.key"))"
         say("  chatdir serve --data \(PasteHint.shellWord(root + "/server")) --port \(port)\(tls) &")
         let ca = caFile.map { " --ca-file \(PasteHint.shellWord($0))" } ?? ""
         say("  CHATDIR_TOKEN=alice-token chatdir sync --live --store \(laptop)\(ca) &")
         say("  chatdir chat --store \(laptop) ab")
-        say("or look at the files: ls -R \(laptop); cat \(PasteHint.shellWord(root + "/bob/conversations/ab/positions.json"))")
+        say(
+            "or look at the files: ls -R \(laptop); cat \(PasteHint.shellWord(root + "/bob/conversations/ab/positions.json"))"
+        )
     }
 }

@@ -21,11 +21,11 @@ enum HistoryCommand: Command {
             .init(name: "--quiet", value: nil, help: "no progress line on a terminal (there is none in a pipe)"),
         ] + SyncSetup.options,
         discussion: """
-        Pages backwards from the oldest stored message (`?before=`) until the server has no more.
-        Needs the store's lock, like `chatdir sync`. Afterwards `chatdir view CONV --before SEQ`
-        scrolls back through them without the network. Ctrl-C or SIGTERM stops it with exit 130;
-        the pages saved before then stay.
-        """
+            Pages backwards from the oldest stored message (`?before=`) until the server has no more.
+            Needs the store's lock, like `chatdir sync`. Afterwards `chatdir view CONV --before SEQ`
+            scrolls back through them without the network. Ctrl-C or SIGTERM stops it with exit 130;
+            the pages saved before then stay.
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -40,7 +40,7 @@ enum HistoryCommand: Command {
             await engine.setProgress { progress.update(ProgressLine.Reading($0)) }
             do {
                 return .success(try await engine.history(id, pages: pages))
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 // Stopped by the user: whatever the interrupted request or wait threw.
                 return .failure(.interrupted)
             } catch let error as SyncError {
@@ -53,17 +53,17 @@ enum HistoryCommand: Command {
         }
         progress.finish()
         switch result {
-        case let .success(count):
+        case .success(let count):
             context.output.print("fetched \(count) older message\(count == 1 ? "" : "s") of \(id)")
             return 0
-        case let .failure(.server(error)):
+        case .failure(.server(let error)):
             context.output.error("chatdir history: \(error)")
             return error.exitCode
         case .failure(.interrupted):
             // Every page saved before the signal stays saved; nothing is half-written.
             context.output.error("chatdir history: interrupted; the pages fetched before it are stored")
             return 130
-        case let .failure(.store(error)):
+        case .failure(.store(let error)):
             // The store's own failure (a full disk): its words name the file and the remedy, and
             // its status is every command's for a failed write (74), not the server's fault (76).
             context.output.error("chatdir history: \(error)")

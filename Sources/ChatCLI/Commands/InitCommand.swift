@@ -9,18 +9,22 @@ enum InitCommand: Command {
         usage: ["--user NAME [--server URL] [--segment-size N] [DIR]"],
         options: [
             .init(name: "--user", value: "NAME", help: "whose chats these are (required)"),
-            .init(name: "--server", value: "URL", help: "the server to sync with, like http://127.0.0.1:8080 or https://chat.example (never a token)"),
-            .init(name: "--segment-size", value: "N", help: "messages per segment file, fixed for the store's life (default 100)"),
+            .init(
+                name: "--server", value: "URL",
+                help: "the server to sync with, like http://127.0.0.1:8080 or https://chat.example (never a token)"),
+            .init(
+                name: "--segment-size", value: "N",
+                help: "messages per segment file, fixed for the store's life (default 100)"),
         ],
         discussion: """
-        DIR defaults to the --store path. It must not exist or be empty. The new store holds
-        .gitignore and .gitattributes, ready for git; in a git repository, run
-        `chatdir git-setup` once to register the merge driver and the hooks that keep modes
-        (chatdir-store(5), "Keeping a store in git").
+            DIR defaults to the --store path. It must not exist or be empty. The new store holds
+            .gitignore and .gitattributes, ready for git; in a git repository, run
+            `chatdir git-setup` once to register the merge driver and the hooks that keep modes
+            (chatdir-store(5), "Keeping a store in git").
 
-        Example:
-          chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
-        """
+            Example:
+              chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -30,8 +34,11 @@ enum InitCommand: Command {
         let user: UserID
         do { user = try UserID(userText) } catch { throw context.usage("--user: \(error)") }
         // Parsed as `sync` parses it, so the store never holds a URL sync would refuse.
-        let server = try arguments.value("--server").map { text throws(UsageError) in try SyncSetup.serverAddress(text, context) }
-        let size = try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
+        let server = try arguments.value("--server").map { text throws(UsageError) in
+            try SyncSetup.serverAddress(text, context)
+        }
+        let size =
+            try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
         let path = arguments.positionals.first ?? context.storePath
         let store: Store
         do {
@@ -50,7 +57,8 @@ enum InitCommand: Command {
         // On a terminal: what happened and the command that comes next, ready to paste.
         let hint = store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: store.root)
         let next = hint.command("sync", server == nil ? "--server URL" : "")
-        context.output.print(context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
+        context.output.print(
+            context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
         return 0
     }
 

@@ -9,23 +9,25 @@ enum ListCommand: Command {
         usage: ["[--json] [--follow]"],
         options: [
             .init(name: "--json", value: nil, help: "one JSON object per conversation (JSON Lines)"),
-            .init(name: "--follow", value: nil, help: "keep running: redraw on a terminal, or print each changed conversation's line to a pipe"),
+            .init(
+                name: "--follow", value: nil,
+                help: "keep running: redraw on a terminal, or print each changed conversation's line to a pipe"),
         ],
         discussion: """
-        Unread counts others' messages past my read position (shown as 999+ past 999).
-        A conversation whose files are damaged is listed with the error; the others still show.
-        One the sync worker stopped on (a damaged file it could not read or write, an answer that
-        breaks the contract) says "sync stopped" and why, until it syncs again ("stopped" in --json).
-        One made here with `create` says "not on the server yet" until a sync creates it there,
-        or that the server refused (`create ID --retry` queues it again); in --json, "creation"
-        is "pending" or "failed", and absent otherwise.
+            Unread counts others' messages past my read position (shown as 999+ past 999).
+            A conversation whose files are damaged is listed with the error; the others still show.
+            One the sync worker stopped on (a damaged file it could not read or write, an answer that
+            breaks the contract) says "sync stopped" and why, until it syncs again ("stopped" in --json).
+            One made here with `create` says "not on the server yet" until a sync creates it there,
+            or that the server refused (`create ID --retry` queues it again); in --json, "creation"
+            is "pending" or "failed", and absent otherwise.
 
-        With --follow, changes are seen through inotify; when the kernel's per-user inotify limits
-        are reached (fs.inotify.max_user_watches, max_user_instances), the store's folders are
-        checked every second instead, and stderr (and a line under the list) says so once.
-        On a terminal, a status line under the list says how the sync worker fares, as
-        `chatdir status` does (connected, reconnecting and why, or why the last one stopped).
-        """
+            With --follow, changes are seen through inotify; when the kernel's per-user inotify limits
+            are reached (fs.inotify.max_user_watches, max_user_instances), the store's folders are
+            checked every second instead, and stderr (and a line under the list) says so once.
+            On a terminal, a status line under the list says how the sync worker fares, as
+            `chatdir status` does (connected, reconnecting and why, or why the last one stopped).
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -46,7 +48,9 @@ enum ListCommand: Command {
         }
         for line in lines(summaries, stopped: stopped, output: output) { out.append(line) }
         if summaries.isEmpty && output.isTerminal {
-            out.append(output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim))
+            out.append(
+                output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim)
+            )
         }
         return summaries.contains { $0.problem != nil } ? 65 : 0
     }
@@ -55,16 +59,21 @@ enum ListCommand: Command {
     static func json(_ summary: ConversationSummary, stopped: String?) -> String {
         var members: [(key: String, value: JSONValue)] = [
             ("id", .string(summary.id.rawValue)), ("title", .string(summary.title)),
-            ("unread", .integer(summary.unread)), ("unreadAtLeast", .bool(summary.unread >= ConversationSummary.unreadCap)),
+            ("unread", .integer(summary.unread)),
+            ("unreadAtLeast", .bool(summary.unread >= ConversationSummary.unreadCap)),
             ("pending", .integer(summary.pending)), ("failed", .integer(summary.failed)),
         ]
         // Only for a conversation created here that the server does not have yet.
         if let creation = summary.creation { members.append(("creation", .string(creation.rawValue))) }
         if let last = summary.last {
-            members.append(("lastMessage", .object([
-                ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
-                ("sentAt", .string(last.sentAt)), ("text", .string(last.text)),
-            ])))
+            members.append(
+                (
+                    "lastMessage",
+                    .object([
+                        ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
+                        ("sentAt", .string(last.sentAt)), ("text", .string(last.text)),
+                    ])
+                ))
         }
         if let problem = summary.problem { members.append(("error", .string(problem))) }
         if let stopped { members.append(("stopped", .string(stopped))) }
@@ -73,14 +82,22 @@ enum ListCommand: Command {
 
     /// The text lines of the list, IDs padded to one width; `stopped` says why the sync worker
     /// stopped on a conversation.
-    static func lines(_ summaries: [ConversationSummary], stopped: [ConversationID: String], output: Output) -> [String] {
+    static func lines(_ summaries: [ConversationSummary], stopped: [ConversationID: String], output: Output) -> [String]
+    {
         let time = TimeText()
         let idWidth = summaries.map(\.id.rawValue.count).max() ?? 0
         return summaries.map { summary in
-            var line = summary.id.rawValue + String(repeating: " ", count: idWidth - summary.id.rawValue.count) + "  " + output.styled(output.safe(summary.title), .bold)
-            if let problem = summary.problem { return line + "  " + output.styled("damaged: " + output.safe(problem), .red) }
+            var line =
+                summary.id.rawValue + String(repeating: " ", count: idWidth - summary.id.rawValue.count) + "  "
+                + output.styled(output.safe(summary.title), .bold)
+            if let problem = summary.problem {
+                return line + "  " + output.styled("damaged: " + output.safe(problem), .red)
+            }
             var counts: [String] = []
-            if summary.unread > 0 { counts.append(summary.unread >= ConversationSummary.unreadCap ? "999+ unread" : "\(summary.unread) unread") }
+            if summary.unread > 0 {
+                counts.append(
+                    summary.unread >= ConversationSummary.unreadCap ? "999+ unread" : "\(summary.unread) unread")
+            }
             if summary.pending > 0 { counts.append("\(summary.pending) pending") }
             if summary.failed > 0 { counts.append(output.styled("\(summary.failed) failed", .red)) }
             switch summary.creation {
@@ -95,7 +112,9 @@ enum ListCommand: Command {
             if let why = stopped[summary.id] { line += "  " + output.styled("sync stopped: " + output.safe(why), .red) }
             if let last = summary.last {
                 let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
-                line += "  " + output.styled(output.safe(time.format(last.sentAt)), .dim) + " " + output.safe(last.senderID.rawValue) + ": "
+                line +=
+                    "  " + output.styled(output.safe(time.format(last.sentAt)), .dim) + " "
+                    + output.safe(last.senderID.rawValue) + ": "
                     + output.safe(String(preview.prefix(60))) + (preview.count > 60 ? "…" : "")
             }
             return line
@@ -126,7 +145,7 @@ enum ListCommand: Command {
             var worker = SyncWorkerState()
             for await event in events {
                 switch event {
-                case let .value(list):
+                case .value(let list):
                     last = list.conversations
                     worker = list.worker
                     polling.note(list.polling)
@@ -139,8 +158,14 @@ enum ListCommand: Command {
                     if frame.isEmpty { frame = [output.styled("no conversations yet", .dim)] }
                     // The status line: how the sync worker fares, after why changes are polled for.
                     let pending = last.reduce(0) { $0 + $1.pending }
-                    let status = (polling.reason.map { [$0.summary] } ?? []) + [SyncWorkerText.summary(pid: worker.pid, worker, pending: pending)]
-                    frame = Array(frame.prefix(max(0, size.rows - 1))) + [output.styled("  " + output.safe(status.joined(separator: " · ")), .dim)]
+                    let status =
+                        (polling.reason.map { [$0.summary] } ?? []) + [
+                            SyncWorkerText.summary(pid: worker.pid, worker, pending: pending)
+                        ]
+                    frame =
+                        Array(frame.prefix(max(0, size.rows - 1))) + [
+                            output.styled("  " + output.safe(status.joined(separator: " · ")), .dim)
+                        ]
                     terminal.draw(frame.prefix(size.rows).map { Terminal.fit($0, width: size.columns) })
                     continue
                 }
@@ -150,7 +175,10 @@ enum ListCommand: Command {
                     printed[summary.id] = summary
                     printedStopped[summary.id] = stopped[summary.id]
                 }
-                let text = json ? changed.map { Self.json($0, stopped: stopped[$0.id]) } : lines(changed, stopped: stopped, output: output)
+                let text =
+                    json
+                    ? changed.map { Self.json($0, stopped: stopped[$0.id]) }
+                    : lines(changed, stopped: stopped, output: output)
                 if !text.isEmpty { Output.write(1, text.joined(separator: "\n") + "\n") }
             }
             return 0

@@ -6,12 +6,12 @@ enum ManualCommand: Command {
         usage: ["[chatdir|store]"],
         options: [],
         discussion: """
-        chatdir(1) is built from the same descriptions as --help; chatdir-store(5) from the
-        store format document built into chatdir. Read one without installing it:
-          chatdir manual | man -l -
-          chatdir manual store | man -l -
-        make install puts them in PREFIX/share/man/man1/chatdir.1 and man5/chatdir-store.5.
-        """,
+            chatdir(1) is built from the same descriptions as --help; chatdir-store(5) from the
+            store format document built into chatdir. Read one without installing it:
+              chatdir manual | man -l -
+              chatdir manual store | man -l -
+            make install puts them in PREFIX/share/man/man1/chatdir.1 and man5/chatdir-store.5.
+            """,
         takesStore: false
     )
 
@@ -21,7 +21,9 @@ enum ManualCommand: Command {
         switch arguments.positionals.first ?? "chatdir" {
         case "chatdir": Output.write(1, CommandManualPage.roff())
         case "store": Output.write(1, StoreManualPage.roff())
-        case let page: throw context.usage("no manual page \(page.debugDescription); choose chatdir (chatdir(1)) or store (chatdir-store(5))")
+        case let page:
+            throw context.usage(
+                "no manual page \(page.debugDescription); choose chatdir (chatdir(1)) or store (chatdir-store(5))")
         }
         return 0
     }

@@ -8,13 +8,13 @@ enum ReadCommand: Command {
         summary: "Mark a conversation read (works offline; the sync worker tells the server).",
         usage: ["CONV [--up-to SEQ]"],
         options: [
-            .init(name: "--up-to", value: "SEQ", help: "read up to this sequence (default: the newest stored message)"),
+            .init(name: "--up-to", value: "SEQ", help: "read up to this sequence (default: the newest stored message)")
         ],
         discussion: """
-        The read position only moves forward: marking an older sequence keeps the newer one.
-        SEQ past the newest stored message is refused (exit 65): `chatdir sync` fetches newer ones.
-        Prints the position now wanted. Senders see ✓✓ read once the worker has posted it.
-        """
+            The read position only moves forward: marking an older sequence keeps the newer one.
+            SEQ past the newest stored message is refused (exit 65): `chatdir sync` fetches newer ones.
+            Prints the position now wanted. Senders see ✓✓ read once the worker has posted it.
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -33,14 +33,17 @@ enum ReadCommand: Command {
             return 0
         }
         let marked = try Outbox(conversation).wantRead(upTo: sequence)
-        context.output.print(context.output.isTerminal ? "marked \(id) read up to \(marked); the next sync tells the others" : String(marked))
+        context.output.print(
+            context.output.isTerminal
+                ? "marked \(id) read up to \(marked); the next sync tells the others" : String(marked))
         return 0
     }
 
     /// Why `--up-to` past the newest stored message is refused: a wish the server cannot reach
     /// would mark every later message read the moment it arrives.
     static func pastNewest(_ upTo: Int, newest: Int?, in id: ConversationID) -> String {
-        let stored = newest.map { "the newest stored message of \(id) is \($0); give --up-to \($0) or lower" }
+        let stored =
+            newest.map { "the newest stored message of \(id) is \($0); give --up-to \($0) or lower" }
             ?? "\(id) has no stored messages yet"
         return "cannot mark \(id) read up to \(upTo): \(stored) (`chatdir sync` fetches newer ones)"
     }

@@ -8,15 +8,16 @@ enum RetryCommand: Command {
         summary: "Queue failed messages again (same ID, back of the queue).",
         usage: ["CONV ID", "CONV --all", "--all"],
         options: [
-            .init(name: "--all", value: nil, help: "every failed message of CONV, or of every conversation without CONV"),
+            .init(
+                name: "--all", value: nil, help: "every failed message of CONV, or of every conversation without CONV")
         ],
         discussion: """
-        Prints the ID of each message queued again. A message that is still pending (queued
-        already, perhaps by another retry at the same moment) is left as it is and said so.
+            Prints the ID of each message queued again. A message that is still pending (queued
+            already, perhaps by another retry at the same moment) is left as it is and said so.
 
-        Example:
-          chatdir retry c1 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3
-        """
+            Example:
+              chatdir retry c1 6F1C2A4E-0B7D-4C1E-9A43-5D2E8F10A7B3
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -26,7 +27,8 @@ enum RetryCommand: Command {
         let store = try context.openStore()
         if all {
             if arguments.positionals.count > 1 { throw context.usage("give either ID or --all, not both") }
-            let ids = try arguments.positionals.first.map { [try context.conversationID($0)] } ?? store.conversationIDs()
+            let ids =
+                try arguments.positionals.first.map { [try context.conversationID($0)] } ?? store.conversationIDs()
             var count = 0
             for id in ids {
                 for entry in try Outbox(try store.existingConversation(id)).retryAll() {

@@ -12,52 +12,66 @@ enum SearchCommand: Command {
             .init(name: "--sender", value: "USER", help: "only messages sent by USER"),
             .init(name: "--since", value: "DATE", help: "only messages sent at or after DATE"),
             .init(name: "--until", value: "DATE", help: "only messages sent before DATE"),
-            .init(name: "--ignore-case", value: nil, help: "match letters whatever their case (as grep -i)", short: "i"),
-            .init(name: "--regex", value: nil, help: "PATTERN is a POSIX extended regular expression (as grep -E)", short: "E"),
-            .init(name: "--fixed-strings", value: nil, help: "PATTERN is a fixed string, the default (as grep -F)", short: "F"),
+            .init(
+                name: "--ignore-case", value: nil, help: "match letters whatever their case (as grep -i)", short: "i"),
+            .init(
+                name: "--regex", value: nil, help: "PATTERN is a POSIX extended regular expression (as grep -E)",
+                short: "E"),
+            .init(
+                name: "--fixed-strings", value: nil, help: "PATTERN is a fixed string, the default (as grep -F)",
+                short: "F"),
             .init(name: "--limit", value: "N", help: "stop after N hits in all (grep -m stops per file)", short: "m"),
             .init(name: "--json", value: nil, help: "one JSON object per hit (JSON Lines), for jq and scripts"),
-            .init(name: "--count", value: nil, help: "print only how many messages match, as CONV:N per conversation searched (as grep -c)", short: "c"),
+            .init(
+                name: "--count", value: nil,
+                help: "print only how many messages match, as CONV:N per conversation searched (as grep -c)", short: "c"
+            ),
         ],
         discussion: """
-        The options grep also has take grep's letters, and letters combine as in grep:
-        `chatdir search -ic pizza` is --ignore-case --count.
+            The options grep also has take grep's letters, and letters combine as in grep:
+            `chatdir search -ic pizza` is --ignore-case --count.
 
-        PATTERN is a fixed string by default (the same bytes, as grep -F). With --regex it is an
-        extended regular expression matched on bytes in the C locale (`.` is one byte,
-        --ignore-case folds ASCII letters only); without, --ignore-case folds each letter.
-        Conversations are searched in ID order, each oldest message first; outbox messages
-        are not searched. Each hit prints as CONV:SEQ  TIME  SENDER  TEXT, the match
-        highlighted on a terminal (not in a pipe, nor with NO_COLOR set).
+            PATTERN is a fixed string by default (the same bytes, as grep -F). With --regex it is an
+            extended regular expression matched on bytes in the C locale (`.` is one byte,
+            --ignore-case folds ASCII letters only); without, --ignore-case folds each letter.
+            Conversations are searched in ID order, each oldest message first; outbox messages
+            are not searched. Each hit prints as CONV:SEQ  TIME  SENDER  TEXT, the match
+            highlighted on a terminal (not in a pipe, nor with NO_COLOR set).
 
-        DATE is local time (TZ) in one of the forms
-          \(SearchDate.forms).
-        A date alone is its midnight, and --until is exclusive: --since 2026-11-28 --until
-        2026-11-29 is the whole of 28 November.
+            DATE is local time (TZ) in one of the forms
+              \(SearchDate.forms).
+            A date alone is its midnight, and --until is exclusive: --since 2026-11-28 --until
+            2026-11-29 is the whole of 28 November.
 
-        --count prints CONV:N for every conversation searched, 0 included, and nothing else; a
-        plain fixed string with no filter is counted without decoding the records.
+            --count prints CONV:N for every conversation searched, 0 included, and nothing else; a
+            plain fixed string with no filter is counted without decoding the records.
 
-        Exit status, as grep: 0 when something was found, 1 when nothing was, 64 for a bad
-        command line (an invalid pattern is named with regcomp's reason).
+            Exit status, as grep: 0 when something was found, 1 when nothing was, 64 for a bad
+            command line (an invalid pattern is named with regcomp's reason).
 
-        Examples:
-          chatdir search pizza
-          chatdir search -i 'on my way' dinner --since 2026-11-29
-          chatdir search -E '^(yes|no)[.!]*$' --sender bob --json | jq -r .text
-        """
+            Examples:
+              chatdir search pizza
+              chatdir search -i 'on my way' dinner --since 2026-11-29
+              chatdir search -E '^(yes|no)[.!]*$' --sender bob --json | jq -r .text
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
         let arguments = context.arguments
         let pattern = try arguments.positional(0, "PATTERN (the text to look for)")
-        let ids = try arguments.positionals.dropFirst().map { text throws(UsageError) in try context.conversationID(text) }
+        let ids = try arguments.positionals.dropFirst().map { text throws(UsageError) in
+            try context.conversationID(text)
+        }
         let query = try Query(context, pattern: pattern)
         let limit = try arguments.integer("--limit", in: 1...Int(Int32.max))
         let store = try context.openStore()
-        let conversations = try (ids.isEmpty ? store.conversationIDs() : ids).map { id throws(StoreError) in try store.existingConversation(id) }
+        let conversations = try (ids.isEmpty ? store.conversationIDs() : ids).map { id throws(StoreError) in
+            try store.existingConversation(id)
+        }
         if arguments.flag("--count") {
-            guard !arguments.flag("--json") else { throw context.usage("--count and --json do not go together: --count prints CONV:N lines") }
+            guard !arguments.flag("--json") else {
+                throw context.usage("--count and --json do not go together: --count prints CONV:N lines")
+            }
             return try count(conversations, query: query, limit: limit, output: context.output)
         }
         var printer = HitPrinter(output: context.output, json: arguments.flag("--json"))
@@ -130,7 +144,8 @@ enum SearchCommand: Command {
             func date(_ name: String) throws(UsageError) -> Int? {
                 guard let text = arguments.value(name) else { return nil }
                 guard let seconds = SearchDate.parse(text) else {
-                    throw context.usage("\(name): \(text.debugDescription) is not a date; use one of \(SearchDate.forms)")
+                    throw context.usage(
+                        "\(name): \(text.debugDescription) is not a date; use one of \(SearchDate.forms)")
                 }
                 return seconds
             }
@@ -174,15 +189,18 @@ struct HitPrinter {
     func line(_ hit: SearchHit) -> String {
         let message = hit.message
         if json {
-            return JSONLine.encode(.object([
-                ("conversationId", .string(hit.conversation.rawValue)), ("sequence", .integer(message.sequence)),
-                ("clientMessageId", .string(message.clientMessageID.rawValue)), ("senderId", .string(message.senderID.rawValue)),
-                ("sentAt", .string(message.sentAt)), ("text", .string(message.text)),
-            ]))
+            return JSONLine.encode(
+                .object([
+                    ("conversationId", .string(hit.conversation.rawValue)), ("sequence", .integer(message.sequence)),
+                    ("clientMessageId", .string(message.clientMessageID.rawValue)),
+                    ("senderId", .string(message.senderID.rawValue)),
+                    ("sentAt", .string(message.sentAt)), ("text", .string(message.text)),
+                ]))
         }
         let place = output.styled("\(hit.conversation):\(message.sequence)", .dim)
         let text = highlighted(message.text, hit.matches)
-        return place + "  " + output.safe(time.format(message.sentAt)) + "  " + output.styled(output.safe(message.senderID.rawValue), .bold)
+        return place + "  " + output.safe(time.format(message.sentAt)) + "  "
+            + output.styled(output.safe(message.senderID.rawValue), .bold)
             + "  " + text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
     }
 
@@ -195,7 +213,8 @@ struct HitPrinter {
         var result = ""
         var done = 0
         for match in matches {
-            var lower = max(match.lowerBound, done), upper = match.upperBound
+            var lower = max(match.lowerBound, done)
+            var upper = match.upperBound
             while lower > done, isContinuation(lower) { lower -= 1 }
             while isContinuation(upper) { upper += 1 }
             guard lower < upper else { continue }

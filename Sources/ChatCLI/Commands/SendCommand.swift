@@ -10,19 +10,19 @@ enum SendCommand: Command {
         usage: ["CONV TEXT...", "CONV -- TEXT...", "CONV < file"],
         options: [],
         discussion: """
-        The words of TEXT are joined with spaces; without TEXT the message is read from standard
-        input (one trailing newline removed). A message is at most 4096 characters and 65536
-        bytes of UTF-8; standard input is read no further than that, so a longer one is refused
-        (exit 64) without being read whole. Text made only of white space is refused, as the
-        server refuses it. Text that starts with a dash goes after --, which ends the options
-        (a dash then a digit, like -1, is text already). Prints the message's client message ID, which stays
-        the same on every delivery attempt. Never waits for the network or the sync worker's lock.
+            The words of TEXT are joined with spaces; without TEXT the message is read from standard
+            input (one trailing newline removed). A message is at most 4096 characters and 65536
+            bytes of UTF-8; standard input is read no further than that, so a longer one is refused
+            (exit 64) without being read whole. Text made only of white space is refused, as the
+            server refuses it. Text that starts with a dash goes after --, which ends the options
+            (a dash then a digit, like -1, is text already). Prints the message's client message ID, which stays
+            the same on every delivery attempt. Never waits for the network or the sync worker's lock.
 
-        Examples:
-          chatdir send c1 on my way
-          chatdir send c1 -- -x marks the spot
-          fortune | chatdir send c1
-        """
+            Examples:
+              chatdir send c1 on my way
+              chatdir send c1 -- -x marks the spot
+              fortune | chatdir send c1
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -43,7 +43,9 @@ enum SendCommand: Command {
                 throw context.usage("missing TEXT: give it as arguments or pipe it on standard input")
             }
             guard input.count - (input.last == UInt8(ascii: "\n") ? 1 : 0) <= largest else {
-                throw context.usage("standard input holds more than \(largest) bytes; a message is at most \(largest) bytes of UTF-8 (\(DomainError.maxTextCharacters) characters)")
+                throw context.usage(
+                    "standard input holds more than \(largest) bytes; a message is at most \(largest) bytes of UTF-8 (\(DomainError.maxTextCharacters) characters)"
+                )
             }
             guard let decoded = String(validating: input, as: UTF8.self) else {
                 throw context.usage("standard input is not UTF-8 text")

@@ -10,32 +10,34 @@ enum StatusCommand: Command {
         summary: "Show the sync worker, the outbox and delivery figures; exit 75 when unhealthy.",
         usage: ["[--json]"],
         options: [
-            .init(name: "--json", value: nil, help: "one JSON object, for scripts and monitoring"),
+            .init(name: "--json", value: nil, help: "one JSON object, for scripts and monitoring")
         ],
         discussion: """
-        Whether a sync worker runs (its pid, since when, connected or reconnecting with why and
-        when it tries next, how often the live connection was lost in the last hour), when each
-        conversation last caught up with the server, the conversations the worker stopped on
-        (a damaged file: its path and line; they get nothing new and their outbox waits until
-        repaired), conversations made by `create` that the server does not have yet (or
-        refused), the outbox (pending and failed messages, the oldest pending one's age), send-to-sent time (queued → stored as sent; p50 and p95 of the last 100
-        deliveries) and time to open (p50 of the last 100 `view` and `chat` opens).
-        Works without a worker: the figures are the last one's, and say so.
+            Whether a sync worker runs (its pid, since when, connected or reconnecting with why and
+            when it tries next, how often the live connection was lost in the last hour), when each
+            conversation last caught up with the server, the conversations the worker stopped on
+            (a damaged file: its path and line; they get nothing new and their outbox waits until
+            repaired), conversations made by `create` that the server does not have yet (or
+            refused), the outbox (pending and failed messages, the oldest pending one's age), send-to-sent time (queued → stored as sent; p50 and p95 of the last 100
+            deliveries) and time to open (p50 of the last 100 `view` and `chat` opens).
+            Works without a worker: the figures are the last one's, and say so.
 
-        Exit status: 0 healthy; 75 messages or creations wait and no sync worker runs, the
-        worker cannot reach the server, or a conversation is stopped. Nothing here touches the network or the store's files.
+            Exit status: 0 healthy; 75 messages or creations wait and no sync worker runs, the
+            worker cannot reach the server, or a conversation is stopped. Nothing here touches the network or the store's files.
 
-        Examples:
-          chatdir status
-          chatdir status --json | jq .worker.connection
-          chatdir status >/dev/null || chatdir sync --live &
-        """
+            Examples:
+              chatdir status
+              chatdir status --json | jq .worker.connection
+              chatdir status >/dev/null || chatdir sync --live &
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
         try context.arguments.expectAtMost(0)
         let store = try context.openStore()
-        let report = try StatusReport(store: store, runtime: RuntimeChannel(storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"]))
+        let report = try StatusReport(
+            store: store,
+            runtime: RuntimeChannel(storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"]))
         let output = context.output
         if context.arguments.flag("--json") {
             output.print(JSONLine.encode(report.json))
@@ -78,13 +80,15 @@ struct StatusReport {
     var runtimeRefused: String?
     var now: Int64
 
-    init(store: Store, runtime: RuntimeChannel, now: Int64 = Int64(Clock.nanosecondsSince1970() / 1_000_000)) throws(StoreError) {
+    init(store: Store, runtime: RuntimeChannel, now: Int64 = Int64(Clock.nanosecondsSince1970() / 1_000_000))
+        throws(StoreError)
+    {
         self.now = now
         opens = OpenTimes(runtime).recent()
         if let problem = runtime.problem(), problem.detail != nil { runtimeRefused = RuntimeChannel.refusal(problem) }
         switch SyncStatusFile.read(storeRoot: store.root) {
-        case let .success(found)?: status = found
-        case let .failure(error)?: unreadable = error
+        case .success(let found)?: status = found
+        case .failure(let error)?: unreadable = error
         case nil: break
         }
         if (try? Sys.readFile("/proc/locks")) != nil {
@@ -101,8 +105,10 @@ struct StatusReport {
             if let first = pending.map(\.ordinal).min() { oldestPending = min(oldestPending ?? first, first) }
             // A damaged create.json is `check`'s to report; here it counts as no creation.
             let creation = try? conversation.queuedCreation()
-            conversations.append(ConversationLine(id: id, pending: pending.count, failed: outbox.count - pending.count,
-                                                  caughtUp: status?.caughtUp[id], creation: creation, stopped: status?.stoppedConversations[id]))
+            conversations.append(
+                ConversationLine(
+                    id: id, pending: pending.count, failed: outbox.count - pending.count,
+                    caughtUp: status?.caughtUp[id], creation: creation, stopped: status?.stoppedConversations[id]))
         }
     }
 
@@ -142,12 +148,16 @@ struct StatusReport {
         if running == nil, pending > 0 || pendingCreations > 0 {
             var waiting: [String] = []
             if pending > 0 { waiting.append("\(pending) message\(plural(pending))") }
-            if pendingCreations > 0 { waiting.append("\(pendingCreations) conversation creation\(plural(pendingCreations))") }
+            if pendingCreations > 0 {
+                waiting.append("\(pendingCreations) conversation creation\(plural(pendingCreations))")
+            }
             let one = pending + pendingCreations == 1
-            return "\(waiting.joined(separator: " and ")) wait\(one ? "s" : "") and no sync worker runs; start one: \(hint.command("sync", "--live"))"
+            return
+                "\(waiting.joined(separator: " and ")) wait\(one ? "s" : "") and no sync worker runs; start one: \(hint.command("sync", "--live"))"
         }
         if let current, current.connection == .reconnecting {
-            return "the sync worker (pid \(current.pid)) cannot reach the server" + (current.problem.map { ": \($0)" } ?? "")
+            return "the sync worker (pid \(current.pid)) cannot reach the server"
+                + (current.problem.map { ": \($0)" } ?? "")
         }
         return nil
     }
@@ -194,30 +204,45 @@ struct StatusReport {
     func lines(hint: PasteHint) -> [String] {
         var lines: [String] = []
         if let current {
-            var line = "sync worker: pid \(current.pid) (\(current.mode == .live ? "sync --live" : "sync")) since \(Self.time(current.startedAt)), \(current.connection.rawValue)"
+            var line =
+                "sync worker: pid \(current.pid) (\(current.mode == .live ? "sync --live" : "sync")) since \(Self.time(current.startedAt)), \(current.connection.rawValue)"
             if current.connection == .reconnecting {
-                line = line.dropLast(current.connection.rawValue.count) + SyncWorkerText.connection(current, nextTryIn: nextTryIn)
+                line =
+                    line.dropLast(current.connection.rawValue.count)
+                    + SyncWorkerText.connection(current, nextTryIn: nextTryIn)
             }
-            if current.mode == .live { line += "; \(reconnectsLastHour) reconnect\(plural(reconnectsLastHour)) in the last hour" }
+            if current.mode == .live {
+                line += "; \(reconnectsLastHour) reconnect\(plural(reconnectsLastHour)) in the last hour"
+            }
             lines.append(line)
         } else if let running {
-            lines.append("sync worker: pid \(running) holds the store's lock (starting, or not a sync worker: no figures from it yet)")
+            lines.append(
+                "sync worker: pid \(running) holds the store's lock (starting, or not a sync worker: no figures from it yet)"
+            )
         } else if let status {
             let how = status.connection == .stopped ? "stopped" : "ended without stopping (killed?); last heard of"
             let why = status.connection == .stopped ? status.problem.map { " (\($0))" } ?? "" : ""
-            lines.append("sync worker: none running; the last one (pid \(status.pid)) \(how) \(Self.time(status.updatedAt))\(why); start one: \(hint.command("sync", "--live"))")
+            lines.append(
+                "sync worker: none running; the last one (pid \(status.pid)) \(how) \(Self.time(status.updatedAt))\(why); start one: \(hint.command("sync", "--live"))"
+            )
         } else {
-            lines.append("sync worker: none running, and none has run here yet; start one: \(hint.command("sync", "--live"))")
+            lines.append(
+                "sync worker: none running, and none has run here yet; start one: \(hint.command("sync", "--live"))")
         }
         if let unreadable { lines.append("figures: \(unreadable)") }
         var outbox = "outbox: \(pending) pending"
         if let age = oldestPendingAge { outbox += " (oldest \(Self.age(age)))" }
         outbox += ", \(failed) failed"
-        if failed > 0 { outbox += " (\(hint.command("view", "CONV")) shows them; \(hint.command("retry", "--all")) or \(hint.command("cancel", "--all-failed")))" }
+        if failed > 0 {
+            outbox +=
+                " (\(hint.command("view", "CONV")) shows them; \(hint.command("retry", "--all")) or \(hint.command("cancel", "--all-failed")))"
+        }
         lines.append(outbox)
         let deliveries = status?.sendToSent ?? []
         if let p50 = Self.percentile(deliveries, 0.5), let p95 = Self.percentile(deliveries, 0.95) {
-            lines.append("send-to-sent: p50 \(Self.milliseconds(p50)), p95 \(Self.milliseconds(p95)) (last \(deliveries.count) deliver\(deliveries.count == 1 ? "y" : "ies"))")
+            lines.append(
+                "send-to-sent: p50 \(Self.milliseconds(p50)), p95 \(Self.milliseconds(p95)) (last \(deliveries.count) deliver\(deliveries.count == 1 ? "y" : "ies"))"
+            )
         } else {
             lines.append("send-to-sent: no deliveries measured yet")
         }
@@ -229,13 +254,16 @@ struct StatusReport {
         if let runtimeRefused { lines.append("warning: " + runtimeRefused) }
         let width = conversations.map { $0.id.rawValue.count }.max() ?? 0
         for conversation in conversations {
-            var line = "  " + conversation.id.rawValue + String(repeating: " ", count: width - conversation.id.rawValue.count) + "  "
+            var line =
+                "  " + conversation.id.rawValue + String(repeating: " ", count: width - conversation.id.rawValue.count)
+                + "  "
             line += conversation.caughtUp.map { "caught up \(Self.time($0))" } ?? "no catch-up recorded"
             if conversation.pending > 0 { line += ", \(conversation.pending) pending" }
             if conversation.failed > 0 { line += ", \(conversation.failed) failed" }
             switch conversation.creation {
             case let creation? where creation.state == .failed:
-                line += "; the server refused to create it: \(creation.error ?? "no reason given") (\(hint.command("create", "\(conversation.id.rawValue) --retry")) queues it again)"
+                line +=
+                    "; the server refused to create it: \(creation.error ?? "no reason given") (\(hint.command("create", "\(conversation.id.rawValue) --retry")) queues it again)"
             case .some:
                 line += "; not on the server yet (created here, the next sync creates it there)"
             case nil:
@@ -272,9 +300,15 @@ struct StatusReport {
         let rows: [JSONValue] = conversations.map { conversation in
             .object([
                 ("caughtUpAt", conversation.caughtUp.map { .string(Self.iso($0)) } ?? .null),
-                ("creation", conversation.creation.map { creation in
-                    .object([("error", creation.error.map { .string($0) } ?? .null), ("state", .string(creation.state.rawValue))])
-                } ?? .null),
+                (
+                    "creation",
+                    conversation.creation.map { creation in
+                        .object([
+                            ("error", creation.error.map { .string($0) } ?? .null),
+                            ("state", .string(creation.state.rawValue)),
+                        ])
+                    } ?? .null
+                ),
                 ("failed", .integer(conversation.failed)),
                 ("id", .string(conversation.id.rawValue)),
                 ("pending", .integer(conversation.pending)),
@@ -284,21 +318,30 @@ struct StatusReport {
         return .object([
             ("conversations", .array(rows)),
             ("healthy", .bool(problem(hint: .defaultStore) == nil)),
-            ("outbox", .object([
-                ("failed", .integer(failed)),
-                ("oldestPendingAgeMs", optional(oldestPendingAge.map { Int($0) })),
-                ("pending", .integer(pending)),
-            ])),
+            (
+                "outbox",
+                .object([
+                    ("failed", .integer(failed)),
+                    ("oldestPendingAgeMs", optional(oldestPendingAge.map { Int($0) })),
+                    ("pending", .integer(pending)),
+                ])
+            ),
             ("runtimeDirectoryRefused", runtimeRefused.map { .string($0) } ?? .null),
-            ("sendToSentMs", .object([
-                ("count", .integer(deliveries.count)),
-                ("p50", optional(Self.percentile(deliveries, 0.5))),
-                ("p95", optional(Self.percentile(deliveries, 0.95))),
-            ])),
-            ("timeToOpenMs", .object([
-                ("count", .integer(opens.count)),
-                ("p50", Self.percentile(opens, 0.5).map { .number($0) } ?? .null),
-            ])),
+            (
+                "sendToSentMs",
+                .object([
+                    ("count", .integer(deliveries.count)),
+                    ("p50", optional(Self.percentile(deliveries, 0.5))),
+                    ("p95", optional(Self.percentile(deliveries, 0.95))),
+                ])
+            ),
+            (
+                "timeToOpenMs",
+                .object([
+                    ("count", .integer(opens.count)),
+                    ("p50", Self.percentile(opens, 0.5).map { .number($0) } ?? .null),
+                ])
+            ),
             ("worker", .object(worker)),
         ])
     }

@@ -12,35 +12,38 @@ enum ViewCommand: Command {
             .init(name: "--limit", value: "N", help: "how many messages (default 50)"),
             .init(name: "--before", value: "SEQ", help: "only messages with a sequence below SEQ (scroll back)"),
             .init(name: "--json", value: nil, help: "one JSON object per row (JSON Lines), for jq and scripts"),
-            .init(name: "--mark-read", value: nil, help: "mark the conversation read up to the newest message shown (like `chatdir read`)"),
-            .init(name: "--follow", value: nil, help: "keep running and show every change as it is written (Ctrl-C ends)"),
+            .init(
+                name: "--mark-read", value: nil,
+                help: "mark the conversation read up to the newest message shown (like `chatdir read`)"),
+            .init(
+                name: "--follow", value: nil, help: "keep running and show every change as it is written (Ctrl-C ends)"),
         ],
         discussion: """
-        Rows are in the server's order (sequence); messages not accepted yet follow, oldest first.
-        My messages carry a tick: ◷ pending, ✗ failed (with the retry command), ✓ sent,
-        ✓✓ delivered (every other member has it), ✓✓ read (every other member read it),
-        and a dimmed "receipts unknown" while positions were never loaded.
-        On a terminal a title line and a status line frame the rows; in a pipe only rows are printed.
-        Colour follows NO_COLOR. Times are local (TZ).
+            Rows are in the server's order (sequence); messages not accepted yet follow, oldest first.
+            My messages carry a tick: ◷ pending, ✗ failed (with the retry command), ✓ sent,
+            ✓✓ delivered (every other member has it), ✓✓ read (every other member read it),
+            and a dimmed "receipts unknown" while positions were never loaded.
+            On a terminal a title line and a status line frame the rows; in a pipe only rows are printed.
+            Colour follows NO_COLOR. Times are local (TZ).
 
-        With --follow on a terminal the screen is redrawn in place after every write to the
-        conversation's files: newest rows at the bottom, ticks change where they stand, a status
-        line counts pending and failed messages and says how the sync worker fares (connected,
-        reconnecting with why and the seconds to its next try, or why the last one stopped), and
-        a conversation the worker stopped on is named under the title. In a pipe,
-        --follow prints each new or changed row once (as text, or JSON Lines with --json).
-        Changes are seen through inotify. When the kernel refuses a watch (the per-user limit
-        fs.inotify.max_user_watches, or max_user_instances, is reached) the folders it would not
-        watch are checked every second instead: nothing is missed, and stderr and the status
-        line say so once, with the setting to raise (`sysctl fs.inotify.max_user_watches=…`).
+            With --follow on a terminal the screen is redrawn in place after every write to the
+            conversation's files: newest rows at the bottom, ticks change where they stand, a status
+            line counts pending and failed messages and says how the sync worker fares (connected,
+            reconnecting with why and the seconds to its next try, or why the last one stopped), and
+            a conversation the worker stopped on is named under the title. In a pipe,
+            --follow prints each new or changed row once (as text, or JSON Lines with --json).
+            Changes are seen through inotify. When the kernel refuses a watch (the per-user limit
+            fs.inotify.max_user_watches, or max_user_instances, is reached) the folders it would not
+            watch are checked every second instead: nothing is missed, and stderr and the status
+            line say so once, with the setting to raise (`sysctl fs.inotify.max_user_watches=…`).
 
-        Examples:
-          chatdir view c1
-          chatdir view c1 --before 401 --limit 20
-          chatdir view c1 --json | jq -r 'select(.status == "failed") | .clientMessageId'
-          chatdir view c1 --follow
-          chatdir view c1 --follow --json | jq -r '.text'
-        """
+            Examples:
+              chatdir view c1
+              chatdir view c1 --before 401 --limit 20
+              chatdir view c1 --json | jq -r 'select(.status == "failed") | .clientMessageId'
+              chatdir view c1 --follow
+              chatdir view c1 --follow --json | jq -r '.text'
+            """
     )
 
     static func run(_ context: Context) throws -> Int32 {
@@ -51,7 +54,10 @@ enum ViewCommand: Command {
         let before = try arguments.integer("--before", in: 1...Int.max)
         let store = try context.openStore()
         if arguments.flag("--follow") {
-            if before != nil { throw context.usage("--follow shows the newest messages and what comes after; it cannot be combined with --before") }
+            if before != nil {
+                throw context.usage(
+                    "--follow shows the newest messages and what comes after; it cannot be combined with --before")
+            }
             return try follow(context, store: store, id: id, limit: limit)
         }
         let snapshot = try store.existingConversation(id).snapshot(limit: limit, before: before)
@@ -78,14 +84,18 @@ enum ViewCommand: Command {
         if output.isTerminal {
             let title = snapshot.info?.title ?? id.rawValue
             let members = snapshot.members(me: store.userID).map(\.rawValue).joined(separator: ", ")
-            out.append(output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
+            out.append(
+                output.styled(output.safe(title), .bold) + output.styled("  \(id) · " + output.safe(members), .dim))
             if hasOlder, let first = olderBefore {
-                out.append(output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
+                out.append(
+                    output.styled("  older messages: " + context.hint.command("view", "\(id) --before \(first)"), .dim))
             }
         }
         text.appendLines(rows, to: &out)
         if output.isTerminal {
-            if rows.isEmpty { out.append(output.styled("  no messages yet: " + context.hint.command("send", "\(id) TEXT"), .dim)) }
+            if rows.isEmpty {
+                out.append(output.styled("  no messages yet: " + context.hint.command("send", "\(id) TEXT"), .dim))
+            }
             let pending = snapshot.outbox.filter { $0.state == .pending }.count
             let failed = snapshot.outbox.count - pending
             var status: [String] = []
@@ -109,8 +119,11 @@ enum ViewCommand: Command {
             model.hint = context.hint
             if redraw {
                 // Who is typing comes from the runtime channel, beside the store's states.
-                let channel = RuntimeChannel(storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"])
-                let events = ChatSession.merge(states: states, keys: nil, channel: ChatSession.watch(channel, id, create: false), signals: Terminal.signals(resize: true))
+                let channel = RuntimeChannel(
+                    storeRoot: store.root, runtimeDirectory: context.environment["XDG_RUNTIME_DIR"])
+                let events = ChatSession.merge(
+                    states: states, keys: nil, channel: ChatSession.watch(channel, id, create: false),
+                    signals: Terminal.signals(resize: true))
                 let terminal = Terminal()
                 let screen = ConversationScreen(output: output, conversation: id, hint: context.hint)
                 // Said on the status line, and on stderr at once or, when stderr is this
@@ -127,10 +140,10 @@ enum ViewCommand: Command {
                 var warning: String?
                 for await event in events {
                     switch event {
-                    case let .state(state):
+                    case .state(let state):
                         polling.note(state.polling)
                         last = state
-                    case let .channel(reason):
+                    case .channel(let reason):
                         polling.note(reason)
                         fallthrough
                     case .tick:
@@ -166,7 +179,7 @@ enum ViewCommand: Command {
             var opened = false
             for await event in events {
                 switch event {
-                case let .value(state):
+                case .value(let state):
                     polling.note(state.polling)
                     printer.print(state)
                     if !opened {

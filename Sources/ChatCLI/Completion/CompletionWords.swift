@@ -17,7 +17,8 @@ struct CompletionWords: Sendable {
         let firsts = spec.usage.compactMap { $0.split(separator: " ").first.map(String.init) }
             .map { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 }
         takesConversation = firsts.contains("CONV")
-        choices = firsts.first { $0.contains("|") && !$0.hasPrefix("-") }
+        choices =
+            firsts.first { $0.contains("|") && !$0.hasPrefix("-") }
             .map { $0.split(separator: "|").map(String.init) } ?? []
     }
 

@@ -53,7 +53,9 @@ enum FishCompletion {
         for command in commands {
             let condition = quote("__fish_seen_subcommand_from \(command.name)")
             for option in command.options {
-                var line = "complete -c chatdir -n \(condition) -l \(option.name.dropFirst(2))" + (option.short.map { " -s \($0)" } ?? "")
+                var line =
+                    "complete -c chatdir -n \(condition) -l \(option.name.dropFirst(2))"
+                    + (option.short.map { " -s \($0)" } ?? "")
                 switch option.value {
                 case nil: break
                 case "DIR"?: line += " -r -a '(__fish_complete_directories)'"

@@ -10,11 +10,17 @@ enum MarkdownRoff {
         var fence: [String] = []
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("```") {
-                if inFence { output += Roff.literal(fence); fence = [] }
+                if inFence {
+                    output += Roff.literal(fence)
+                    fence = []
+                }
                 inFence.toggle()
                 continue
             }
-            if inFence { fence.append(line); continue }
+            if inFence {
+                fence.append(line)
+                continue
+            }
             if line.hasPrefix("# ") { continue }
             if line.hasPrefix("### ") {
                 output += ".SS " + quoted(String(line.dropFirst(4))) + "\n"
@@ -46,7 +52,9 @@ enum MarkdownRoff {
     private static func collapse(_ roff: String) -> String {
         var lines: [Substring] = []
         for line in roff.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == ".PP", let last = lines.last, last == ".PP" || last.hasPrefix(".SH") || last.hasPrefix(".SS") { continue }
+            if line == ".PP", let last = lines.last, last == ".PP" || last.hasPrefix(".SH") || last.hasPrefix(".SS") {
+                continue
+            }
             lines.append(line)
         }
         return lines.joined(separator: "\n")

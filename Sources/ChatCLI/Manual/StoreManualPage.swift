@@ -16,9 +16,9 @@ enum StoreManualPage {
         .I $CHATDIR_STORE/
 
         """ + MarkdownRoff.body(markdown, lead: "Description") + """
-        .SH SEE ALSO
-        \\fBchatdir\\fR(1), \\fBflock\\fR(2), \\fBfsync\\fR(2)
+            .SH SEE ALSO
+            \\fBchatdir\\fR(1), \\fBflock\\fR(2), \\fBfsync\\fR(2)
 
-        """
+            """
     }
 }

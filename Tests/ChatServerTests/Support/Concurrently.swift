@@ -20,4 +20,3 @@ func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) t
     group.wait()
     return try (0..<count).map { index in try results.withLock { $0[index] }!.get() }
 }
-

@@ -1,8 +1,8 @@
 import ChatDomain
 import ChatServer
 import ChatSystem
-import ChatWire
 import ChatTestSupport
+import ChatWire
 
 struct ConnectionClosed: Error, CustomStringConvertible {
     var description: String { "the server closed the connection without a (complete) response" }
@@ -52,22 +52,31 @@ final class TestHTTPClient {
         return try readResponse()
     }
 
-    static func requestBytes(_ method: String, _ target: String, token: String? = TestData.token("alice"), body: String? = nil, headers: [(String, String)] = []) -> [UInt8] {
+    static func requestBytes(
+        _ method: String, _ target: String, token: String? = TestData.token("alice"), body: String? = nil,
+        headers: [(String, String)] = []
+    ) -> [UInt8] {
         var allHeaders: HTTPHeaders = ["Host": "127.0.0.1"]
         if let token { allHeaders.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { allHeaders.add(name: name, value: value) }
         if body != nil { allHeaders.add(name: "Content-Type", value: "application/json") }
         // Tests write well-formed headers; a line break here is a bug in the test itself.
-        return try! HTTPRequest(method: method, target: HTTPRequestTarget(target), headers: allHeaders, body: Array((body ?? "").utf8)).serialized()
+        return try! HTTPRequest(
+            method: method, target: HTTPRequestTarget(target), headers: allHeaders, body: Array((body ?? "").utf8)
+        ).serialized()
     }
 
     /// POSTs a message to `conversation` and returns the response.
     func post(_ conversation: String, id: String, text: String, as user: String = "alice") throws -> TestResponse {
-        try request("POST", "/v1/conversations/\(conversation)/messages", token: TestData.token(user), body: Self.messageBody(id: id, text: text))
+        try request(
+            "POST", "/v1/conversations/\(conversation)/messages", token: TestData.token(user),
+            body: Self.messageBody(id: id, text: text))
     }
 
     static func messageBody(id: String, text: String) -> String {
-        String(decoding: JSONWriter.encode(.object([("clientMessageId", .string(id)), ("text", .string(text))])), as: UTF8.self)
+        String(
+            decoding: JSONWriter.encode(.object([("clientMessageId", .string(id)), ("text", .string(text))])),
+            as: UTF8.self)
     }
 
     /// Reads one whole response (head and Content-Length body).
@@ -81,7 +90,8 @@ final class TestHTTPClient {
                 let length = Int(head.headers["Content-Length"] ?? "0") ?? 0
                 if remainder.count >= length {
                     received = Array(remainder.dropFirst(length))
-                    return TestResponse(status: head.status.code, headers: head.headers, body: Array(remainder.prefix(length)))
+                    return TestResponse(
+                        status: head.status.code, headers: head.headers, body: Array(remainder.prefix(length)))
                 }
             }
             guard try readMore(until: deadline) else { throw ConnectionClosed() }
@@ -124,22 +134,22 @@ final class TestHTTPClient {
 
 extension JSONValue {
     var array: [JSONValue] {
-        if case let .array(values) = self { return values }
+        if case .array(let values) = self { return values }
         return []
     }
 
     var int: Int? {
-        if case let .integer(value) = self { return value }
+        if case .integer(let value) = self { return value }
         return nil
     }
 
     var string: String? {
-        if case let .string(value) = self { return value }
+        if case .string(let value) = self { return value }
         return nil
     }
 
     var bool: Bool? {
-        if case let .bool(value) = self { return value }
+        if case .bool(let value) = self { return value }
         return nil
     }
 }

@@ -1,10 +1,11 @@
 import ChatDomain
-@testable import ChatServer
 import ChatStore
 import ChatSystem
+import ChatTestSupport
 import Foundation
 import Testing
-import ChatTestSupport
+
+@testable import ChatServer
 
 /// What tests of the server itself add to the shared ``TestServer``: raw HTTP and WebSocket
 /// clients that send exactly the bytes a test writes.

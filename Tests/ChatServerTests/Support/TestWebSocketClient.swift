@@ -20,11 +20,15 @@ final class TestWebSocketClient {
 
     /// Connects and completes the opening handshake.
     /// - Throws: ``UpgradeRefused`` when the server answers anything but a valid 101.
-    init(port: Int, token: String?, key: String = WebSocketHandshake.makeKey(), maxMessageSize: Int = WebSocketConnection.defaultMaxMessageSize) throws {
+    init(
+        port: Int, token: String?, key: String = WebSocketHandshake.makeKey(),
+        maxMessageSize: Int = WebSocketConnection.defaultMaxMessageSize
+    ) throws {
         socket = try Socket.connect(host: "127.0.0.1", port: port)
         var headers: HTTPHeaders = [:]
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let handshake = WebSocketClientHandshake(host: "127.0.0.1:\(port)", target: HTTPRequestTarget("/v1/live"), headers: headers, key: key)
+        let handshake = WebSocketClientHandshake(
+            host: "127.0.0.1:\(port)", target: HTTPRequestTarget("/v1/live"), headers: headers, key: key)
         try Socket.sendAll(fd, handshake.request.serialized())
         var parser = HTTPResponseHeadParser()
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -90,8 +94,14 @@ final class TestWebSocketClient {
             let ready = try Poll.wait([fd], timeoutMilliseconds: deadline - now)
             guard ready[0].readable || ready[0].hungUp else { continue }
             let count: Int
-            do { count = try Socket.receive(fd, into: &buffer) } catch { closed = true; return nil }
-            guard count > 0 else { closed = true; return nil }
+            do { count = try Socket.receive(fd, into: &buffer) } catch {
+                closed = true
+                return nil
+            }
+            guard count > 0 else {
+                closed = true
+                return nil
+            }
             connection.feed(buffer[0..<count])
         }
     }
@@ -100,7 +110,7 @@ final class TestWebSocketClient {
     func nextJSON(timeoutMilliseconds: Int = 10_000) throws -> JSONValue? {
         while let event = try nextEvent(timeoutMilliseconds: timeoutMilliseconds) {
             switch event {
-            case let .text(text): return try JSONParser.parse(text)
+            case .text(let text): return try JSONParser.parse(text)
             case .close: return nil
             default: continue
             }
@@ -111,7 +121,7 @@ final class TestWebSocketClient {
     /// The close code the server sends next (skipping other events); nil if the socket just ends.
     func closeCode(timeoutMilliseconds: Int = 10_000) throws -> UInt16? {
         while let event = try nextEvent(timeoutMilliseconds: timeoutMilliseconds) {
-            if case let .close(code, _, reply) = event {
+            if case .close(let code, _, let reply) = event {
                 if let reply { try? Socket.sendAll(fd, reply) }
                 return code
             }
