@@ -456,6 +456,42 @@ import Testing
         #expect(got19 == [.wantOlder(before: 28)], "all 8 rows fit: the top shows again")
     }
 
+    /// Carries out effects as the chat session does, with `stored` as what the store holds:
+    /// a ``ChatEffect/loadOlderStored(before:)`` is answered with up to `page` rows before it.
+    func perform(_ effects: [ChatEffect], on screen: inout ChatScreenModel, stored: [TimelineRow], page: Int = 100) {
+        var effects = effects
+        while !effects.isEmpty {
+            if case .loadOlderStored(let before) = effects.removeFirst() {
+                let older = stored.filter { ($0.sequence ?? .max) < before }
+                screen.prepend(Array(older.suffix(page)), hasOlder: older.count > page)
+            }
+            effects += screen.takeEffects()
+        }
+    }
+
+    @Test(
+        "the worker's page seen as a new stored segment before its answer is read once: PageUp still reaches the beginning",
+        arguments: [false, true])
+    func olderPageSeenTwice(answeredBeforeRead: Bool) {
+        var screen = model(state((31...50).map { row($0) }, worker: 1))
+        var effects = screen.takeEffects()
+        for _ in 0..<4 { effects += screen.handle(.pageUp, now: 0) }
+        #expect(effects.contains(.wantOlder(before: 31)))
+        // The worker stores the page before 31: the observer's state says older rows are
+        // stored, and the screen, at the top, reads them before the worker's answer arrives
+        // (or, as the session feeds them, with the answer read just after the state).
+        let stored = (1...30).map { row($0) }
+        screen.update(state((31...50).map { row($0) }, older: true, worker: 1))
+        if answeredBeforeRead { screen.update(olderAnswer: .stored(before: 31), workerRunning: true) }
+        perform(screen.takeEffects(), on: &screen, stored: stored)
+        screen.update(olderAnswer: .stored(before: 31), workerRunning: true)
+        perform(screen.takeEffects(), on: &screen, stored: stored)
+        #expect(screen.timeline.compactMap(\.sequence) == Array(1...50), "each row once")
+        for _ in 0..<10 { perform(screen.handle(.pageUp, now: 0), on: &screen, stored: stored) }
+        #expect(lines(screen)[1] == "  beginning of the conversation")
+        #expect(body(screen).first?.hasSuffix("m1") == true)
+    }
+
     @Test("without a worker the history line says how to get one")
     func noWorker() {
         var screen = model(state((31...35).map { row($0) }, worker: nil), columns: 80)

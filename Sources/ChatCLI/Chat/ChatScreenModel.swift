@@ -121,8 +121,10 @@ struct ChatScreenModel: Sendable {
 
     /// Older stored rows (the answer to ``ChatEffect/loadOlderStored(before:)``), oldest first,
     /// and whether still older ones are stored. The view stays on the row the reader looks at.
+    /// Rows already shown are dropped: a row is never shown twice, or the view, which follows
+    /// a row by its ID, could never reach the copy above.
     mutating func prepend(_ older: [TimelineRow], hasOlder: Bool) {
-        self.older = older + self.older
+        self.older = older.filter { indexByID[$0.clientMessageID] == nil } + self.older
         olderHasMore = hasOlder
         loadingStored = false
         rebuild()
@@ -380,7 +382,11 @@ struct ChatScreenModel: Sendable {
         let view = window(text: layoutText, height: bodyHeight)
         let topVisible = timeline.isEmpty || (!view.lines.isEmpty && view.top.row == 0 && view.top.line == 0)
         if topVisible { reachedTop() }
-        if let wished, case .stored(let before)? = answer, before == wished, answeredStored != wished, !loadingStored {
+        // The worker's page is read only while it is still the page above the first row: the
+        // observer may have shown its segment first, and the screen read it then (reachedTop).
+        if let wished, case .stored(let before)? = answer, before == wished, answeredStored != wished, !loadingStored,
+            before == firstSequence
+        {
             answeredStored = wished
             loadingStored = true
             queued.append(.loadOlderStored(before: before))
