@@ -100,11 +100,15 @@ public struct ConversationLiveState: Sendable, Equatable {
     private var outboxBackoff: Backoff
     private let grace: Duration
     private let backoff: Backoff
+    /// Whether the server has delivered positions: without them none is ever posted.
+    private let postsDelivered: Bool
 
-    /// `grace`: how long a hole may stay open; `backoff`: the policy every retry here starts from.
-    public init(grace: Duration, backoff: Backoff) {
+    /// `grace`: how long a hole may stay open; `backoff`: the policy every retry here starts
+    /// from; `postsDelivered`: whether the server has delivered positions to post.
+    public init(grace: Duration, backoff: Backoff, postsDelivered: Bool = true) {
         self.grace = grace
         self.backoff = backoff
+        self.postsDelivered = postsDelivered
         deliveredBackoff = backoff
         gapBackoff = backoff
         outboxBackoff = backoff
@@ -245,7 +249,7 @@ public struct ConversationLiveState: Sendable, Equatable {
     /// Posts my delivered position when the stored run grew: one request at a time, latest wins;
     /// after a failure the next post waits out the backoff (Retry-After honoured).
     private mutating func deliveryDue() -> [Action] {
-        guard let high = gaps?.caughtUpTo else { return [] }
+        guard postsDelivered, let high = gaps?.caughtUpTo else { return [] }
         delivered.want(high)
         guard liveSavesPending == 0, !deliveredRetryWaiting, let upTo = delivered.nextRequest() else { return [] }
         return [.sendDelivered(upTo: upTo)]

@@ -14,15 +14,8 @@ import Dispatch
 /// why; reconnecting (with backoff) and catching up are the caller's job, because a socket does
 /// not promise delivery across a drop. Cancelling the consuming task closes the socket.
 public struct LiveConnection: Sendable {
-    public enum Event: Sendable, Equatable {
-        /// The upgrade succeeded: events flow from now on.
-        case connected
-        case event(LiveEvent)
-        /// A frame that is not a valid event (hostile or newer server); it was ignored.
-        case ignored(String)
-        /// The connection ended; the stream ends after this.
-        case disconnected(SyncError)
-    }
+    /// What the socket yields: the engine's ``LiveUpdate``, made by the upgrade and the frames.
+    public typealias Event = LiveUpdate
 
     public var server: ServerAddress
     private let token: String

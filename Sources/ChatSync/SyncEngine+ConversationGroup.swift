@@ -22,7 +22,7 @@ import ChatStore
 extension SyncEngine {
     /// One conversation's way through a group.
     struct GroupedConversation: Sendable {
-        var conversation: WireConversation
+        var conversation: ServerConversation
         var page: (items: [Message], after: Int)?
         /// Where the catch-up ends once the page is stored; nil when it did not get that far.
         var through: Int?
@@ -41,11 +41,11 @@ extension SyncEngine {
         var drained: DrainOutcome?
 
         var id: ConversationID { conversation.id }
-        var info: ConversationInfo { ConversationInfo(title: conversation.title, members: conversation.members) }
+        var info: ConversationInfo { conversation.info }
     }
 
     /// Syncs `conversations` a group at a time, into `report` as the one-at-a-time loop would.
-    func syncGrouped(_ conversations: [WireConversation], deadline: PassDeadline, report: inout Report) async throws {
+    func syncGrouped(_ conversations: [ServerConversation], deadline: PassDeadline, report: inout Report) async throws {
         var start = 0
         while start < conversations.count {
             if deadline.isOver() {
@@ -74,7 +74,7 @@ extension SyncEngine {
                 if item.needsMorePages, item.error == nil {
                     do {
                         try await syncConversation(
-                            item.id, head: item.conversation.lastSequence, firstPage: item.firstOfMany, report: &report)
+                            item.id, head: item.conversation.head, firstPage: item.firstOfMany, report: &report)
                     } catch {
                         if Self.endsThePass(error) {
                             await saveDetails(of: conversations[start...])
@@ -87,12 +87,7 @@ extension SyncEngine {
                     }
                     continue
                 }
-                if let outcome = item.drained {
-                    report.sent += outcome.sent
-                    report.failed += outcome.failed
-                    report.stillPending += outcome.stillPending
-                    if let problem = outcome.problem { report.problems.append("\(item.id): \(problem)") }
-                }
+                if let outcome = item.drained { report.add(outcome, in: item.id) }
                 if let error = item.error {
                     report.record(error, in: item.id)
                     noteStopped(item.id, error)
@@ -104,13 +99,13 @@ extension SyncEngine {
 
     /// The details of conversations a pass ends before, as the one-at-a-time pass writes every
     /// conversation's up front; a failure to write them is the next pass's to meet.
-    private func saveDetails(of conversations: some Collection<WireConversation>) async {
+    private func saveDetails(of conversations: some Collection<ServerConversation>) async {
         _ = await store.saveGrouped(
             conversations.map { SyncStore.GroupedPage(id: $0.id, info: GroupedConversation(conversation: $0).info) })
     }
 
     /// Steps 1–5 for one group; each conversation's outcome, in the group's order.
-    private func syncGroup(_ conversations: [WireConversation]) async throws -> [GroupedConversation] {
+    private func syncGroup(_ conversations: [ServerConversation]) async throws -> [GroupedConversation] {
         let (api, store, options) = (self.api, self.store, self.options)
         let width = max(options.conversationsInFlight, 1)
         var items = await Self.inPool(conversations, width: width) { conversation in
@@ -151,9 +146,11 @@ extension SyncEngine {
         ) { id, known, through in
             do {
                 let high = try await store.catchUpPoint(id, assumingMarker: through)
-                guard high > known[me].deliveredUpTo else { return Result<Int?, any Error>.success(nil) }
+                guard api.capabilities.deliveredPositions, high > known[me].deliveredUpTo else {
+                    return Result<Int?, any Error>.success(nil)
+                }
                 return .success(
-                    try await Self.retrying(api, options: options) { api in try await api.delivered(id, upTo: high) })
+                    try await Self.retrying(api, options: options) { api in try await api.postDelivered(id, upTo: high) })
             } catch {
                 return .failure(error)
             }
@@ -209,14 +206,14 @@ extension SyncEngine {
     /// Step 1 for one conversation. What was fetched before a failure is kept (a page whose
     /// receipts failed is still saved, as the one-at-a-time catch-up saves it before asking).
     private nonisolated static func fetchGrouped(
-        _ conversation: WireConversation, api: APIClient, store: SyncStore, options: Options
+        _ conversation: ServerConversation, api: any ServerSession, store: SyncStore, options: Options
     ) async -> GroupedConversation {
         var item = GroupedConversation(conversation: conversation)
         let id = conversation.id
         do {
             let (after, overlap) = try await store.catchUpStart(id)
             let request = overlap == nil ? after : after - 1
-            if conversation.lastSequence == after {
+            if conversation.head == after {
                 // The list says the newest is the one stored: nothing to fetch.
                 item.page = ([], request)
                 item.through = after
@@ -226,14 +223,14 @@ extension SyncEngine {
                 }
                 let through = max(
                     after, try check(page, overlapping: overlap, after: after, request: request)?.sequence ?? after)
-                if page.hasMore, through < conversation.lastSequence {
+                if page.hasMore, conversation.head.map({ through < $0 }) ?? true {
                     item.firstOfMany = FetchedPage(page: page, after: request)
                     return item
                 }
                 item.page = (page.items, request)
                 item.through = through
             }
-            item.receipts = try await retrying(api, options: options) { api in try await api.receipts(id) }
+            item.receipts = try await serverPositions(api, id, options: options)
         } catch {
             item.error = error
         }

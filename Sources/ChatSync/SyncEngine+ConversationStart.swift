@@ -2,19 +2,6 @@ import ChatDomain
 import ChatProtocol
 import ChatStore
 
-extension APIClient {
-    /// Starts a conversation (`POST /v1/conversations`, a v1 extension): the 201's conversation.
-    /// 409 (the ID is taken), 404 or 405 (no such endpoint) are ``SyncError/rejected(status:message:)``.
-    public func startConversation(_ conversation: NewConversation) async throws(SyncError) -> WireConversation {
-        let answer = try await send(.createConversation, body: WireEncoder.newConversation(conversation))
-        let started = try answer.decode(WireDecoder.startedConversation)
-        guard started.id == conversation.id else {
-            throw .contract("the server answered the start of \(conversation.id) with conversation \(started.id)")
-        }
-        return started
-    }
-}
-
 extension SyncEngine {
     /// What became of a conversation's queued creation (`outbox/create.json`).
     enum CreationOutcome: Sendable, Equatable {
@@ -47,7 +34,7 @@ extension SyncEngine {
         guard creation.state == .pending else { return .refusedBefore }
         let asked = NewConversation(id: id, title: creation.title, members: creation.members)
         do {
-            _ = try await retrying { api in try await api.startConversation(asked) }
+            try await retrying { api in try await api.startConversation(asked) }
         } catch let SyncError.rejected(status, message) {
             var sameMembers = false
             if status == 409 {

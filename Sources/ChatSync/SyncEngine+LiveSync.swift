@@ -67,12 +67,11 @@ extension SyncEngine {
             var lastError: SyncError?
             // Made anew for each connection: it carries the token of the moment (see renewToken).
             let connectedWith = token
-            var live = LiveConnection(server: server, token: connectedWith, pingInterval: options.pingInterval)
-            live.connector = options.connector
+            let updates = session.liveUpdates(limit: Self.liveBatchLimit)
             var renewed = false
             // Each batch is what arrived while the previous one was being applied: its live
             // messages are committed together, one write per touched segment (LiveBatch).
-            events: for await batch in live.batches(limit: Self.liveBatchLimit) {
+            events: for await batch in updates {
                 var pending = LiveBatch()
                 for event in batch {
                     // What must come after the messages before it are durable does: a receipt
@@ -387,7 +386,7 @@ extension SyncEngine {
                         Task {
                             let result: Result<Int, ConversationLiveState.DeliveredFailure>
                             do throws(SyncError) {
-                                result = .success(try await self.api.delivered(id, upTo: upTo))
+                                result = .success(try await self.api.postDelivered(id, upTo: upTo))
                             } catch {
                                 result = .failure(ConversationLiveState.DeliveredFailure(retryAfter: error.retryAfter))
                             }
@@ -466,7 +465,9 @@ extension SyncEngine {
 
     /// The state of a conversation the worker had none for yet.
     private var newConversationState: ConversationLiveState {
-        ConversationLiveState(grace: options.gapGrace, backoff: options.backoff)
+        ConversationLiveState(
+            grace: options.gapGrace, backoff: options.backoff,
+            postsDelivered: session.capabilities.deliveredPositions)
     }
 
     /// A failed fetch or save as the state machine sees it: how it failed, and how long the
@@ -483,8 +484,7 @@ extension SyncEngine {
     {
         let through = try await catchUp(id, from: from).through
         guard cause == .reconnect else { return .caughtUp(cause, through: through, myDelivered: nil) }
-        let positions = try await store.mergeServerPositions(
-            try await retrying { api in try await api.receipts(id) }, in: id)
+        let positions = try await store.mergeServerPositions(try await serverPositions(id), in: id)
         let me = await store.me
         return .caughtUp(cause, through: through, myDelivered: positions[me].deliveredUpTo)
     }
@@ -533,6 +533,7 @@ extension SyncEngine {
                     }
                     let outcome = try await drainOutbox(id, patient: false)
                     if outcome.sent > 0 { log("\(id): delivered \(outcome.sent)") }
+                    if outcome.unplaced > 0 { log("\(id): \(outcome.unplaced) accepted, waiting for their place") }
                     for failure in outcome.failed { log("rejected: \(failure)") }
                     if let problem = outcome.problem {
                         let delay = outboxFailed(id, retryAfter: outcome.retryAfter)

@@ -37,7 +37,7 @@ extension SyncEngine {
             return false
         }
         token = fresh
-        client = Self.client(server, fresh, options, wake: reconnectWake)
+        session = session.renewing(token: fresh)
         log("the token was refused; using the new one from its source")
         return true
     }

@@ -131,6 +131,19 @@ public actor SyncEngine {
             if case .system? = error as? StoreError { storeFailed = true }
         }
 
+        /// Adds what draining conversation `id`'s outbox did. Messages the server accepted but
+        /// the pass could not place yet are a problem: the next pass places them.
+        mutating func add(_ outcome: DrainOutcome, in id: ConversationID) {
+            sent += outcome.sent
+            failed += outcome.failed
+            stillPending += outcome.stillPending
+            if let problem = outcome.problem { problems.append("\(id): \(problem)") }
+            if outcome.unplaced > 0 {
+                problems.append(
+                    "\(id): \(outcome.unplaced) accepted by the server but not placed yet; run `chatdir sync` again")
+            }
+        }
+
         /// The pass in one line for stdout. "synced …" only when no problem stopped any part of
         /// it; otherwise only what was really done ("partly synced: 3 new messages, 1 sent") or
         /// "not synced", so a refused token or an unreachable server never reads as a sync of
@@ -154,14 +167,15 @@ public actor SyncEngine {
         }
     }
 
-    /// The client without a pass deadline; ``api`` is what requests go through. Replaced
-    /// when ``renewToken(refused:log:)`` gets a new token.
-    var client: APIClient
+    /// The server, through the one seam the engine has (``ServerSession``), without a pass
+    /// deadline; ``api`` is what requests go through. Replaced when ``renewToken(refused:log:)``
+    /// gets a new token.
+    var session: any ServerSession
     /// Set for the length of ``syncOnce()``: requests and retries stop there.
     private var passDeadline: PassDeadline?
-    /// The API client, with the running pass's deadline if there is one.
-    var api: APIClient {
-        var api = client
+    /// The session, with the running pass's deadline if there is one.
+    var api: any ServerSession {
+        var api = session
         api.passDeadline = passDeadline
         return api
     }
@@ -188,6 +202,9 @@ public actor SyncEngine {
     private(set) var metrics: WorkerMetrics?
     /// Told of every successful answer (``APIClient/answered``): ends the live worker's reconnect wait.
     let reconnectWake: ReconnectWake
+    /// Client message IDs the server accepted without placing them (``Delivery/accepted``), by
+    /// conversation, until a catch-up stores them: never delivered again meanwhile.
+    var awaitingPlacement: [ConversationID: Set<ClientMessageID>] = [:]
 
     /// Takes the store's lock (throws ``StoreError/locked(path:holder:)`` if a worker runs).
     /// `runtime` defaults to the store's channel under `$XDG_RUNTIME_DIR` (tests pass their own).
@@ -196,24 +213,31 @@ public actor SyncEngine {
         store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
         options: Options = Options(), runtime: RuntimeChannel? = nil
     ) throws(StoreError) {
+        let wake = ReconnectWake()
+        let session = WireSession(
+            server: server, token: token, connector: options.connector, requestTimeout: options.requestTimeout,
+            pingInterval: options.pingInterval, answered: { wake.serverAnswered() })
+        try self.init(
+            store: store, session: session, token: token, tokenProvider: tokenProvider, options: options,
+            runtime: runtime, reconnectWake: wake)
+    }
+
+    /// An engine whose every request goes to `session` (tests drive it with a session of their
+    /// own). `token` is the one the session carries, for ``renewToken(refused:log:)``;
+    /// `reconnectWake` is the one the session tells of its successful answers.
+    init(
+        store: Store, session: any ServerSession, token: String,
+        tokenProvider: (@Sendable () async throws -> String)? = nil, options: Options = Options(),
+        runtime: RuntimeChannel? = nil, reconnectWake: ReconnectWake = ReconnectWake()
+    ) throws(StoreError) {
         self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
         self.store = try SyncStore(store: store)
-        self.server = server
+        server = session.server
         self.token = token
         self.tokenProvider = tokenProvider
         self.options = options
-        let wake = ReconnectWake()
-        reconnectWake = wake
-        client = Self.client(server, token, options, wake: wake)
-    }
-
-    /// The API client for `token`, with the options' connector and request timeout, telling
-    /// `wake` of every successful answer.
-    static func client(_ server: ServerAddress, _ token: String, _ options: Options, wake: ReconnectWake) -> APIClient {
-        var api = APIClient(server: server, token: token, connector: options.connector)
-        api.timeout = options.requestTimeout
-        api.answered = { wake.serverAnswered() }
-        return api
+        self.reconnectWake = reconnectWake
+        self.session = session
     }
 
     public func setProgress(_ handler: (@Sendable (SyncProgress) -> Void)?) {
@@ -269,7 +293,7 @@ public actor SyncEngine {
                     break
                 }
                 do {
-                    try await syncConversation(id, head: conversation.lastSequence, report: &report)
+                    try await syncConversation(id, head: conversation.head, report: &report)
                 } catch {
                     // One conversation's broken answer or failed write (a full disk) ends that
                     // conversation's work, not the pass; what was stored before stays counted.
@@ -300,7 +324,7 @@ public actor SyncEngine {
 
     /// ``discover()`` with what the list says of each conversation (its last sequence);
     /// `saving` false leaves the details to the caller.
-    func discoverConversations(saving: Bool = true) async throws -> [WireConversation] {
+    func discoverConversations(saving: Bool = true) async throws -> [ServerConversation] {
         let me: UserID
         do {
             me = try await retrying { api in try await api.me() }
@@ -318,8 +342,7 @@ public actor SyncEngine {
         }
         let conversations = try await retrying { api in try await api.conversations() }
         for conversation in conversations where saving {
-            try await store.saveInfo(
-                ConversationInfo(title: conversation.title, members: conversation.members), for: conversation.id)
+            try await store.saveInfo(conversation.info, for: conversation.id)
         }
         return conversations
     }
@@ -337,14 +360,10 @@ public actor SyncEngine {
                 "\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again"
             )
         }
-        let positions = try await retrying { api in try await api.receipts(id) }
+        let positions = try await serverPositions(id)
         let stored = try await store.mergeServerPositions(positions, in: id)
         try await postDelivered(id, known: stored)
-        let outcome = try await drainOutbox(id, patient: true)
-        report.sent += outcome.sent
-        report.failed += outcome.failed
-        report.stillPending += outcome.stillPending
-        if let problem = outcome.problem { report.problems.append("\(id): \(problem)") }
+        report.add(try await drainOutbox(id, patient: true), in: id)
         try await postRead(id)
     }
 
@@ -460,7 +479,7 @@ public actor SyncEngine {
     }
 
     private nonisolated static func fetch(
-        _ api: APIClient, _ id: ConversationID, after: Int, limit: Int, options: Options
+        _ api: any ServerSession, _ id: ConversationID, after: Int, limit: Int, options: Options
     ) -> Task<MessagesPage, Error> {
         Task {
             try await retrying(api, options: options) { api in try await api.messages(id, .after(after), limit: limit) }
@@ -470,12 +489,12 @@ public actor SyncEngine {
     /// Runs an idempotent request, retrying temporary failures with backoff (Retry-After
     /// honoured) up to ``Options/attemptsPerPass`` times (``SyncError/isRetryable``). Unreachable,
     /// rejected, unauthorized and broken answers are not retried here.
-    func retrying<T: Sendable>(_ request: @Sendable (APIClient) async throws -> T) async throws -> T {
+    func retrying<T: Sendable>(_ request: @Sendable (any ServerSession) async throws -> T) async throws -> T {
         try await Self.retrying(api, options: options, request)
     }
 
     nonisolated static func retrying<T: Sendable>(
-        _ api: APIClient, options: Options, _ request: @Sendable (APIClient) async throws -> T
+        _ api: any ServerSession, options: Options, _ request: @Sendable (any ServerSession) async throws -> T
     ) async throws -> T {
         var backoff = options.backoff
         var attempt = 0
@@ -529,12 +548,27 @@ public actor SyncEngine {
 
     // MARK: - Positions
 
-    /// Posts my delivered position up to the end of the stored run, when the server is behind.
+    /// Every member's positions in `id` as the server has them, retried like any idempotent
+    /// request; none when the protocol cannot be asked (its positions come as live updates).
+    func serverPositions(_ id: ConversationID) async throws -> Positions {
+        try await Self.serverPositions(api, id, options: options)
+    }
+
+    nonisolated static func serverPositions(_ api: any ServerSession, _ id: ConversationID, options: Options)
+        async throws -> Positions
+    {
+        guard api.capabilities.positionsOnRequest else { return Positions() }
+        return try await retrying(api, options: options) { api in try await api.positions(id) }
+    }
+
+    /// Posts my delivered position up to the end of the stored run, when the server is behind
+    /// (and has delivered positions at all).
     func postDelivered(_ id: ConversationID, known positions: Positions) async throws {
+        guard session.capabilities.deliveredPositions else { return }
         let me = await store.me
         let high = try await store.catchUpPoint(id)
         guard high > positions[me].deliveredUpTo else { return }
-        let confirmed = try await retrying { api in try await api.delivered(id, upTo: high) }
+        let confirmed = try await retrying { api in try await api.postDelivered(id, upTo: high) }
         try await store.mergeServerPositions(
             Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: 0)]), in: id)
     }
@@ -552,7 +586,7 @@ public actor SyncEngine {
             try await store.settleRead(id, posted: current)
             return
         }
-        let confirmed = try await retrying { api in try await api.read(id, upTo: wanted) }
+        let confirmed = try await retrying { api in try await api.postRead(id, upTo: wanted) }
         try await store.mergeServerPositions(
             Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
         // Removed unless a newer `read` raised the wish meanwhile (settleRead checks under the lock).
@@ -568,16 +602,23 @@ public actor SyncEngine {
         var problem: String?
         /// When the next attempt may be made, after a temporary failure.
         var retryAfter: Duration?
+        /// Messages the server accepted without placing them that a catch-up did not bring yet:
+        /// their outbox files stay, and they are not delivered again (``awaitingPlacement``).
+        var unplaced = 0
     }
 
     /// Delivers pending messages oldest first, one at a time, each with its own client message
     /// ID on every attempt. Rejected → that message fails and the queue moves on; temporary →
     /// the queue stops here (order is kept) and the rest stays pending. `patient` retries a
     /// temporary failure with backoff a few times (one-pass sync); otherwise the caller decides.
+    /// A message accepted without its place (``Delivery/accepted``) counts as sent and is never
+    /// delivered again; a catch-up after the drain places it (``placeAccepted(_:holding:)``).
     func drainOutbox(_ id: ConversationID, patient: Bool) async throws -> DrainOutcome {
         var outcome = DrainOutcome()
         var accepted = AcceptedBatch()
+        var unplaced: [OutboxClaim] = []
         var backoff = options.backoff
+        try await forgetPlaced(in: id)
         let queue = try await store.pendingOutbox(id)
         // Started here and not yet on the server (or refused there): its messages wait for it.
         if try await store.queuedCreation(id) != nil {
@@ -588,6 +629,10 @@ public actor SyncEngine {
         var attempts = 0
         while index < queue.count {
             let entry = queue[index]
+            if awaitingPlacement[id]?.contains(entry.clientMessageID) == true {
+                index += 1
+                continue
+            }
             // Held from before the POST until its answer is written down, so `chatdir cancel`
             // waits for this attempt instead of removing a message the server may be accepting.
             guard let claim = await store.claim(entry, in: id) else {
@@ -595,9 +640,16 @@ public actor SyncEngine {
                 continue
             }
             do {
-                let (message, _) = try await api.post(id, clientMessageID: entry.clientMessageID, text: entry.text)
-                accepted.append(message, claim)
-                if accepted.count >= options.acceptBatch { try await flush(&accepted, into: &outcome, in: id) }
+                switch try await api.deliver(id, clientMessageID: entry.clientMessageID, text: entry.text) {
+                case .placed(let message):
+                    accepted.append(message, claim)
+                    if accepted.count >= options.acceptBatch { try await flush(&accepted, into: &outcome, in: id) }
+                case .accepted:
+                    awaitingPlacement[id, default: []].insert(entry.clientMessageID)
+                    // Held until the catch-up stores it: a cancel meanwhile finds it sent.
+                    unplaced.append(claim)
+                    outcome.sent += 1
+                }
                 index += 1
                 attempts = 0
                 backoff.reset()
@@ -621,6 +673,7 @@ public actor SyncEngine {
                         outcome.stillPending = queue.count - index
                         outcome.problem = error.description
                         outcome.retryAfter = delay
+                        outcome.unplaced = try await placeAccepted(id, holding: unplaced)
                         return outcome
                     }
                     // Not held while waiting: a cancel may take the message now.
@@ -633,7 +686,27 @@ public actor SyncEngine {
             }
         }
         try await flush(&accepted, into: &outcome, in: id)
+        outcome.unplaced = try await placeAccepted(id, holding: unplaced)
         return outcome
+    }
+
+    /// After the server accepted messages without placing them (their claims in `claims`): a
+    /// catch-up of `id` brings them with their sequences, then the outbox files of those stored
+    /// go. Returns how many are still not stored (they stay in the outbox, not delivered again).
+    private func placeAccepted(_ id: ConversationID, holding claims: [OutboxClaim]) async throws -> Int {
+        guard !claims.isEmpty else { return 0 }
+        defer { claims.forEach { $0.release() } }
+        try await catchUp(id)
+        try await forgetPlaced(in: id)
+        return awaitingPlacement[id]?.count ?? 0
+    }
+
+    /// Removes the outbox files of accepted messages that are stored now, and stops waiting for
+    /// their places.
+    private func forgetPlaced(in id: ConversationID) async throws {
+        guard let waiting = awaitingPlacement[id] else { return }
+        let left = waiting.subtracting(try await store.removeAcceptedOutboxFiles(in: id))
+        awaitingPlacement[id] = left.isEmpty ? nil : left
     }
 }
 

@@ -1,0 +1,14 @@
+import ChatProtocol
+
+/// What one live connection yields, in order: ``connected`` once it is up, events and ignored
+/// frames while it lasts, ``disconnected(_:)`` last (the stream ends after it). The same for
+/// every ``ServerSession``: reconnecting and catching up are the engine's.
+public enum LiveUpdate: Sendable, Equatable {
+    /// The connection is up: events flow from now on.
+    case connected
+    case event(LiveEvent)
+    /// Something that is not a valid event (hostile or newer server); it was ignored.
+    case ignored(String)
+    /// The connection ended; the stream ends after this.
+    case disconnected(SyncError)
+}

@@ -1,0 +1,9 @@
+/// What a protocol has, where protocols differ; the engine leaves out what a server lacks.
+struct ServerCapabilities: Sendable, Equatable {
+    /// Members have delivered positions (wire v1's `deliveredUpTo`): without them the engine
+    /// never posts one and never records one, so no message shows ✓✓ delivered.
+    var deliveredPositions: Bool
+    /// Every member's positions can be asked for (wire v1's receipts); without it they arrive
+    /// only as live updates.
+    var positionsOnRequest: Bool
+}
