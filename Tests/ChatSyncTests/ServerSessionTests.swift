@@ -192,9 +192,12 @@ import Testing
         let bob = try UserID("bob")
         try fake.append(["live one"], from: "bob")
         fake.live([.event(.message(ab, FakeServer.message(3, fake.history[2].clientMessageID, bob, "live one")))])
-        try await waitUntil("my delivered position is posted") { fake.requests("delivered").contains("delivered 3") }
+        let alicePosition = { try alice.conversation(self.ab).positions()?[try UserID("alice")] }
+        try await waitUntil("the delivered position the server confirmed is stored") {
+            try alicePosition()?.deliveredUpTo == 3
+        }
         worker.cancel()
         _ = await worker.value
-        #expect(try alice.conversation(ab).positions()?[try UserID("alice")].deliveredUpTo == 3)
+        #expect(fake.requests("delivered") == ["delivered 2", "delivered 3"])
     }
 }
