@@ -67,11 +67,11 @@ extension SyncEngine {
             var lastError: SyncError?
             // Made anew for each connection: it carries the token of the moment (see renewToken).
             let connectedWith = token
-            let updates = session.liveUpdates(limit: Self.liveBatchLimit)
             var renewed = false
             // Each batch is what arrived while the previous one was being applied: its live
-            // messages are committed together, one write per touched segment (LiveBatch).
-            events: for await batch in updates {
+            // messages are committed together, one write per touched segment (LiveBatch). The
+            // stream is the loop's alone: leaving the loop lets go of it, which closes the connection.
+            events: for await batch in session.liveUpdates(limit: Self.liveBatchLimit) {
                 var pending = LiveBatch()
                 for event in batch {
                     // What must come after the messages before it are durable does: a receipt
