@@ -13,4 +13,3 @@ extension APIClient {
         return started
     }
 }
-

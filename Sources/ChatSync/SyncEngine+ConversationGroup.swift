@@ -150,7 +150,9 @@ extension SyncEngine {
                     return Result<Int?, any Error>.success(nil)
                 }
                 return .success(
-                    try await Self.retrying(api, options: options) { api in try await api.postDelivered(id, upTo: high) })
+                    try await Self.retrying(api, options: options) { api in
+                        try await api.postDelivered(id, upTo: high)
+                    })
             } catch {
                 return .failure(error)
             }

@@ -83,7 +83,8 @@ final class FakeServer: Sendable {
     var isLive: Bool { state.withLock { $0.live != nil } }
 
     static func message(_ sequence: Int, _ id: ClientMessageID, _ sender: UserID, _ text: String) -> Message {
-        Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: "2026-11-29T10:00:00.000Z")
+        Message(
+            sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: "2026-11-29T10:00:00.000Z")
     }
 
     fileprivate func log(_ request: String) {
