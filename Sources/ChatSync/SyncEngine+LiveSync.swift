@@ -17,8 +17,11 @@ extension SyncEngine {
         /// worker stops so nothing writes into the store after it returns.
         var background: [Int: Task<Void, Never>] = [:]
         var nextBackgroundKey = 0
-        /// Whether the live socket is up, and when it last brought an event.
-        var connected = false
+        /// The live connection, from one dial to the next.
+        var link = LiveConnectionState()
+        /// Whether the live socket is up.
+        var connected: Bool { link.isConnected }
+        /// When the live socket last brought an event.
         var lastActivity = ContinuousClock.now
         /// Where the state machines' reports go (the log of ``SyncEngine/runLive(log:)``).
         var log: (@Sendable (String) -> Void)?
@@ -48,12 +51,10 @@ extension SyncEngine {
 
     /// The live connection, the outbox and the background work of ``runLive(log:)``.
     private func runLiveConnection(log: @escaping @Sendable (String) -> Void) async -> SyncError? {
-        var pacer = ReconnectPacer(
-            backoff: options.reconnectBackoff ?? options.backoff, healthyAfter: options.healthyConnection)
-        // Whether another request's answer may still end a reconnect wait: once per run of
-        // failed connections, so a server whose live endpoint alone fails is not redialled at
-        // the pace of the outbox's or typing's requests.
-        var wakeable = true
+        liveState.link = LiveConnectionState(
+            pacer: ReconnectPacer(
+                backoff: options.reconnectBackoff ?? options.backoff, healthyAfter: options.healthyConnection),
+            untrustedWait: options.untrustedReconnectWait)
         liveState.log = log
         liveState.typing.interval = options.typingInterval
         let outbox = Task { await self.followOutbox(log: log) }
@@ -64,10 +65,9 @@ extension SyncEngine {
             for id in liveState.conversations.keys { _ = liveState.conversations[id]?.handle(.stopped, at: .now) }
         }
         while !Task.isCancelled {
-            var lastError: SyncError?
             // Made anew for each connection: it carries the token of the moment (see renewToken).
             let connectedWith = token
-            var renewed = false
+            liveState.link.dial()
             // Each batch is what arrived while the previous one was being applied: its live
             // messages are committed together, one write per touched segment (LiveBatch). The
             // stream is the loop's alone: leaving the loop lets go of it, which closes the connection.
@@ -89,10 +89,8 @@ extension SyncEngine {
                     }
                     switch event {
                     case .connected:
-                        pacer.connected(at: .now)
-                        wakeable = true
+                        liveState.link.connected(at: .now)
                         metrics?.connected()
-                        liveState.connected = true
                         liveState.lastActivity = .now
                         log("connected to \(server); catching up")
                         do {
@@ -102,8 +100,7 @@ extension SyncEngine {
                             if case .unauthorized = error {
                                 log(error.description)
                                 guard await renewToken(refused: connectedWith, log: log) else { return error }
-                                renewed = true
-                                liveState.connected = false
+                                liveState.link.tokenRenewed()
                                 break events
                             }
                             log("catch-up failed: \(error)")
@@ -121,13 +118,12 @@ extension SyncEngine {
                     case .ignored(let reason):
                         log("ignored a live frame: \(reason)")
                     case .disconnected(let error):
-                        lastError = error
-                        liveState.connected = false
+                        liveState.link.disconnected(error)
                         if !Task.isCancelled { metrics?.disconnected(problem: error.description) }
                         if case .unauthorized = error {
                             log(error.description)
                             guard await renewToken(refused: connectedWith, log: log) else { return error }
-                            renewed = true
+                            liveState.link.tokenRenewed()
                             break events
                         }
                         if !Task.isCancelled { log("live connection lost: \(error)") }
@@ -136,24 +132,21 @@ extension SyncEngine {
                 await commit(&pending)
             }
             if Task.isCancelled { break }
-            // A new token: straight back, the refusal was the old token's, not the server's state.
-            if renewed { continue }
-            // Accepted then closed soon after counts as a failure: the delay keeps growing.
-            var wait = lastError?.retryAfter
-            if case .untrusted? = lastError { wait = options.untrustedReconnectWait }
-            let delay = pacer.disconnected(at: .now, retryAfter: wait)
+            guard case .wait(let delay, let floor, let wakeable) = liveState.link.streamEnded(at: .now) else {
+                // A new token: straight back, the refusal was the old token's, not the server's state.
+                continue
+            }
             metrics?.nextTry(in: delay)
             log("reconnecting in \(delay.shortDescription)")
             // Any other request that succeeds proves the server is back: the live connection
             // does not sit out the rest of its backoff while the outbox already goes out. What
             // the server asked for (Retry-After) or a refused certificate's wait is waited whole.
-            let floor = min(wait ?? .zero, delay)
             do {
                 try await Task.sleep(for: floor)
                 if !wakeable {
                     try await Task.sleep(for: delay - floor)
                 } else if try await reconnectWake.wait(delay - floor) {
-                    wakeable = false
+                    liveState.link.wokenEarly()
                     log("\(server) answered another request: reconnecting now")
                 }
             } catch { break }
