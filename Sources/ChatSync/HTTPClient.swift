@@ -21,14 +21,19 @@ final class HTTPClient: Sendable {
     let address: ServerAddress
     let maxBodySize: Int
     let connector: Connector
+    /// Whether a `Transfer-Encoding: chunked` answer is read (``ChunkedBodyDecoder``). Wire v1
+    /// answers always carry a `Content-Length` and its client refuses anything else; Matrix
+    /// homeservers (Synapse) send JSON chunked.
+    let acceptsChunked: Bool
     private let idle = Lock<[PooledConnection]>([])
     /// Enough for a one-pass sync's conversations in flight (``SyncEngine/Options/conversationsInFlight``) and a live worker's requests.
     private static let maxIdle = 16
 
-    init(address: ServerAddress, maxBodySize: Int, connector: Connector = .tcp) {
+    init(address: ServerAddress, maxBodySize: Int, connector: Connector = .tcp, acceptsChunked: Bool = false) {
         self.address = address
         self.maxBodySize = maxBodySize
         self.connector = connector
+        self.acceptsChunked = acceptsChunked
     }
 
     /// Sends one request and reads the whole answer, within `timeout` from start to end.
@@ -50,7 +55,7 @@ final class HTTPClient: Sendable {
                     message: "\(method) \(target) was not sent (refused by this client, not the server): \(error)")
             }
             let result = await connection.roundTrip(
-                bytes, address: address, deadline: deadline, maxBodySize: maxBodySize)
+                bytes, address: address, deadline: deadline, maxBodySize: maxBodySize, acceptsChunked: acceptsChunked)
             switch result {
             case .success((let response, let keepAlive)):
                 if keepAlive { idle.withLock { if $0.count < Self.maxIdle { $0.append(connection) } } }
@@ -92,20 +97,23 @@ private final class PooledConnection: Sendable {
         self.connector = connector
     }
 
-    func roundTrip(_ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int)
-        async -> Result<(HTTPClient.Response, Bool), Failure>
-    {
+    func roundTrip(
+        _ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int,
+        acceptsChunked: Bool
+    ) async -> Result<(HTTPClient.Response, Bool), Failure> {
         await withCheckedContinuation { continuation in
             queue.async {
                 continuation.resume(
                     returning: self.blockingRoundTrip(
-                        request, address: address, deadline: deadline, maxBodySize: maxBodySize))
+                        request, address: address, deadline: deadline, maxBodySize: maxBodySize,
+                        acceptsChunked: acceptsChunked))
             }
         }
     }
 
     private func blockingRoundTrip(
-        _ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int
+        _ request: [UInt8], address: ServerAddress, deadline: ContinuousClock.Instant, maxBodySize: Int,
+        acceptsChunked: Bool
     ) -> Result<(HTTPClient.Response, Bool), Failure> {
         let wasOpen = stream != nil
         do throws(SyncError) {
@@ -118,8 +126,16 @@ private final class PooledConnection: Sendable {
             }
             do { try connection.write(request, until: deadline) } catch { throw .transport(error) }
             let (head, remainder) = try ResponseHeadReader.read(from: connection, until: deadline, for: .request)
-            let response = try readBody(
-                head: head, already: remainder, connection: connection, deadline: deadline, maxBodySize: maxBodySize)
+            let response =
+                if acceptsChunked, head.headers["Transfer-Encoding"] != nil {
+                    try readChunkedBody(
+                        head: head, already: remainder, connection: connection, deadline: deadline,
+                        maxBodySize: maxBodySize)
+                } else {
+                    try readBody(
+                        head: head, already: remainder, connection: connection, deadline: deadline,
+                        maxBodySize: maxBodySize)
+                }
             let keepAlive = !head.headers.containsToken("close", for: "Connection")
             if !keepAlive { stream = nil }
             return .success((response, keepAlive))
@@ -159,5 +175,37 @@ private final class PooledConnection: Sendable {
         }
         guard body.count == length else { throw .contract("the answer is longer than its Content-Length") }
         return HTTPClient.Response(status: Int(head.status.code), headers: head.headers, body: body)
+    }
+
+    /// The body of a `Transfer-Encoding: chunked` answer, decoded; any other transfer coding is refused.
+    private func readChunkedBody(
+        head: HTTPResponseHead, already: [UInt8], connection: any ByteStream, deadline: ContinuousClock.Instant,
+        maxBodySize: Int
+    ) throws(SyncError) -> HTTPClient.Response {
+        let coding = head.headers["Transfer-Encoding"] ?? ""
+        guard coding.lowercased().filter({ $0 != " " && $0 != "\t" }) == "chunked" else {
+            throw .contract("Transfer-Encoding \(coding) is not supported (only chunked)")
+        }
+        var decoder = ChunkedBodyDecoder(maxBodySize: maxBodySize)
+        var pending = already[...]
+        while true {
+            let after: ArraySlice<UInt8>
+            do { after = try decoder.feed(pending) } catch { throw .contract(error.description) }
+            if decoder.isComplete {
+                guard after.isEmpty else { throw .contract("the answer goes on after its last chunk") }
+                return HTTPClient.Response(status: Int(head.status.code), headers: head.headers, body: decoder.body)
+            }
+            guard ContinuousClock.now < deadline else {
+                throw .transport(
+                    TransportError(.timedOut, "only \(decoder.body.count) bytes of the chunked answer came in time"))
+            }
+            let read: ByteStreamRead
+            do { read = try connection.read(until: deadline) } catch { throw .transport(error) }
+            switch read {
+            case .timedOut: pending = []
+            case .closed: throw .transport(TransportError(.closed, "the server closed the connection mid-answer"))
+            case .bytes(let bytes): pending = bytes[...]
+            }
+        }
     }
 }
