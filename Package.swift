@@ -61,9 +61,14 @@ let package = Package(
         .target(name: "ChatWire", swiftSettings: releaseSwift),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
         .target(name: "ChatProtocol", dependencies: ["ChatDomain", "ChatWire"], swiftSettings: releaseSwift),
+        // The Matrix client-server API's JSON as values: strict, bounded decoders and the request
+        // bodies chatdir sends; no I/O.
+        .target(name: "ChatMatrix", dependencies: ["ChatDomain"], swiftSettings: releaseSwift),
         .target(
             name: "ChatSync",
-            dependencies: ["ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatSystem", "ChatTLS"],
+            dependencies: [
+                "ChatDomain", "ChatStore", "ChatWire", "ChatProtocol", "ChatMatrix", "ChatSystem", "ChatTLS",
+            ],
             swiftSettings: releaseSwift),
         .target(
             name: "ChatServer",
@@ -134,12 +139,15 @@ let package = Package(
             dependencies: ["ChatTestSupport", "ChatStore", "ChatDomain", "ChatSystem", "store-torture"]),
         .testTarget(name: "ChatWireTests", dependencies: ["ChatTestSupport", "ChatWire"]),
         .testTarget(
+            name: "ChatMatrixTests", dependencies: ["ChatTestSupport", "ChatMatrix", "ChatDomain"],
+            exclude: ["Fixtures"]),
+        .testTarget(
             name: "ChatProtocolTests", dependencies: ["ChatTestSupport", "ChatProtocol", "ChatWire", "ChatDomain"]),
         .testTarget(
             name: "ChatSyncTests",
             dependencies: [
-                "ChatTestSupport", "ChatSync", "ChatProtocol", "ChatServer", "ChatWire", "ChatStore", "ChatDomain",
-                "ChatSystem", "chatdir", "crash-loop",
+                "ChatTestSupport", "ChatSync", "ChatProtocol", "ChatMatrix", "ChatServer", "ChatWire", "ChatStore",
+                "ChatDomain", "ChatSystem", "chatdir", "crash-loop",
             ]),
         .testTarget(
             name: "ChatServerTests",
@@ -176,6 +184,8 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         ("fuzz-keys", ["ChatCLI"]),
         // The config file (internal to ChatCLI, so @testable as well) and `.sync-status`.
         ("fuzz-files", ["ChatCLI", "ChatStore"]),
+        // Every decoder of the Matrix client-server API, and the encoders beside them.
+        ("fuzz-matrix", ["ChatMatrix", "ChatDomain"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

@@ -1,0 +1,113 @@
+/// The client-server API's endpoints chatdir calls: method and path, with every path segment and
+/// query value percent-encoded (room IDs hold `!` and `:`, event IDs `$`, txnIds anything).
+public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
+    public var method: String
+    /// The path without the query, as error messages name the endpoint.
+    public var path: String
+    /// `name=value` pairs, already encoded, joined by `&`; empty for none.
+    public var query: String
+
+    /// The request target: path and `?query`.
+    public var target: String { query.isEmpty ? path : path + "?" + query }
+
+    /// `GET /_matrix/client/v3/sync`: the method and path, never the query.
+    public var description: String { "\(method) \(path)" }
+
+    private init(_ method: String, _ path: String, query: [(String, String?)] = []) {
+        self.method = method
+        self.path = path
+        self.query = query.compactMap { name, value in value.map { "\(name)=\(Self.encode($0))" } }.joined(
+            separator: "&")
+    }
+
+    private static let v3 = "/_matrix/client/v3"
+
+    private static func room(_ room: MatrixRoomID) -> String { v3 + "/rooms/" + encode(room.rawValue) }
+
+    public static let versions = MatrixEndpoint("GET", "/_matrix/client/versions")
+    public static let wellKnown = MatrixEndpoint("GET", "/.well-known/matrix/client")
+    public static let login = MatrixEndpoint("POST", v3 + "/login")
+    public static let whoami = MatrixEndpoint("GET", v3 + "/account/whoami")
+    public static let joinedRooms = MatrixEndpoint("GET", v3 + "/joined_rooms")
+    public static let createRoom = MatrixEndpoint("POST", v3 + "/createRoom")
+
+    /// `GET /sync`: changes after `since` (everything when nil), waiting up to `timeoutMilliseconds` for one.
+    public static func sync(since: String?, timeoutMilliseconds: Int, filter: String? = nil) -> MatrixEndpoint {
+        MatrixEndpoint(
+            "GET", v3 + "/sync",
+            query: [("since", since), ("timeout", String(timeoutMilliseconds)), ("filter", filter)])
+    }
+
+    /// Which way `/messages` pages.
+    public enum Direction: String, Sendable {
+        /// Newest first, towards the room's beginning.
+        case backward = "b"
+        /// Oldest first.
+        case forward = "f"
+    }
+
+    /// `GET /rooms/{room}/messages`: a page from `from` (the start, or the newest going back, when nil).
+    public static func messages(_ room: MatrixRoomID, from: String?, direction: Direction, limit: Int)
+        -> MatrixEndpoint
+    {
+        MatrixEndpoint(
+            "GET", self.room(room) + "/messages",
+            query: [("from", from), ("dir", direction.rawValue), ("limit", String(limit))])
+    }
+
+    /// `GET /rooms/{room}/context/{event}`.
+    public static func context(_ room: MatrixRoomID, _ event: MatrixEventID, limit: Int) -> MatrixEndpoint {
+        MatrixEndpoint(
+            "GET", self.room(room) + "/context/" + encode(event.rawValue), query: [("limit", String(limit))])
+    }
+
+    /// `PUT /rooms/{room}/send/{type}/{txnId}`.
+    public static func send(_ room: MatrixRoomID, type: String, transactionID: String) -> MatrixEndpoint {
+        MatrixEndpoint("PUT", self.room(room) + "/send/" + encode(type) + "/" + encode(transactionID))
+    }
+
+    /// `POST /join/{roomIdOrAlias}`.
+    public static func join(_ room: String) -> MatrixEndpoint {
+        MatrixEndpoint("POST", v3 + "/join/" + encode(room))
+    }
+
+    /// `POST /rooms/{room}/receipt/{type}/{event}`.
+    public static func receipt(_ room: MatrixRoomID, type: String, event: MatrixEventID) -> MatrixEndpoint {
+        MatrixEndpoint("POST", self.room(room) + "/receipt/" + encode(type) + "/" + encode(event.rawValue))
+    }
+
+    /// `PUT /rooms/{room}/typing/{user}`.
+    public static func typing(_ room: MatrixRoomID, user: MatrixUserID) -> MatrixEndpoint {
+        MatrixEndpoint("PUT", self.room(room) + "/typing/" + encode(user.rawValue))
+    }
+
+    /// `GET` or `PUT /user/{user}/rooms/{room}/account_data/{type}`.
+    public static func roomAccountData(method: String, user: MatrixUserID, room: MatrixRoomID, type: String)
+        -> MatrixEndpoint
+    {
+        MatrixEndpoint(
+            method,
+            v3 + "/user/" + encode(user.rawValue) + "/rooms/" + encode(room.rawValue) + "/account_data/" + encode(type))
+    }
+
+    /// `text` percent-encoded as one path segment or query value: every byte of its UTF-8 but
+    /// the unreserved characters (RFC 3986: letters, digits, `-`, `.`, `_`, `~`) as `%XX`. A
+    /// segment that is `.` or `..` has its dots encoded too, so no proxy or server resolves it
+    /// as a step up the path.
+    public static func encode(_ text: String) -> String {
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

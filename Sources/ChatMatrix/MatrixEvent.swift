@@ -1,0 +1,68 @@
+/// A room event as `/sync`, `/messages` and `/context` give it (the client-server format, with
+/// `room_id` left out or ignored): who sent what, when, and for state events which state key.
+public struct MatrixEvent: Sendable, Hashable {
+    /// The event type (`m.room.message`, `m.room.member`, …; any other type is kept by name).
+    public var type: String
+    public var eventID: MatrixEventID
+    public var sender: MatrixUserID
+    /// Milliseconds since 1970 on the sender's homeserver clock.
+    public var originServerTimestamp: Int
+    /// Present on state events only (the empty string is a valid state key).
+    public var stateKey: String?
+    public var content: MatrixEventContent
+    /// `unsigned.transaction_id`: the txnId the event was sent with, shown only to the sending device.
+    public var transactionID: String?
+    /// Whether `unsigned.redacted_because` is present: the server redacted the event.
+    public var isRedacted: Bool
+
+    public init(
+        type: String, eventID: MatrixEventID, sender: MatrixUserID, originServerTimestamp: Int,
+        stateKey: String? = nil, content: MatrixEventContent, transactionID: String? = nil, isRedacted: Bool = false
+    ) {
+        self.type = type
+        self.eventID = eventID
+        self.sender = sender
+        self.originServerTimestamp = originServerTimestamp
+        self.stateKey = stateKey
+        self.content = content
+        self.transactionID = transactionID
+        self.isRedacted = isRedacted
+    }
+
+    init(_ field: MatrixField) throws(MatrixDecodingError) {
+        let field = try field.object()
+        let type = try field.required("type") { field throws(MatrixDecodingError) in try field.typeName() }
+        self.type = type
+        eventID = try field.required("event_id") { field throws(MatrixDecodingError) in try field.eventID() }
+        sender = try field.required("sender") { field throws(MatrixDecodingError) in try field.userID() }
+        originServerTimestamp = try field.required("origin_server_ts") { field throws(MatrixDecodingError) in
+            try field.integer()
+        }
+        stateKey = try field.optional("state_key") { field throws(MatrixDecodingError) in try field.string() }
+        let unsigned = try field.optional("unsigned") { field throws(MatrixDecodingError) in try field.object() }
+        transactionID = try unsigned?.optional("transaction_id") { field throws(MatrixDecodingError) in
+            try field.string(maxBytes: MatrixLimits.identifierBytes)
+        }
+        isRedacted = try unsigned?.optional("redacted_because") != nil
+        let topLevelRedacts = try field.optional("redacts") { field throws(MatrixDecodingError) in try field.eventID() }
+        content = try MatrixEventContent(
+            type: type, content: try field.required("content").object(), topLevelRedacts: topLevelRedacts)
+    }
+}
+
+/// A state event as an invite shows it (`invite_state`): no event ID and no time stamp.
+public struct MatrixStrippedStateEvent: Sendable, Hashable {
+    public var type: String
+    public var stateKey: String
+    public var sender: MatrixUserID
+    public var content: MatrixEventContent
+
+    init(_ field: MatrixField) throws(MatrixDecodingError) {
+        let field = try field.object()
+        type = try field.required("type") { field throws(MatrixDecodingError) in try field.typeName() }
+        stateKey = try field.required("state_key") { field throws(MatrixDecodingError) in try field.string() }
+        sender = try field.required("sender") { field throws(MatrixDecodingError) in try field.userID() }
+        content = try MatrixEventContent(
+            type: type, content: try field.required("content").object(), topLevelRedacts: nil)
+    }
+}

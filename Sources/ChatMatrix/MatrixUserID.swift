@@ -1,0 +1,16 @@
+/// A user's ID, `@localpart:server`.
+/// Always valid by the identifier grammar (``MatrixIdentifierGrammar``), at most 255 bytes.
+public struct MatrixUserID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Validates `rawValue`; throws a ``MatrixIdentifierError`` naming the rule it breaks.
+    public init(_ rawValue: String) throws(MatrixIdentifierError) {
+        if let reason = MatrixIdentifierGrammar.problem(rawValue, sigil: UInt8(ascii: "@"), server: .required) {
+            throw MatrixIdentifierError(kind: "user ID", text: rawValue, reason: reason)
+        }
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
