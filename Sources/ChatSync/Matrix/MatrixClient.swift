@@ -1,0 +1,229 @@
+import ChatDomain
+import ChatMatrix
+import ChatWire
+
+/// A client of a Matrix homeserver's client-server API over HTTP/1.1, one method per endpoint
+/// chatdir uses.
+///
+/// The same transport as ``APIClient`` (``HTTPClient``: keep-alive, TLS for `https://`, a real
+/// deadline per request, a capped body; chunked answers too, which Synapse sends), the same
+/// classification of answers (``ResponseVerdict``) read the Matrix way: `M_LIMIT_EXCEEDED` is
+/// temporary with the server's `retry_after_ms`, a 401 is unauthorized (a soft logout said so),
+/// any other 4xx is rejected with the server's `errcode` and words. Every body is validated by
+/// ``MatrixDecoder`` before a caller sees it; one that is not what the API says is a
+/// ``SyncError/contract(_:)`` naming the endpoint and the field. The access token goes into the
+/// Authorization header and nowhere else: never into a path, an error or a log line.
+public struct MatrixClient: Sendable {
+    public let server: ServerAddress
+    private let accessToken: String?
+    private let http: HTTPClient
+    /// How long one request may take from start to the last byte of the answer, decoding
+    /// included; a long-poll `/sync` gets its server-side wait on top.
+    public var timeout: Duration
+    /// Answers larger than this are refused: a first `/sync` of a large account is a few megabytes.
+    public static let maxBodySize = 32 << 20
+
+    /// A client for `server` (TLS for `https://`, trusting the system store plus `caFile`),
+    /// authenticated by `accessToken` when given (``login(user:password:deviceID:deviceName:refreshToken:)`` needs none).
+    public init(server: ServerAddress, accessToken: String?, timeout: Duration = .seconds(30), caFile: String? = nil) {
+        self.init(server: server, accessToken: accessToken, timeout: timeout, connector: .network(caFile: caFile))
+    }
+
+    /// A client whose connections come from `connector` (tests script the stream).
+    init(server: ServerAddress, accessToken: String?, timeout: Duration = .seconds(30), connector: Connector) {
+        self.init(
+            server: server, accessToken: accessToken, timeout: timeout,
+            http: HTTPClient(address: server, maxBodySize: Self.maxBodySize, connector: connector, acceptsChunked: true)
+        )
+    }
+
+    private init(server: ServerAddress, accessToken: String?, timeout: Duration, http: HTTPClient) {
+        self.server = server
+        self.accessToken = accessToken
+        self.timeout = timeout
+        self.http = http
+    }
+
+    /// This client with `accessToken` (a login's, a refreshed one), over the same connections.
+    public func authenticated(_ accessToken: String) -> MatrixClient {
+        MatrixClient(server: server, accessToken: accessToken, timeout: timeout, http: http)
+    }
+
+    // MARK: - Server and account
+
+    public func versions() async throws(SyncError) -> MatrixVersions {
+        try await send(.versions).decode(MatrixDecoder.versions)
+    }
+
+    /// Where the client API is for this server's name (`/.well-known/matrix/client`).
+    public func wellKnown() async throws(SyncError) -> MatrixWellKnown {
+        try await send(.wellKnown).decode(MatrixDecoder.wellKnown)
+    }
+
+    /// Logs in with a password as `deviceID`: keep it fixed per store, since the server
+    /// remembers txnIds per device (a send retried after a new login is still sent once).
+    public func login(
+        user: String, password: String, deviceID: String, deviceName: String? = nil, refreshToken: Bool = false
+    ) async throws(SyncError) -> MatrixLogin {
+        let body = MatrixEncoder.passwordLogin(
+            user: user, password: password, deviceID: deviceID, deviceName: deviceName, refreshToken: refreshToken)
+        return try await send(.login, body: body, authenticated: false).decode(MatrixDecoder.login)
+    }
+
+    public func whoami() async throws(SyncError) -> MatrixWhoami {
+        try await send(.whoami).decode(MatrixDecoder.whoami)
+    }
+
+    public func joinedRooms() async throws(SyncError) -> [MatrixRoomID] {
+        try await send(.joinedRooms).decode(MatrixDecoder.joinedRooms)
+    }
+
+    // MARK: - Sync and history
+
+    /// Changes after `since` (a first sync when nil). With a `wait`, the server holds the
+    /// request until something happens or the wait is over (a long poll): this request's
+    /// deadline is ``timeout`` on top of it, so the server always answers first.
+    public func sync(since: String?, wait: Duration = .zero, filter: String? = nil) async throws(SyncError)
+        -> MatrixSync
+    {
+        let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+        return try await send(
+            .sync(since: since, timeoutMilliseconds: max(milliseconds, 0), filter: filter), extraTime: wait
+        ).decode(MatrixDecoder.sync)
+    }
+
+    /// One page of `room`'s events from `from` in `direction`; a page without
+    /// ``MatrixMessagesPage/end`` is the last.
+    public func messages(
+        _ room: MatrixRoomID, from: String?, direction: MatrixEndpoint.Direction = .backward, limit: Int = 100
+    ) async throws(SyncError) -> MatrixMessagesPage {
+        try await send(.messages(room, from: from, direction: direction, limit: limit)).decode(MatrixDecoder.messages)
+    }
+
+    /// `event` of `room` with up to `limit` events around it.
+    public func context(_ room: MatrixRoomID, _ event: MatrixEventID, limit: Int = 10) async throws(SyncError)
+        -> MatrixEventContext
+    {
+        try await send(.context(room, event, limit: limit)).decode(MatrixDecoder.context)
+    }
+
+    // MARK: - Sending
+
+    /// Sends an `m.room.message`. The same `transactionID` from the same device gives the same
+    /// event, however often it is retried (the server keeps txnIds for about a day).
+    public func send(_ room: MatrixRoomID, transactionID: String, content: MatrixMessageContent)
+        async throws(SyncError) -> MatrixEventID
+    {
+        guard !transactionID.isEmpty else {
+            throw .rejected(status: 400, message: "an empty transaction ID was not sent (refused by this client)")
+        }
+        return try await send(
+            .send(room, type: "m.room.message", transactionID: transactionID),
+            body: MatrixEncoder.messageContent(content)
+        ).decode(MatrixDecoder.eventID)
+    }
+
+    /// Creates a private chat named `name` inviting `invite`; its room ID.
+    public func createRoom(name: String?, invite: [MatrixUserID], alias: String? = nil) async throws(SyncError)
+        -> MatrixRoomID
+    {
+        try await send(.createRoom, body: MatrixEncoder.createRoom(name: name, invite: invite, alias: alias))
+            .decode(MatrixDecoder.roomID)
+    }
+
+    /// Joins a room by ID or alias; the room's ID.
+    public func join(_ room: String) async throws(SyncError) -> MatrixRoomID {
+        try await send(.join(room), body: Array("{}".utf8)).decode(MatrixDecoder.roomID)
+    }
+
+    /// Marks `event` read (`m.read`: every member sees it; `m.read.private`: only the user).
+    public func receipt(_ room: MatrixRoomID, event: MatrixEventID, type: String = "m.read") async throws(SyncError) {
+        _ = try await send(.receipt(room, type: type, event: event), body: MatrixEncoder.receipt())
+    }
+
+    /// Says `user` is typing in `room` for `timeoutMilliseconds`, or has stopped.
+    public func typing(_ room: MatrixRoomID, user: MatrixUserID, _ typing: Bool, timeoutMilliseconds: Int = 30_000)
+        async throws(SyncError)
+    {
+        _ = try await send(
+            .typing(room, user: user), body: MatrixEncoder.typing(typing, timeoutMilliseconds: timeoutMilliseconds))
+    }
+
+    // MARK: - Account data
+
+    /// The room's `org.chatdir.anchor`, nil when no device has written one (`M_NOT_FOUND`).
+    public func anchor(user: MatrixUserID, room: MatrixRoomID) async throws(SyncError) -> MatrixAnchor? {
+        do {
+            return try await send(.roomAccountData(method: "GET", user: user, room: room, type: MatrixAnchor.type))
+                .decode(MatrixDecoder.anchor)
+        } catch .rejected(404, _) {
+            return nil
+        }
+    }
+
+    /// Writes the room's `org.chatdir.anchor`.
+    public func setAnchor(_ anchor: MatrixAnchor, user: MatrixUserID, room: MatrixRoomID) async throws(SyncError) {
+        _ = try await send(
+            .roomAccountData(method: "PUT", user: user, room: room, type: MatrixAnchor.type),
+            body: MatrixEncoder.anchor(anchor))
+    }
+
+    // MARK: - Transport
+
+    struct Answer {
+        var endpoint: MatrixEndpoint
+        var status: Int
+        var body: [UInt8]
+        /// The end of the request's deadline: decoding the body must finish by then too.
+        var deadline: ContinuousClock.Instant
+
+        /// The body read by `decode` (a ``MatrixDecoder`` function) within the deadline; a
+        /// refusal is a contract violation naming the endpoint, a slow decode a slow answer.
+        func decode<T>(_ decode: ([UInt8], ContinuousClock.Instant?) throws(MatrixDecodingError) -> T)
+            throws(SyncError) -> T
+        {
+            do {
+                return try decode(body, deadline)
+            } catch {
+                switch error {
+                case .invalid: throw .contract("\(endpoint): \(error)")
+                case .deadlinePassed: throw .temporary("\(endpoint): \(error)", retryAfter: nil)
+                }
+            }
+        }
+    }
+
+    /// Sends one request to `endpoint`, with the token unless `authenticated` is false, and
+    /// classifies the answer. `extraTime` is added to the deadline (a long poll's wait).
+    func send(_ endpoint: MatrixEndpoint, body: [UInt8]? = nil, authenticated: Bool = true, extraTime: Duration = .zero)
+        async throws(SyncError) -> Answer
+    {
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        if authenticated, let accessToken { headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        let timeout = self.timeout + extraTime
+        let deadline = ContinuousClock.now + timeout
+        let response: HTTPClient.Response
+        do {
+            response = try await http.send(
+                method: endpoint.method, target: endpoint.target, headers: headers, body: body ?? [], timeout: timeout)
+        } catch {
+            switch error {
+            case .temporary(let reason, let retryAfter):
+                throw .temporary("\(endpoint): \(reason)", retryAfter: retryAfter)
+            case .transport(let failure) where failure.kind == .unreachable:
+                throw .transport(failure.within(server.description))
+            case .transport(let failure): throw .transport(failure.within(endpoint.description))
+            default: throw error
+            }
+        }
+        let verdict = ResponseVerdict(status: response.status, headers: response.headers)
+        if verdict == .success {
+            return Answer(endpoint: endpoint, status: response.status, body: response.body, deadline: deadline)
+        }
+        throw MatrixAnswerError(
+            endpoint: endpoint, status: response.status, verdict: verdict,
+            retryAfterHeader: response.headers["Retry-After"], body: response.body, accessToken: accessToken
+        ).syncError
+    }
+}
