@@ -184,8 +184,8 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         ("fuzz-keys", ["ChatCLI"]),
         // The config file (internal to ChatCLI, so @testable as well) and `.sync-status`.
         ("fuzz-files", ["ChatCLI", "ChatStore"]),
-        // Every decoder of the Matrix client-server API, and the encoders beside them.
-        ("fuzz-matrix", ["ChatMatrix", "ChatDomain"]),
+        // Every decoder of the Matrix client-server API, the encoders beside them, chunked bodies.
+        ("fuzz-matrix", ["ChatMatrix", "ChatWire", "ChatDomain"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

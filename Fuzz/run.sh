@@ -13,7 +13,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 # Swift's own crash backtracer fights ASan over the dying process; libFuzzer prints the stack.
 export SWIFT_BACKTRACE=enable=no
 
-all_targets=(fuzz-http-request fuzz-http-response fuzz-websocket fuzz-json fuzz-segment fuzz-wire fuzz-keys fuzz-files)
+all_targets=(fuzz-http-request fuzz-http-response fuzz-websocket fuzz-json fuzz-segment fuzz-wire fuzz-keys fuzz-files fuzz-matrix)
 seconds="${1:-60}"
 if [ "$#" -gt 0 ]; then shift; fi
 if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
