@@ -1,0 +1,164 @@
+import ChatDomain
+import ChatMatrix
+import ChatTestSupport
+import Foundation
+import Testing
+
+@testable import ChatSync
+
+/// ``MatrixClient`` against a real Synapse (``Synapse``: a throwaway homeserver per test), with
+/// `scripts/matrix-peer.py` as the other member: what chatdir's client sends is what a homeserver
+/// takes, and what it answers decodes.
+@Suite(.ownThreads, .enabled(if: Synapse.isInstalled, Comment(rawValue: Synapse.notInstalled)))
+struct MatrixClientSynapseTests {
+    /// alice's client on `synapse`, logged in with `deviceID`.
+    static func login(_ synapse: Synapse, _ user: Synapse.User, deviceID: String = "CHATDIR1") async throws
+        -> (MatrixClient, MatrixLogin)
+    {
+        let anonymous = MatrixClient(
+            server: ServerAddress(host: "127.0.0.1", port: UInt16(synapse.port)), accessToken: nil,
+            timeout: .seconds(60))
+        let login = try await anonymous.login(user: user.localpart, password: user.password, deviceID: deviceID)
+        return (anonymous.authenticated(login.accessToken), login)
+    }
+
+    /// A room bob made and alice joined, through the peer and the client.
+    static func sharedRoom(_ synapse: Synapse, _ client: MatrixClient, bob: Synapse.User, alice: Synapse.User)
+        async throws -> MatrixRoomID
+    {
+        let created = try synapse.peer(bob, ["create-room", "--name", "Dinner", "--invite", alice.userID])
+        let room = try MatrixRoomID(try #require(created["room_id"] as? String))
+        #expect(try await client.join(room.rawValue) == room)
+        return room
+    }
+
+    static func bodies(_ events: [MatrixEvent]) -> [String] {
+        events.compactMap { event in
+            if case .message(let content) = event.content { return content.body }
+            return nil
+        }
+    }
+
+    @Test("login keeps the device ID; the same txnId sends one event, also after a new login")
+    func loginAndIdempotentSend() async throws {
+        let synapse = try Synapse.start()
+        let alice = try synapse.register("alice")
+        let (client, login) = try await Self.login(synapse, alice)
+        #expect(login.deviceID == "CHATDIR1" && login.userID.rawValue == alice.userID)
+        let whoami = try await client.whoami()
+        #expect(whoami.userID == login.userID && whoami.deviceID == "CHATDIR1")
+
+        let room = try await client.createRoom(name: "Notes", invite: [])
+        #expect(try await client.joinedRooms() == [room])
+        let content = MatrixMessageContent(body: "once", clientMessageID: .random())
+        let first = try await client.send(room, transactionID: "txn-1", content: content)
+        let again = try await client.send(room, transactionID: "txn-1", content: content)
+        #expect(again == first)
+        let (relogged, _) = try await Self.login(synapse, alice)
+        #expect(try await relogged.send(room, transactionID: "txn-1", content: content) == first)
+        let page = try await client.messages(room, from: nil, limit: 50)
+        #expect(Self.bodies(page.chunk) == ["once"])
+        let stored = try #require(page.chunk.first { $0.eventID == first })
+        #expect(stored.content == .message(content))
+    }
+
+    @Test("the peer's messages arrive through /sync and /messages, paging back to the room's beginning")
+    func syncAndHistory() async throws {
+        let synapse = try Synapse.start()
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let (client, _) = try await Self.login(synapse, alice)
+        let room = try await Self.sharedRoom(synapse, client, bob: bob, alice: alice)
+        let first = try await client.sync(since: nil)
+        try synapse.peer(bob, ["send-many", room.rawValue, "25", "--prefix", "m"])
+
+        let next = try await client.sync(since: first.nextBatch)
+        let timeline = try #require(next.joined.first { $0.id == room }?.timeline)
+        #expect(Self.bodies(timeline.events).last == "m 25")
+        #expect(timeline.events.allSatisfy { $0.sender.rawValue == bob.userID })
+
+        var seen: [String] = []
+        var from: String? = nil
+        var pages = 0
+        while true {
+            let page = try await client.messages(room, from: from, direction: .backward, limit: 10)
+            seen += Self.bodies(page.chunk)
+            pages += 1
+            guard let end = page.end, pages < 100 else { break }
+            from = end
+        }
+        #expect(seen == (1...25).reversed().map { "m \($0)" })
+        #expect(pages >= 3)
+    }
+
+    @Test("a long-poll /sync wakes on the peer's message")
+    func longPollWakes() async throws {
+        let synapse = try Synapse.start()
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let (client, _) = try await Self.login(synapse, alice)
+        let room = try await Self.sharedRoom(synapse, client, bob: bob, alice: alice)
+        let since = try await client.sync(since: nil).nextBatch
+        // A wait far longer than the test may take: only the message can end this request.
+        let poll = Task { try await client.sync(since: since, wait: .seconds(600)) }
+        try synapse.peer(bob, ["send", room.rawValue, "are you there?"])
+        var woken = try await poll.value
+        // The poll may have been answered by something before the message (bob's join, say).
+        while !woken.joined.contains(where: { Self.bodies($0.timeline.events).contains("are you there?") }) {
+            woken = try await client.sync(since: woken.nextBatch, wait: .seconds(600))
+        }
+        #expect(woken.nextBatch != since)
+    }
+
+    @Test("the peer's m.read receipt and typing arrive as ephemeral events")
+    func receiptAndTyping() async throws {
+        let synapse = try Synapse.start()
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let (client, login) = try await Self.login(synapse, alice)
+        let room = try await Self.sharedRoom(synapse, client, bob: bob, alice: alice)
+        let event = try await client.send(room, transactionID: "t1", content: MatrixMessageContent(body: "read me"))
+        let since = try await client.sync(since: nil).nextBatch
+        try synapse.peer(bob, ["receipt", room.rawValue, event.rawValue])
+        try synapse.peer(bob, ["typing", room.rawValue, "on"])
+        try await client.typing(room, user: login.userID, true)
+
+        var receipts: [MatrixReceipt] = []
+        var typing: [MatrixUserID] = []
+        var token = since
+        for _ in 0..<20 where receipts.isEmpty || typing.count < 2 {
+            let sync = try await client.sync(since: token, wait: .seconds(30))
+            token = sync.nextBatch
+            for case .receipts(let found) in sync.joined.flatMap(\.ephemeral) { receipts += found }
+            for case .typing(let users) in sync.joined.flatMap(\.ephemeral) { typing = users }
+        }
+        let bobID = try MatrixUserID(bob.userID)
+        #expect(
+            receipts.contains(
+                MatrixReceipt(eventID: event, type: "m.read", user: bobID, timestamp: receipts.first?.timestamp)))
+        #expect(Set(typing) == [bobID, login.userID])
+    }
+
+    @Test("an encrypted room's state is seen, and a 70,000-character body is rejected with the server's reason")
+    func encryptionAndRefusal() async throws {
+        let synapse = try Synapse.start()
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let (client, _) = try await Self.login(synapse, alice)
+        let created = try synapse.peer(bob, ["create-room", "--encrypted", "--invite", alice.userID])
+        let secret = try MatrixRoomID(try #require(created["room_id"] as? String))
+        _ = try await client.join(secret.rawValue)
+        let sync = try await client.sync(since: nil)
+        let room = try #require(sync.joined.first { $0.id == secret })
+        #expect(
+            (room.state + room.timeline.events).contains {
+                $0.content == .encryption(algorithm: "m.megolm.v1.aes-sha2")
+            })
+
+        let plain = try await client.createRoom(name: "Plain", invite: [])
+        let huge = MatrixMessageContent(body: String(repeating: "x", count: 70_000))
+        await #expect(throws: SyncError.rejected(status: 413, message: "M_TOO_LARGE: event too large")) {
+            _ = try await client.send(plain, transactionID: "big", content: huge)
+        }
+    }
+}
