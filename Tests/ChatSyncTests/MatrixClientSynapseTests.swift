@@ -22,14 +22,29 @@ struct MatrixClientSynapseTests {
         return (anonymous.authenticated(login.accessToken), login)
     }
 
-    /// A room bob made and alice joined, through the peer and the client.
-    static func sharedRoom(_ synapse: Synapse, _ client: MatrixClient, bob: Synapse.User, alice: Synapse.User)
-        async throws -> MatrixRoomID
-    {
-        let created = try synapse.peer(bob, ["create-room", "--name", "Dinner", "--invite", alice.userID])
-        let room = try MatrixRoomID(try #require(created["room_id"] as? String))
-        #expect(try await client.join(room.rawValue) == room)
-        return room
+    /// A homeserver where alice (this client, logged in) has joined a room bob (the peer) made.
+    struct SharedRoom {
+        let synapse: Synapse
+        let bob: Synapse.User
+        let client: MatrixClient
+        let login: MatrixLogin
+        let id: MatrixRoomID
+
+        static func start() async throws -> SharedRoom {
+            let synapse = try Synapse.start()
+            let alice = try synapse.register("alice")
+            let bob = try synapse.register("bob")
+            let (client, login) = try await MatrixClientSynapseTests.login(synapse, alice)
+            let created = try synapse.peer(bob, ["create-room", "--name", "Dinner", "--invite", alice.userID])
+            let id = try MatrixRoomID(try #require(created["room_id"] as? String))
+            #expect(try await client.join(id.rawValue) == id)
+            return SharedRoom(synapse: synapse, bob: bob, client: client, login: login, id: id)
+        }
+
+        /// Runs `matrix-peer.py` as bob with `arguments`, the room's ID after the command's name.
+        func bob(_ command: String, _ arguments: String...) throws {
+            try synapse.peer(bob, [command, id.rawValue] + arguments)
+        }
     }
 
     static func bodies(_ events: [MatrixEvent]) -> [String] {
@@ -45,11 +60,13 @@ struct MatrixClientSynapseTests {
         let alice = try synapse.register("alice")
         let (client, login) = try await Self.login(synapse, alice)
         #expect(login.deviceID == "CHATDIR1" && login.userID.rawValue == alice.userID)
+        #expect(try await client.versions().supports("v1.11"))
         let whoami = try await client.whoami()
         #expect(whoami.userID == login.userID && whoami.deviceID == "CHATDIR1")
 
         let room = try await client.createRoom(name: "Notes", invite: [])
         #expect(try await client.joinedRooms() == [room])
+        #expect(try await client.anchor(user: login.userID, room: room) == nil)
         let content = MatrixMessageContent(body: "once", clientMessageID: .random())
         let first = try await client.send(room, transactionID: "txn-1", content: content)
         let again = try await client.send(room, transactionID: "txn-1", content: content)
@@ -60,22 +77,22 @@ struct MatrixClientSynapseTests {
         #expect(Self.bodies(page.chunk) == ["once"])
         let stored = try #require(page.chunk.first { $0.eventID == first })
         #expect(stored.content == .message(content))
+        let anchor = MatrixAnchor(eventID: first, sequence: 5_000_000_000)
+        try await client.setAnchor(anchor, user: login.userID, room: room)
+        #expect(try await relogged.anchor(user: login.userID, room: room) == anchor)
     }
 
     @Test("the peer's messages arrive through /sync and /messages, paging back to the room's beginning")
     func syncAndHistory() async throws {
-        let synapse = try Synapse.start()
-        let alice = try synapse.register("alice")
-        let bob = try synapse.register("bob")
-        let (client, _) = try await Self.login(synapse, alice)
-        let room = try await Self.sharedRoom(synapse, client, bob: bob, alice: alice)
+        let shared = try await SharedRoom.start()
+        let (client, room) = (shared.client, shared.id)
         let first = try await client.sync(since: nil)
-        try synapse.peer(bob, ["send-many", room.rawValue, "25", "--prefix", "m"])
+        try shared.bob("send-many", "25", "--prefix", "m")
 
         let next = try await client.sync(since: first.nextBatch)
         let timeline = try #require(next.joined.first { $0.id == room }?.timeline)
         #expect(Self.bodies(timeline.events).last == "m 25")
-        #expect(timeline.events.allSatisfy { $0.sender.rawValue == bob.userID })
+        #expect(timeline.events.allSatisfy { $0.sender.rawValue == shared.bob.userID })
 
         var seen: [String] = []
         var from: String? = nil
@@ -93,15 +110,12 @@ struct MatrixClientSynapseTests {
 
     @Test("a long-poll /sync wakes on the peer's message")
     func longPollWakes() async throws {
-        let synapse = try Synapse.start()
-        let alice = try synapse.register("alice")
-        let bob = try synapse.register("bob")
-        let (client, _) = try await Self.login(synapse, alice)
-        let room = try await Self.sharedRoom(synapse, client, bob: bob, alice: alice)
+        let shared = try await SharedRoom.start()
+        let client = shared.client
         let since = try await client.sync(since: nil).nextBatch
         // A wait far longer than the test may take: only the message can end this request.
         let poll = Task { try await client.sync(since: since, wait: .seconds(600)) }
-        try synapse.peer(bob, ["send", room.rawValue, "are you there?"])
+        try shared.bob("send", "are you there?")
         var woken = try await poll.value
         // The poll may have been answered by something before the message (bob's join, say).
         while !woken.joined.contains(where: { Self.bodies($0.timeline.events).contains("are you there?") }) {
@@ -112,16 +126,13 @@ struct MatrixClientSynapseTests {
 
     @Test("the peer's m.read receipt and typing arrive as ephemeral events")
     func receiptAndTyping() async throws {
-        let synapse = try Synapse.start()
-        let alice = try synapse.register("alice")
-        let bob = try synapse.register("bob")
-        let (client, login) = try await Self.login(synapse, alice)
-        let room = try await Self.sharedRoom(synapse, client, bob: bob, alice: alice)
+        let shared = try await SharedRoom.start()
+        let (client, room) = (shared.client, shared.id)
         let event = try await client.send(room, transactionID: "t1", content: MatrixMessageContent(body: "read me"))
         let since = try await client.sync(since: nil).nextBatch
-        try synapse.peer(bob, ["receipt", room.rawValue, event.rawValue])
-        try synapse.peer(bob, ["typing", room.rawValue, "on"])
-        try await client.typing(room, user: login.userID, true)
+        try shared.bob("receipt", event.rawValue)
+        try shared.bob("typing", "on")
+        try await client.typing(room, user: shared.login.userID, true)
 
         var receipts: [MatrixReceipt] = []
         var typing: [MatrixUserID] = []
@@ -132,11 +143,9 @@ struct MatrixClientSynapseTests {
             for case .receipts(let found) in sync.joined.flatMap(\.ephemeral) { receipts += found }
             for case .typing(let users) in sync.joined.flatMap(\.ephemeral) { typing = users }
         }
-        let bobID = try MatrixUserID(bob.userID)
-        #expect(
-            receipts.contains(
-                MatrixReceipt(eventID: event, type: "m.read", user: bobID, timestamp: receipts.first?.timestamp)))
-        #expect(Set(typing) == [bobID, login.userID])
+        let bob = try MatrixUserID(shared.bob.userID)
+        #expect(receipts.contains { $0.eventID == event && $0.type == "m.read" && $0.user == bob })
+        #expect(Set(typing) == [bob, shared.login.userID])
     }
 
     @Test("an encrypted room's state is seen, and a 70,000-character body is rejected with the server's reason")
