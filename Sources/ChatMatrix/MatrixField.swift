@@ -114,10 +114,11 @@ struct MatrixField {
         return flag
     }
 
-    /// A type name (event type, msgtype, errcode, receipt type): non-empty, short, no control characters.
+    /// A type name (event type, msgtype, errcode, receipt type): non-empty, short, no control
+    /// character (``MatrixText/isControl(_:)``), since an errcode goes into error messages.
     func typeName() throws(MatrixDecodingError) -> String {
         let text = try string(maxBytes: MatrixLimits.typeBytes)
-        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+        guard !text.isEmpty, !text.unicodeScalars.contains(where: MatrixText.isControl) else {
             throw refuse("not a type name: \(MatrixText.quoted(text))")
         }
         return text

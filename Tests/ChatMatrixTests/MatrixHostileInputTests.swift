@@ -171,6 +171,14 @@ import Testing
         do { _ = try MatrixDecoder.login(Array(json.utf8)) } catch { #expect(error.description == expected) }
     }
 
+    @Test("an errcode with a C1 control or a line separator is refused, so it never reaches a log line")
+    func errcodeControls() {
+        for errcode in ["M_X\u{85}", "M_X\u{2028}", "M_X\u{9B}31m"] {
+            let json = #"{"errcode":"\#(errcode)"}"#
+            #expect(throws: MatrixDecodingError.self) { try MatrixDecoder.errorBody(Array(json.utf8)) }
+        }
+    }
+
     @Test("an error body whose retry_after_ms is not a number is refused, so it is never trusted")
     func errorBody() {
         let json = #"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":"soon"}"#
