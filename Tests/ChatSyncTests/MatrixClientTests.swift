@@ -168,4 +168,17 @@ import Testing
         #expect(sync.nextBatch == "s2")
         #expect(server.seenRequests == ["GET /_matrix/client/v3/sync?since=s1&timeout=5000"])
     }
+
+    @Test("a negative or huge wait is taken as none or an hour, never overflowing the milliseconds")
+    func waitBounds() async throws {
+        let server = try CannedServer { _, _ in .json(200, #"{"next_batch":"s2"}"#) }
+        defer { server.stop() }
+        let client = Self.client(server)
+        _ = try await client.sync(since: nil, wait: .seconds(-5))
+        _ = try await client.sync(since: nil, wait: .seconds(Int64.max))
+        #expect(
+            server.seenRequests == [
+                "GET /_matrix/client/v3/sync?timeout=0", "GET /_matrix/client/v3/sync?timeout=3600000",
+            ])
+    }
 }

@@ -20,6 +20,8 @@ public struct MatrixClient: Sendable {
     /// How long one request may take from start to the last byte of the answer, decoding
     /// included; a long-poll `/sync` gets its server-side wait on top.
     public var timeout: Duration
+    /// The longest a long-poll `/sync` asks the server to wait.
+    public static let longestWait: Duration = .seconds(3600)
     /// Answers larger than this are refused: a first `/sync` of a large account is a few megabytes.
     public static let maxBodySize = 32 << 20
 
@@ -82,13 +84,15 @@ public struct MatrixClient: Sendable {
 
     /// Changes after `since` (a first sync when nil). With a `wait`, the server holds the
     /// request until something happens or the wait is over (a long poll): this request's
-    /// deadline is ``timeout`` on top of it, so the server always answers first.
+    /// deadline is ``timeout`` on top of it, so the server always answers first. The wait is
+    /// taken as 0…``longestWait``.
     public func sync(since: String?, wait: Duration = .zero, filter: String? = nil) async throws(SyncError)
         -> MatrixSync
     {
+        let wait = min(max(wait, .zero), Self.longestWait)
         let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
         return try await send(
-            .sync(since: since, timeoutMilliseconds: max(milliseconds, 0), filter: filter), extraTime: wait
+            .sync(since: since, timeoutMilliseconds: milliseconds, filter: filter), extraTime: wait
         ).decode(MatrixDecoder.sync)
     }
 
