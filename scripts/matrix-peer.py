@@ -17,7 +17,8 @@ The access token comes from $MATRIX_TOKEN (never argv, where `ps` shows it). Com
     create-room [--name NAME] [--invite USER]… [--encrypted] [--alias LOCALPART]
     join ROOM                       (a room ID or an alias)
     invite ROOM USER
-    send ROOM TEXT [--txn ID] [--msgtype TYPE] [--cmid ID]
+    send ROOM TEXT [--txn ID] [--msgtype TYPE] [--cmid ID] [--content JSON]
+                                    (--content: the whole content as given; TEXT is then unused)
     send-many ROOM COUNT [--prefix TEXT]
     edit ROOM EVENT TEXT
     redact ROOM EVENT [--reason TEXT]
@@ -130,6 +131,8 @@ def run(client, arguments):
         content = {"msgtype": arguments.msgtype, "body": arguments.text}
         if arguments.cmid:
             content["org.chatdir.cmid"] = arguments.cmid
+        if arguments.content is not None:
+            content = json.loads(arguments.content)
         txn = arguments.txn or uuid.uuid4().hex
         return client.request("PUT", client.room(arguments.room, "send", "m.room.message", txn), content)
     if command == "send-many":
@@ -219,6 +222,7 @@ def parser():
     s.add_argument("--txn")
     s.add_argument("--msgtype", default="m.text")
     s.add_argument("--cmid")
+    s.add_argument("--content")
     m = commands.add_parser("send-many")
     m.add_argument("room")
     m.add_argument("count", type=int)

@@ -9,7 +9,9 @@ public enum MatrixDecoder {
     /// Parses an answer, within `deadline` when given (a slow decode is a slow answer).
     static func parse(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) throws(MatrixDecodingError) -> MatrixField {
         do {
-            return MatrixField(try JSONParser.parse(bytes, deadline: deadline))
+            return MatrixField(
+                try JSONParser.parse(
+                    bytes, limits: JSONParser.Limits(maxDepth: MatrixLimits.jsonDepth), deadline: deadline))
         } catch {
             if error.deadlinePassed { throw .deadlinePassed(what: "the answer", byteCount: bytes.count) }
             throw .invalid(path: "", reason: "not valid JSON (\(error))")

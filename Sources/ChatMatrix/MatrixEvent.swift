@@ -45,8 +45,8 @@ public struct MatrixEvent: Sendable, Hashable {
         }
         isRedacted = try unsigned?.optional("redacted_because") != nil
         let topLevelRedacts = try field.optional("redacts") { field throws(MatrixDecodingError) in try field.eventID() }
-        content = try MatrixEventContent(
-            type: type, content: try field.required("content").object(), topLevelRedacts: topLevelRedacts)
+        let content = try field.required("content").object()
+        self.content = MatrixEventContent(type: type, content: content, topLevelRedacts: topLevelRedacts)
     }
 }
 
@@ -62,7 +62,7 @@ public struct MatrixStrippedStateEvent: Sendable, Hashable {
         type = try field.required("type") { field throws(MatrixDecodingError) in try field.typeName() }
         stateKey = try field.required("state_key") { field throws(MatrixDecodingError) in try field.string() }
         sender = try field.required("sender") { field throws(MatrixDecodingError) in try field.userID() }
-        content = try MatrixEventContent(
-            type: type, content: try field.required("content").object(), topLevelRedacts: nil)
+        let content = try field.required("content").object()
+        self.content = MatrixEventContent(type: type, content: content, topLevelRedacts: nil)
     }
 }

@@ -1,6 +1,11 @@
 /// What an event's content means to chatdir, by the event's type. Types chatdir does not use
 /// are ``other``: their content is not read (only checked to be an object), so a room full of
 /// events chatdir does not know decodes as well as one without them.
+///
+/// Content is the sender's, not the homeserver's: any member can send an event whose content
+/// breaks the API (a federated server need not check it). Such content is ``unreadable(reason:)``,
+/// that event alone, so one member cannot make every member's `/sync` fail; the envelope (type,
+/// event ID, sender, time stamp), which the homeserver vouches for, is still read strictly.
 public enum MatrixEventContent: Sendable, Hashable {
     /// `m.room.message` with its content.
     case message(MatrixMessageContent)
@@ -20,9 +25,29 @@ public enum MatrixEventContent: Sendable, Hashable {
     case encryption(algorithm: String)
     /// Any other type.
     case other
+    /// Content of a type chatdir reads that breaks the API: why, naming the field
+    /// (`content.body: not a string (found an integer)`).
+    case unreadable(reason: String)
 
-    /// Reads `content` (an object) as an event of `type` says.
-    init(type: String, content: MatrixField, topLevelRedacts: MatrixEventID?) throws(MatrixDecodingError) {
+    /// Reads `content` (an object) as an event of `type` says; content that breaks the API is
+    /// ``unreadable(reason:)``, never a refusal of the answer. The reason's path starts at
+    /// `content`, so one event reads the same whether `/sync`, `/messages` or `/context` brought
+    /// it. An `m.room.encryption` whose algorithm cannot be read still says the room is
+    /// encrypted (`algorithm` is then the reason): a room in doubt is encrypted, never plain.
+    init(type: String, content: MatrixField, topLevelRedacts: MatrixEventID?) {
+        do {
+            try self.init(
+                reading: type, content: MatrixField(content.value, at: .key(.root, "content")),
+                topLevelRedacts: topLevelRedacts)
+        } catch {
+            let reason = error.description
+            self = type == "m.room.encryption" ? .encryption(algorithm: reason) : .unreadable(reason: reason)
+        }
+    }
+
+    private init(reading type: String, content: MatrixField, topLevelRedacts: MatrixEventID?)
+        throws(MatrixDecodingError)
+    {
         switch type {
         case "m.room.message":
             self = content.isEmptyObject ? .redacted : .message(try MatrixMessageContent(content))

@@ -21,6 +21,11 @@ public enum MatrixLimits {
     public static let textBytes = 65_536
     /// Entries of the smaller lists (spec versions, typing users, users in one receipt).
     public static let listEntries = 10_000
+    /// JSON nesting in one answer. Event content is any member's to shape, and Synapse accepts
+    /// content nested up to 126 levels (measured: an array 125 deep under a content key is
+    /// accepted, 127 is `M_BAD_JSON`); a `/sync` answer adds its own seven levels above it. The
+    /// project's usual cap of 64 would let one member's event refuse every member's `/sync`.
+    public static let jsonDepth = 256
     /// The largest integer JSON carries exactly (2^53 − 1): timestamps and durations above it are refused.
     public static let maxInteger = 9_007_199_254_740_991
 }

@@ -24,9 +24,6 @@ import Testing
 
     static let syncCases: [Case] = [
         Case(
-            name: "a body that is a number", json: sync([event("{}"), event(#"{"msgtype":"m.text","body":5}"#)]),
-            expected: "rooms.join.!abc.timeline.events[1].content.body: not a string (found an integer)"),
-        Case(
             name: "a sender without a server",
             json: sync([
                 event(#"{"msgtype":"m.text","body":"hi"}"#).replacingOccurrences(of: "@bob:example.org", with: "@bob")
@@ -60,10 +57,6 @@ import Testing
                 "rooms.join.!abc.timeline.events[0].origin_server_ts: not a whole number (found a number with a fraction)"
         ),
         Case(
-            name: "a body over 65,536 bytes",
-            json: sync([event(#"{"msgtype":"m.text","body":""# + String(repeating: "x", count: 65_537) + #""}"#)]),
-            expected: "rooms.join.!abc.timeline.events[0].content.body: 65537 bytes, more than 65536"),
-        Case(
             name: "1,001 timeline events", json: sync(Array(repeating: event("{}"), count: 1_001)),
             expected: "rooms.join.!abc.timeline.events: 1001 entries, more than 1000"),
         Case(
@@ -75,14 +68,6 @@ import Testing
         Case(
             name: "a next_batch with a space", json: #"{"next_batch":"s 1"}"#,
             expected: "next_batch: not a token (printable ASCII without spaces)"),
-        Case(
-            name: "an edit without the event it replaces",
-            json: sync([event(#"{"msgtype":"m.text","body":"x","m.relates_to":{"rel_type":"m.replace"}}"#)]),
-            expected: "rooms.join.!abc.timeline.events[0].content.m.relates_to.event_id: missing"),
-        Case(
-            name: "a chatdir client message ID that is not one",
-            json: sync([event(#"{"msgtype":"m.text","body":"x","org.chatdir.cmid":"../../etc"}"#)]),
-            expected: "rooms.join.!abc.timeline.events[0].content.org.chatdir.cmid: not a client message ID"),
         Case(
             name: "a typing list of numbers",
             json:
@@ -101,12 +86,12 @@ import Testing
             expected:
                 #"rooms.join.!a?b: not a room ID ("!a?b"): the local part holds a character outside printable ASCII"#),
         Case(
-            name: "content nested 100 deep",
-            json: sync([event(String(repeating: "[", count: 100) + String(repeating: "]", count: 100))]),
-            expected: "not valid JSON (nesting deeper than 64 levels"),
-        Case(
             name: "rooms.join as an array", json: #"{"next_batch":"s1","rooms":{"join":[]}}"#,
             expected: "rooms.join: not an object (found an array)"),
+        Case(
+            name: "content nested 300 deep (Synapse accepts 126 at most)",
+            json: sync([event(String(repeating: "[", count: 300) + String(repeating: "]", count: 300))]),
+            expected: "not valid JSON (nesting deeper than 256 levels"),
         Case(name: "not JSON", json: "<html>", expected: "not valid JSON"),
     ]
 
@@ -121,6 +106,65 @@ import Testing
                 !error.description.contains("\n")
                     && error.description.count <= MatrixDecodingError.maxDescriptionLength + 1)
         }
+    }
+
+    /// Content any member can send that breaks the API: that event alone is unreadable, with a
+    /// reason whose path starts at `content` (the same from `/sync` and `/messages`); the events
+    /// around it and the rest of the answer are read.
+    static let unreadableCases: [Case] = [
+        Case(
+            name: "a body that is a number", json: #"{"msgtype":"m.text","body":5}"#,
+            expected: "content.body: not a string (found an integer)"),
+        Case(
+            name: "a body over 65,536 bytes",
+            json: #"{"msgtype":"m.text","body":""# + String(repeating: "x", count: 65_537) + #""}"#,
+            expected: "content.body: 65537 bytes, more than 65536"),
+        Case(
+            name: "an edit without the event it replaces",
+            json: #"{"msgtype":"m.text","body":"x","m.relates_to":{"rel_type":"m.replace"}}"#,
+            expected: "content.m.relates_to.event_id: missing"),
+        Case(
+            name: "a chatdir client message ID that is not one",
+            json: #"{"msgtype":"m.text","body":"x","org.chatdir.cmid":"../../etc"}"#,
+            expected: "content.org.chatdir.cmid: not a client message ID"),
+        Case(
+            name: "content nested 125 deep, as Synapse accepts",
+            json: #"{"msgtype":"m.text","body":"deep","x":"#
+                + String(repeating: "[", count: 125) + String(repeating: "]", count: 125) + "}",
+            expected: ""),
+    ]
+
+    @Test("one member's unreadable content is that event's alone", arguments: unreadableCases)
+    func unreadableContent(_ hostile: Case) throws {
+        let before = Self.event(#"{"msgtype":"m.text","body":"before"}"#, id: "$b")
+        let after = Self.event(#"{"msgtype":"m.text","body":"after"}"#, id: "$a")
+        let middle = Self.event(hostile.json, id: "$m")
+        let sync = try MatrixDecoder.sync(Array(Self.sync([before, middle, after]).utf8))
+        let events = sync.joined[0].timeline.events
+        #expect(events.map(\.eventID.rawValue) == ["$b", "$m", "$a"])
+        #expect(events[0].content == .message(MatrixMessageContent(body: "before")))
+        #expect(events[2].content == .message(MatrixMessageContent(body: "after")))
+        if hostile.expected.isEmpty {
+            #expect(events[1].content == .message(MatrixMessageContent(body: "deep")))
+        } else if case .unreadable(let reason) = events[1].content {
+            #expect(reason.hasPrefix(hostile.expected), "\(reason)")
+        } else {
+            Issue.record("read as \(events[1].content)")
+        }
+        // The same event from /messages reads the same.
+        let page = try MatrixDecoder.messages(Array(#"{"chunk":[\#(middle)],"start":"t1"}"#.utf8))
+        #expect(page.chunk.first?.content == events[1].content)
+    }
+
+    @Test("an m.room.encryption whose algorithm cannot be read still marks the room encrypted")
+    func unreadableEncryption() throws {
+        let state = Self.event(#"{"algorithm":7}"#, type: "m.room.encryption").replacingOccurrences(
+            of: #""content""#, with: #""state_key":"","content""#)
+        let json = #"{"next_batch":"s1","rooms":{"join":{"!abc":{"state":{"events":[\#(state)]}}}}}"#
+        let sync = try MatrixDecoder.sync(Array(json.utf8))
+        #expect(
+            sync.joined[0].state.first?.content
+                == .encryption(algorithm: "content.algorithm: not a string (found an integer)"))
     }
 
     @Test("unknown keys are ignored everywhere, known keys are still read")

@@ -108,6 +108,33 @@ struct MatrixClientSynapseTests {
         #expect(pages >= 3)
     }
 
+    /// Event content is the sender's: Synapse takes content nested 125 levels deep, and such an
+    /// event must not make every member's /sync or /messages fail (the project's usual JSON
+    /// nesting cap is 64).
+    @Test("a message nested as deep as Synapse accepts decodes, and so do its neighbours")
+    func deepContent() async throws {
+        let shared = try await SharedRoom.start()
+        let (client, room) = (shared.client, shared.id)
+        let since = try await client.sync(since: nil).nextBatch
+        let deep =
+            #"{"msgtype":"m.text","body":"deep","x":"#
+            + String(repeating: "[", count: 125) + String(repeating: "]", count: 125) + "}"
+        try shared.bob("send", "before")
+        try shared.bob("send", "", "--content", deep)
+        try shared.bob("send", "after")
+
+        var bodies: [String] = []
+        var token = since
+        for _ in 0..<20 where bodies.last != "after" {
+            let sync = try await client.sync(since: token, wait: .seconds(30))
+            token = sync.nextBatch
+            bodies += sync.joined.filter { $0.id == room }.flatMap { Self.bodies($0.timeline.events) }
+        }
+        #expect(bodies == ["before", "deep", "after"])
+        let page = try await client.messages(room, from: nil, limit: 3)
+        #expect(Self.bodies(page.chunk) == ["after", "deep", "before"])
+    }
+
     @Test("a long-poll /sync wakes on the peer's message")
     func longPollWakes() async throws {
         let shared = try await SharedRoom.start()

@@ -125,6 +125,11 @@ private func expectValid(_ event: MatrixEvent) {
     expectValid(event.sender)
     check(event.originServerTimestamp >= 0, "a negative time stamp passed")
     if case .message(let content) = event.content { expectRoundTrip(content) }
+    if case .unreadable(let reason) = event.content {
+        // The sender's content, read the same from any answer: the reason names a field of it.
+        check(reason.hasPrefix("content"), "an unreadable content's reason names no content field: \(reason)")
+        check(!reason.contains("\n"), "an unreadable content's reason spans lines")
+    }
     if case .redaction(let redacts?) = event.content { expectValid(redacts) }
 }
 
