@@ -22,8 +22,7 @@ public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConve
     public static func random() -> ClientMessageID {
         // Two draws of 8 bytes: the system generator makes one getrandom(2) per draw, and a
         // byte at a time was 16 system calls per `send`.
-        var generator = SystemRandomNumberGenerator()
-        let (high, low) = (generator.next(), generator.next())
+        let (high, low) = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
         return uuid((0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (UInt64($0 % 8) * 8)) })
     }
 

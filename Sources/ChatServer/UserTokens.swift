@@ -107,12 +107,11 @@ public struct UserTokens: Sendable, Hashable {
     /// source (`getrandom(2)` through `SystemRandomNumberGenerator`), as lowercase hex: visible
     /// ASCII, so it goes into an HTTP header and a shell variable as it is.
     public static func fresh(for users: [UserID]) -> UserTokens {
-        var generator = SystemRandomNumberGenerator()
         var tokens: [String: UserID] = [:]
         for user in users {
             var token = ""
             for _ in 0..<(freshTokenBytes / 8) {
-                let word = generator.next() as UInt64
+                let word = UInt64.random(in: .min ... .max)
                 let digits = String(word, radix: 16)
                 token += String(repeating: "0", count: 16 - digits.count) + digits
             }

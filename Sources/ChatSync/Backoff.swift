@@ -30,9 +30,9 @@ public struct Backoff: Sendable, Equatable {
         return max(jittered, retryAfter)
     }
 
-    /// Records a failure with the system's random numbers.
+    /// Records a failure with random numbers of its own (``JitterRandom``).
     public mutating func failure(retryAfter: Duration? = nil) -> Duration {
-        var random = SystemRandomNumberGenerator()
+        var random = JitterRandom()
         return failure(retryAfter: retryAfter, using: &random)
     }
 

@@ -117,9 +117,9 @@ public struct ConversationLiveState: Sendable, Equatable {
     /// Whether the conversation is followed (its holes tracked).
     public var isFollowed: Bool { gaps != nil }
 
-    /// ``handle(_:at:using:)`` with the system's random numbers.
+    /// ``handle(_:at:using:)`` with random numbers of its own (``JitterRandom``).
     public mutating func handle(_ event: Event, at now: ContinuousClock.Instant) -> [Action] {
-        var random = SystemRandomNumberGenerator()
+        var random = JitterRandom()
         return handle(event, at: now, using: &random)
     }
 

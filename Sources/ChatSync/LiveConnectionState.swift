@@ -86,7 +86,7 @@ struct LiveConnectionState: Sendable {
     /// the reconnect backoff (a connection accepted then closed soon after counts as a failure,
     /// so the delay keeps growing; one that stayed up long enough starts it again).
     mutating func streamEnded(at now: ContinuousClock.Instant) -> Next {
-        var random = SystemRandomNumberGenerator()
+        var random = JitterRandom()
         return streamEnded(at: now, using: &random)
     }
 

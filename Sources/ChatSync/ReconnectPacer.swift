@@ -31,9 +31,9 @@ public struct ReconnectPacer: Sendable, Equatable {
         return backoff.failure(retryAfter: retryAfter, using: &random)
     }
 
-    /// ``disconnected(at:retryAfter:using:)`` with the system's random numbers.
+    /// ``disconnected(at:retryAfter:using:)`` with random numbers of its own (``JitterRandom``).
     public mutating func disconnected(at now: ContinuousClock.Instant, retryAfter: Duration?) -> Duration {
-        var random = SystemRandomNumberGenerator()
+        var random = JitterRandom()
         return disconnected(at: now, retryAfter: retryAfter, using: &random)
     }
 }

@@ -13,7 +13,7 @@ public enum WebSocketHandshake {
 
     /// A fresh `Sec-WebSocket-Key`: 16 random bytes from the system's secure generator, base64.
     public static func makeKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Base64.encode((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        // The system's source, without an inout generator of size zero (see ChatSync's JitterRandom).
+        Base64.encode((0..<16).map { _ in UInt8.random(in: .min ... .max) })
     }
 }

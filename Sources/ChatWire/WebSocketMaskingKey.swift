@@ -18,8 +18,7 @@ public struct WebSocketMaskingKey: Sendable, Hashable {
 
     /// A key from the system's cryptographically secure generator (`getrandom` on Linux).
     public static func random() -> WebSocketMaskingKey {
-        var generator = SystemRandomNumberGenerator()
-        let value = generator.next() as UInt32
+        let value = UInt32.random(in: .min ... .max)
         return WebSocketMaskingKey(
             UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
             UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)
