@@ -46,13 +46,14 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
         case forward = "f"
     }
 
-    /// `GET /rooms/{room}/messages`: a page from `from` (the start, or the newest going back, when nil).
-    public static func messages(_ room: MatrixRoomID, from: String?, direction: Direction, limit: Int)
-        -> MatrixEndpoint
-    {
+    /// `GET /rooms/{room}/messages`: a page from `from` (the start, or the newest going back, when nil),
+    /// only the events `filter` (a RoomEventFilter as JSON) lets through when given.
+    public static func messages(
+        _ room: MatrixRoomID, from: String?, direction: Direction, limit: Int, filter: String? = nil
+    ) -> MatrixEndpoint {
         MatrixEndpoint(
             "GET", self.room(room) + "/messages",
-            query: [("from", from), ("dir", direction.rawValue), ("limit", String(limit))])
+            query: [("from", from), ("dir", direction.rawValue), ("limit", String(limit)), ("filter", filter)])
     }
 
     /// `GET /rooms/{room}/context/{event}`.

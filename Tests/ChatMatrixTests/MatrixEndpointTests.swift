@@ -31,5 +31,11 @@ import Testing
                 == "since=s1_2%26x%3Dy&timeout=30000&filter=%7B%22a%22%3A1%7D")
         let messages = MatrixEndpoint.messages(try MatrixRoomID("!r"), from: "t1-2", direction: .backward, limit: 50)
         #expect(messages.target == "/_matrix/client/v3/rooms/%21r/messages?from=t1-2&dir=b&limit=50")
+        let filtered = MatrixEndpoint.messages(
+            try MatrixRoomID("!r"), from: nil, direction: .forward, limit: 5, filter: #"{"types":["m.room.message"]}"#)
+        #expect(
+            filtered.target
+                == "/_matrix/client/v3/rooms/%21r/messages?dir=f&limit=5&filter=%7B%22types%22%3A%5B%22m.room.message%22%5D%7D"
+        )
     }
 }

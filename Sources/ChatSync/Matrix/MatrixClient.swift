@@ -96,12 +96,15 @@ public struct MatrixClient: Sendable {
         ).decode(MatrixDecoder.sync)
     }
 
-    /// One page of `room`'s events from `from` in `direction`; a page without
+    /// One page of `room`'s events from `from` in `direction`, only those `filter` (a
+    /// RoomEventFilter as JSON) lets through when given; a page without
     /// ``MatrixMessagesPage/end`` is the last.
     public func messages(
-        _ room: MatrixRoomID, from: String?, direction: MatrixEndpoint.Direction = .backward, limit: Int = 100
+        _ room: MatrixRoomID, from: String?, direction: MatrixEndpoint.Direction = .backward, limit: Int = 100,
+        filter: String? = nil
     ) async throws(SyncError) -> MatrixMessagesPage {
-        try await send(.messages(room, from: from, direction: direction, limit: limit)).decode(MatrixDecoder.messages)
+        try await send(.messages(room, from: from, direction: direction, limit: limit, filter: filter))
+            .decode(MatrixDecoder.messages)
     }
 
     /// `event` of `room` with up to `limit` events around it.
