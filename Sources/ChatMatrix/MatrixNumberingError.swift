@@ -8,15 +8,6 @@ public enum MatrixNumberingError: Error, Equatable, Sendable, CustomStringConver
     /// (newer): the room's history past it is out of reach of this numbering.
     case outOfReach(MatrixEventID, older: Bool)
 
-    /// The sequence the refusal is about.
-    public var sequence: Int {
-        switch self {
-        case .eventMoved(_, _, let found): found
-        case .sequenceTaken(let sequence, _, _): sequence
-        case .outOfReach(_, let older): older ? 0 : MatrixNumbering.sequences.upperBound + 1
-        }
-    }
-
     public var description: String {
         switch self {
         case .eventMoved(let eventID, let numbered, let found):

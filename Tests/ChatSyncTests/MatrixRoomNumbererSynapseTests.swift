@@ -197,6 +197,20 @@ struct MatrixRoomNumbererSynapseTests {
         #expect(numbering == numbered)
     }
 
+    @Test("counting back numbers down to sequence 1, then says older history is out of reach")
+    func outOfReach() async throws {
+        let devices = try await Devices.start()
+        let room = try await devices.room()
+        let sent = try devices.bobSends(room, 5, prefix: "m")
+        let numberer = devices.numberer(devices.first, room, pageSize: 10)
+        var numbering = MatrixNumbering()
+        try numbering.record(3, sent[4])
+        await #expect(throws: MatrixRoomNumberer.Failure.numbering(.outOfReach(sent[1], older: true))) {
+            _ = try await numberer.walkBackward(from: 3, sent[4], count: 10, numbering: &numbering)
+        }
+        #expect(numbering.eventIDs == [3: sent[4], 2: sent[3], 1: sent[2]])
+    }
+
     @Test("a history longer than a page is numbered without a gap or a double, both ways")
     func longHistory() async throws {
         let devices = try await Devices.start()
