@@ -93,7 +93,9 @@ public struct MatrixRoomNumberer: Sendable {
     {
         let context = try await context(of: eventID)
         guard var token = context.end else {
-            throw .server(.contract("\(MatrixEndpoint.context(room, eventID, limit: 2)): no token to page forward"))
+            throw .server(
+                .contract(
+                    "\(MatrixEndpoint.context(room, eventID, limit: Self.contextLimit)): no token to page forward"))
         }
         var numbered = try number(&numbering) { numbering throws(MatrixNumberingError) in
             try numbering.number(context.eventsAfter, after: sequence, eventID)
@@ -140,19 +142,23 @@ public struct MatrixRoomNumberer: Sendable {
         return BackwardWalk(events: numbered, reachedBeginning: false)
     }
 
-    /// `eventID` with one event on each side and the tokens around it; refused unless it is the
-    /// message asked for.
+    /// Events `/context` gives around the one asked for: Synapse splits it, one before and one
+    /// after. The walks number those too, since the tokens it answers lie beyond them.
+    private static let contextLimit = 2
+
+    /// `eventID` with the events next to it and the tokens around them; refused unless it is
+    /// the message asked for.
     private func context(of eventID: MatrixEventID) async throws(Failure) -> MatrixEventContext {
         let context: MatrixEventContext
         do {
-            context = try await client.context(room, eventID, limit: 2)
+            context = try await client.context(room, eventID, limit: Self.contextLimit)
         } catch {
             throw .server(error)
         }
         guard context.event.eventID == eventID, MatrixNumbering.counts(context.event) else {
             throw .server(
                 .contract(
-                    "\(MatrixEndpoint.context(room, eventID, limit: 2)): answered \(context.event.type) \(context.event.eventID) for message \(eventID)"
+                    "\(MatrixEndpoint.context(room, eventID, limit: Self.contextLimit)): answered \(context.event.type) \(context.event.eventID) for message \(eventID)"
                 ))
         }
         return context
