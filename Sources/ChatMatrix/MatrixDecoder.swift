@@ -39,6 +39,11 @@ public enum MatrixDecoder {
         -> MatrixLogin
     { try decode(bytes, deadline, MatrixLogin.init) }
 
+    /// `POST /refresh`.
+    public static func refresh(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil)
+        throws(MatrixDecodingError) -> MatrixRefresh
+    { try decode(bytes, deadline, MatrixRefresh.init) }
+
     /// `GET /account/whoami`.
     public static func whoami(_ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) throws(MatrixDecodingError)
         -> MatrixWhoami

@@ -18,6 +18,16 @@ public enum MatrixEncoder {
         return JSONWriter.encode(.object(members))
     }
 
+    /// `POST /refresh`: trades `refreshToken` for a new access token.
+    public static func refresh(_ refreshToken: String) -> [UInt8] {
+        JSONWriter.encode(.object([("refresh_token", .string(refreshToken))]))
+    }
+
+    /// `POST /logout`: an empty body (the token in the Authorization header says whose session ends).
+    public static func logout() -> [UInt8] {
+        JSONWriter.encode(.object([]))
+    }
+
     /// The content of an `m.room.message` event (`PUT /rooms/{room}/send/m.room.message/{txnId}`).
     public static func messageContent(_ content: MatrixMessageContent) -> [UInt8] {
         JSONWriter.encode(content.json)

@@ -27,6 +27,9 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
     public static let versions = MatrixEndpoint("GET", "/_matrix/client/versions")
     public static let wellKnown = MatrixEndpoint("GET", "/.well-known/matrix/client")
     public static let login = MatrixEndpoint("POST", v3 + "/login")
+    /// Ends the session of the token sent (this device's), and deletes the device.
+    public static let logout = MatrixEndpoint("POST", v3 + "/logout")
+    public static let refresh = MatrixEndpoint("POST", v3 + "/refresh")
     public static let whoami = MatrixEndpoint("GET", v3 + "/account/whoami")
     public static let joinedRooms = MatrixEndpoint("GET", v3 + "/joined_rooms")
     public static let createRoom = MatrixEndpoint("POST", v3 + "/createRoom")

@@ -28,6 +28,23 @@ public struct MatrixLogin: Sendable, Hashable {
     }
 }
 
+/// The answer to `POST /refresh`: a new access token, and the refresh token to use next time
+/// (the one sent is spent once the new access token has been used).
+public struct MatrixRefresh: Sendable, Hashable {
+    public var accessToken: String
+    /// Absent when the server keeps the old refresh token valid.
+    public var refreshToken: String?
+    /// How long the new access token lasts, in milliseconds (absent: until logged out).
+    public var expiresInMilliseconds: Int?
+
+    init(_ field: MatrixField) throws(MatrixDecodingError) {
+        let field = try field.object()
+        accessToken = try field.required("access_token").token()
+        refreshToken = try field.optional("refresh_token")?.token()
+        expiresInMilliseconds = try field.optional("expires_in_ms")?.integer(in: 1...MatrixLimits.maxInteger)
+    }
+}
+
 /// The answer to `GET /account/whoami`: whose token this is.
 public struct MatrixWhoami: Sendable, Hashable {
     public var userID: MatrixUserID

@@ -94,7 +94,7 @@ import Testing
         #expect(!context.eventsBefore.isEmpty && context.start != nil && context.end != nil)
     }
 
-    @Test("the account answers: versions, login, whoami, joined rooms, create, join, send")
+    @Test("the account answers: versions, login, refresh, whoami, joined rooms, create, join, send")
     func accountAnswers() throws {
         #expect(try MatrixDecoder.versions(try synapseAnswer("versions.json")).supports("v1.11"))
         let login = try MatrixDecoder.login(try synapseAnswer("login.json"))
@@ -102,6 +102,9 @@ import Testing
         #expect(login.refreshToken == nil && login.expiresInMilliseconds == nil)
         let refreshing = try MatrixDecoder.login(try synapseAnswer("login-refresh.json"))
         #expect(refreshing.refreshToken != nil && refreshing.expiresInMilliseconds == 299_967)
+        let refreshed = try MatrixDecoder.refresh(try synapseAnswer("refresh.json"))
+        #expect(refreshed.accessToken.hasPrefix("syt_") && refreshed.refreshToken?.hasPrefix("syr_") == true)
+        #expect(refreshed.expiresInMilliseconds == 2000)
         let whoami = try MatrixDecoder.whoami(try synapseAnswer("whoami.json"))
         #expect(whoami.deviceID == "CHATDIRA" && !whoami.isGuest)
         #expect(try MatrixDecoder.joinedRooms(try synapseAnswer("joined_rooms.json")).map(\.rawValue) == [Self.room])
@@ -116,6 +119,7 @@ import Testing
             ("error-forbidden.json", "M_FORBIDDEN: Invalid username or password", false),
             ("error-too-large.json", "M_TOO_LARGE: event too large", false),
             ("error-unknown-token.json", "M_UNKNOWN_TOKEN: Invalid access token passed.", false),
+            ("error-soft-logout.json", "M_UNKNOWN_TOKEN: Access token has expired", true),
         ])
     func errorBodies(file: String, summary: String, softLogout: Bool) throws {
         let error = try MatrixDecoder.errorBody(try synapseAnswer(file))

@@ -21,6 +21,12 @@ import Testing
             .hasSuffix(#""device_id":"D","initial_device_display_name":"chatdir","refresh_token":true}"#))
     }
 
+    @Test("refresh sends the refresh token, logout an empty object")
+    func refreshAndLogout() {
+        #expect(Self.text(MatrixEncoder.refresh("syr_a\"b")) == #"{"refresh_token":"syr_a\"b"}"#)
+        #expect(Self.text(MatrixEncoder.logout()) == "{}")
+    }
+
     @Test("message content carries the client message ID and decodes to the same value")
     func messageRoundTrip() throws {
         let original = try MatrixEventID("$orig")

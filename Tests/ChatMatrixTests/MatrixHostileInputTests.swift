@@ -215,6 +215,21 @@ import Testing
         do { _ = try MatrixDecoder.login(Array(json.utf8)) } catch { #expect(error.description == expected) }
     }
 
+    @Test(
+        "a refresh answer refuses a missing or malformed token and a lifetime out of range",
+        arguments: [
+            (#"{"refresh_token":"r","expires_in_ms":1000}"#, "access_token: missing"),
+            (
+                #"{"access_token":"t","refresh_token":"r s"}"#,
+                "refresh_token: not a token (printable ASCII without spaces)"
+            ),
+            (#"{"access_token":"t","expires_in_ms":-5}"#, "expires_in_ms: -5 is outside 1…9007199254740991"),
+        ])
+    func refresh(json: String, expected: String) {
+        #expect(throws: (any Error).self) { try MatrixDecoder.refresh(Array(json.utf8)) }
+        do { _ = try MatrixDecoder.refresh(Array(json.utf8)) } catch { #expect(error.description == expected) }
+    }
+
     @Test("an errcode with a C1 control or a line separator is refused, so it never reaches a log line")
     func errcodeControls() {
         for errcode in ["M_X\u{85}", "M_X\u{2028}", "M_X\u{9B}31m"] {

@@ -50,6 +50,14 @@ public func fuzzMatrixDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         expectValid(login.userID)
         check(login.accessToken.utf8.allSatisfy { (0x21...0x7E).contains($0) }, "a token with a space passed")
     }
+    decoding(MatrixDecoder.refresh, bytes).map { refresh in
+        check(
+            ([refresh.accessToken] + (refresh.refreshToken.map { [$0] } ?? [])).allSatisfy { token in
+                !token.isEmpty && token.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+            }, "a token with a space passed")
+        check(
+            (refresh.expiresInMilliseconds ?? 1) >= 1, "a lifetime of \(refresh.expiresInMilliseconds ?? 0) ms passed")
+    }
     decoding(MatrixDecoder.whoami, bytes).map { expectValid($0.userID) }
     decoding(MatrixDecoder.joinedRooms, bytes).map { $0.forEach(expectValid) }
     decoding(MatrixDecoder.roomID, bytes).map(expectValid)
