@@ -65,20 +65,24 @@ public final class Synapse: @unchecked Sendable {
 
     /// Starts a homeserver and returns once it answers `/_matrix/client/versions` (a few seconds;
     /// up to two minutes on a loaded machine). Throws with the tail of its log when it ends first.
-    public static func start() throws -> Synapse {
+    /// `configuration` lines (YAML, unindented) are added to the harness's own, e.g.
+    /// `refreshable_access_token_lifetime: 5s` to see tokens expire within a test.
+    public static func start(configuration: [String] = []) throws -> Synapse {
         let directory = try TemporaryDirectory()
         try writeSigningKey(to: directory.file("signing.key"))
         return try startOnRestartablePort(isAddressInUse: { $0 is AddressInUse }) { port in
-            try Synapse(directory: directory, port: port)
+            try Synapse(directory: directory, port: port, extraConfiguration: configuration)
         }
     }
 
-    private init(directory: TemporaryDirectory, port: Int) throws {
+    private init(directory: TemporaryDirectory, port: Int, extraConfiguration: [String]) throws {
         self.directory = directory
         self.port = port
         let configuration = directory.file("homeserver-\(port).yaml")
-        try Self.configuration(directory: directory.path, port: port).write(
-            toFile: configuration, atomically: true, encoding: .utf8)
+        let text =
+            Self.configuration(directory: directory.path, port: port)
+            + extraConfiguration.map { $0 + "\n" }.joined()
+        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
         let logPath = directory.file("homeserver.log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
