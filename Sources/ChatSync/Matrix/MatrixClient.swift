@@ -72,6 +72,20 @@ public struct MatrixClient: Sendable {
         return try await send(.login, body: body, authenticated: false).decode(MatrixDecoder.login)
     }
 
+    /// Ends this device's session: the token is refused from then on and the server deletes the
+    /// device (its txnId memory with it).
+    public func logout() async throws(SyncError) {
+        _ = try await send(.logout, body: MatrixEncoder.logout())
+    }
+
+    /// Trades `refreshToken` (a login's or the last refresh's) for a new access token; the old
+    /// access token is refused once the new one has been used. Sent without the access token,
+    /// which has usually expired by then.
+    public func refresh(_ refreshToken: String) async throws(SyncError) -> MatrixRefresh {
+        try await send(.refresh, body: MatrixEncoder.refresh(refreshToken), authenticated: false)
+            .decode(MatrixDecoder.refresh)
+    }
+
     public func whoami() async throws(SyncError) -> MatrixWhoami {
         try await send(.whoami).decode(MatrixDecoder.whoami)
     }
