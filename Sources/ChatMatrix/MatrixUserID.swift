@@ -12,5 +12,12 @@ public struct MatrixUserID: Hashable, Sendable, Comparable, CustomStringConverti
     }
 
     public var description: String { rawValue }
+
+    /// The server name after the first `:` (`example.org`, `example.org:8448`, `[::1]:8448`):
+    /// where discovery starts looking for the user's homeserver.
+    public var serverName: String {
+        guard let colon = rawValue.firstIndex(of: ":") else { return "" }
+        return String(rawValue[rawValue.index(after: colon)...])
+    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

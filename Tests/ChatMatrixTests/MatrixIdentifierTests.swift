@@ -33,6 +33,16 @@ import Testing
         }
     }
 
+    @Test(
+        "a user ID's server name is everything after the first colon, port kept",
+        arguments: [
+            ("@alice:localhost", "localhost"), ("@alice:example.org:8448", "example.org:8448"),
+            ("@a.b_c=d-e/f+g:[::1]:8008", "[::1]:8008"),
+        ])
+    func serverName(_ text: String, _ serverName: String) throws {
+        #expect(try MatrixUserID(text).serverName == serverName)
+    }
+
     @Test("room IDs with and without a server name (room version 12 has none)")
     func rooms() throws {
         #expect(try MatrixRoomID("!v73pvSetDteasFd3kTpGE8WOQ_10F39YkTerUExr3Jc").rawValue.count == 44)
