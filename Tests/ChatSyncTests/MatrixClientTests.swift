@@ -139,6 +139,26 @@ import Testing
         #expect(login.written.hasSuffix(#""password":"pw","device_id":"D"}"#))
     }
 
+    @Test("refresh sends the refresh token without the access token; logout sends the access token")
+    func refreshAndLogoutHeaders() async throws {
+        let refresh = ScriptedStream([
+            .bytes(Array(String.answer(200, #"{"access_token":"new","refresh_token":"r2","expires_in_ms":5}"#).utf8))
+        ])
+        let logout = ScriptedStream([.bytes(Array(String.answer(200, "{}").utf8))])
+        let scripted = ScriptedConnector([refresh, logout])
+        let client = MatrixClient(
+            server: ServerAddress(host: "matrix.example", port: 8008), accessToken: Self.token,
+            connector: scripted.connector)
+        let renewed = try await client.refresh("r1")
+        #expect(renewed.accessToken == "new" && renewed.refreshToken == "r2" && renewed.expiresInMilliseconds == 5)
+        try await client.logout()
+        #expect(refresh.written.hasPrefix("POST /_matrix/client/v3/refresh HTTP/1.1\r\n"))
+        #expect(!refresh.written.contains("Authorization") && !refresh.written.contains(Self.token))
+        #expect(refresh.written.hasSuffix(#"{"refresh_token":"r1"}"#))
+        #expect(logout.written.hasPrefix("POST /_matrix/client/v3/logout HTTP/1.1\r\n"))
+        #expect(logout.written.contains("Authorization: Bearer \(Self.token)\r\n"))
+    }
+
     @Test("a chunked answer, as Synapse sends one, is read whole")
     func chunked() async throws {
         let json = #"{"joined_rooms":["!v73pvSetDteasFd3kTpGE8WOQ_10F39YkTerUExr3Jc"]}"#
