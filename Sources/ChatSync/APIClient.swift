@@ -137,17 +137,11 @@ public struct APIClient: Sendable {
             response = try await http.send(
                 method: method, target: path, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
-            switch error {
-            case _ where error.isRetryable && cutByPass && passDeadline?.isOver() == true:
+            if error.isRetryable && cutByPass && passDeadline?.isOver() == true {
                 throw .passBudgetSpent(
                     server, "\(method) \(path)", budget: passDeadline?.budget ?? timeout, waitedFor: error.reason)
-            case .temporary(let reason, let retryAfter):
-                throw .temporary("\(method) \(path): \(reason)", retryAfter: retryAfter)
-            case .transport(let failure) where failure.kind == .unreachable:
-                throw .transport(failure.within(server.description))
-            case .transport(let failure): throw .transport(failure.within("\(method) \(path)"))
-            default: throw error
             }
+            throw error.locating(request: "\(method) \(path)", on: server)
         }
         let bytes = response.body
         switch ResponseVerdict(status: response.status, headers: response.headers) {

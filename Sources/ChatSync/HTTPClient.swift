@@ -209,3 +209,18 @@ private final class PooledConnection: Sendable {
         }
     }
 }
+
+extension SyncError {
+    /// A failure of ``HTTPClient/send(method:target:headers:body:timeout:)`` as a client reports
+    /// it: a temporary one names the request; a transport one names the server when nothing
+    /// answered there at all, else the request. Any other is itself.
+    func locating(request: String, on server: ServerAddress) -> SyncError {
+        switch self {
+        case .temporary(let reason, let retryAfter): .temporary("\(request): \(reason)", retryAfter: retryAfter)
+        case .transport(let failure) where failure.kind == .unreachable:
+            .transport(failure.within(server.description))
+        case .transport(let failure): .transport(failure.within(request))
+        default: self
+        }
+    }
+}

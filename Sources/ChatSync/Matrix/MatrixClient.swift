@@ -229,14 +229,7 @@ public struct MatrixClient: Sendable {
             response = try await http.send(
                 method: endpoint.method, target: endpoint.target, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
-            switch error {
-            case .temporary(let reason, let retryAfter):
-                throw .temporary("\(endpoint): \(reason)", retryAfter: retryAfter)
-            case .transport(let failure) where failure.kind == .unreachable:
-                throw .transport(failure.within(server.description))
-            case .transport(let failure): throw .transport(failure.within(endpoint.description))
-            default: throw error
-            }
+            throw error.locating(request: endpoint.description, on: server)
         }
         let verdict = ResponseVerdict(status: response.status, headers: response.headers)
         if verdict == .success {
