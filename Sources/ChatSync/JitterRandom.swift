@@ -10,7 +10,8 @@ import ChatStore
 /// generator has eight bytes of state on the caller's stack. Jitter needs spread, not secrecy;
 /// tokens and IDs still come straight from the system's source.
 struct JitterRandom: RandomNumberGenerator {
-    private var mix = SplitMix64(seed: UInt64.random(in: .min ... .max))
+    // Seeded at the first number: most events draw none, and each seed reads /dev/urandom.
+    private lazy var mix = SplitMix64(seed: UInt64.random(in: .min ... .max))
 
     mutating func next() -> UInt64 { mix.next() }
 }
