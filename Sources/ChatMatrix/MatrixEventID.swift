@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// An event's ID: `$opaque` (room versions 3 and later) or `$local:server` (1 and 2).
 /// Always valid by the identifier grammar (``MatrixIdentifierGrammar``), at most 255 bytes.
 public struct MatrixEventID: Hashable, Sendable, Comparable, CustomStringConvertible {

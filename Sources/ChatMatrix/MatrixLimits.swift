@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// The caps on what a Matrix answer may hold, so a hostile or broken homeserver cannot make the
 /// client store or hold more than it can use. Each is above what Synapse sends (figures from
 /// Synapse 1.163.2 and the client-server specification).
@@ -11,7 +13,7 @@ public enum MatrixLimits {
     /// A message's `body`, in UTF-8 bytes: a whole event may be at most 65,536 bytes.
     public static let bodyBytes = 65_536
     /// An identifier (user, room, event, alias) in bytes, as the specification caps them.
-    public static let identifierBytes = 255
+    public static let identifierBytes = MatrixIdentifierGrammar.maxBytes
     /// An event type, msgtype, errcode, receipt type or account data type, in bytes.
     public static let typeBytes = 255
     /// A token (access, refresh, `next_batch`, pagination), in bytes: Synapse's are under 100,

@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// A room's alias, `#name:server`.
 /// Always valid by the identifier grammar (``MatrixIdentifierGrammar``), at most 255 bytes.
 public struct MatrixRoomAlias: Hashable, Sendable, Comparable, CustomStringConvertible {

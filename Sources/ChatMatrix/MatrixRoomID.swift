@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// A room's ID: `!opaque:server`, or `!opaque` alone as room version 12 makes them.
 /// Always valid by the identifier grammar (``MatrixIdentifierGrammar``), at most 255 bytes.
 public struct MatrixRoomID: Hashable, Sendable, Comparable, CustomStringConvertible {

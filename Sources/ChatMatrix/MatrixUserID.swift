@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// A user's ID, `@localpart:server`.
 /// Always valid by the identifier grammar (``MatrixIdentifierGrammar``), at most 255 bytes.
 public struct MatrixUserID: Hashable, Sendable, Comparable, CustomStringConvertible {

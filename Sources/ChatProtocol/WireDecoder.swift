@@ -58,7 +58,7 @@ public enum WireDecoder {
     }
 
     static func user(_ text: String, _ what: String) throws(WireDecodingError) -> UserID {
-        do { return try UserID(text) } catch { throw .contract("\(what): \(error)") }
+        do { return try UserID.name(text) } catch { throw .contract("\(what): \(error)") }
     }
 
     static func conversation(_ text: String, _ what: String) throws(WireDecodingError) -> ConversationID {

@@ -27,7 +27,7 @@ extension WireRequestDecoder {
                 throw WireRequestError("members[\(index)] must be a string, found \(item.typeDescription)")
             }
             let user: UserID
-            do { user = try UserID(text) } catch { throw WireRequestError("members[\(index)]: \(error)") }
+            do { user = try UserID.name(text) } catch { throw WireRequestError("members[\(index)]: \(error)") }
             guard seen.insert(user).inserted else {
                 throw WireRequestError("members lists \(quoted(user.rawValue)) twice; list each member once")
             }

@@ -87,7 +87,7 @@ public struct UserTokens: Sendable, Hashable {
                 throw .badUsersFile(path: path, reason: "\(label) needs \"userId\", a string")
             }
             let user: UserID
-            do { user = try UserID(name) } catch { throw .badUsersFile(path: path, reason: "\(label): \(error)") }
+            do { user = try UserID.name(name) } catch { throw .badUsersFile(path: path, reason: "\(label): \(error)") }
             guard users[token] == nil else {
                 throw .badUsersFile(
                     path: path,

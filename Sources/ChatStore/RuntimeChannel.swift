@@ -115,15 +115,20 @@ public struct RuntimeChannel: Sendable {
 
     // MARK: typing, worker → screen
 
-    /// Notes that `user` was heard typing in `id` at `milliseconds`.
+    /// Notes that `user` was heard typing in `id` at `milliseconds`, in the file ``UserID/fileName``
+    /// names. A user ID whose escaped form is longer than a file name may be is not noted:
+    /// typing is a hint, and that member's is not shown.
     public func noteTyping(_ id: ConversationID, user: UserID, atMilliseconds milliseconds: Int64) throws(SystemError) {
-        try write(Array("\(milliseconds)\n".utf8), to: user.rawValue, in: [id.rawValue, "typing"])
+        guard let name = user.fileName else { return }
+        try write(Array("\(milliseconds)\n".utf8), to: name, in: [id.rawValue, "typing"])
     }
 
     /// Forgets that `user` was typing in `id` (their message arrived); quiet when nothing was noted.
     public func clearTyping(_ id: ConversationID, user: UserID) {
-        guard let typing = try? directory([id.rawValue, "typing"], create: false) else { return }
-        typing.remove(user.rawValue)
+        guard let name = user.fileName, let typing = try? directory([id.rawValue, "typing"], create: false) else {
+            return
+        }
+        typing.remove(name)
     }
 
     /// Every member noted typing in `id`, with when, sorted by user ID. Names that are not
@@ -132,7 +137,7 @@ public struct RuntimeChannel: Sendable {
         guard let typing = try? directory([id.rawValue, "typing"], create: false), let names = try? typing.names()
         else { return [] }
         return names.compactMap { name -> (user: UserID, milliseconds: Int64)? in
-            guard !name.hasPrefix("."), let user = try? UserID(name),
+            guard !name.hasPrefix("."), let user = UserID.named(fileName: name),
                 let time = Self.line(of: typing, name).flatMap(Self.milliseconds)
             else { return nil }
             return (user, time)

@@ -2,18 +2,22 @@
 /// "Identifier grammar"): a sigil, an opaque or local part, and a server name after the first
 /// `:`; at most 255 bytes in all. The local part is read as the historical grammar allows
 /// (printable ASCII except `:`), since IDs made by older servers are still in rooms today.
-enum MatrixIdentifierGrammar {
+/// Here, below the Matrix API's module, because a store's user IDs and records carry them.
+public enum MatrixIdentifierGrammar {
+    /// The longest identifier, in bytes, as the specification caps them.
+    public static let maxBytes = 255
+
     /// Whether the server name after the local part is required, optional (room version 12 room
     /// IDs and room version 3+ event IDs have none) or absent.
-    enum Server {
+    public enum Server: Sendable {
         case required, optional
     }
 
     /// nil when `text` is a valid identifier with `sigil`, otherwise the rule it breaks.
-    static func problem(_ text: String, sigil: UInt8, server: Server) -> String? {
+    public static func problem(_ text: String, sigil: UInt8, server: Server) -> String? {
         let bytes = Array(text.utf8)
-        guard bytes.count <= MatrixLimits.identifierBytes else {
-            return "\(bytes.count) bytes, more than \(MatrixLimits.identifierBytes)"
+        guard bytes.count <= maxBytes else {
+            return "\(bytes.count) bytes, more than \(maxBytes)"
         }
         guard bytes.first == sigil else { return "does not start with \"\(Character(Unicode.Scalar(sigil)))\"" }
         let rest = bytes.dropFirst()
@@ -31,7 +35,7 @@ enum MatrixIdentifierGrammar {
 
     /// nil when `bytes` is a server name: a DNS name or IPv4 address, or `[` IPv6 `]`, then an
     /// optional `:port` of 1–5 digits.
-    static func serverNameProblem(_ bytes: ArraySlice<UInt8>) -> String? {
+    public static func serverNameProblem(_ bytes: ArraySlice<UInt8>) -> String? {
         var host = bytes[...]
         var port: ArraySlice<UInt8>?
         if host.first == UInt8(ascii: "[") {
