@@ -29,9 +29,17 @@ public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
         return UserID(unchecked: rawValue)
     }
 
-    /// A user ID from UTF-8 bytes, checked on the bytes (no intermediate copies); nil when invalid.
-    /// Names only: the canonical-layout readers that use it fall back to ``init(_:)`` otherwise.
+    /// A user ID from UTF-8 bytes; nil when invalid. A name is checked on the bytes (no
+    /// intermediate copies); only an ID starting with `@` pays for the Matrix grammar.
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.first == UInt8(ascii: "@") {
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard MatrixIdentifierGrammar.problem(text, sigil: UInt8(ascii: "@"), server: .required) == nil else {
+                return nil
+            }
+            rawValue = text
+            return
+        }
         guard Name.isValid(utf8: bytes) else { return nil }
         rawValue = String(decoding: bytes, as: UTF8.self)
     }

@@ -9,16 +9,20 @@ public struct Conversation: Sendable {
     public let storeRoot: String
     public let id: ConversationID
     public let segmentSize: Int
+    /// The store's protocol, whose rules its files keep (``StoreProtocol``).
+    public let storeProtocol: StoreProtocol
     /// Whether its folders were found to be plain directories (``requirePlainDirectories()``)
     /// when this value was made, so a door it is handed to need not look again.
     var checkedPlain = false
 
     /// The conversation `id` under `storeRoot`, for a directory in the store layout that is not
-    /// a whole store (the reference server's data directory has no manifest). No I/O.
-    public init(storeRoot: String, id: ConversationID, segmentSize: Int) {
+    /// a whole store (the reference server's data directory has no manifest, and is wire v1).
+    /// No I/O.
+    public init(storeRoot: String, id: ConversationID, segmentSize: Int, storeProtocol: StoreProtocol = .wire) {
         self.storeRoot = storeRoot
         self.id = id
         self.segmentSize = segmentSize
+        self.storeProtocol = storeProtocol
     }
 
     /// `conversations/<id>`, relative to the store root: the prefix of every path in errors.
@@ -53,8 +57,9 @@ public struct Conversation: Sendable {
     /// Title and members; nil when `conversation.json` does not exist yet.
     public func info() throws(StoreError) -> ConversationInfo? {
         guard let bytes = try read(StoreLayout.conversationInfo) else { return nil }
-        if let info = ConversationInfo.decodeCanonical(bytes) { return info }
-        let decoded = ConversationInfo.decode(bytes, path: relative(StoreLayout.conversationInfo))
+        if let info = ConversationInfo.decodeCanonical(bytes, protocol: storeProtocol) { return info }
+        let decoded = ConversationInfo.decode(
+            bytes, path: relative(StoreLayout.conversationInfo), protocol: storeProtocol)
         if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
         return decoded.info
     }
@@ -62,8 +67,8 @@ public struct Conversation: Sendable {
     /// Every member's position; nil when positions were never loaded (ticks unknown).
     public func positions() throws(StoreError) -> Positions? {
         guard let bytes = try read(StoreLayout.positions) else { return nil }
-        if let positions = PositionsFile.decodeCanonical(bytes) { return positions }
-        let decoded = PositionsFile.decode(bytes, path: relative(StoreLayout.positions))
+        if let positions = PositionsFile.decodeCanonical(bytes, protocol: storeProtocol) { return positions }
+        let decoded = PositionsFile.decode(bytes, path: relative(StoreLayout.positions), protocol: storeProtocol)
         if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
         return decoded.positions
     }

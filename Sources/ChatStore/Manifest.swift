@@ -5,12 +5,17 @@ public struct Manifest: Hashable, Sendable {
     public var format: Int
     /// Messages per segment file; fixed when the store is created.
     public var segmentSize: Int
+    /// A name in a wire v1 store, a Matrix user ID in a Matrix one (``storeProtocol``).
     public var userID: UserID
     /// The server to sync with, if any, parsed (``ServerAddress``): the manifest holds only URLs
     /// that `chatdir sync` reads the same way. Never a token: secrets are not written into the store.
     public var server: ServerAddress?
 
     public static let maxSegmentSize = 100_000
+
+    /// The protocol the store syncs over: the one its user's ID belongs to, so a manifest can
+    /// never pair a Matrix store with a name or wire v1 with a Matrix user ID.
+    public var storeProtocol: StoreProtocol { StoreProtocol(of: userID) }
 
     public init(userID: UserID, server: ServerAddress? = nil, segmentSize: Int = StoreLayout.defaultSegmentSize) {
         self.format = StoreLayout.formatVersion
@@ -25,6 +30,11 @@ public struct Manifest: Hashable, Sendable {
         writer.raw("{\n")
         writer.key("format")
         writer.write(format)
+        if let value = storeProtocol.manifestValue {
+            writer.raw(",\n")
+            writer.key("protocol")
+            writer.write(value)
+        }
         writer.raw(",\n")
         writer.key("segmentSize")
         writer.write(segmentSize)
@@ -57,7 +67,21 @@ public struct Manifest: Hashable, Sendable {
         if let size, size > maxSegmentSize {
             reader.problem("\"segmentSize\" must be at most \(maxSegmentSize), found \(size)")
         }
-        let user = reader.userID("userId")
+        var storeProtocol = StoreProtocol.wire
+        if let text = reader.string("protocol", required: false) {
+            if text == StoreProtocol.matrix.manifestValue {
+                storeProtocol = .matrix
+            } else {
+                reader.problem(
+                    "\"protocol\": unknown protocol \(quoted(text)); chatdir knows \"matrix\", and a wire v1 store has no \"protocol\" line"
+                )
+            }
+        }
+        var user = reader.userID("userId")
+        if let found = user, let problem = storeProtocol.userIDProblem(found) {
+            reader.problem("\"userId\": \(problem); a store's protocol is fixed when it is made, so create a new one")
+            user = nil
+        }
         var server: ServerAddress?
         if let text = reader.string("server", required: false) {
             do throws(ServerAddress.Invalid) {
@@ -68,7 +92,7 @@ public struct Manifest: Hashable, Sendable {
                 )
             }
         }
-        reader.rejectUnknownKeys(["format", "segmentSize", "server", "userId"])
+        reader.rejectUnknownKeys(["format", "protocol", "segmentSize", "server", "userId"])
         guard reader.problems.isEmpty, let size, let user else { throw .damaged(reader.problems[0]) }
         return Manifest(userID: user, server: server, segmentSize: size)
     }

@@ -1,6 +1,8 @@
 import ChatDomain
 
-/// Reads and writes `positions.json`: one member per line, sorted by user ID.
+/// Reads and writes `positions.json`: one member per line, sorted by user ID. In a Matrix store
+/// the members are Matrix user IDs and `deliveredUpTo` stays 0: Matrix has no delivered receipt,
+/// and a tick is never claimed without one.
 public enum PositionsFile {
     public static func encode(_ positions: Positions) -> [UInt8] {
         var writer = JSONWriter()
@@ -23,17 +25,20 @@ public enum PositionsFile {
 
     /// Positions from a file in exactly the layout ``encode(_:)`` writes, read without a JSON
     /// tree (what opening a conversation reads every time); nil for anything else, which
-    /// ``decode(_:path:)`` then reads and reports on. Checked by encoding the result again: a
-    /// file this accepts is one ``decode(_:path:)`` reads the same, with no problem.
-    public static func decodeCanonical(_ bytes: [UInt8]) -> Positions? {
+    /// ``decode(_:path:protocol:)`` then reads and reports on. Checked by encoding the result
+    /// again and by `storeProtocol`'s rules: a file this accepts is one
+    /// ``decode(_:path:protocol:)`` reads the same, with no problem.
+    public static func decodeCanonical(_ bytes: [UInt8], protocol storeProtocol: StoreProtocol = .wire) -> Positions? {
         let positions: Positions? = bytes.withUnsafeBufferPointer { buffer in
             var cursor = ByteCursor(bytes: buffer, index: 0, end: buffer.count)
             guard cursor.literal("{\n") else { return nil }
             var entries: [Positions.Entry] = []
             while cursor.literal("\"") {
                 guard let name = cursor.plainString(), let user = UserID(utf8: name),
+                    StoreProtocol(of: user) == storeProtocol,
                     cursor.literal(":{\"deliveredUpTo\":"), let delivered = cursor.number(),
-                    cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}")
+                    cursor.literal(",\"readUpTo\":"), let read = cursor.number(), cursor.literal("}"),
+                    storeProtocol == .wire || delivered == 0
                 else { return nil }
                 entries.append(
                     Positions.Entry(member: user, position: MemberPosition(deliveredUpTo: delivered, readUpTo: read)))
@@ -48,8 +53,12 @@ public enum PositionsFile {
         return positions
     }
 
-    /// Reads positions; members with problems are left out and reported.
-    public static func decode(_ bytes: [UInt8], path: String) -> (positions: Positions, problems: [StoreProblem]) {
+    /// Reads positions; members with problems are left out and reported. `storeProtocol` is the
+    /// store's (wire v1 unless told), whose user IDs the members must be; nil takes either kind, for the merge driver,
+    /// which has no manifest at hand.
+    public static func decode(_ bytes: [UInt8], path: String, protocol storeProtocol: StoreProtocol? = .wire) -> (
+        positions: Positions, problems: [StoreProblem]
+    ) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems) else { return (Positions(), problems) }
         guard case .object(let members) = value else {
@@ -72,6 +81,10 @@ public enum PositionsFile {
                         "\(quoted(member.key)) is not a valid user ID; remove or rename it"))
                 continue
             }
+            if let storeProtocol, let reason = storeProtocol.userIDProblem(user) {
+                problems.append(StoreProblem(path: path, line: memberLine, "\(reason); remove or rename it"))
+                continue
+            }
             guard
                 var reader = RecordReader(
                     member.value, what: "a position", path: path, line: memberLine, label: "\(user): ",
@@ -80,6 +93,11 @@ public enum PositionsFile {
             let delivered = reader.integer("deliveredUpTo", atLeast: 0)
             let read = reader.integer("readUpTo", atLeast: 0)
             reader.rejectUnknownKeys(["deliveredUpTo", "readUpTo"])
+            if storeProtocol ?? StoreProtocol(of: user) == .matrix, let delivered, delivered != 0 {
+                reader.problem(
+                    "\"deliveredUpTo\" is \(delivered), but Matrix has no delivered receipts, so a Matrix store keeps it 0; set it to 0"
+                )
+            }
             problems.append(contentsOf: reader.problems)
             if let delivered, let read, reader.problems.isEmpty {
                 positions[user] = MemberPosition(deliveredUpTo: delivered, readUpTo: read)

@@ -30,7 +30,7 @@ struct RecordReader {
         problems.append(StoreProblem(path: path, line: line, label + message))
     }
 
-    private mutating func value(_ key: String, required: Bool) -> JSONValue? {
+    mutating func value(_ key: String, required: Bool) -> JSONValue? {
         guard let value = members.first(where: { $0.key == key })?.value else {
             if required { problem("the field \"\(key)\" is missing") }
             return nil
@@ -67,6 +67,16 @@ struct RecordReader {
             return nil
         }
         return values
+    }
+
+    /// The optional boolean `key`; nil when absent or not a boolean (a problem then).
+    mutating func boolean(_ key: String) -> Bool? {
+        guard let value = value(key, required: false) else { return nil }
+        guard case .bool(let flag) = value else {
+            problem("\"\(key)\" must be true or false, found \(value.typeDescription)")
+            return nil
+        }
+        return flag
     }
 
     mutating func clientMessageID(_ key: String) -> ClientMessageID? {

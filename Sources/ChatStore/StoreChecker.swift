@@ -129,11 +129,11 @@ public struct StoreChecker {
                 report.problems.append(StoreFiles.notPlainDirectory(path, found: kind))
                 continue
             }
-            checkConversation(path, segmentSize: manifest.segmentSize)
+            checkConversation(path, segmentSize: manifest.segmentSize, storeProtocol: manifest.storeProtocol)
         }
     }
 
-    private mutating func checkConversation(_ path: String, segmentSize: Int) {
+    private mutating func checkConversation(_ path: String, segmentSize: Int, storeProtocol: StoreProtocol) {
         report.conversations += 1
         let known: Set<String> = [
             StoreLayout.conversationInfo, StoreLayout.messages, StoreLayout.positions, StoreLayout.outbox,
@@ -147,7 +147,8 @@ public struct StoreChecker {
         }
         switch read(path + "/" + StoreLayout.conversationInfo) {
         case .success(let bytes?):
-            report.problems += ConversationInfo.decode(bytes, path: path + "/" + StoreLayout.conversationInfo).problems
+            report.problems += ConversationInfo.decode(
+                bytes, path: path + "/" + StoreLayout.conversationInfo, protocol: storeProtocol).problems
         case .success(nil):
             warning(
                 path + "/" + StoreLayout.conversationInfo,
@@ -157,7 +158,8 @@ public struct StoreChecker {
         }
         switch read(path + "/" + StoreLayout.positions) {
         case .success(let bytes?):
-            report.problems += PositionsFile.decode(bytes, path: path + "/" + StoreLayout.positions).problems
+            report.problems += PositionsFile.decode(
+                bytes, path: path + "/" + StoreLayout.positions, protocol: storeProtocol).problems
         case .success(nil):
             break
         case .failure(let failure):

@@ -67,9 +67,9 @@ extension StoreMerge {
         switch kind {
         case .segment(let range):
             problem = SegmentFile.decode(resolved, path: path, range: range, reportLayout: false).firstError
-        case .positions: problem = PositionsFile.decode(resolved, path: path).problems.first { $0.severity == .error }
+        case .positions: problem = PositionsFile.decode(resolved, path: path, protocol: nil).problems.first { $0.severity == .error }
         case .conversationInfo:
-            let decoded = ConversationInfo.decode(resolved, path: path)
+            let decoded = ConversationInfo.decode(resolved, path: path, protocol: nil)
             problem =
                 decoded.info == nil
                 ? decoded.problems.first { $0.severity == .error } ?? StoreProblem(path: path, "not readable") : nil

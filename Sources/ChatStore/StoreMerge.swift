@@ -250,7 +250,7 @@ public enum StoreMerge {
 
     static func mergePositions(ours: [UInt8], theirs: [UInt8], path: String) throws(Failure) -> Outcome {
         func decode(_ bytes: [UInt8], side: String) throws(Failure) -> Positions {
-            let decoded = PositionsFile.decode(bytes, path: path)
+            let decoded = PositionsFile.decode(bytes, path: path, protocol: nil)
             if let problem = decoded.problems.first(where: { $0.severity == .error }) {
                 throw .damaged(side: side, problem)
             }
@@ -265,8 +265,11 @@ public enum StoreMerge {
     static func mergeConversationInfo(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String) throws(Failure)
         -> Outcome
     {
-        func decode(_ bytes: [UInt8], side: String) throws(Failure) -> ConversationInfo {
-            let decoded = ConversationInfo.decode(bytes, path: path)
+        // Ours says which protocol the store is (Matrix when it names a room); theirs must agree.
+        func decode(_ bytes: [UInt8], side: String, as storeProtocol: StoreProtocol?) throws(Failure)
+            -> ConversationInfo
+        {
+            let decoded = ConversationInfo.decode(bytes, path: path, protocol: storeProtocol)
             guard let info = decoded.info else {
                 throw .damaged(
                     side: side,
@@ -274,14 +277,16 @@ public enum StoreMerge {
             }
             return info
         }
-        let mine = try decode(ours, side: "ours")
-        let other = try decode(theirs, side: "theirs")
+        let mine = try decode(ours, side: "ours", as: nil)
+        let other = try decode(theirs, side: "theirs", as: mine.storeProtocol)
         // The base only breaks a tie between two titles; git gives an empty one for two additions.
-        let ancestor = base.isEmpty ? nil : ConversationInfo.decode(base, path: path).info
+        let ancestor = base.isEmpty ? nil : ConversationInfo.decode(base, path: path, protocol: nil).info
         let mineMembers = Set(mine.members)
         let otherMembers = Set(other.members)
         let chosen: ConversationInfo?
-        if mineMembers == otherMembers {
+        if mine.roomID != other.roomID {
+            chosen = nil
+        } else if mineMembers == otherMembers {
             if mine.title == other.title || ancestor?.title == other.title {
                 chosen = mine
             } else if ancestor?.title == mine.title {
@@ -296,11 +301,19 @@ public enum StoreMerge {
         } else {
             chosen = nil
         }
-        if let chosen { return Outcome(bytes: chosen.encode(), conflicts: []) }
+        if var chosen {
+            // A room never turns encryption off again: the side that saw it turn on is newer.
+            chosen.encrypted = mine.encrypted || other.encrypted
+            return Outcome(bytes: chosen.encode(), conflicts: [])
+        }
         let reason =
-            mineMembers == otherMembers
-            ? "the title is \(quoted(mine.title)) on our side and \(quoted(other.title)) on theirs"
-            : "neither side's members include the other's (ours: \(mine.members.sorted().map(\.rawValue).joined(separator: ",")); theirs: \(other.members.sorted().map(\.rawValue).joined(separator: ",")))"
+            if let mineRoom = mine.roomID, let otherRoom = other.roomID, mineRoom != otherRoom {
+                "the room is \(quoted(mineRoom)) on our side and \(quoted(otherRoom)) on theirs"
+            } else if mineMembers == otherMembers {
+                "the title is \(quoted(mine.title)) on our side and \(quoted(other.title)) on theirs"
+            } else {
+                "neither side's members include the other's (ours: \(mine.members.sorted().map(\.rawValue).joined(separator: ",")); theirs: \(other.members.sorted().map(\.rawValue).joined(separator: ",")))"
+            }
         return Outcome(
             bytes: Array("<<<<<<< ours\n".utf8) + mine.encode() + Array("=======\n".utf8) + other.encode()
                 + Array(">>>>>>> theirs\n".utf8),
