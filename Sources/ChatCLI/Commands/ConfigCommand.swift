@@ -17,7 +17,8 @@ enum ConfigCommand: Command {
         ] + SyncSetup.options,
         discussion: """
             Each setting is the first of: a flag, the environment, the config file, the store's
-            manifest (chatdir.json, the server only), the default. The token is never shown, only
+            manifest (chatdir.json, the server only), the default. A Matrix store's protocol
+            (fixed by `chatdir init --user @name:server`) shows on a line of its own. The token is never shown, only
             where it comes from; a token-command is not run.
 
             The config file is $XDG_CONFIG_HOME/chatdir/config (else ~/.config/chatdir/config):
@@ -55,13 +56,18 @@ enum ConfigCommand: Command {
         let store = try? context.openStore()
         let storeSetting = context.store
         let server = try SyncSetup.server(context, manifest: store?.manifest)
-        let settings: [Row] = [
+        var settings: [Row] = [
             Row("store", storeSetting.value + (store == nil ? " (no store there yet)" : ""), storeSetting.origin),
             Row("user", store?.userID.rawValue, store == nil ? nil : .manifest),
             Row("server", server) { $0.description },
             Row("token", SyncSetup.tokenSource(context)) { $0.description },
             Row("ca-file", SyncSetup.caFileSetting(context)) { $0 },
         ]
+        // Named only for a Matrix store: wire v1 is every store made before, and what a store
+        // without a "protocol" line is.
+        if let manifest = store?.manifest, manifest.storeProtocol != .wire {
+            settings.insert(Row("protocol", manifest.storeProtocol.description, .manifest), at: 2)
+        }
         let config = context.config
         if arguments.flag("--json") {
             var members: [(key: String, value: JSONValue)] = [

@@ -49,6 +49,18 @@ enum CreateCommand: Command {
                 "\(members.count) members; a conversation has at most \(NewConversation.maxMembers), you among them")
         }
         let store = try context.openStore()
+        // A Matrix room's folder is named after its room ID, which only the homeserver gives.
+        guard store.manifest.storeProtocol == .wire else {
+            throw CommandFailure(
+                message:
+                    "\(store.root) is a Matrix store, and starting a Matrix room is not built yet",
+                exitCode: 69)
+        }
+        for member in members {
+            if let problem = store.manifest.storeProtocol.userIDProblem(member) {
+                throw context.usage("--member: \(problem)")
+            }
+        }
         let creation: QueuedCreation
         do {
             creation = try store.startConversation(id, title: title, members: members)

@@ -8,7 +8,11 @@ enum InitCommand: Command {
         summary: "Create a store for a user.",
         usage: ["--user NAME [--server URL] [--segment-size N] [DIR]"],
         options: [
-            .init(name: "--user", value: "NAME", help: "whose chats these are (required)"),
+            .init(
+                name: "--user", value: "NAME",
+                help:
+                    "whose chats these are (required): a name like alice, or a Matrix user ID like @alice:example.org for a Matrix store"
+            ),
             .init(
                 name: "--server", value: "URL",
                 help: "the server to sync with, like http://127.0.0.1:8080 or https://chat.example (never a token)"),
@@ -21,6 +25,11 @@ enum InitCommand: Command {
             .gitignore and .gitattributes, ready for git; in a git repository, run
             `chatdir git-setup` once to register the merge driver and the hooks that keep modes
             (chatdir-store(5), "Keeping a store in git").
+
+            A Matrix user ID makes a Matrix store (chatdir-store(5), "Matrix stores"), and needs
+            --server with the homeserver's URL. Its files are laid out for the Matrix sync, which
+            is not built yet: `sync` and `history` refuse such a store (exit 69), while `send`
+            queues, `view`, `list` and `check` work.
 
             Example:
               chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
@@ -36,6 +45,11 @@ enum InitCommand: Command {
         // Parsed as `sync` parses it, so the store never holds a URL sync would refuse.
         let server = try arguments.value("--server").map { text throws(UsageError) in
             try SyncSetup.serverAddress(text, context)
+        }
+        if user.isMatrix, server == nil {
+            throw context.usage(
+                "--server is needed: discovery of the homeserver from the user ID is not built yet; pass the homeserver's URL, like --server https://matrix.example.org"
+            )
         }
         let size =
             try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
@@ -56,6 +70,14 @@ enum InitCommand: Command {
         }
         // On a terminal: what happened and the command that comes next, ready to paste.
         let hint = store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: store.root)
+        guard !user.isMatrix else {
+            // No `sync` to suggest: it refuses a Matrix store until the Matrix sync exists.
+            context.output.print(
+                context.output.safe(
+                    "created \(user)'s Matrix store in \(store.root); Matrix sync is not built yet, so \(hint.command("sync", "")) refuses it for now"
+                ))
+            return 0
+        }
         let next = hint.command("sync", server == nil ? "--server URL" : "")
         context.output.print(
             context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))

@@ -1,0 +1,147 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// A Matrix store as a user meets it today through the real binary: `init` makes one, `config`
+/// names its protocol, the commands that would talk wire v1 to a homeserver refuse it, and the
+/// offline commands work on a room's folder as the Matrix sync will lay it out.
+@Suite(.ownThreads) struct MatrixStoreEndToEndTests {
+    static let room = "!OGEhHVWSdvArJzumhm:example.org"
+    static let folder = "OGEhHVWSdvArJzumhm-42c00ed2fbd96677f252"
+
+    /// A scratch home, so no config file of the machine's is read.
+    final class Home {
+        let directory: TemporaryDirectory
+        var store: String { directory.file("store") }
+
+        init() throws { directory = try TemporaryDirectory() }
+
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ChatdirProcess.Result {
+            try ChatdirProcess.run(
+                arguments,
+                environment: ["HOME": directory.path, "XDG_CONFIG_HOME": directory.file("config")].merging(environment) {
+                    $1
+                })
+        }
+
+        /// `chatdir init` of alice's Matrix store at ``store``.
+        func initMatrix() throws {
+            let made = try run([
+                "init", "--store", store, "--user", "@alice:example.org", "--server", "https://matrix.example.org",
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(made.stdout == store + "\n")
+        }
+
+        /// A room's folder as the Matrix sync will write it: named by the room ID, with its details.
+        func addRoom() throws {
+            let directory = store + "/conversations/" + MatrixStoreEndToEndTests.folder
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            let details =
+                "{\n\"members\":[\"@alice:example.org\",\"@bob:example.org\"],\n\"roomId\":\"\(MatrixStoreEndToEndTests.room)\",\n\"title\":\"Dinner\"\n}\n"
+            try Data(details.utf8).write(to: URL(fileURLWithPath: directory + "/conversation.json"))
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o600], ofItemAtPath: directory + "/conversation.json")
+        }
+    }
+
+    @Test("init --user @alice:example.org --server URL writes a Matrix manifest, 0600, protocol matrix")
+    func initMakesMatrixStore() throws {
+        let home = try Home()
+        try home.initMatrix()
+        let manifest = home.store + "/chatdir.json"
+        #expect(
+            try String(contentsOfFile: manifest, encoding: .utf8)
+                == "{\n\"format\":1,\n\"protocol\":\"matrix\",\n\"segmentSize\":100,\n\"server\":\"https://matrix.example.org\",\n\"userId\":\"@alice:example.org\"\n}\n"
+        )
+        #expect(try FileManager.default.attributesOfItem(atPath: manifest)[.posixPermissions] as? Int == 0o600)
+        let checked = try home.run(["check", "--store", home.store])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+    }
+
+    @Test("init of a Matrix user without --server refuses with exit 64 and makes nothing")
+    func initNeedsServer() throws {
+        let home = try Home()
+        let result = try home.run(["init", "--store", home.store, "--user", "@alice:example.org"])
+        #expect(result.status == 64)
+        #expect(
+            result.stderr
+                == "chatdir init: --server is needed: discovery of the homeserver from the user ID is not built yet; pass the homeserver's URL, like --server https://matrix.example.org\nRun `chatdir init --help` for usage.\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: home.store))
+    }
+
+    @Test("config names a Matrix store's protocol, in words and in JSON")
+    func configShowsProtocol() throws {
+        let home = try Home()
+        try home.initMatrix()
+        let shown = try home.run(["config", "--store", home.store])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(
+            shown.lines.dropFirst(2).prefix(3) == [
+                "user         @alice:example.org  (store manifest (chatdir.json))",
+                "protocol     matrix  (store manifest (chatdir.json))",
+                "server       https://matrix.example.org  (store manifest (chatdir.json))",
+            ])
+        let json = try home.run(["config", "--json", "--store", home.store])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let setting = object?["protocol"] as? [String: Any]
+        #expect(setting?["value"] as? String == "matrix")
+        #expect(setting?["from"] as? String == "manifest")
+    }
+
+    @Test(
+        "sync, history and create refuse a Matrix store with exit 69, touching nothing and dialling no one",
+        arguments: [
+            (["sync"], "chatdir sync: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"),
+            (["sync", "--live"], "chatdir sync: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"),
+            (["history", folder], "chatdir history: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"),
+            (["create", "lunch", "--title", "Lunch", "--member", "@bob:example.org"], "chatdir create: STORE is a Matrix store, and starting a Matrix room is not built yet\n"),
+        ])
+    func networkedCommandsRefuse(command: [String], message: String) throws {
+        let home = try Home()
+        try home.initMatrix()
+        try home.addRoom()
+        let before = try snapshotFiles(home.store)
+        // A token is set, so the refusal is about the protocol, not a missing setting.
+        let result = try home.run(command + ["--store", home.store], environment: ["CHATDIR_TOKEN": "t"])
+        #expect(result.status == 69)
+        #expect(result.stderr == message.replacingOccurrences(of: "STORE", with: home.store))
+        #expect(result.stdout.isEmpty)
+        #expect(try snapshotFiles(home.store) == before)
+    }
+
+    @Test("send queues to a room, and list, view and check read the Matrix store")
+    func offlineCommandsWork() throws {
+        let home = try Home()
+        try home.initMatrix()
+        try home.addRoom()
+        let sent = try home.run(["send", "--store", home.store, Self.folder, "hello from the train"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let outbox = try FileManager.default.contentsOfDirectory(
+            atPath: home.store + "/conversations/" + Self.folder + "/outbox")
+        #expect(outbox.count == 1)
+        let listed = try home.run(["list", "--store", home.store])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.hasPrefix(Self.folder + "  Dinner"), "\(listed.stdout)")
+        let viewed = try home.run(["view", "--store", home.store, Self.folder])
+        #expect(viewed.status == 0, "\(viewed.stderr)")
+        #expect(viewed.stdout.contains("@alice:example.org  hello from the train"), "\(viewed.stdout)")
+        let checked = try home.run(["check", "--store", home.store])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+    }
+
+    @Test("a wire v1 store refuses a Matrix user ID as a new conversation's member")
+    func wireStoreRefusesMatrixMember() throws {
+        let home = try Home()
+        #expect(try home.run(["init", "--store", home.store, "--user", "alice"]).status == 0)
+        let result = try home.run([
+            "create", "--store", home.store, "lunch", "--title", "Lunch", "--member", "@bob:example.org",
+        ])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("chatdir create: --member: \"@bob:example.org\" is a Matrix user ID, but this is a wire v1 store"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.store + "/conversations/lunch"))
+    }
+}
