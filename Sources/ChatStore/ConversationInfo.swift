@@ -94,7 +94,8 @@ public struct ConversationInfo: Hashable, Sendable {
         case (.wire, nil):
             if encrypted {
                 problems.append(
-                    "\"encrypted\" belongs in a Matrix store's conversation only; this is a wire v1 store, remove the line")
+                    "\"encrypted\" belongs in a Matrix store's conversation only; this is a wire v1 store, remove the line"
+                )
             }
         case (.matrix, nil):
             problems.append(
@@ -126,7 +127,8 @@ public struct ConversationInfo: Hashable, Sendable {
             if flag {
                 encrypted = true
             } else {
-                reader.problem("\"encrypted\" is written only as true; remove the line for a room that is not encrypted")
+                reader.problem(
+                    "\"encrypted\" is written only as true; remove the line for a room that is not encrypted")
             }
         }
         let title = reader.string("title")

@@ -147,8 +147,10 @@ public struct StoreChecker {
         }
         switch read(path + "/" + StoreLayout.conversationInfo) {
         case .success(let bytes?):
-            report.problems += ConversationInfo.decode(
-                bytes, path: path + "/" + StoreLayout.conversationInfo, protocol: storeProtocol).problems
+            report.problems +=
+                ConversationInfo.decode(
+                    bytes, path: path + "/" + StoreLayout.conversationInfo, protocol: storeProtocol
+                ).problems
         case .success(nil):
             warning(
                 path + "/" + StoreLayout.conversationInfo,
@@ -158,8 +160,10 @@ public struct StoreChecker {
         }
         switch read(path + "/" + StoreLayout.positions) {
         case .success(let bytes?):
-            report.problems += PositionsFile.decode(
-                bytes, path: path + "/" + StoreLayout.positions, protocol: storeProtocol).problems
+            report.problems +=
+                PositionsFile.decode(
+                    bytes, path: path + "/" + StoreLayout.positions, protocol: storeProtocol
+                ).problems
         case .success(nil):
             break
         case .failure(let failure):

@@ -67,7 +67,8 @@ extension StoreMerge {
         switch kind {
         case .segment(let range):
             problem = SegmentFile.decode(resolved, path: path, range: range, reportLayout: false).firstError
-        case .positions: problem = PositionsFile.decode(resolved, path: path, protocol: nil).problems.first { $0.severity == .error }
+        case .positions:
+            problem = PositionsFile.decode(resolved, path: path, protocol: nil).problems.first { $0.severity == .error }
         case .conversationInfo:
             let decoded = ConversationInfo.decode(resolved, path: path, protocol: nil)
             problem =

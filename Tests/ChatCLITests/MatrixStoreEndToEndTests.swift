@@ -19,7 +19,8 @@ import Testing
         func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ChatdirProcess.Result {
             try ChatdirProcess.run(
                 arguments,
-                environment: ["HOME": directory.path, "XDG_CONFIG_HOME": directory.file("config")].merging(environment) {
+                environment: ["HOME": directory.path, "XDG_CONFIG_HOME": directory.file("config")].merging(environment)
+                {
                     $1
                 })
         }
@@ -95,10 +96,22 @@ import Testing
     @Test(
         "sync, history and create refuse a Matrix store with exit 69, touching nothing and dialling no one",
         arguments: [
-            (["sync"], "chatdir sync: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"),
-            (["sync", "--live"], "chatdir sync: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"),
-            (["history", folder], "chatdir history: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"),
-            (["create", "lunch", "--title", "Lunch", "--member", "@bob:example.org"], "chatdir create: STORE is a Matrix store, and starting a Matrix room is not built yet\n"),
+            (
+                ["sync"],
+                "chatdir sync: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"
+            ),
+            (
+                ["sync", "--live"],
+                "chatdir sync: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"
+            ),
+            (
+                ["history", folder],
+                "chatdir history: STORE is a Matrix store (@alice:example.org), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work\n"
+            ),
+            (
+                ["create", "lunch", "--title", "Lunch", "--member", "@bob:example.org"],
+                "chatdir create: STORE is a Matrix store, and starting a Matrix room is not built yet\n"
+            ),
         ])
     func networkedCommandsRefuse(command: [String], message: String) throws {
         let home = try Home()
@@ -141,7 +154,10 @@ import Testing
             "create", "--store", home.store, "lunch", "--title", "Lunch", "--member", "@bob:example.org",
         ])
         #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("chatdir create: --member: \"@bob:example.org\" is a Matrix user ID, but this is a wire v1 store"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix(
+                "chatdir create: --member: \"@bob:example.org\" is a Matrix user ID, but this is a wire v1 store"),
+            "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.store + "/conversations/lunch"))
     }
 }

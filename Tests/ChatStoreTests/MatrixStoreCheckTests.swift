@@ -87,7 +87,8 @@ import Testing
         let plain = ConversationInfo(title: "Dinner", members: [Self.me, Self.them], roomID: Self.room)
         var encrypted = plain
         encrypted.encrypted = true
-        let merged = try StoreMerge.merge(base: plain.encode(), ours: plain.encode(), theirs: encrypted.encode(), path: path)
+        let merged = try StoreMerge.merge(
+            base: plain.encode(), ours: plain.encode(), theirs: encrypted.encode(), path: path)
         #expect(merged.isClean && merged.bytes == encrypted.encode())
         let reversed = try StoreMerge.merge(base: [], ours: encrypted.encode(), theirs: plain.encode(), path: path)
         #expect(reversed.isClean && reversed.bytes == encrypted.encode())

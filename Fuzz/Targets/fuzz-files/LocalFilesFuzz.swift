@@ -5,7 +5,7 @@ import ChatStore
 /// libFuzzer target for the files other processes and people write beside the store: the user's
 /// config file (`ConfigFile.parse`) and the sync worker's `.sync-status` (`SyncStatusFile`);
 /// and the fast readers of two files other devices write, `positions.json` and
-/// `conversation.json` (`decodeCanonical`). The first byte picks the parser; the rest is the
+/// `conversation.json` (`decodeCanonical`), as a wire v1 and a Matrix store read them. The first byte picks the parser; the rest is the
 /// file. Invariants:
 /// - the config parser refuses with a message that names the file, and a line of the file
 ///   when it names one; what it accepts has every entry on a line of the file;
@@ -61,21 +61,28 @@ private func fuzzStatus(_ bytes: [UInt8]) {
 }
 
 private func fuzzPositions(_ bytes: [UInt8]) {
-    guard let fast = PositionsFile.decodeCanonical(bytes) else { return }
-    let full = PositionsFile.decode(bytes, path: "positions.json")
-    check(full.problems.isEmpty, "a canonical positions file the full decoder reports on: \(full.problems)")
-    check(full.positions == fast, "the two positions readers disagree")
-    check(PositionsFile.encode(fast) == bytes, "accepted positions that are not the writer's bytes")
+    // Both protocols: a Matrix store's fast reader takes Matrix user IDs and delivered 0 only.
+    for storeProtocol in [StoreProtocol.wire, .matrix] {
+        guard let fast = PositionsFile.decodeCanonical(bytes, protocol: storeProtocol) else { continue }
+        let full = PositionsFile.decode(bytes, path: "positions.json", protocol: storeProtocol)
+        check(
+            full.problems.isEmpty,
+            "a canonical \(storeProtocol) positions file the full decoder reports on: \(full.problems)")
+        check(full.positions == fast, "the two positions readers disagree")
+        check(PositionsFile.encode(fast) == bytes, "accepted positions that are not the writer's bytes")
+    }
 }
 
 private func fuzzInfo(_ bytes: [UInt8]) {
-    guard let fast = ConversationInfo.decodeCanonical(bytes) else { return }
-    let full = ConversationInfo.decode(bytes, path: "conversation.json")
-    check(
-        !full.problems.contains { $0.severity == .error },
-        "a canonical conversation.json the full decoder refuses: \(full.problems)")
-    check(full.info == fast, "the two conversation.json readers disagree")
-    check(fast.encode() == bytes, "an accepted conversation.json that is not the writer's bytes")
+    for storeProtocol in [StoreProtocol.wire, .matrix] {
+        guard let fast = ConversationInfo.decodeCanonical(bytes, protocol: storeProtocol) else { continue }
+        let full = ConversationInfo.decode(bytes, path: "conversation.json", protocol: storeProtocol)
+        check(
+            !full.problems.contains { $0.severity == .error },
+            "a canonical \(storeProtocol) conversation.json the full decoder refuses: \(full.problems)")
+        check(full.info == fast, "the two conversation.json readers disagree")
+        check(fast.encode() == bytes, "an accepted conversation.json that is not the writer's bytes")
+    }
 }
 
 private func check(_ condition: Bool, _ message: @autoclosure () -> String) {

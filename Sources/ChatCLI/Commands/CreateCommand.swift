@@ -23,6 +23,9 @@ enum CreateCommand: Command {
             405), or the ID is taken there by another conversation, the creation is marked failed,
             `sync` exits 65 and the conversation's messages stay pending; nothing else is affected.
             `create ID --retry` queues it again (once the server has the endpoint, or the ID is free).
+            Members are user IDs of the store's kind. A Matrix store is refused with exit 69: a
+            room's folder is named after the ID its homeserver gives, and starting rooms is not
+            built yet.
 
             Example:
               chatdir create dinner --title 'Dinner on Friday' --member bob --member carol

@@ -10,7 +10,10 @@ enum ExitStatusTable {
             "bad data: a damaged store file, a message the server rejected (`sync`), a message already sent (`cancel`)"
         ),
         (66, "no such store or conversation (nor outbox message, CA file, `serve --data` directory)"),
-        (69, "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl)"),
+        (
+            69,
+            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `sync`, `history`, `create`: a Matrix store, whose sync is not built yet)"
+        ),
         (70, "internal error: a bug, or `demo` gave up waiting"),
         (73, "cannot create: `init` or `create` where something exists already"),
         (74, "I/O error: the disk refused a write or a read"),

@@ -70,7 +70,8 @@ infinity back, so a value that read it could never be written again. (Found by `
 
 `format` is checked first: any value but 1 is refused with "format N is not supported", and
 nothing is read or written. `segmentSize` (1 to 100,000) is fixed when the store is created.
-`server` is optional. No token or other secret is ever written into the store.
+`server` is optional. No token or other secret is ever written into the store. A store made for
+a Matrix user also has `"protocol":"matrix"` (see "Matrix stores"); a store without it is wire v1.
 
 `server` is a server address, `http://host[:port]` or `https://host[:port]` without path, user
 or query (`[::1]:8080` for IPv6), read by the one parser `chatdir init --server` and
@@ -466,6 +467,86 @@ the other (segments only grow). A hand-edited record conflicts with the original
 `git diff` after one new message in an existing segment shows two changed lines: the previous
 last record gains its comma, and the new record follows. The first message of a new segment is
 a new file of three lines.
+
+## Matrix stores
+
+A store can also be the Matrix form of the store: one Matrix account's rooms, laid out for the
+Matrix sync (in progress: `chatdir sync` and `chatdir history` refuse a Matrix store until it
+exists, exit 69; `send` queues, `view`, `list` and `check` work). Everything above holds, with
+the differences below. `check` applies each protocol's rules: a file of the other protocol's
+kind in a store is an error naming the key.
+
+### The manifest
+
+```
+{
+"format":1,
+"protocol":"matrix",
+"segmentSize":100,
+"server":"https://matrix.example.org",
+"userId":"@alice:example.org"
+}
+```
+
+`protocol` is `"matrix"` or absent (wire v1); any other value is refused, naming it. Keys stay
+sorted, one per line, so a wire v1 manifest has exactly the bytes it always had. In a Matrix
+store `userId` is a Matrix user ID (`@localpart:server`, at most 255 bytes), and a name there is
+damage; a Matrix user ID in a wire v1 store is damage too. `server` is the homeserver's base
+URL. `chatdir init --user @alice:example.org --server URL` makes such a store; without
+`--server` it refuses (exit 64), since finding the homeserver from the user ID is not built.
+
+In a Matrix store every user ID in every file (members, senders, positions) is a Matrix user ID.
+
+### Room folders
+
+A room's conversation ID, its folder's name, is a function of the room ID alone, the same on
+every device: the letters and digits of the room ID's opaque part (between `!` and the first
+`:`, or to the end), at most the first 24, then `-`, then the first 20 lower-case hexadecimal
+digits of SHA-256 of the room ID's UTF-8 bytes; just the 20 digits when no letter or digit is
+left. It is always a valid name, whatever the server sends, and 80 bits of hash keep a server
+that chooses room IDs from making two rooms share a folder:
+
+```sh
+printf '%s' '!OGEhHVWSdvArJzumhm:example.org' | sha256sum | cut -c1-20   # 42c00ed2fbd96677f252
+# the folder: conversations/OGEhHVWSdvArJzumhm-42c00ed2fbd96677f252
+```
+
+### conversation.json in a Matrix store
+
+```
+{
+"encrypted":true,
+"members":["@alice:example.org","@bob:example.org"],
+"roomId":"!OGEhHVWSdvArJzumhm:example.org",
+"title":"Friday dinner"
+}
+```
+
+Keys sorted. `encrypted` is present only as `true`, once the room has turned on end-to-end
+encryption (chatdir neither reads nor sends into such a room). `members` are the joined
+members' user IDs, sorted. `roomId` is required in a Matrix store and refused in a wire v1 one;
+so is `encrypted`. `title` is the room's `m.room.name`, else its canonical alias, else the other
+joined members' IDs sorted and joined by `, `, else the room ID; an empty name or alias counts
+as none.
+
+The merge driver keeps `encrypted` when either side has it (a room never turns encryption off),
+and two sides naming different rooms conflict.
+
+### sentAt in a Matrix store
+
+A record's `sentAt` is the event's `origin_server_ts` (milliseconds since 1970 UTC) written as
+`YYYY-MM-DDTHH:MM:SS.mmmZ`, computed in UTC with integer arithmetic, so every device writes the
+same text; a timestamp before 1970 or after year 9999 is refused. To read one back:
+
+```sh
+date -u -d @1709251199.999 +%Y-%m-%dT%H:%M:%S.%3NZ   # 2024-02-29T23:59:59.999Z
+```
+
+### positions.json in a Matrix store
+
+The members are Matrix user IDs, one per line, sorted, as in any store. Matrix has no delivered
+receipts, so `deliveredUpTo` stays 0 (a tick is never claimed without a receipt) and `check`
+reports any other value; `readUpTo` comes from `m.read` receipts.
 
 ## Choices and their reasons
 
