@@ -13,9 +13,12 @@ public struct MemberPosition: Hashable, Sendable {
     }
 
     /// The forward-only merge: each number is the higher of old and new, and reading a
-    /// message implies having it, so `deliveredUpTo` is raised to at least `readUpTo`.
-    public func merged(with other: MemberPosition) -> MemberPosition {
+    /// message implies having it, so `deliveredUpTo` is raised to at least `readUpTo`, unless
+    /// `raisingDelivered` is false: a Matrix member's stays as received, 0, since Matrix has no
+    /// delivered receipt and a store never claims one it was not given.
+    public func merged(with other: MemberPosition, raisingDelivered: Bool = true) -> MemberPosition {
         let read = max(readUpTo, other.readUpTo)
-        return MemberPosition(deliveredUpTo: max(deliveredUpTo, other.deliveredUpTo, read), readUpTo: read)
+        let delivered = max(deliveredUpTo, other.deliveredUpTo)
+        return MemberPosition(deliveredUpTo: raisingDelivered ? max(delivered, read) : delivered, readUpTo: read)
     }
 }

@@ -43,16 +43,20 @@ public struct Positions: Hashable, Sendable {
         return index < entries.count && entries[index].member == member ? entries[index].position : .zero
     }
 
-    /// Merges `position` into `member`'s, forward only. Returns whether anything moved.
+    /// Merges `position` into `member`'s, forward only (``MemberPosition/merged(with:raisingDelivered:)``:
+    /// a Matrix member's delivered position is not raised). Returns whether anything moved.
     @discardableResult
     public mutating func merge(_ position: MemberPosition, for member: UserID) -> Bool {
         let index = slot(of: member)
+        let raising = !member.isMatrix
         guard index < entries.count, entries[index].member == member else {
-            entries.insert(Entry(member: member, position: MemberPosition.zero.merged(with: position)), at: index)
+            entries.insert(
+                Entry(member: member, position: MemberPosition.zero.merged(with: position, raisingDelivered: raising)),
+                at: index)
             return entries[index].position != .zero
         }
         let old = entries[index].position
-        let new = old.merged(with: position)
+        let new = old.merged(with: position, raisingDelivered: raising)
         entries[index].position = new
         return new != old
     }

@@ -5,8 +5,8 @@ import ChatDomain
 public struct ConversationInfo: Hashable, Sendable {
     public var title: String
     public var members: [UserID]
-    /// The Matrix room this conversation is (`!opaque:server`); nil in a wire v1 store, where
-    /// every Matrix store's conversation has one.
+    /// The Matrix room this conversation is (`!opaque:server`, or `!opaque` from room version
+    /// 12); every conversation of a Matrix store has one, none of a wire v1 store does.
     public var roomID: String?
     /// Whether the room has turned on end-to-end encryption, which chatdir cannot read or send
     /// into; only ever true in a Matrix store.
@@ -113,8 +113,8 @@ public struct ConversationInfo: Hashable, Sendable {
     }
 
     /// Reads and reports on any layout. `storeProtocol` is the store's (wire v1 unless told),
-    /// whose rules the file must keep; nil reads the file as the protocol it says (Matrix when it has `roomId`), for
-    /// the merge driver, which has no manifest at hand.
+    /// whose rules the file must keep; nil reads the file as the protocol it says (Matrix when
+    /// it has `roomId`), for the merge driver, which has no manifest at hand.
     public static func decode(_ bytes: [UInt8], path: String, protocol storeProtocol: StoreProtocol? = .wire) -> (
         info: ConversationInfo?, problems: [StoreProblem]
     ) {

@@ -54,8 +54,8 @@ public enum PositionsFile {
     }
 
     /// Reads positions; members with problems are left out and reported. `storeProtocol` is the
-    /// store's (wire v1 unless told), whose user IDs the members must be; nil takes either kind, for the merge driver,
-    /// which has no manifest at hand.
+    /// store's (wire v1 unless told), whose user IDs the members must be; nil takes either kind,
+    /// for the merge driver, which has no manifest at hand.
     public static func decode(_ bytes: [UInt8], path: String, protocol storeProtocol: StoreProtocol? = .wire) -> (
         positions: Positions, problems: [StoreProblem]
     ) {

@@ -74,3 +74,22 @@ import Testing
         #expect(contiguousHigh(from: 418, in: [419, 420, 422]) == 420)
     }
 }
+
+/// A Matrix member's positions: Matrix has no delivered receipt, so a read one never raises
+/// the delivered position a store writes (it stays 0), while a name's still does.
+@Suite struct MatrixPositionsTests {
+    @Test("reading raises a name's delivered position but not a Matrix user ID's")
+    func readDoesNotClaimDelivery() throws {
+        let matrix = try UserID("@bob:example.org")
+        let name = try UserID("bob")
+        var positions = Positions()
+        let movedMatrix = positions.merge(MemberPosition(deliveredUpTo: 0, readUpTo: 1_000_000_005), for: matrix)
+        let movedName = positions.merge(MemberPosition(deliveredUpTo: 0, readUpTo: 5), for: name)
+        #expect(movedMatrix && movedName)
+        #expect(positions[matrix] == MemberPosition(deliveredUpTo: 0, readUpTo: 1_000_000_005))
+        #expect(positions[name] == MemberPosition(deliveredUpTo: 5, readUpTo: 5))
+        let merged = positions.merged(
+            with: Positions([matrix: MemberPosition(deliveredUpTo: 0, readUpTo: 1_000_000_009)]))
+        #expect(merged[matrix] == MemberPosition(deliveredUpTo: 0, readUpTo: 1_000_000_009))
+    }
+}

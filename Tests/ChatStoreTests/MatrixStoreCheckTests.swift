@@ -34,9 +34,16 @@ import Testing
             members: [Self.me, Self.them], roomID: Self.room)
         try StoreWriter(store: store).saveInfo(info, for: id)
         let conversation = store.conversation(id)
-        try Self.write(
-            "{\n\"@alice:example.org\":{\"deliveredUpTo\":0,\"readUpTo\":0},\n\"@bob:example.org\":{\"deliveredUpTo\":0,\"readUpTo\":0}\n}\n",
-            to: conversation.directory + "/positions.json")
+        // Read receipts only: the writer keeps a Matrix member's delivered position at 0.
+        try StoreWriter(store: store).mergePositions(
+            Positions([
+                Self.me: MemberPosition(deliveredUpTo: 0, readUpTo: 1_000_000_002),
+                Self.them: MemberPosition(deliveredUpTo: 0, readUpTo: 1_000_000_001),
+            ]), in: id)
+        #expect(
+            try String(contentsOfFile: conversation.directory + "/positions.json", encoding: .utf8)
+                == "{\n\"@alice:example.org\":{\"deliveredUpTo\":0,\"readUpTo\":1000000002},\n\"@bob:example.org\":{\"deliveredUpTo\":0,\"readUpTo\":1000000001}\n}\n"
+        )
         let report = StoreChecker.check(root: store.root)
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.conversations == 1)

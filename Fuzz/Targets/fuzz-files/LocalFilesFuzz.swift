@@ -5,8 +5,8 @@ import ChatStore
 /// libFuzzer target for the files other processes and people write beside the store: the user's
 /// config file (`ConfigFile.parse`) and the sync worker's `.sync-status` (`SyncStatusFile`);
 /// and the fast readers of two files other devices write, `positions.json` and
-/// `conversation.json` (`decodeCanonical`), as a wire v1 and a Matrix store read them. The first byte picks the parser; the rest is the
-/// file. Invariants:
+/// `conversation.json` (`decodeCanonical`), as a wire v1 and a Matrix store read them. The
+/// first byte picks the parser; the rest is the file. Invariants:
 /// - the config parser refuses with a message that names the file, and a line of the file
 ///   when it names one; what it accepts has every entry on a line of the file;
 /// - a status it accepts survives encode → decode unchanged, and its encoding is stable;

@@ -545,8 +545,9 @@ date -u -d @1709251199.999 +%Y-%m-%dT%H:%M:%S.%3NZ   # 2024-02-29T23:59:59.999Z
 ### positions.json in a Matrix store
 
 The members are Matrix user IDs, one per line, sorted, as in any store. Matrix has no delivered
-receipts, so `deliveredUpTo` stays 0 (a tick is never claimed without a receipt) and `check`
-reports any other value; `readUpTo` comes from `m.read` receipts.
+receipts, so `deliveredUpTo` stays 0 (a tick is never claimed without a receipt: unlike in a
+wire v1 store, the writer does not raise it to `readUpTo`) and `check` reports any other value;
+`readUpTo` comes from `m.read` receipts.
 
 ## Choices and their reasons
 
