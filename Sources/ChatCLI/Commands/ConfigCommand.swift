@@ -17,9 +17,9 @@ enum ConfigCommand: Command {
         ] + SyncSetup.options,
         discussion: """
             Each setting is the first of: a flag, the environment, the config file, the store's
-            manifest (chatdir.json, the server only), the default. A Matrix store's protocol
-            (fixed by `chatdir init --user @name:server`) shows on a line of its own. The token is never shown, only
-            where it comes from; a token-command is not run.
+            manifest (chatdir.json, the server only), the default. The token is never shown, only
+            where it comes from; a token-command is not run. A Matrix store (made by `chatdir init
+            --user @name:server`) shows its protocol on a line of its own.
 
             The config file is $XDG_CONFIG_HOME/chatdir/config (else ~/.config/chatdir/config):
             `key = value` lines and `#` comments on lines of their own. Above the first section,

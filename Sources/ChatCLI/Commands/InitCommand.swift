@@ -28,8 +28,8 @@ enum InitCommand: Command {
 
             A Matrix user ID makes a Matrix store (chatdir-store(5), "Matrix stores"), and needs
             --server with the homeserver's URL. Its files are laid out for the Matrix sync, which
-            is not built yet: `sync` and `history` refuse such a store (exit 69), while `send`
-            queues, `view`, `list` and `check` work.
+            is not built yet: `sync`, `history` and `create` refuse such a store (exit 69), while
+            `send` queues, `view`, `list` and `check` work.
 
             Example:
               chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
