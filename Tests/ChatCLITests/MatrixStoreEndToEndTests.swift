@@ -61,6 +61,20 @@ import Testing
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
     }
 
+    @Test(
+        "on a terminal, init of a Matrix store says sync refuses it for now instead of suggesting it",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
+    func initOnTerminal() throws {
+        let directory = try TemporaryDirectory()
+        let fresh = directory.file("fresh")
+        #expect(
+            try TerminalLinesEndToEndTests.onTerminal([
+                "init", "--user", "@alice:example.org", "--server", "https://matrix.example.org", fresh,
+            ]) == [
+                "created @alice:example.org's Matrix store in \(fresh); Matrix sync is not built yet, so chatdir sync --store \(fresh) refuses it for now"
+            ])
+    }
+
     @Test("init of a Matrix user without --server refuses with exit 64 and makes nothing")
     func initNeedsServer() throws {
         let home = try Home()
