@@ -9,16 +9,20 @@ public struct Conversation: Sendable {
     public let storeRoot: String
     public let id: ConversationID
     public let segmentSize: Int
+    /// The store's protocol, which says what its records may hold.
+    public let storeProtocol: StoreProtocol
     /// Whether its folders were found to be plain directories (``requirePlainDirectories()``)
     /// when this value was made, so a door it is handed to need not look again.
     var checkedPlain = false
 
     /// The conversation `id` under `storeRoot`, for a directory in the store layout that is not
     /// a whole store (the reference server's data directory has no manifest). No I/O.
-    public init(storeRoot: String, id: ConversationID, segmentSize: Int) {
+    public init(storeRoot: String, id: ConversationID, segmentSize: Int, protocol storeProtocol: StoreProtocol = .wire)
+    {
         self.storeRoot = storeRoot
         self.id = id
         self.segmentSize = segmentSize
+        self.storeProtocol = storeProtocol
     }
 
     /// `conversations/<id>`, relative to the store root: the prefix of every path in errors.
@@ -129,7 +133,8 @@ public struct Conversation: Sendable {
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
         guard let bytes = try segmentBytes(range) else { return SegmentFile.Decoded(messages: [], problems: []) }
-        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
+        let decoded = SegmentFile.decode(
+            bytes, path: relative(name), range: range, reportLayout: false, protocol: storeProtocol)
         if let problem = decoded.firstError { throw .damaged(problem) }
         return decoded
     }
@@ -159,7 +164,10 @@ public struct Conversation: Sendable {
         var hasEarlier = false
         while collected < limit, let range = try walk.next() {
             guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
-            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else {
+            guard
+                let tail = SegmentFile.decodeTail(
+                    bytes, range: range, count: limit - collected, below: before, protocol: storeProtocol)
+            else {
                 return nil
             }
             tails.append(tail.messages)
