@@ -83,7 +83,8 @@ public struct Store: Sendable {
 
     /// The files of one conversation (no I/O; see ``Conversation/exists``).
     public func conversation(_ id: ConversationID) -> Conversation {
-        Conversation(storeRoot: root, id: id, segmentSize: manifest.segmentSize, protocol: StoreProtocol(of: manifest))
+        Conversation(
+            storeRoot: root, id: id, segmentSize: manifest.segmentSize, protocol: StoreProtocol(of: manifest.userID))
     }
 
     /// The conversation `id`, or ``StoreError/unknownConversation(_:)`` when it has no directory;

@@ -129,7 +129,7 @@ public struct StoreChecker {
                 report.problems.append(StoreFiles.notPlainDirectory(path, found: kind))
                 continue
             }
-            checkConversation(path, segmentSize: manifest.segmentSize, protocol: StoreProtocol(of: manifest))
+            checkConversation(path, segmentSize: manifest.segmentSize, protocol: StoreProtocol(of: manifest.userID))
         }
     }
 
