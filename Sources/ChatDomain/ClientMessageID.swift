@@ -31,10 +31,19 @@ public struct ClientMessageID: Hashable, Sendable, Comparable, CustomStringConve
         uuid((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
-    /// The version 4 UUID made of 16 random bytes, upper-case.
-    private static func uuid(_ random: [UInt8]) -> ClientMessageID {
+    /// The ID of a Matrix event no outbox of this account named: another member's message, or
+    /// any redacted one. Every device derives the same ID from the event ID alone, so every
+    /// device writes the same record: the first 16 bytes of SHA-256 of the event ID's UTF-8, as
+    /// a version 8 UUID (RFC 9562's custom-made UUIDs), upper-case.
+    public static func derived(fromEventID eventID: EventID) -> ClientMessageID {
+        uuid(Array(SHA256.hash(eventID.rawValue.utf8).prefix(16)), version: 8)
+    }
+
+    /// The UUID of `version` made of 16 bytes (random or hashed), upper-case: the version in the
+    /// high nibble of byte 6, the variant bits 10 at the top of byte 8.
+    private static func uuid(_ random: [UInt8], version: UInt8 = 4) -> ClientMessageID {
         var bytes = random
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[6] = (bytes[6] & 0x0F) | version << 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let hex = Array("0123456789ABCDEF".utf8)
         var text: [UInt8] = []

@@ -7,6 +7,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case textTooLong(characters: Int)
     case textTooLarge(bytes: Int)
     case invalidSequence(Int)
+    case invalidEventID(String, reason: String)
+    case invalidMessageKind(String, reason: String)
 
     /// The longest message text the wire contract accepts, in characters.
     public static let maxTextCharacters = 4096
@@ -32,6 +34,10 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "the message text is \(bytes) bytes of UTF-8; at most \(Self.maxTextBytes) are allowed"
         case .invalidSequence(let value):
             "invalid sequence \(value): sequences start at 1"
+        case .invalidEventID(let value, let reason):
+            "invalid event ID \(quoted(value)): \(reason) (a Matrix event ID looks like $Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg)"
+        case .invalidMessageKind(let value, let reason):
+            "invalid message kind \(quoted(value)): it \(reason) (a kind is 1 to \(MessageKind.maxBytes) bytes without control characters, like emote or notice)"
         }
     }
 }

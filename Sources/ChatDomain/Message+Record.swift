@@ -1,10 +1,18 @@
 /// The one JSON form of a message, shared by the store's segment files and wire contract v1:
 /// `{"clientMessageId":…,"senderId":…,"sentAt":…,"sequence":…,"text":…}`, keys sorted, no
 /// spaces, minimal escapes. The two formats agree on purpose (a segment line is the bytes the
-/// server sent), so the record is written here, below both, and nowhere else.
+/// server sent), so the record is written here, below both, and nowhere else. A Matrix store's
+/// records add `eventId` and, when they apply, `kind`, `redacted` and `replaces`, in the same
+/// sorted order; a record without them is byte for byte a wire v1 record.
 extension Message {
-    /// The keys of a message record, for decoders that refuse any other key.
-    public static let recordKeys: [String] = ["clientMessageId", "senderId", "sentAt", "sequence", "text"]
+    /// The keys of a wire v1 message record, for decoders that refuse any other key.
+    public static let wireRecordKeys: [String] = ["clientMessageId", "senderId", "sentAt", "sequence", "text"]
+
+    /// The keys only a Matrix store's records have.
+    public static let matrixRecordKeys: [String] = ["eventId", "kind", "redacted", "replaces"]
+
+    /// Every key a message record may have (a Matrix store's), sorted.
+    public static let recordKeys: [String] = (wireRecordKeys + matrixRecordKeys).sorted()
 
     /// The largest sequence chatdir accepts anywhere: the store's segment names have 10 digits,
     /// so the last sequence of a segment must stay ≤ 9,999,999,999 whatever the segment size (at
@@ -18,6 +26,26 @@ extension Message {
         writer.raw("{")
         writer.key("clientMessageId")
         writer.write(clientMessageID.rawValue)
+        if let eventID {
+            writer.raw(",")
+            writer.key("eventId")
+            writer.write(eventID.rawValue)
+        }
+        if let kind {
+            writer.raw(",")
+            writer.key("kind")
+            writer.write(kind.rawValue)
+        }
+        if redacted {
+            writer.raw(",")
+            writer.key("redacted")
+            writer.raw("true")
+        }
+        if let replaces {
+            writer.raw(",")
+            writer.key("replaces")
+            writer.write(replaces.rawValue)
+        }
         writer.raw(",")
         writer.key("senderId")
         writer.write(senderID.rawValue)

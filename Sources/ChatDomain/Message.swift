@@ -7,16 +7,35 @@ public struct Message: Hashable, Sendable {
     public var text: String
     /// The server's timestamp, kept exactly as the server wrote it (never the local clock).
     public var sentAt: String
+    /// The Matrix event this record is, in a Matrix store's records (every one has it); nil in
+    /// wire v1, which has no such thing.
+    public var eventID: EventID?
+    /// What the message is when not plain text (Matrix stores only): nil for text.
+    public var kind: MessageKind?
+    /// Whether the event was redacted (Matrix stores only): then the text is empty, there is no
+    /// kind and no edit, and the client message ID is the one derived from the event ID
+    /// (``ClientMessageID/derived(fromEventID:)``), so every device writes the same record.
+    public var redacted: Bool
+    /// The event this one edits (Matrix stores only): an edit is a record of its own, and its
+    /// text is the edited message's new text.
+    public var replaces: EventID?
 
     /// The longest `sentAt`, in bytes: a timestamp, never a place to carry text. The wire and
     /// the store's records both hold it to this.
     public static let maxSentAtBytes = 64
 
-    public init(sequence: Int, clientMessageID: ClientMessageID, senderID: UserID, text: String, sentAt: String) {
+    public init(
+        sequence: Int, clientMessageID: ClientMessageID, senderID: UserID, text: String, sentAt: String,
+        eventID: EventID? = nil, kind: MessageKind? = nil, redacted: Bool = false, replaces: EventID? = nil
+    ) {
         self.sequence = sequence
         self.clientMessageID = clientMessageID
         self.senderID = senderID
         self.text = text
         self.sentAt = sentAt
+        self.eventID = eventID
+        self.kind = kind
+        self.redacted = redacted
+        self.replaces = replaces
     }
 }

@@ -30,7 +30,8 @@ extension Conversation {
         // The canonical layout starts with "[\n" and ends with "\n]\n"; anything else (another
         // layout, a damaged file) is decoded the slow way, which also names what is wrong.
         guard Self.isCanonicalSegment(bytes), prefilter, !needle.isEmpty else {
-            let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
+            let decoded = SegmentFile.decode(
+                bytes, path: relative(name), range: range, reportLayout: false, protocol: storeProtocol)
             if let problem = decoded.firstError { throw .damaged(problem) }
             return decoded.messages.filter { Self.contains(Array($0.text.utf8)[...], needle) }.count
         }

@@ -63,7 +63,8 @@ extension Conversation {
             // A record in another form (an escape in a string, keys reordered by hand) is rare,
             // and so is a sequence out of order or outside the file's range: the rest of the
             // file is then read the general way, which also names what is wrong.
-            guard let message = SegmentFile.canonicalRecord(bytes, record), range.contains(message.sequence),
+            guard let message = SegmentFile.canonicalRecord(bytes, record, protocol: storeProtocol),
+                range.contains(message.sequence),
                 message.sequence > previous
             else {
                 fallback = lineStart
@@ -110,7 +111,8 @@ extension Conversation {
         _ bytes: [UInt8], name: String, range: SegmentRange, matcher: TextMatcher,
         include: (Message) -> Bool, fromByte: Int = 0, _ visit: (SearchHit) -> Bool
     ) throws(StoreError) -> Bool {
-        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
+        let decoded = SegmentFile.decode(
+            bytes, path: relative(name), range: range, reportLayout: false, protocol: storeProtocol)
         if let problem = decoded.firstError { throw .damaged(problem) }
         let firstLine = fromByte == 0 ? 0 : bytes[0..<fromByte].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
         for (index, message) in decoded.messages.enumerated() {

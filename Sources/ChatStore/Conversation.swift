@@ -134,7 +134,8 @@ public struct Conversation: Sendable {
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
         let name = StoreLayout.messages + "/" + range.fileName
         guard let bytes = try segmentBytes(range) else { return SegmentFile.Decoded(messages: [], problems: []) }
-        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
+        let decoded = SegmentFile.decode(
+            bytes, path: relative(name), range: range, reportLayout: false, protocol: storeProtocol)
         if let problem = decoded.firstError { throw .damaged(problem) }
         return decoded
     }
@@ -164,7 +165,10 @@ public struct Conversation: Sendable {
         var hasEarlier = false
         while collected < limit, let range = try walk.next() {
             guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
-            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: limit - collected, below: before) else {
+            guard
+                let tail = SegmentFile.decodeTail(
+                    bytes, range: range, count: limit - collected, below: before, protocol: storeProtocol)
+            else {
                 return nil
             }
             tails.append(tail.messages)

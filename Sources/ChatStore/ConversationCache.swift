@@ -277,7 +277,9 @@ final class ConversationCache {
         let name = StoreLayout.messages + "/" + range.fileName
         guard let bytes = note(path: name, { () throws(StoreError) in try conversation.segmentBytes(range) }) ?? nil
         else { return [] }
-        let decoded = SegmentFile.decode(bytes, path: relative(name), range: range, reportLayout: false)
+        let decoded = SegmentFile.decode(
+            bytes, path: relative(name), range: range, reportLayout: false,
+            protocol: conversation.storeProtocol)
         if let problem = decoded.firstError {
             problems[relative(name)] = problem.description
             if let old { return old }

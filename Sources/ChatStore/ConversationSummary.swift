@@ -81,7 +81,10 @@ extension Conversation {
         var read: [Message] = []
         while let range = try walk.next(), range.last > readUpTo, unread < ConversationSummary.unreadCap {
             guard let bytes = try segmentBytes(range) else { continue } // removed meanwhile
-            guard let tail = SegmentFile.decodeTail(bytes, range: range, count: .max, above: readUpTo) else {
+            guard
+                let tail = SegmentFile.decodeTail(
+                    bytes, range: range, count: .max, above: readUpTo, protocol: storeProtocol)
+            else {
                 return nil
             }
             if last == nil { last = tail.messages.last }

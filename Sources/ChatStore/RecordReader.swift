@@ -115,11 +115,57 @@ struct RecordReader {
         return text
     }
 
-    /// Records a problem for each key that is not in `allowed`.
+    /// Whether the object has `key`.
+    func has(_ key: String) -> Bool { members.contains { $0.key == key } }
+
+    /// A Matrix event ID (``EventID``).
+    mutating func eventID(_ key: String, required: Bool = true) -> EventID? {
+        guard let text = string(key, required: required) else { return nil }
+        do { return try EventID(text) } catch {
+            problem("\"\(key)\": \(error)")
+            return nil
+        }
+    }
+
+    /// A Matrix message's kind (``MessageKind``), when present.
+    mutating func messageKind(_ key: String) -> MessageKind? {
+        guard let text = string(key, required: false) else { return nil }
+        do { return try MessageKind(text) } catch {
+            problem("\"\(key)\": \(error)")
+            return nil
+        }
+    }
+
+    /// A flag written only when it is set: absent is false, `true` is true, and anything else
+    /// (`false` too, so that one record has one form) is a problem.
+    mutating func trueFlag(_ key: String) -> Bool {
+        guard let value = value(key, required: false) else { return false }
+        guard value == .bool(true) else {
+            let found = value == .bool(false) ? "false" : value.typeDescription
+            problem("\"\(key)\" is written only as true, found \(found); remove it, or write true")
+            return false
+        }
+        return true
+    }
+
+    /// A Matrix store's message text: 0 to ``DomainError/maxTextBytes`` bytes of UTF-8 (an
+    /// event's size bounds a Matrix body, not a count of characters; a redacted one is empty).
+    mutating func matrixText(_ key: String) -> String? {
+        guard let text = string(key) else { return nil }
+        let bytes = text.utf8.count
+        guard bytes <= DomainError.maxTextBytes else {
+            problem("\"\(key)\": \(DomainError.textTooLarge(bytes: bytes))")
+            return nil
+        }
+        return text
+    }
+
+    /// Records a problem for each key that is not in `allowed`, but for the keys in `reported`
+    /// (their problem is recorded where they are read).
     /// `allowed` is a short list, searched in order (a `Set` here was the first `String`-keyed
     /// hash of every store open, and the first one a process makes scans every conformance).
-    mutating func rejectUnknownKeys(_ allowed: [String]) {
-        for member in members where !allowed.contains(member.key) {
+    mutating func rejectUnknownKeys(_ allowed: [String], reported: [String] = []) {
+        for member in members where !allowed.contains(member.key) && !reported.contains(member.key) {
             problem(
                 "unknown field \(quoted(member.key)); remove it (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }

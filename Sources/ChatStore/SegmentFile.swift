@@ -6,6 +6,40 @@ import ChatSystem
 public enum SegmentFile {
     static let messageKeys = Message.recordKeys
 
+    /// The rules between a Matrix record's fields, each broken one as the words of a problem that
+    /// name its key: one record has one form, so every device writes the same bytes for it. The
+    /// canonical reader and the parser both apply them.
+    static func matrixRuleProblems(
+        clientMessageID: ClientMessageID, eventID: EventID, kind: MessageKind?, redacted: Bool, replaces: EventID?,
+        text: String
+    ) -> [String] {
+        var problems: [String] = []
+        if redacted {
+            if !text.isEmpty {
+                problems.append(
+                    "\"text\" must be empty in a redacted record (\"redacted\":true): the redaction removed it")
+            }
+            if let kind {
+                problems.append("\"kind\" (\(quoted(kind.rawValue))) is not written in a redacted record; remove it")
+            }
+            if replaces != nil {
+                problems.append("\"replaces\" is not written in a redacted record; remove it")
+            }
+            let derived = ClientMessageID.derived(fromEventID: eventID)
+            if clientMessageID != derived {
+                problems.append(
+                    "\"clientMessageId\" of a redacted record is the one derived from its event ID, \(derived), found \(clientMessageID); write that one"
+                )
+            }
+        } else if kind == .unreadable, !text.isEmpty {
+            problems.append("\"text\" must be empty when \"kind\" is \"unreadable\"")
+        }
+        if let replaces, replaces == eventID {
+            problems.append("\"replaces\" names the record's own event \(eventID); an edit replaces another event")
+        }
+        return problems
+    }
+
     /// The canonical bytes of a segment holding `messages` (which must be ascending by sequence).
     public static func encode(_ messages: [Message]) -> [UInt8] {
         var writer = JSONWriter(capacity: messages.count * 160 + 4)
@@ -30,6 +64,7 @@ public enum SegmentFile {
         else { return nil }
         var previous = lastSequence
         var ids = Set<ClientMessageID>()
+        var events = Set<EventID>()
         for message in messages {
             guard message.sequence > previous, ids.insert(message.clientMessageID).inserted,
                 // Every canonical record opens with its ID, so this finds exactly the stored ones.
@@ -37,6 +72,17 @@ public enum SegmentFile {
                     Array(("{\"clientMessageId\":\"" + message.clientMessageID.rawValue + "\"").utf8), in: segment,
                     from: 0) == nil
             else { return nil }
+            if let eventID = message.eventID {
+                // A canonical record's event ID follows its client ID, escaped as written; a
+                // quote inside a text is always escaped, so only a record's key matches.
+                var key = JSONWriter()
+                key.raw("\",")
+                key.key("eventId")
+                key.write(eventID.rawValue)
+                guard events.insert(eventID).inserted, Sys.find(key.bytes, in: segment, from: 0) == nil else {
+                    return nil
+                }
+            }
             previous = message.sequence
         }
         var writer = JSONWriter(capacity: messages.count * 160 + 4)
@@ -72,9 +118,12 @@ public enum SegmentFile {
     /// belong to it. Never throws: a damaged file yields problems, and the records that are sound.
     /// `reportLayout` adds warnings for records not in canonical form (`check` wants them; a
     /// reader does not, and re-encoding every record to compare was most of a screen's cost).
-    public static func decode(_ bytes: [UInt8], path: String, range: SegmentRange?, reportLayout: Bool = true)
-        -> Decoded
-    {
+    /// `storeProtocol` is the store's: a Matrix store's records each carry an event ID, a wire
+    /// v1 store's none of the Matrix fields.
+    public static func decode(
+        _ bytes: [UInt8], path: String, range: SegmentRange?, reportLayout: Bool = true,
+        protocol storeProtocol: StoreProtocol = .wire
+    ) -> Decoded {
         var problems: [StoreProblem] = []
         // A record is either read by the fast path (canonical layout, no escapes) or parsed.
         var records: [(line: Int?, label: String, value: JSONValue?, content: Range<Int>?, fast: Message?)] = []
@@ -113,7 +162,7 @@ public enum SegmentFile {
                                 ? "a comma after the last record; remove it"
                                 : "the record does not end with ','; put one at the end of this line"))
                 }
-                if let message = canonicalRecord(bytes, content) {
+                if let message = canonicalRecord(bytes, content, protocol: storeProtocol) {
                     records.append((lineNumber, "", nil, content, message))
                     continue
                 }
@@ -156,27 +205,24 @@ public enum SegmentFile {
         found.reserveCapacity(records.count)
         var seenSequences: [Int: Int?] = [:]
         var seenIDs: [ClientMessageID: Int?] = [:]
+        var seenEvents: [EventID: Int?] = [:]
         var previous: Int?
         for record in records {
             var recordProblems: [StoreProblem] = []
-            let id: ClientMessageID?
-            let sender: UserID?
-            let sentAt: String?
-            let sequence: Int?
-            let text: String?
+            let fields: Fields
             if let message = record.fast {
-                (id, sender, sentAt, sequence, text) = (
-                    message.clientMessageID, message.senderID, message.sentAt, message.sequence, message.text
-                )
+                fields = Fields(
+                    id: message.clientMessageID, sequence: message.sequence, eventID: message.eventID, message: message)
             } else {
                 guard let value = record.value,
                     var reader = RecordReader(
                         value, what: "a message", path: path, line: record.line, label: record.label,
                         problems: &problems)
                 else { continue }
-                (id, sender, sentAt, sequence, text) = fields(&reader)
+                fields = Self.fields(&reader, protocol: storeProtocol)
                 recordProblems = reader.problems
             }
+            let (id, sequence) = (fields.id, fields.sequence)
             func problem(_ message: String) {
                 recordProblems.append(StoreProblem(path: path, line: record.line, record.label + message))
             }
@@ -204,9 +250,16 @@ public enum SegmentFile {
                 }
                 seenIDs[id] = seenIDs[id] ?? record.line
             }
+            if let eventID = fields.eventID {
+                if let earlier = seenEvents[eventID] {
+                    problem(
+                        "event ID \(eventID) appears twice\(alsoOnLine(earlier)); an event is stored once, keep one of the two records"
+                    )
+                }
+                seenEvents[eventID] = seenEvents[eventID] ?? record.line
+            }
             problems.append(contentsOf: recordProblems)
-            guard recordProblems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { continue }
-            let message = Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+            guard recordProblems.isEmpty, let message = fields.message else { continue }
             found.append((message, record.line))
             if reportLayout, record.fast == nil, let content = record.content {
                 var canonical = JSONWriter()
@@ -229,15 +282,64 @@ public enum SegmentFile {
         return Decoded(messages: found.map(\.message), lines: found.map(\.line), problems: problems)
     }
 
-    /// A message record's fields, each nil (with a problem in `reader`) when missing or invalid;
-    /// unknown keys are problems too.
-    private static func fields(_ reader: inout RecordReader) -> (ClientMessageID?, UserID?, String?, Int?, String?) {
-        let fields = (
-            reader.clientMessageID("clientMessageId"), reader.userID("senderId"), reader.timestamp("sentAt"),
-            reader.integer("sequence", atLeast: 1), reader.messageText("text")
-        )
-        reader.rejectUnknownKeys(messageKeys)
-        return fields
+    /// What a record's checks across records need of it, read even when other fields are bad.
+    struct Fields {
+        var id: ClientMessageID?
+        var sequence: Int?
+        var eventID: EventID?
+        /// The whole record, nil when any field or rule is broken (each with a problem).
+        var message: Message?
+    }
+
+    /// A message record's fields, each nil (with a problem in `reader`) when missing or invalid,
+    /// as a store of `storeProtocol` holds them; unknown keys are problems too.
+    static func fields(_ reader: inout RecordReader, protocol storeProtocol: StoreProtocol) -> Fields {
+        let id = reader.clientMessageID("clientMessageId")
+        switch storeProtocol {
+        case .wire:
+            for key in Message.matrixRecordKeys where reader.has(key) {
+                reader.problem(
+                    "\"\(key)\" is a field of a Matrix store's records, and this store speaks wire v1 (its chatdir.json names no \"protocol\"); remove the field, or restore the file from git or another device"
+                )
+            }
+            let (sender, sentAt, sequence, text) = (
+                reader.userID("senderId"), reader.timestamp("sentAt"), reader.integer("sequence", atLeast: 1),
+                reader.messageText("text")
+            )
+            reader.rejectUnknownKeys(Message.wireRecordKeys, reported: Message.matrixRecordKeys)
+            guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else {
+                return Fields(id: id, sequence: sequence)
+            }
+            return Fields(
+                id: id, sequence: sequence,
+                message: Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt))
+        case .matrix:
+            let (eventID, kind, redacted, replaces) = (
+                reader.eventID("eventId"), reader.messageKind("kind"), reader.trueFlag("redacted"),
+                reader.eventID("replaces", required: false)
+            )
+            let (sender, sentAt, sequence, text) = (
+                reader.userID("senderId"), reader.timestamp("sentAt"), reader.integer("sequence", atLeast: 1),
+                reader.matrixText("text")
+            )
+            reader.rejectUnknownKeys(messageKeys)
+            if let id, let eventID, let text {
+                for problem in matrixRuleProblems(
+                    clientMessageID: id, eventID: eventID, kind: kind, redacted: redacted, replaces: replaces,
+                    text: text)
+                {
+                    reader.problem(problem)
+                }
+            }
+            guard reader.problems.isEmpty, let id, let eventID, let sender, let sentAt, let sequence, let text else {
+                return Fields(id: id, sequence: sequence, eventID: eventID)
+            }
+            return Fields(
+                id: id, sequence: sequence, eventID: eventID,
+                message: Message(
+                    sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt,
+                    eventID: eventID, kind: kind, redacted: redacted, replaces: replaces))
+        }
     }
 
     /// The newest records of a segment, read from the end of the file: the records a page shows.
@@ -261,7 +363,8 @@ public enum SegmentFile {
     /// order) is parsed and checked as `decode` does. Records the page does not reach are not
     /// looked at; checking a whole file is `chatdir check`'s job.
     public static func decodeTail(
-        _ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil, above: Int? = nil
+        _ bytes: [UInt8], range: SegmentRange?, count: Int, below: Int? = nil, above: Int? = nil,
+        protocol storeProtocol: StoreProtocol = .wire
     ) -> Tail? {
         let size = bytes.count
         // "[" LF, then records, then LF "]" LF; "[\n]\n" when empty.
@@ -283,7 +386,9 @@ public enum SegmentFile {
                 let hasComma = start < lineEnd && buffer[lineEnd - 1] == UInt8(ascii: ",")
                 guard hasComma == (newer != nil) else { return nil }
                 let content = start..<(hasComma ? lineEnd - 1 : lineEnd)
-                guard !content.isEmpty, let message = record(bytes, buffer, content) else { return nil }
+                guard !content.isEmpty, let message = record(bytes, buffer, content, storeProtocol) else {
+                    return nil
+                }
                 if let range, !range.contains(message.sequence) { return nil }
                 if let newer, message.sequence >= newer { return nil }
                 if let above, message.sequence <= above { break }
@@ -298,28 +403,28 @@ public enum SegmentFile {
 
     /// One record line: the canonical reader, else the JSON parser and the same field checks as
     /// ``decode(_:path:range:reportLayout:)`` (a text with an escape, say). Nil when unsound.
-    private static func record(_ bytes: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ content: Range<Int>)
-        -> Message?
-    {
+    private static func record(
+        _ bytes: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ content: Range<Int>, _ storeProtocol: StoreProtocol
+    ) -> Message? {
         var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
-        if let message = cursor.message() { return message }
+        if let message = cursor.message(storeProtocol) { return message }
         var ignored: [StoreProblem] = []
         guard let value = try? JSONParser.parse(bytes, in: content),
             var reader = RecordReader(value, what: "a message", path: "", line: nil, problems: &ignored)
         else { return nil }
-        let (id, sender, sentAt, sequence, text) = fields(&reader)
-        guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { return nil }
-        return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+        return fields(&reader, protocol: storeProtocol).message
     }
 
     /// Reads a record laid out exactly as ``writeRecord(_:into:)`` writes it, with no escape in
     /// any string, without building a JSON tree: the common case, several times faster than
     /// parsing. Nil for anything else (another key order, spaces, an escape, an invalid value),
     /// which then takes the general path and gets its precise error message.
-    static func canonicalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
+    static func canonicalRecord(_ bytes: [UInt8], _ content: Range<Int>, protocol storeProtocol: StoreProtocol = .wire)
+        -> Message?
+    {
         bytes.withUnsafeBufferPointer { buffer in
             var cursor = ByteCursor(bytes: buffer, index: content.lowerBound, end: content.upperBound)
-            return cursor.message()
+            return cursor.message(storeProtocol)
         }
     }
 
@@ -329,26 +434,68 @@ public enum SegmentFile {
     }
 }
 
-/// Reads one canonical record for ``SegmentFile/canonicalRecord(_:_:)``: the hot loop allocates
-/// nothing but the message's own strings.
+/// Reads one canonical record for ``SegmentFile/canonicalRecord(_:_:protocol:)``: the hot loop
+/// allocates nothing but the message's own strings. A wire v1 record is read by the same steps as
+/// before Matrix stores existed; a Matrix store's adds its fields after the client ID.
 extension ByteCursor {
-    fileprivate mutating func message() -> Message? {
-        guard literal("{\"clientMessageId\":\""), let idBytes = plainString(),
-            literal(",\"senderId\":\""), let senderBytes = plainString(),
+    fileprivate mutating func message(_ storeProtocol: StoreProtocol) -> Message? {
+        guard literal("{\"clientMessageId\":\""), let idBytes = plainString() else { return nil }
+        var matrix: (eventID: EventID, kind: MessageKind?, redacted: Bool, replaces: EventID?)?
+        if storeProtocol == .matrix {
+            guard literal(",\"eventId\":\""), let eventID = eventID() else { return nil }
+            var kind: MessageKind?
+            if literal(",\"kind\":\"") {
+                guard let bytes = plainString(), let text = ByteCursor.string(bytes), let read = try? MessageKind(text)
+                else { return nil }
+                kind = read
+            }
+            let redacted = literal(",\"redacted\":true")
+            var replaces: EventID?
+            if literal(",\"replaces\":\"") {
+                guard let read = self.eventID() else { return nil }
+                replaces = read
+            }
+            matrix = (eventID, kind, redacted, replaces)
+        }
+        guard literal(",\"senderId\":\""), let senderBytes = plainString(),
             literal(",\"sentAt\":\""), let sentAtBytes = plainString(),
             literal(",\"sequence\":"), let sequence = number(), sequence >= 1,
             literal(",\"text\":\""), let textBytes = plainString(), literal("}"), index == end,
-            let id = ClientMessageID(utf8: idBytes), let sender = UserID(utf8: senderBytes),
+            let id = ClientMessageID(utf8: idBytes),
+            let sender = UserID(utf8: senderBytes) ?? (matrix == nil ? nil : ByteCursor.matrixUserID(senderBytes)),
             sentAtBytes.count <= Message.maxSentAtBytes, let sentAt = ByteCursor.string(sentAtBytes),
             let text = ByteCursor.string(textBytes)
         else { return nil }
-        // A text of at most the limit in bytes is within it in characters: count graphemes only
-        // for a longer one.
-        if textBytes.isEmpty
-            || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil)
-        {
-            return nil
+        guard let matrix else {
+            // A text of at most the limit in bytes is within it in characters: count graphemes
+            // only for a longer one.
+            if textBytes.isEmpty
+                || (textBytes.count > DomainError.maxTextCharacters && (try? validateMessageText(text)) == nil)
+            {
+                return nil
+            }
+            return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
         }
-        return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+        guard textBytes.count <= DomainError.maxTextBytes,
+            SegmentFile.matrixRuleProblems(
+                clientMessageID: id, eventID: matrix.eventID, kind: matrix.kind, redacted: matrix.redacted,
+                replaces: matrix.replaces, text: text
+            ).isEmpty
+        else { return nil }
+        return Message(
+            sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt,
+            eventID: matrix.eventID, kind: matrix.kind, redacted: matrix.redacted, replaces: matrix.replaces)
+    }
+
+    /// An event ID's string, after its opening quote.
+    private mutating func eventID() -> EventID? {
+        guard let bytes = plainString() else { return nil }
+        return try? EventID(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// A sender that is not a name: a Matrix user ID, checked by its grammar.
+    private static func matrixUserID(_ bytes: UnsafeBufferPointer<UInt8>) -> UserID? {
+        guard let text = string(bytes) else { return nil }
+        return try? UserID(text)
     }
 }

@@ -169,13 +169,17 @@ public struct StoreChecker {
         case .failure(let failure):
             report(failure, at: path + "/" + StoreLayout.positions)
         }
-        let stored = checkSegments(path + "/" + StoreLayout.messages, segmentSize: segmentSize)
+        let stored = checkSegments(path + "/" + StoreLayout.messages, segmentSize: segmentSize, protocol: storeProtocol)
         checkOutbox(path + "/" + StoreLayout.outbox, stored: stored)
     }
 
     /// Checks every segment; returns the client message IDs stored, with the file of each.
-    private mutating func checkSegments(_ path: String, segmentSize: Int) -> [ClientMessageID: String] {
+    /// An event ID, like a client ID, is stored once in a conversation.
+    private mutating func checkSegments(_ path: String, segmentSize: Int, protocol storeProtocol: StoreProtocol)
+        -> [ClientMessageID: String]
+    {
         var ids: [ClientMessageID: String] = [:]
+        var events: [EventID: String] = [:]
         let names = listPlain(path) ?? []
         if let newest = names.compactMap(SegmentRange.init(fileName:)).max(),
             case .success(let hint?) = read(path + "/" + StoreLayout.newestHint, limit: 4096),
@@ -209,7 +213,7 @@ public struct StoreChecker {
             }
             let bytes: [UInt8]
             switch read(
-                file, limit: StoreFiles.maxSegmentBytes(segmentSize: segmentSize),
+                file, limit: StoreFiles.maxSegmentBytes(segmentSize: segmentSize, protocol: storeProtocol),
                 what: StoreFiles.segment(of: segmentSize))
             {
             case .success(let read?): bytes = read
@@ -219,7 +223,7 @@ public struct StoreChecker {
                 continue
             }
             report.segments += 1
-            let decoded = SegmentFile.decode(bytes, path: file, range: range)
+            let decoded = SegmentFile.decode(bytes, path: file, range: range, protocol: storeProtocol)
             report.problems += decoded.problems
             report.messages += decoded.messages.count
             progress(report.messages)
@@ -228,6 +232,13 @@ public struct StoreChecker {
                     report.problems.append(.duplicateClientID(message, path: file, line: line, otherPath: other))
                 } else {
                     ids[message.clientMessageID] = file
+                }
+                guard let eventID = message.eventID else { continue }
+                if let other = events[eventID] {
+                    report.problems.append(
+                        .duplicateEventID(message, eventID, path: file, line: line, otherPath: other))
+                } else {
+                    events[eventID] = file
                 }
             }
         }

@@ -13,13 +13,24 @@ public enum StoreFiles {
     /// fields (a UUID, a user ID, a sequence, a timestamp of at most 64 bytes) and for layout.
     public static let maxRecordBytes = 6 * DomainError.maxTextBytes + 1024
 
+    /// The most bytes a Matrix store's record line can take: ``maxRecordBytes``, and its event
+    /// ID, the event it replaces and its kind (at most 255 bytes each, escaped at most six bytes
+    /// a byte) with their keys and `"redacted":true`.
+    public static let maxMatrixRecordBytes = maxRecordBytes + 3 * 6 * MatrixIdentifierGrammar.maxBytes + 64
+
+    /// The most bytes a record line can take in a store of `storeProtocol`.
+    public static func maxRecordBytes(_ storeProtocol: StoreProtocol) -> Int {
+        storeProtocol == .matrix ? maxMatrixRecordBytes : maxRecordBytes
+    }
+
     /// The most bytes any store file other than a segment can take (a manifest, conversation
     /// details, positions of a large room's members, an outbox message with its error).
     public static let maxFileBytes = 16 << 20
 
-    /// The most bytes a segment of `segmentSize` records can take: the record lines, `[` and `]`.
-    public static func maxSegmentBytes(segmentSize: Int) -> Int {
-        segmentSize * maxRecordBytes + 4
+    /// The most bytes a segment of `segmentSize` records can take in a store of `storeProtocol`:
+    /// the record lines, `[` and `]`.
+    public static func maxSegmentBytes(segmentSize: Int, protocol storeProtocol: StoreProtocol = .wire) -> Int {
+        segmentSize * maxRecordBytes(storeProtocol) + 4
     }
 
     /// What a segment of `segmentSize` records is called when it is too large.
@@ -105,7 +116,7 @@ extension Conversation {
     }
 
     /// The most bytes one of this conversation's segments can take.
-    var maxSegmentBytes: Int { StoreFiles.maxSegmentBytes(segmentSize: segmentSize) }
+    var maxSegmentBytes: Int { StoreFiles.maxSegmentBytes(segmentSize: segmentSize, protocol: storeProtocol) }
 
     /// The bytes of the segment for `range`; nil when it does not exist.
     func segmentBytes(_ range: SegmentRange) throws(StoreError) -> [UInt8]? {

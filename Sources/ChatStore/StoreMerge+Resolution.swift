@@ -66,7 +66,10 @@ extension StoreMerge {
         let problem: StoreProblem?
         switch kind {
         case .segment(let range):
-            problem = SegmentFile.decode(resolved, path: path, range: range, reportLayout: false).firstError
+            problem =
+                SegmentFile.decode(
+                    resolved, path: path, range: range, reportLayout: false, protocol: segmentProtocol(bytes)
+                ).firstError
         case .positions:
             problem = PositionsFile.decode(resolved, path: path, protocol: nil).problems.first { $0.severity == .error }
         case .conversationInfo:

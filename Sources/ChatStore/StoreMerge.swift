@@ -9,6 +9,9 @@ import ChatSystem
 ///   sequences) is a real conflict, left between git's markers for a person to resolve. Each
 ///   hunk spans every sequence its conflicts link, and deleting the markers and either side of
 ///   each hunk, chosen hunk by hunk, leaves a sound segment (``conflictedSegment(_:hunks:)``).
+///   In a Matrix store, one event ID at two sequences is a conflict too, and one sequence holding
+///   the same event on both sides, redacted on exactly one, is not: the redacted record wins,
+///   since a redaction is newer than the original on every device.
 /// - `positions.json` takes the higher of each number per member (``Positions/merged(with:)``).
 /// - `conversation.json` takes the side whose members include the other's; equal members with
 ///   two titles take the title that changed since the base; anything else is a conflict.
@@ -110,22 +113,30 @@ public enum StoreMerge {
     static func mergeSegments(ours: [UInt8], theirs: [UInt8], path: String, range: SegmentRange) throws(Failure)
         -> Outcome
     {
-        let mine = try decodeSegment(ours, side: "ours", path: path, range: range)
-        let other = try decodeSegment(theirs, side: "theirs", path: path, range: range)
+        let storeProtocol = segmentProtocol(ours, theirs)
+        let mine = try decodeSegment(ours, side: "ours", path: path, range: range, protocol: storeProtocol)
+        let other = try decodeSegment(theirs, side: "theirs", path: path, range: range, protocol: storeProtocol)
         var bySequence: [Int: (ours: Message?, theirs: Message?)] = [:]
         for message in mine { bySequence[message.sequence, default: (nil, nil)].ours = message }
         for message in other { bySequence[message.sequence, default: (nil, nil)].theirs = message }
+        for (sequence, pair) in bySequence {
+            if let mine = pair.ours, let other = pair.theirs, let redacted = redactionWinner(mine, other) {
+                bySequence[sequence] = (redacted, redacted)
+            }
+        }
 
         // A sequence is in conflict when the sides hold two different records there, or when
-        // one client message ID sits at two sequences (a message is stored once). Each conflict
-        // links the sequences it involves: one, or the ID's two.
+        // one client message ID (or event ID) sits at two sequences (a message is stored once).
+        // Each conflict links the sequences it involves: one, or the ID's two.
         var conflicted: Set<Int> = []
         var conflicts: [String] = []
         var links: [ClosedRange<Int>] = []
         var sequencesOfID: [ClientMessageID: Set<Int>] = [:]
+        var sequencesOfEvent: [EventID: Set<Int>] = [:]
         for (sequence, pair) in bySequence {
             for message in [pair.ours, pair.theirs].compactMap({ $0 }) {
                 sequencesOfID[message.clientMessageID, default: []].insert(sequence)
+                if let eventID = message.eventID { sequencesOfEvent[eventID, default: []].insert(sequence) }
             }
         }
         for sequence in bySequence.keys.sorted() {
@@ -143,6 +154,13 @@ public enum StoreMerge {
             if let low = sequences.min(), let high = sequences.max() { links.append(low...high) }
             conflicts.append(
                 "client message ID \(id) is at sequence \(sequences.sorted().map(String.init).joined(separator: " and ")) on the two sides"
+            )
+        }
+        for (eventID, sequences) in sequencesOfEvent.sorted(by: { $0.key < $1.key }) where sequences.count > 1 {
+            conflicted.formUnion(sequences)
+            if let low = sequences.min(), let high = sequences.max() { links.append(low...high) }
+            conflicts.append(
+                "event ID \(eventID) is at sequence \(sequences.sorted().map(String.init).joined(separator: " and ")) on the two sides"
             )
         }
         let slots: [Slot] = bySequence.keys.sorted().compactMap { sequence in
@@ -238,12 +256,29 @@ public enum StoreMerge {
         return writer.bytes
     }
 
-    static func decodeSegment(_ bytes: [UInt8], side: String, path: String, range: SegmentRange) throws(Failure)
-        -> [Message]
-    {
-        let decoded = SegmentFile.decode(bytes, path: path, range: range, reportLayout: false)
+    static func decodeSegment(
+        _ bytes: [UInt8], side: String, path: String, range: SegmentRange, protocol storeProtocol: StoreProtocol
+    ) throws(Failure) -> [Message] {
+        let decoded = SegmentFile.decode(bytes, path: path, range: range, reportLayout: false, protocol: storeProtocol)
         if let problem = decoded.firstError { throw .damaged(side: side, problem) }
         return decoded.messages
+    }
+
+    /// The record two devices agree on when they stored one event at one sequence and exactly
+    /// one of them has seen its redaction: the redacted one, which every device ends with.
+    /// Nil for any other pair, which stays a conflict when the records differ.
+    static func redactionWinner(_ mine: Message, _ other: Message) -> Message? {
+        guard let event = mine.eventID, event == other.eventID, mine.redacted != other.redacted else { return nil }
+        return mine.redacted ? mine : other
+    }
+
+    /// The protocol of the store segments come from, read off their bytes: git hands the driver
+    /// three files, not the store. Every record of a Matrix store holds an event ID right after
+    /// its client ID, and a wire v1 store's never do; a quote inside a string is always escaped,
+    /// so only a record's own key matches. A side of the other protocol is then refused as damaged.
+    static func segmentProtocol(_ sides: [UInt8]...) -> StoreProtocol {
+        let key = Array("\",\"eventId\":\"".utf8)
+        return sides.contains { Sys.find(key, in: $0, from: 0) != nil } ? .matrix : .wire
     }
 
     // MARK: - positions.json

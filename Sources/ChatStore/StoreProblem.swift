@@ -26,6 +26,15 @@ public struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
         )
     }
 
+    static func duplicateEventID(_ message: Message, _ eventID: EventID, path: String, line: Int?, otherPath: String)
+        -> StoreProblem
+    {
+        StoreProblem(
+            path: path, line: line,
+            "event ID \(eventID) (sequence \(message.sequence)) is also stored in \(otherPath); an event is stored once, remove one of the two records"
+        )
+    }
+
     /// `path:line: message`, the form editors and `grep -n` users jump to.
     public var description: String {
         if let line { return "\(path):\(line): \(message)" }

@@ -152,7 +152,8 @@ public final class StoreWriter: Sendable {
                 continue
             }
             let decoded = SegmentFile.decode(
-                bytes, path: conversation.relative(name), range: range, reportLayout: false)
+                bytes, path: conversation.relative(name), range: range, reportLayout: false,
+                protocol: conversation.storeProtocol)
             if let problem = decoded.firstError { throw .damaged(problem) }
             if let new = insert(incoming, into: decoded.messages, result: &result) {
                 files.append((range.fileName, SegmentFile.encode(new)))
@@ -179,12 +180,13 @@ public final class StoreWriter: Sendable {
         return result
     }
 
-    /// Adds `incoming` (ascending) to a segment's `existing` records by sequence and client ID,
-    /// counting duplicates and conflicts in `result`; the segment's new records, or nil when
-    /// nothing was added.
+    /// Adds `incoming` (ascending) to a segment's `existing` records by sequence and client ID
+    /// (and event ID, which a Matrix store also stores once), counting duplicates and conflicts
+    /// in `result`; the segment's new records, or nil when nothing was added.
     private func insert(_ incoming: [Message], into existing: [Message], result: inout SaveResult) -> [Message]? {
         var bySequence = Dictionary(uniqueKeysWithValues: existing.map { ($0.sequence, $0) })
         var ids = Set(existing.map(\.clientMessageID))
+        var events = Set(existing.compactMap(\.eventID))
         var changed = false
         for message in incoming {
             if let stored = bySequence[message.sequence] {
@@ -196,10 +198,12 @@ public final class StoreWriter: Sendable {
                 }
                 continue
             }
-            guard ids.insert(message.clientMessageID).inserted else {
+            guard !ids.contains(message.clientMessageID), message.eventID.map({ !events.contains($0) }) ?? true else {
                 result.conflicts.append(message)
                 continue
             }
+            ids.insert(message.clientMessageID)
+            if let eventID = message.eventID { events.insert(eventID) }
             bySequence[message.sequence] = message
             result.inserted.append(message)
             changed = true

@@ -62,18 +62,38 @@ public final class Synapse: @unchecked Sendable {
     private let process: TestProcess
     private let stopped = NSLock()
     private var isStopped = false
+    /// Whether this one's ``stop()`` gives back the slot ``start(configuration:)`` took (not
+    /// so for an attempt that failed: `start` gives it back then). Guarded by `stopped`.
+    private var holdsSlot = false
 
     /// Starts a homeserver and returns once it answers `/_matrix/client/versions` (a few seconds;
     /// up to two minutes on a loaded machine). Throws with the tail of its log when it ends first.
     /// `configuration` lines (YAML, unindented) are added to the harness's own, e.g.
     /// `refreshable_access_token_lifetime: 5s` to see tokens expire within a test.
+    /// Waits its turn first: at most ``concurrentLimit`` homeservers of this test process run at once.
     public static func start(configuration: [String] = []) throws -> Synapse {
-        let directory = try TemporaryDirectory()
-        try writeSigningKey(to: directory.file("signing.key"))
-        return try startOnRestartablePort(isAddressInUse: { $0 is AddressInUse }) { port in
-            try Synapse(directory: directory, port: port, extraConfiguration: configuration)
+        slots.wait()
+        do {
+            let directory = try TemporaryDirectory()
+            try writeSigningKey(to: directory.file("signing.key"))
+            let synapse = try startOnRestartablePort(isAddressInUse: { $0 is AddressInUse }) { port in
+                try Synapse(directory: directory, port: port, extraConfiguration: configuration)
+            }
+            synapse.stopped.withLock { synapse.holdsSlot = true }
+            return synapse
+        } catch {
+            slots.signal()
+            throw error
         }
     }
+
+    /// How many homeservers may run at once. Each Synapse takes seconds of CPU to start, and
+    /// the parallel suite started one for every Matrix test at the same moment: on two cores
+    /// the rest of the suite slowed until a test that takes 1.5 s alone missed its 60 s wait.
+    /// Tests waiting here wait for a homeserver, never against a clock. At least 2: one test
+    /// runs two homeservers at once.
+    public static let concurrentLimit = 3
+    private static let slots = DispatchSemaphore(value: concurrentLimit)
 
     private init(directory: TemporaryDirectory, port: Int, extraConfiguration: [String]) throws {
         self.directory = directory
@@ -118,13 +138,14 @@ public final class Synapse: @unchecked Sendable {
     /// Kills the homeserver (SIGKILL: a child started from a thread with SIGTERM blocked inherits
     /// the mask; the database is a throwaway) and waits for it.
     public func stop() {
-        let first = stopped.withLock {
+        let (first, slot) = stopped.withLock {
             defer { isStopped = true }
-            return !isStopped
+            return (!isStopped, holdsSlot)
         }
         guard first else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        if slot { Self.slots.signal() }
     }
 
     /// Everything the homeserver logged so far (for a failing test's message).

@@ -8,18 +8,21 @@ import ChatDomain
 ///   with no problem; when the general path reads a message whose canonical bytes are the line
 ///   and need no escape (and its sequence has at most 15 digits), the fast path reads it too.
 /// - The messages decoded, encoded again, decode to the same messages with no problem at all.
+/// An input is read as a Matrix store's segment when it holds a Matrix record's `eventId` key
+/// (the rule the merge driver applies), else as a wire v1 store's: the seeds hold both.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let decoded = SegmentFile.decode(bytes, path: "fuzz.json", range: nil)
+    let storeProtocol = StoreMerge.segmentProtocol(bytes)
+    let decoded = SegmentFile.decode(bytes, path: "fuzz.json", range: nil, protocol: storeProtocol)
 
     for line in lineRanges(bytes) {
         var content = line
         if content.last.map({ bytes[$0] == UInt8(ascii: ",") }) == true {
             content = content.lowerBound..<(content.upperBound - 1)
         }
-        let fast = SegmentFile.canonicalRecord(bytes, content)
-        let general = generalRecord(bytes, content)
+        let fast = SegmentFile.canonicalRecord(bytes, content, protocol: storeProtocol)
+        let general = generalRecord(bytes, content, storeProtocol)
         if let fast {
             check(general == fast, "the fast path read \(fast) but the general path \(String(describing: general))")
         }
@@ -36,10 +39,10 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
 
-    fuzzTail(bytes, decoded: decoded)
+    fuzzTail(bytes, decoded: decoded, storeProtocol)
 
     let rewritten = SegmentFile.encode(decoded.messages)
-    let again = SegmentFile.decode(rewritten, path: "fuzz.json", range: nil)
+    let again = SegmentFile.decode(rewritten, path: "fuzz.json", range: nil, protocol: storeProtocol)
     check(
         again.messages == decoded.messages,
         "decode(encode(messages)) changed them: \(decoded.messages) vs \(again.messages)")
@@ -53,9 +56,9 @@ public func fuzzSegment(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// - when the whole file has no error, an accepted tail is its newest records, and says whether
 ///   older ones are left;
 /// - a file with no problem at all (canonical, sound) is never refused.
-private func fuzzTail(_ bytes: [UInt8], decoded: SegmentFile.Decoded) {
+private func fuzzTail(_ bytes: [UInt8], decoded: SegmentFile.Decoded, _ storeProtocol: StoreProtocol) {
     let count = 1 + Int(bytes.last ?? 0) % 120
-    let tail = SegmentFile.decodeTail(bytes, range: nil, count: count)
+    let tail = SegmentFile.decodeTail(bytes, range: nil, count: count, protocol: storeProtocol)
     if let tail, decoded.firstError == nil {
         check(
             tail.messages == Array(decoded.messages.suffix(count)),
@@ -93,20 +96,32 @@ private func fuzzMerge(_ bytes: [UInt8]) {
         return
     }
     check(forward.isClean == backward.isClean, "merge is clean one way round only")
-    let merged = SegmentFile.decode(forward.bytes, path: path, range: range)
-    let ourRecords = SegmentFile.decode(ours, path: path, range: range).messages
-    let theirRecords = SegmentFile.decode(theirs, path: path, range: range).messages
+    // The driver reads both sides as one store's, Matrix when either shows it.
+    let storeProtocol = StoreMerge.segmentProtocol(ours, theirs)
+    let merged = SegmentFile.decode(forward.bytes, path: path, range: range, protocol: storeProtocol)
+    let ourRecords = SegmentFile.decode(ours, path: path, range: range, protocol: storeProtocol).messages
+    let theirRecords = SegmentFile.decode(theirs, path: path, range: range, protocol: storeProtocol).messages
     if forward.isClean {
         check(forward.bytes == backward.bytes, "a clean merge depends on which side is ours")
         check(merged.problems.isEmpty, "a clean merge is not a sound segment: \(merged.problems)")
-        check(Set(merged.messages) == Set(ourRecords + theirRecords), "a clean merge lost or invented records")
+        // A redacted record replaces the other side's original of its event: that one is gone.
+        let redacted = Set(merged.messages.filter(\.redacted).compactMap(\.eventID))
+        check(
+            Set(merged.messages)
+                == Set(
+                    (ourRecords + theirRecords).filter { record in
+                        record.redacted || record.eventID.map { !redacted.contains($0) } ?? true
+                    }),
+            "a clean merge lost or invented records")
     } else {
         check(!forward.conflicts.isEmpty && !backward.conflicts.isEmpty, "a conflict without a reason")
         check(
             merged.problems.count == 1 && merged.problems[0].message.hasPrefix("unresolved git merge conflict"),
             "a conflicted merge is not read as one: \(merged.problems)")
-        fuzzResolutions(forward.bytes, ours: ourRecords, theirs: theirRecords, path: path, range: range)
-        fuzzResolutions(backward.bytes, ours: theirRecords, theirs: ourRecords, path: path, range: range)
+        fuzzResolutions(
+            forward.bytes, ours: ourRecords, theirs: theirRecords, path: path, range: range, storeProtocol)
+        fuzzResolutions(
+            backward.bytes, ours: theirRecords, theirs: ourRecords, path: path, range: range, storeProtocol)
     }
 }
 
@@ -118,7 +133,8 @@ private func fuzzMerge(_ bytes: [UInt8]) {
 ///   the last, sequences ascending, each client message ID once;
 /// - only records one of the sides holds; keeping one side in every hunk keeps all of its.
 private func fuzzResolutions(
-    _ conflicted: [UInt8], ours: [Message], theirs: [Message], path: String, range: SegmentRange
+    _ conflicted: [UInt8], ours: [Message], theirs: [Message], path: String, range: SegmentRange,
+    _ storeProtocol: StoreProtocol
 ) {
     let (open, middle, close) = (Array("<<<<<<< ours".utf8), Array("=======".utf8), Array(">>>>>>> theirs".utf8))
     let lines = conflicted.split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -155,7 +171,8 @@ private func fuzzResolutions(
         }
         check(inside == nil, "the last hunk is not closed")
         let said = choice.map { $0 ? "ours" : "theirs" }.joined(separator: ",")
-        let resolved = SegmentFile.decode(Array(kept.joined(separator: [0x0A])), path: path, range: range)
+        let resolved = SegmentFile.decode(
+            Array(kept.joined(separator: [0x0A])), path: path, range: range, protocol: storeProtocol)
         check(resolved.problems.isEmpty, "keeping \(said) in the \(hunks) hunks leaves problems: \(resolved.problems)")
         check(Set(resolved.messages).isSubset(of: sides), "keeping \(said) gives records neither side holds")
         if choice.allSatisfy({ $0 }) {
@@ -168,20 +185,13 @@ private func fuzzResolutions(
 }
 
 /// The message the general path reads from one record, or nil when it finds a problem.
-private func generalRecord(_ bytes: [UInt8], _ content: Range<Int>) -> Message? {
+private func generalRecord(_ bytes: [UInt8], _ content: Range<Int>, _ storeProtocol: StoreProtocol) -> Message? {
     guard let value = try? JSONParser.parse(bytes, in: content) else { return nil }
     var problems: [StoreProblem] = []
     guard var reader = RecordReader(value, what: "a message", path: "fuzz.json", line: 1, problems: &problems) else {
         return nil
     }
-    let id = reader.clientMessageID("clientMessageId")
-    let sender = reader.userID("senderId")
-    let sentAt = reader.timestamp("sentAt")
-    let sequence = reader.integer("sequence", atLeast: 1)
-    let text = reader.messageText("text")
-    reader.rejectUnknownKeys(SegmentFile.messageKeys)
-    guard reader.problems.isEmpty, let id, let sender, let sentAt, let sequence, let text else { return nil }
-    return Message(sequence: sequence, clientMessageID: id, senderID: sender, text: text, sentAt: sentAt)
+    return SegmentFile.fields(&reader, protocol: storeProtocol).message
 }
 
 private func check(_ condition: Bool, _ message: @autoclosure () -> String) {

@@ -549,6 +549,79 @@ receipts, so `deliveredUpTo` stays 0 (a tick is never claimed without a receipt:
 wire v1 store, the writer does not raise it to `readUpTo`) and `check` reports any other value;
 `readUpTo` comes from `m.read` receipts.
 
+### Message records
+
+A Matrix store's records add the event they are, and say what the event was when it was not
+plain text. Keys sorted as everywhere: `clientMessageId`, `eventId`, `kind`, `redacted`,
+`replaces`, `senderId`, `sentAt`, `sequence`, `text`:
+
+```
+{"clientMessageId":"6F1C…","eventId":"$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg","senderId":"@bob:example.org","sentAt":"2026-11-29T10:02:00.000Z","sequence":1000000401,"text":"On my way"},
+{"clientMessageId":"9F2C…","eventId":"$Ok3q…","kind":"emote","senderId":"@alice:example.org","sentAt":"2026-11-29T10:02:07.000Z","sequence":1000000402,"text":"waves"},
+{"clientMessageId":"4F27…","eventId":"$Zx0v…","replaces":"$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg","senderId":"@bob:example.org","sentAt":"2026-11-29T10:03:00.000Z","sequence":1000000403,"text":"On my way, 5 min"}
+```
+
+- `eventId`: the Matrix event ID (`$` and up to 254 more bytes of the identifier grammar, a
+  server name optional). Every record of a Matrix store has one, and an event ID appears at most
+  once in a conversation, across all segments, like a client message ID.
+- `clientMessageId`: for a message this account sent, the UUID its content carried as
+  `org.chatdir.cmid` (the outbox file's ID, also the transaction ID it was sent with); for
+  everyone else's, and for every redacted record, the ID derived from the event ID (below).
+- `kind`: absent for `m.text`; `emote`, `notice`, `image`, `file`, `audio`, `video` or `location`
+  for those `m.` msgtypes; any other msgtype as the event gave it (1 to 255 bytes, no control
+  characters); `unreadable` for an event whose content chatdir could not read, with `text` "".
+- `senderId`: a Matrix user ID. `sentAt`: the event's `origin_server_ts`.
+- `text`: the body, 0 to 65,536 bytes of UTF-8, with no count of characters (an event's size
+  bounds a Matrix body); for an edit, its `m.new_content` body.
+- `redacted` is written only as `true`, `replaces` only for an edit; both are described below.
+- A record line is at most 398,894 bytes (a wire record's 394,240, and three identifiers of 255
+  bytes escaped, with their keys), and a segment at most `segmentSize` × 398,894 + 4 bytes.
+
+A wire v1 store's records never have `eventId`, `kind`, `redacted` or `replaces`: `check` and
+every reader refuse each of them as damage, naming the file, the line and the key.
+
+### Edits and redactions
+
+An edit (`m.relates_to` with `rel_type` `m.replace`) is a record of its own at its own
+sequence, with `replaces` naming the event it edits and `text` the new text: the numbering
+counts it like any message. It is meant to show as no row of its own, but as the new text on
+the edited message, marked edited. A record never replaces its own event.
+
+A redacted event's record has empty text, no `kind`, no `replaces`, and always the derived
+client message ID:
+
+```
+{"clientMessageId":"<derived from the event ID>","eventId":"$Zx0v…","redacted":true,"senderId":"@bob:example.org","sentAt":"2026-11-29T10:04:00.000Z","sequence":1000000404,"text":""}
+```
+
+Every device therefore writes the very same bytes whether it saw the original first or only
+the redacted event. A device that stored the original rewrites its record; `check` refuses a
+redacted record in any other form, naming the key.
+
+### The derived client message ID
+
+The first 16 bytes of SHA-256 of the event ID's UTF-8 bytes, as a UUID of version 8 (byte 6
+becomes `(b & 0x0F) | 0x80`) and variant `10` (byte 8 becomes `(b & 0x3F) | 0x80`), written
+upper-case. Anyone can compute it:
+
+```sh
+python3 -c 'import hashlib,sys,uuid; b=bytearray(hashlib.sha256(sys.argv[1].encode()).digest()[:16]); b[6]=b[6]&15|128; b[8]=b[8]&63|128; print(str(uuid.UUID(bytes=bytes(b))).upper())' '$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg'
+# 4F27D015-E6FA-85C5-A366-94D3C485DBAB
+```
+
+A hash nobody can steer, from the event ID alone: another member's message has no ID of ours
+(Matrix shows a transaction ID only to the device that sent it), and every device must still
+write the same record.
+
+### Merging Matrix segments
+
+The merge driver reads a segment as a Matrix store's when a side holds a Matrix record (git
+hands it files, not the store), and merges as for any segment, with two rules more: one event
+ID at two sequences is a conflict, like a client message ID; and one sequence holding the same
+event on both sides, redacted on exactly one of them, is no conflict: the redacted record is
+kept, since a redaction is newer than the original on every device. Any other difference
+between two records of one event stays a conflict.
+
 ## Choices and their reasons
 
 - The manifest and conversation details are written one key per line, so `git diff` shows
