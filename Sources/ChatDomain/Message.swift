@@ -39,3 +39,16 @@ public struct Message: Hashable, Sendable {
         self.replaces = replaces
     }
 }
+
+extension Message {
+    /// This message's record once its event is redacted: same event, sequence, sender and time,
+    /// empty text, no kind, no edit, the client message ID derived from the event ID. The same
+    /// bytes whether a device stored the original first or only ever saw the redacted event.
+    /// nil without an event ID (wire v1 has no redactions).
+    public var redactedRecord: Message? {
+        guard let eventID else { return nil }
+        return Message(
+            sequence: sequence, clientMessageID: .derived(fromEventID: eventID), senderID: senderID, text: "",
+            sentAt: sentAt, eventID: eventID, redacted: true)
+    }
+}

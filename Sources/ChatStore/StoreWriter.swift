@@ -107,13 +107,17 @@ public final class StoreWriter: Sendable {
         public var conflicts: [Message] = []
         /// Of the duplicates, those whose stored record is the same message field for field.
         public var alreadyStored: [Message] = []
+        /// Redacted records that replaced their event's stored original (a Matrix store learns
+        /// of a redaction after it stored the message), ascending by sequence.
+        public var redacted: [Message] = []
 
-        /// Messages that are now durably stored exactly as given (inserted, or already there).
-        public var storedExactly: [Message] { inserted + alreadyStored }
+        /// Messages that are now durably stored exactly as given (inserted, redacted, or already there).
+        public var storedExactly: [Message] { inserted + redacted + alreadyStored }
     }
 
     /// Saves messages into their segments: one durable commit (one directory fsync) for the batch.
-    /// Saved by client ID and sequence, so a message seen twice is stored once.
+    /// Saved by client ID and sequence, so a message seen twice is stored once; a redacted record
+    /// replaces its event's stored original (``SaveResult/redacted``).
     @discardableResult
     public func save(_ messages: [Message], in id: ConversationID) throws(StoreError) -> SaveResult {
         let conversation = try checkedConversation(id)
@@ -177,6 +181,7 @@ public final class StoreWriter: Sendable {
         try system { () throws(SystemError) in try DurableFile.write(files, in: conversation.messagesDirectory) }
         remember(id, zip(lastSequences, files).map { ($0.range, $1.bytes, $0.last) })
         result.inserted.sort { $0.sequence < $1.sequence }
+        result.redacted.sort { $0.sequence < $1.sequence }
         return result
     }
 
@@ -190,6 +195,16 @@ public final class StoreWriter: Sendable {
         var changed = false
         for message in incoming {
             if let stored = bySequence[message.sequence] {
+                // A redaction rewrites the original it removes, only when the redacted record
+                // is the original's own (same event, sender, time): never the other way back.
+                if message.redacted, !stored.redacted, message == stored.redactedRecord {
+                    ids.remove(stored.clientMessageID)
+                    ids.insert(message.clientMessageID)
+                    bySequence[message.sequence] = message
+                    result.redacted.append(message)
+                    changed = true
+                    continue
+                }
                 if stored.clientMessageID == message.clientMessageID {
                     result.duplicates += 1
                     if stored == message { result.alreadyStored.append(message) }

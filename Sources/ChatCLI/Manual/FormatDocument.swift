@@ -595,8 +595,10 @@ client message ID:
 ```
 
 Every device therefore writes the very same bytes whether it saw the original first or only
-the redacted event. A device that stored the original rewrites its record; `check` refuses a
-redacted record in any other form, naming the key.
+the redacted event. A device that stored the original rewrites its record, in place, when the
+redacted record it is given is that original's own (same event, sequence, sender and `sentAt`);
+a redacted record is never rewritten back, and one that disagrees with the stored original is
+not written. `check` refuses a redacted record in any other form, naming the key.
 
 ### The derived client message ID
 
