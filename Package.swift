@@ -185,7 +185,7 @@ if Context.environment["CHATDIR_FUZZ"] != nil {
         // The config file (internal to ChatCLI, so @testable as well) and `.sync-status`.
         ("fuzz-files", ["ChatCLI", "ChatStore"]),
         // Every decoder of the Matrix client-server API, the encoders beside them, chunked bodies.
-        ("fuzz-matrix", ["ChatMatrix", "ChatWire", "ChatDomain"]),
+        ("fuzz-matrix", ["ChatMatrix", "ChatWire", "ChatStore", "ChatDomain"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

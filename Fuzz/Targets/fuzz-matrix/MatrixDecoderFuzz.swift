@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatMatrix
+import ChatStore
 import ChatWire
 
 /// libFuzzer target for `MatrixDecoder`, the gate between a homeserver and chatdir. The input
@@ -8,6 +9,8 @@ import ChatWire
 /// - every identifier accepted (in any answer, or the input as an ID) satisfies the grammar again
 ///   and is at most 255 bytes; every message body is within its cap;
 /// - message content and the anchor, encoded again, decode to the same value;
+/// - every event accepted, made a record (`Message(matrix:me:)`), is one a Matrix store's segment
+///   reader accepts and reads back as the same message: nothing a homeserver sends is unstorable;
 /// - the input as a path segment, percent-encoded, holds only unreserved bytes and `%XX` and
 ///   decodes back to itself;
 /// - the input as a chunked body gives the same body or refusal fed whole or a byte at a time.
@@ -139,7 +142,28 @@ private func expectValid(_ event: MatrixEvent) {
         check(!reason.contains("\n"), "an unreadable content's reason spans lines")
     }
     if case .redaction(let redacts?) = event.content { expectValid(redacts) }
+    expectStorable(event)
 }
+
+/// The record of `event` at the numbering's anchor is a valid Matrix record that reads back the same.
+private func expectStorable(_ event: MatrixEvent) {
+    let numbered = MatrixNumberedEvent(sequence: 1_000_000_000, event: event)
+    let message: Message
+    do { message = try Message(matrix: numbered, me: fuzzMe) } catch {
+        check(false, "an accepted event makes no record: \(error)")
+        return
+    }
+    let bytes = SegmentFile.encode([message])
+    let decoded = SegmentFile.decode(
+        bytes, path: "fuzz.json", range: SegmentRange(containing: message.sequence, size: 100), protocol: .matrix)
+    check(decoded.firstError == nil, "a record the store refuses: \(decoded.firstError.map { "\($0)" } ?? "")")
+    check(decoded.messages == [message], "a record that reads back otherwise: \(message)")
+}
+
+private let fuzzMe: UserID = {
+    guard let me = try? UserID("@alice:example.org") else { preconditionFailure("a valid user ID") }
+    return me
+}()
 
 private func expectRoundTrip(_ content: MatrixMessageContent) {
     check(content.body.utf8.count <= MatrixLimits.bodyBytes, "a body of \(content.body.utf8.count) bytes passed")
