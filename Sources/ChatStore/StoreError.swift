@@ -26,6 +26,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case system(SystemError)
     /// A sequence beyond ``StoreLayout/maxSequence``: its segment's name would not be 10 digits.
     case sequenceTooLarge(Int, ConversationID)
+    /// The store is of a kind this operation does not serve (a Matrix store handed to the wire
+    /// v1 sync): why, in a sentence.
+    case unsupported(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -52,6 +55,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             error.description + Self.remedy(error.errno)
         case .sequenceTooLarge(let sequence, let id):
             "conversation \(id): sequence \(sequence) is beyond the largest a store holds (\(StoreLayout.maxSequence): segment names have 10 digits); nothing was written"
+        case .unsupported(let path, let reason):
+            "\(path): \(reason)"
         }
     }
 
@@ -88,6 +93,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .alreadyExists: 73 // EX_CANTCREAT
         case .locked, .outboxBusy: 75 // EX_TEMPFAIL
         case .invalid, .sequenceTooLarge: 65 // EX_DATAERR
+        case .unsupported: 69 // EX_UNAVAILABLE
         case .system(let error): error.isPermissionDenied ? 77 : 74 // EX_NOPERM / EX_IOERR
         }
     }

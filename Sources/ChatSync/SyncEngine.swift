@@ -213,6 +213,12 @@ public actor SyncEngine {
         store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
         options: Options = Options(), runtime: RuntimeChannel? = nil
     ) throws(StoreError) {
+        // Never wire v1 to a homeserver, whoever calls: a Matrix store's user and rooms are not
+        // a wire v1 server's.
+        guard store.manifest.storeProtocol == .wire else {
+            throw .unsupported(
+                path: store.root, reason: "a Matrix store (\(store.manifest.userID)) does not sync over wire v1")
+        }
         let wake = ReconnectWake()
         let session = WireSession(
             server: server, token: token, connector: options.connector, requestTimeout: options.requestTimeout,
