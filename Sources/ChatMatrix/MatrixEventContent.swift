@@ -19,6 +19,8 @@ public enum MatrixEventContent: Sendable, Hashable {
     case create(roomVersion: String)
     /// `m.room.name`.
     case name(String)
+    /// `m.room.canonical_alias`: the room's published alias, nil when it has none.
+    case canonicalAlias(String?)
     /// `m.room.member`: the membership (`join`, `invite`, `leave`, `ban`, `knock`) and display name.
     case member(membership: String, displayName: String?)
     /// `m.room.encryption`: the room is end-to-end encrypted with `algorithm`.
@@ -65,6 +67,11 @@ public enum MatrixEventContent: Sendable, Hashable {
                 return
             }
             self = .name(try content.required("name") { field throws(MatrixDecodingError) in try field.string() })
+        case "m.room.canonical_alias":
+            let alias = try content.optional("alias") { field throws(MatrixDecodingError) in
+                try field.string(maxBytes: MatrixLimits.identifierBytes)
+            }
+            self = .canonicalAlias(alias)
         case "m.room.member":
             let membership = try content.required("membership") { field throws(MatrixDecodingError) in
                 try field.typeName()

@@ -52,7 +52,7 @@ extension Message {
                 })
         case .redacted:
             self = record(derived, text: "", kind: nil, redacted: true)
-        case .unreadable, .redaction, .create, .name, .member, .encryption, .other:
+        case .unreadable, .redaction, .create, .name, .canonicalAlias, .member, .encryption, .other:
             self = record(derived, text: "", kind: .unreadable)
         }
     }

@@ -9,6 +9,12 @@ struct ServerConversation: Sendable, Equatable {
     /// Its newest sequence when the list says (a pass catches up that far), nil when the
     /// protocol's list cannot say.
     var head: Int?
+    /// The Matrix room it is, in a Matrix store (nil in wire v1).
+    var roomID: String? = nil
+    /// Whether the room is end-to-end encrypted (Matrix only): listed, never synced.
+    var encrypted = false
 
-    var info: ConversationInfo { ConversationInfo(title: title, members: members) }
+    var info: ConversationInfo {
+        ConversationInfo(title: title, members: members, roomID: roomID, encrypted: encrypted)
+    }
 }
