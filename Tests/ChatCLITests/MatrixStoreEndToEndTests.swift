@@ -75,15 +75,18 @@ import Testing
             ])
     }
 
-    @Test("init of a Matrix user without --server refuses with exit 64 and makes nothing")
-    func initNeedsServer() throws {
+    @Test("init of a Matrix user whose server cannot be reached, without --server: exit 75, the way on, nothing made")
+    func initWithoutReachableServer() throws {
         let home = try Home()
-        let result = try home.run(["init", "--store", home.store, "--user", "@alice:example.org"])
-        #expect(result.status == 64)
+        // Port 9 on loopback: refused at once, wherever the tests run (no DNS, no internet).
+        let result = try home.run(["init", "--store", home.store, "--user", "@alice:127.0.0.1:9"])
+        #expect(result.status == 75)
         #expect(
-            result.stderr
-                == "chatdir init: --server is needed: discovery of the homeserver from the user ID is not built yet; pass the homeserver's URL, like --server https://matrix.example.org\nRun `chatdir init --help` for usage.\n"
-        )
+            result.stderr.hasPrefix("chatdir init: could not find @alice:127.0.0.1:9's homeserver: ")
+                && result.stderr.contains("https://127.0.0.1:9")
+                && result.stderr.hasSuffix(
+                    "; pass its URL with --server, like --server https://matrix.example.org\n"),
+            "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.store))
     }
 

@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatStore
+import ChatSync
 
 /// `chatdir init`: creates an empty store for one user.
 enum InitCommand: Command {
@@ -19,6 +20,11 @@ enum InitCommand: Command {
             .init(
                 name: "--segment-size", value: "N",
                 help: "messages per segment file, fixed for the store's life (default 100)"),
+            .init(
+                name: "--ca-file", value: "FILE",
+                help:
+                    "also trust the PEM CA certificates in FILE when finding a Matrix homeserver over https; else $CHATDIR_CA_FILE"
+            ),
         ],
         discussion: """
             DIR defaults to the --store path. It must not exist or be empty. The new store holds
@@ -26,8 +32,10 @@ enum InitCommand: Command {
             `chatdir git-setup` once to register the merge driver and the hooks that keep modes
             (chatdir-store(5), "Keeping a store in git").
 
-            A Matrix user ID makes a Matrix store (chatdir-store(5), "Matrix stores"), and needs
-            --server with the homeserver's URL. Its files are laid out for the Matrix sync, which
+            A Matrix user ID makes a Matrix store (chatdir-store(5), "Matrix stores"). Without
+            --server, its homeserver is found as Matrix clients find it: from
+            https://SERVER-NAME/.well-known/matrix/client of the user ID's server name (the server
+            name itself when there is none), and written into the store. Its files are laid out for the Matrix sync, which
             is not built yet: `sync`, `history` and `create` refuse such a store (exit 69), while
             `send` queues, `view`, `list` and `check` work.
 
@@ -43,13 +51,11 @@ enum InitCommand: Command {
         let user: UserID
         do { user = try UserID(userText) } catch { throw context.usage("--user: \(error)") }
         // Parsed as `sync` parses it, so the store never holds a URL sync would refuse.
-        let server = try arguments.value("--server").map { text throws(UsageError) in
+        var server = try arguments.value("--server").map { text throws(UsageError) in
             try SyncSetup.serverAddress(text, context)
         }
         if user.isMatrix, server == nil {
-            throw context.usage(
-                "--server is needed: discovery of the homeserver from the user ID is not built yet; pass the homeserver's URL, like --server https://matrix.example.org"
-            )
+            server = try Self.discover(user, context)
         }
         let size =
             try arguments.integer("--segment-size", in: 1...Manifest.maxSegmentSize) ?? StoreLayout.defaultSegmentSize
@@ -82,6 +88,28 @@ enum InitCommand: Command {
         context.output.print(
             context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
         return 0
+    }
+
+    /// The homeserver of Matrix user `user`, by server discovery; a failure says what was
+    /// asked and how to go on without it (`--server`), with the failure's exit status.
+    static func discover(_ user: UserID, _ context: Context) throws -> ServerAddress {
+        let caFile = try SyncSetup.caFile(context)
+        let found = runUntilDone(interruptible: true) { () async -> Result<ServerAddress, SyncError> in
+            do throws(SyncError) {
+                return .success(try await MatrixClient.discover(userID: user, caFile: caFile))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch found {
+        case .success(let address):
+            return address
+        case .failure(let error):
+            throw CommandFailure(
+                message: context.output.safe(
+                    "could not find \(user)'s homeserver: \(error); pass its URL with --server, like --server https://matrix.example.org"
+                ), exitCode: error.exitCode)
+        }
     }
 
     /// Why `init` left `path` alone and what to do instead. A store there holds someone's chats:

@@ -492,8 +492,10 @@ kind in a store is an error naming the key.
 sorted, one per line, so a wire v1 manifest has exactly the bytes it always had. In a Matrix
 store `userId` is a Matrix user ID (`@localpart:server`, at most 255 bytes), and a name there is
 damage; a Matrix user ID in a wire v1 store is damage too. `server` is the homeserver's base
-URL. `chatdir init --user @alice:example.org --server URL` makes such a store; without
-`--server` it refuses (exit 64), since finding the homeserver from the user ID is not built.
+URL. `chatdir init --user @alice:example.org [--server URL]` makes such a store; without
+`--server` it finds the homeserver from the user ID's server name
+(`https://example.org/.well-known/matrix/client`, as Matrix clients do) and writes what it
+found, or makes nothing and says why.
 
 In a Matrix store every user ID in every file (members, senders, positions) is a Matrix user ID.
 

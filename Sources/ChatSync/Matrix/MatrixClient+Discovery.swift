@@ -65,3 +65,13 @@ extension MatrixClient {
         }
     }
 }
+
+extension MatrixClient {
+    /// ``discover(_:scheme:timeout:caFile:)`` for a store's user ID, which must be a Matrix one
+    /// (a name is a ``SyncError/contract(_:)``: there is nothing to discover).
+    public static func discover(userID: UserID, caFile: String? = nil) async throws(SyncError) -> ServerAddress {
+        let user: MatrixUserID
+        do { user = try MatrixUserID(userID.rawValue) } catch { throw .contract("\(error)") }
+        return try await discover(user, caFile: caFile)
+    }
+}
