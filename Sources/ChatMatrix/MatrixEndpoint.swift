@@ -70,6 +70,13 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
         MatrixEndpoint("PUT", self.room(room) + "/send/" + encode(type) + "/" + encode(transactionID))
     }
 
+    /// `GET /rooms/{room}/state/{type}[/{stateKey}]`: one state event's content (the key left
+    /// out when empty, as the specification allows).
+    public static func stateEvent(_ room: MatrixRoomID, type: String, stateKey: String = "") -> MatrixEndpoint {
+        MatrixEndpoint(
+            "GET", self.room(room) + "/state/" + encode(type) + (stateKey.isEmpty ? "" : "/" + encode(stateKey)))
+    }
+
     /// `POST /join/{roomIdOrAlias}`.
     public static func join(_ room: String) -> MatrixEndpoint {
         MatrixEndpoint("POST", v3 + "/join/" + encode(room))

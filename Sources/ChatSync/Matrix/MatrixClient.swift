@@ -144,6 +144,39 @@ public struct MatrixClient: Sendable {
         ).decode(MatrixDecoder.eventID)
     }
 
+    /// Whether `room` is end-to-end encrypted now, asked of the homeserver: its
+    /// `m.room.encryption` state exists (whatever its content: a room in doubt is encrypted,
+    /// and a room never stops being encrypted), or answers 404.
+    public func isEncrypted(_ room: MatrixRoomID) async throws(SyncError) -> Bool {
+        do {
+            _ = try await send(.stateEvent(room, type: "m.room.encryption"))
+            return true
+        } catch .rejected(404, _) {
+            return false
+        }
+    }
+
+    /// Delivers one outbox message: `text` as an `m.text` whose content carries
+    /// `clientMessageID` (so every device stores it under that ID), sent with the ID as the
+    /// transaction ID (so a retry from this device is the same event). Never into an encrypted
+    /// room: a homeserver takes plain text there, and every member's client would show it as
+    /// unencrypted; that is refused here, before anything is sent, as a rejection of this
+    /// message alone. (A room encrypted between the question and the send is not caught.)
+    public func deliver(_ room: MatrixRoomID, clientMessageID: ClientMessageID, text: String)
+        async throws(SyncError) -> MatrixEventID
+    {
+        guard try await !isEncrypted(room) else {
+            throw .rejected(
+                status: 400,
+                message:
+                    "\(room) is end-to-end encrypted, which chatdir does not support: nothing was sent (refused by this client)"
+            )
+        }
+        return try await send(
+            room, transactionID: clientMessageID.rawValue,
+            content: MatrixMessageContent(body: text, clientMessageID: clientMessageID))
+    }
+
     /// Creates a private chat named `name` inviting `invite`; its room ID.
     public func createRoom(name: String?, invite: [MatrixUserID], alias: String? = nil) async throws(SyncError)
         -> MatrixRoomID
