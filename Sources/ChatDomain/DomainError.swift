@@ -22,6 +22,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .invalidConversationID(let value, let reason):
             "invalid conversation ID \(quoted(value)): it \(reason) (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"
+        case .invalidUserID(let value, let reason) where value.hasPrefix("@"):
+            "invalid user ID \(quoted(value)): \(reason) (a Matrix user ID is @localpart:server, like @alice:example.org, up to 255 bytes)"
         case .invalidUserID(let value, let reason):
             "invalid user ID \(quoted(value)): it \(reason) (allowed: letters, digits, '.', '_', '-'; up to 64; starting with a letter or digit)"
         case .invalidClientMessageID(let value):

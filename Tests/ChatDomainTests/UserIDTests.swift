@@ -64,3 +64,24 @@ import Testing
         #expect(id.fileName == nil)
     }
 }
+
+@Suite struct UserIDErrorTests {
+    @Test("a broken Matrix user ID is told the Matrix grammar, a broken name the name grammar")
+    func wording() {
+        do {
+            _ = try UserID("@alice")
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                error.description
+                    == #"invalid user ID "@alice": not a Matrix user ID: no ":" and server name (a Matrix user ID is @localpart:server, like @alice:example.org, up to 255 bytes)"#
+            )
+        }
+        do {
+            _ = try UserID(".alice")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("letters, digits"))
+        }
+    }
+}
