@@ -1,20 +1,22 @@
 /// The composite: where stored messages, the outbox and positions meet to make the rows.
 ///
 /// Order is the server's sequence; outbox entries follow every sequenced message, oldest queue
-/// position first. An outbox entry whose client ID is already among `messages` is hidden: it was
+/// position first. Edits are applied to the messages they edit and make no row
+/// (``applyingEdits(_:)``), so only the edits among `messages` count. An outbox entry whose client ID is already among `messages` is hidden: it was
 /// accepted and the worker has not removed its file yet, and a message is shown once.
 public func timeline(
     messages: [Message], outbox: [OutboxEntry], positions: Positions?, members: [UserID], me: UserID
 ) -> [TimelineRow] {
-    let sorted = messages.sorted { $0.sequence < $1.sequence }
+    let sorted = applyingEdits(messages.sorted { $0.sequence < $1.sequence })
     let queue = outbox.sorted { ($0.ordinal, $0.clientMessageID) < ($1.ordinal, $1.clientMessageID) }
     // The first of each client ID in this order is shown: the sequenced messages, then the queue.
     let repeated = repeatedClientIDs(count: sorted.count + queue.count) { index in
-        index < sorted.count ? sorted[index].clientMessageID : queue[index - sorted.count].clientMessageID
+        index < sorted.count ? sorted[index].message.clientMessageID : queue[index - sorted.count].clientMessageID
     }
     var rows: [TimelineRow] = []
     rows.reserveCapacity(sorted.count + queue.count)
-    for (index, message) in sorted.enumerated() where !repeated[index] {
+    for (index, shown) in sorted.enumerated() where !repeated[index] {
+        let message = shown.message
         let status: TimelineRow.Status =
             message.senderID == me
             ? .outgoing(receiptState(sequence: message.sequence, sender: me, members: members, positions: positions))
@@ -22,7 +24,8 @@ public func timeline(
         rows.append(
             TimelineRow(
                 clientMessageID: message.clientMessageID, sequence: message.sequence, senderID: message.senderID,
-                text: message.text, time: message.sentAt, status: status))
+                text: message.text, time: message.sentAt, status: status, kind: message.kind, edited: shown.edited,
+                redacted: message.redacted))
     }
     for (offset, entry) in queue.enumerated() where !repeated[sorted.count + offset] {
         let status: TimelineRow.Status = entry.state == .failed ? .failed(reason: entry.error) : .pending

@@ -20,9 +20,16 @@ public struct TimelineRow: Hashable, Sendable {
     /// The server's `sentAt`, or the outbox's `createdAt` for a message not accepted yet.
     public var time: String
     public var status: Status
+    /// What the message is when not plain text (Matrix stores only).
+    public var kind: MessageKind?
+    /// Whether ``text`` is an edit's, the newest by the sender (Matrix stores only).
+    public var edited: Bool
+    /// Whether the message was redacted (Matrix stores only): then ``text`` is empty.
+    public var redacted: Bool
 
     public init(
-        clientMessageID: ClientMessageID, sequence: Int?, senderID: UserID, text: String, time: String, status: Status
+        clientMessageID: ClientMessageID, sequence: Int?, senderID: UserID, text: String, time: String, status: Status,
+        kind: MessageKind? = nil, edited: Bool = false, redacted: Bool = false
     ) {
         self.clientMessageID = clientMessageID
         self.sequence = sequence
@@ -30,5 +37,8 @@ public struct TimelineRow: Hashable, Sendable {
         self.text = text
         self.time = time
         self.status = status
+        self.kind = kind
+        self.edited = edited
+        self.redacted = redacted
     }
 }
