@@ -41,7 +41,7 @@ public struct ConversationViewModel: Sendable {
     func rowState(_ row: TimelineRow) -> RowState {
         RowState(
             clientMessageID: row.clientMessageID, sequence: row.sequence, time: time.format(row.time),
-            senderID: row.senderID, text: row.text, status: row.status)
+            senderID: row.senderID, text: row.shownText, status: row.status, redacted: row.redacted)
     }
 
     /// `2 pending · 1 failed (chatdir retry c1 --all) · receipts not loaded yet · sync worker connected`,

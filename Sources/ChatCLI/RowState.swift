@@ -8,6 +8,9 @@ public struct RowState: Hashable, Sendable {
     /// Local time: `10:02` today, `2026-11-28 10:02` on other days.
     public var time: String
     public var senderID: UserID
+    /// What the screen shows (``TimelineRow/shownText``), not yet made terminal-safe.
     public var text: String
     public var status: TimelineRow.Status
+    /// A redacted message: its fixed text is drawn dim where the terminal styles things.
+    public var redacted = false
 }

@@ -28,6 +28,21 @@ import Testing
         #expect(lines[1].hasSuffix("alice  today"))
     }
 
+    @Test("a deleted message's words are dim with colour on, in a line and in the chat screen's wrapped lines")
+    func redactedIsDim() throws {
+        var output = Output(environment: ["NO_COLOR": "1"])
+        output.useColor = true
+        var text = RowText(output: output, conversation: try ConversationID("c1"))
+        text.time = TimeText(now: try #require(TimeText.parse("2026-11-29T12:00:00.000Z")))
+        let row = TimelineRow(
+            clientMessageID: .random(), sequence: 1, senderID: try UserID("@bob:example.org"), text: "",
+            time: "2026-11-29T12:00:00.000Z", status: .incoming, redacted: true)
+        let dim = "\u{1B}[2m(message deleted)\u{1B}[0m"
+        #expect(text.line(row, senderWidth: 0).hasSuffix(dim))
+        let state = ConversationViewModel(me: try UserID("@alice:example.org"), time: text.time).rowState(row)
+        #expect(text.wrappedLines(state, senderWidth: 0, timeWidth: 0, width: 80).last?.hasSuffix(dim) == true)
+    }
+
     /// Rows of every kind a line can meet: plain ASCII, tabs, several lines, control
     /// characters and escapes, bidi overrides, non-ASCII text and senders, every tick, a
     /// `sentAt` that is not ISO 8601 (shown as given, CR and all).
