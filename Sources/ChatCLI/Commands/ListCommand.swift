@@ -66,14 +66,15 @@ enum ListCommand: Command {
         // Only for a conversation created here that the server does not have yet.
         if let creation = summary.creation { members.append(("creation", .string(creation.rawValue))) }
         if let last = summary.last {
-            members.append(
-                (
-                    "lastMessage",
-                    .object([
-                        ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
-                        ("sentAt", .string(last.sentAt)), ("text", .string(last.text)),
-                    ])
-                ))
+            var message: [(key: String, value: JSONValue)] = [
+                ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
+                ("sentAt", .string(last.sentAt)), ("text", .string(last.text)),
+            ]
+            // As in `view --json`'s rows: only in a Matrix store, so wire v1 keeps its keys.
+            if let kind = last.kind { message.append(("kind", .string(kind.rawValue))) }
+            if summary.lastEdited { message.append(("edited", .bool(true))) }
+            if last.redacted { message.append(("redacted", .bool(true))) }
+            members.append(("lastMessage", .object(message)))
         }
         if let problem = summary.problem { members.append(("error", .string(problem))) }
         if let stopped { members.append(("stopped", .string(stopped))) }
@@ -111,7 +112,9 @@ enum ListCommand: Command {
             if !counts.isEmpty { line += ")" }
             if let why = stopped[summary.id] { line += "  " + output.styled("sync stopped: " + output.safe(why), .red) }
             if let last = summary.last {
-                let preview = last.text.split(separator: "\n").first.map(String.init) ?? ""
+                let shown = TimelineRow.shownText(
+                    last.text, kind: last.kind, redacted: last.redacted, edited: summary.lastEdited)
+                let preview = shown.split(separator: "\n").first.map(String.init) ?? ""
                 line +=
                     "  " + output.styled(output.safe(time.format(last.sentAt)), .dim) + " "
                     + output.safe(last.senderID.rawValue) + ": "
