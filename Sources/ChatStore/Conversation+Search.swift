@@ -20,12 +20,16 @@ extension Conversation {
     /// (case folded, a regex) decodes every segment. A hit's record is checked for its place
     /// (in the file's range, after the hit before it); a line without the pattern is not read,
     /// so only `chatdir check` finds every problem. Outbox messages are not searched.
+    ///
+    /// A Matrix store's messages are matched by the text their rows show
+    /// (``searchShown(_:where:_:)``).
     /// - Throws: ``StoreError/damaged(_:)`` naming the file and line of a record that cannot
     ///   be read.
     @discardableResult
     public func search(
         _ matcher: TextMatcher, where include: (Message) -> Bool = { _ in true }, _ visit: (SearchHit) -> Bool
     ) throws(StoreError) -> Bool {
+        if storeProtocol == .matrix { return try searchShown(matcher, where: include, visit) }
         // A literal that JSON escapes is not in the raw line as typed: then every line is parsed.
         let literal = matcher.literal.flatMap { bytes in
             bytes.isEmpty || bytes.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }
@@ -120,6 +124,22 @@ extension Conversation {
                 continue
             }
             if !visitIfMatching(message, matcher: matcher, include: include, visit) { return false }
+        }
+        return true
+    }
+
+    /// ``search(_:where:_:)`` by the text rows show: every segment decoded, then the edits
+    /// applied across the whole history (``applyingEdits(_:)``), so an edited message matches
+    /// by its newest text and an edit never matches as a message of its own; a redacted
+    /// message never matches. A raw byte search cannot tell an edit's line from a message's,
+    /// so this reads the conversation whole, holding its records in memory while it matches.
+    private func searchShown(
+        _ matcher: TextMatcher, where include: (Message) -> Bool, _ visit: (SearchHit) -> Bool
+    ) throws(StoreError) -> Bool {
+        var records: [Message] = []
+        for range in try segmentRanges() { records.append(contentsOf: try readSegment(range)) }
+        for shown in applyingEdits(records) where !shown.message.redacted {
+            if !visitIfMatching(shown.message, matcher: matcher, include: include, visit) { return false }
         }
         return true
     }
