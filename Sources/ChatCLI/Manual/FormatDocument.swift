@@ -586,8 +586,21 @@ every reader refuse each of them as damage, naming the file, the line and the ke
 
 An edit (`m.relates_to` with `rel_type` `m.replace`) is a record of its own at its own
 sequence, with `replaces` naming the event it edits and `text` the new text: the numbering
-counts it like any message. It is meant to show as no row of its own, but as the new text on
-the edited message, marked edited. A record never replaces its own event.
+counts it like any message. A record never replaces its own event. Readers show it as no row
+of its own: the edited message shows the text (and kind) of its newest edit, the one with the
+highest sequence among those by the message's own sender, marked edited (`view` prints
+` (edited)` after the text; `--json` rows carry `"edited":true` and the new text). An edit by
+anyone else is ignored, as the Matrix specification says, and so is an edit of a redacted
+message or of another edit. An edit is not a new message: `list` counts none as unread and
+never previews one. `view` and `chat` apply the edits among the records their page read, so an
+edit whose original is older than the page (or not stored at all) shows nothing, and the
+original shows its stored text until both are on one page; `search` reads the whole history
+and matches an edited message by its newest text only.
+
+A redacted message shows as `(message deleted)` (`--json`: `"redacted":true`, empty text) and
+no search matches it. A `kind` shows as `* text` for `emote`, the text for `notice`,
+`(a message chatdir cannot read)` for `unreadable`, and `[kind] text` for any other
+(`[image] cat.png`); `--json` rows carry `kind`.
 
 A redacted event's record has empty text, no `kind`, no `replaces`, and always the derived
 client message ID:
