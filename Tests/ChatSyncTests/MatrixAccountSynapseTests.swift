@@ -97,51 +97,16 @@ struct MatrixAccountSynapseTests {
 
     // MARK: - Server discovery
 
-    /// Python's `http.server` on a loopback port of its own, serving `root`: the server name's
-    /// web server, with or without a `/.well-known/matrix/client`.
+    /// The server name's web server (``StaticWebSite``), with or without a
+    /// `/.well-known/matrix/client`.
     final class WebServer {
-        let root: TemporaryDirectory
-        let port: Int
-        private let process: TestProcess
+        let site: StaticWebSite
+        var port: Int { site.port }
 
-        init() throws {
-            root = try TemporaryDirectory()
-            try FileManager.default.createDirectory(
-                atPath: root.file("site/.well-known/matrix"), withIntermediateDirectories: true)
-            let portFile = root.file("port")
-            let script = """
-                import functools, http.server, os, sys
-                handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-                server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-                with open(sys.argv[2] + ".tmp", "w") as f: f.write(str(server.server_address[1]))
-                os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-                server.serve_forever()
-                """
-            process = TestProcess()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", script, root.file("site"), portFile]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try waitUntil("python3's http.server says its port") { FileManager.default.fileExists(atPath: portFile) }
-            port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
-        }
-
-        deinit {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        init() throws { site = try StaticWebSite() }
 
         /// Serves `json` as `/.well-known/matrix/client`, or nothing there (a 404) when nil.
-        func wellKnown(_ json: String?) throws {
-            let path = root.file("site/.well-known/matrix/client")
-            if let json {
-                try json.write(toFile: path, atomically: true, encoding: .utf8)
-            } else {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-        }
+        func wellKnown(_ json: String?) throws { try site.serve(".well-known/matrix/client", json) }
 
         /// A user whose server name is this web server, port and all.
         var user: MatrixUserID { get throws { try MatrixUserID("@alice:127.0.0.1:\(port)") } }
