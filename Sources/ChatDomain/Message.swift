@@ -46,8 +46,13 @@ extension Message {
     /// bytes whether a device stored the original first or only ever saw the redacted event.
     /// nil without an event ID (wire v1 has no redactions).
     public var redactedRecord: Message? {
-        guard let eventID else { return nil }
-        return Message(
+        eventID.map { Message.redacted(eventID: $0, sequence: sequence, senderID: senderID, sentAt: sentAt) }
+    }
+
+    /// The one record of redacted event `eventID`: what is left of it, and the client message ID
+    /// derived from its event ID.
+    public static func redacted(eventID: EventID, sequence: Int, senderID: UserID, sentAt: String) -> Message {
+        Message(
             sequence: sequence, clientMessageID: .derived(fromEventID: eventID), senderID: senderID, text: "",
             sentAt: sentAt, eventID: eventID, redacted: true)
     }

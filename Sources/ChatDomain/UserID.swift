@@ -52,18 +52,10 @@ public struct UserID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// `@bob%3Aexample.org`). nil when that is longer than a file name may be (255 bytes).
     public var fileName: String? {
         guard isMatrix else { return rawValue }
-        var bytes: [UInt8] = []
-        let hex = Array("0123456789ABCDEF".utf8)
-        for byte in rawValue.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"),
-                UInt8(ascii: "@"):
-                bytes.append(byte)
-            default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
+        let name = PercentEncoding.encode(rawValue) {
+            PercentEncoding.isLetterDigitOrMark($0) || $0 == UInt8(ascii: "@")
         }
-        return bytes.count <= 255 ? String(decoding: bytes, as: UTF8.self) : nil
+        return name.utf8.count <= 255 ? name : nil
     }
 
     /// The user ID a ``fileName`` names; nil for any other file name (a `%` escape in a name, a

@@ -1,3 +1,5 @@
+import ChatDomain
+
 /// The client-server API's endpoints chatdir calls: method and path, with every path segment and
 /// query value percent-encoded (room IDs hold `!` and `:`, event IDs `$`, txnIds anything).
 public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
@@ -107,18 +109,6 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// as a step up the path.
     public static func encode(_ text: String) -> String {
         if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                bytes.append(byte)
-            default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return PercentEncoding.encode(text) { PercentEncoding.isLetterDigitOrMark($0) || $0 == UInt8(ascii: "~") }
     }
 }

@@ -22,16 +22,16 @@ extension Message {
         let sender = try UserID(event.sender.rawValue)
         let derived = ClientMessageID.derived(fromEventID: eventID)
         let sentAt = MatrixTimestamp.sentAt(milliseconds: Self.clamped(event.originServerTimestamp)) ?? ""
-        func record(
-            _ clientMessageID: ClientMessageID, text: String, kind: MessageKind?, redacted: Bool = false,
-            replaces: EventID? = nil
-        ) -> Message {
+        func record(_ clientMessageID: ClientMessageID, text: String, kind: MessageKind?, replaces: EventID? = nil)
+            -> Message
+        {
             Message(
                 sequence: numbered.sequence, clientMessageID: clientMessageID, senderID: sender, text: text,
-                sentAt: sentAt, eventID: eventID, kind: kind, redacted: redacted, replaces: replaces)
+                sentAt: sentAt, eventID: eventID, kind: kind, replaces: replaces)
         }
+        let redacted = Message.redacted(eventID: eventID, sequence: numbered.sequence, senderID: sender, sentAt: sentAt)
         if event.isRedacted {
-            self = record(derived, text: "", kind: nil, redacted: true)
+            self = redacted
             return
         }
         switch event.content {
@@ -51,7 +51,7 @@ extension Message {
                     try EventID(id.rawValue)
                 })
         case .redacted:
-            self = record(derived, text: "", kind: nil, redacted: true)
+            self = redacted
         case .unreadable, .redaction, .create, .name, .canonicalAlias, .member, .encryption, .other:
             self = record(derived, text: "", kind: .unreadable)
         }
