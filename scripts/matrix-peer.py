@@ -9,6 +9,7 @@ so a mistake in chatdir's Matrix client cannot hide the same mistake here.
 
     matrix-peer.py wait --server URL [--pid PID] [--timeout SECONDS]
     matrix-peer.py register --server URL USER PASSWORD [--device ID]
+    matrix-peer.py login --server URL USER PASSWORD --device ID   (another device's token)
     MATRIX_TOKEN=… matrix-peer.py --server URL COMMAND ARGUMENTS…
 
 The access token comes from $MATRIX_TOKEN (never argv, where `ps` shows it). Commands:
@@ -105,6 +106,18 @@ def register(arguments):
         "initial_device_display_name": "matrix-peer",
     }
     answer = client.request("POST", API + "/register", body)
+    return {k: answer[k] for k in ("user_id", "access_token", "device_id")}
+
+
+def login(arguments):
+    client = Client(arguments.server)
+    body = {
+        "type": "m.login.password",
+        "identifier": {"type": "m.id.user", "user": arguments.user},
+        "password": arguments.password,
+        "device_id": arguments.device,
+    }
+    answer = client.request("POST", API + "/login", body)
     return {k: answer[k] for k in ("user_id", "access_token", "device_id")}
 
 
@@ -205,6 +218,10 @@ def parser():
     r.add_argument("user")
     r.add_argument("password")
     r.add_argument("--device", default="PEER")
+    o = commands.add_parser("login")
+    o.add_argument("user")
+    o.add_argument("password")
+    o.add_argument("--device", required=True)
     commands.add_parser("whoami")
     c = commands.add_parser("create-room")
     c.add_argument("--name")
@@ -262,8 +279,8 @@ def main():
     try:
         if arguments.command == "wait":
             return wait(arguments)
-        if arguments.command == "register":
-            print(json.dumps(register(arguments)))
+        if arguments.command in ("register", "login"):
+            print(json.dumps((register if arguments.command == "register" else login)(arguments)))
             return 0
         token = os.environ.get("MATRIX_TOKEN")
         if not token:

@@ -37,13 +37,6 @@ struct SyncSetup {
 
     init(_ context: Context) throws {
         store = try context.openStore()
-        // Never wire v1 to a homeserver: a Matrix store waits for the Matrix sync.
-        guard store.manifest.storeProtocol == .wire else {
-            throw CommandFailure(
-                message:
-                    "\(store.root) is a Matrix store (\(store.userID)), and Matrix sync is not built yet; the commands that work offline (send, view, list, check) work",
-                exitCode: 69)
-        }
         guard let server = try Self.server(context, manifest: store.manifest) else {
             // Not a usage error: the command line is fine, the store lacks a setting (EX_CONFIG).
             throw CommandFailure(

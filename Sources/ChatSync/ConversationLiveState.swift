@@ -23,6 +23,8 @@ public struct ConversationLiveState: Sendable, Equatable {
         case idle
         /// The catch-up of a hole whose grace period ran out.
         case gap
+        /// The catch-up the server asked for by announcing news without carrying it.
+        case announced
     }
 
     public enum Event: Sendable, Equatable {
@@ -32,6 +34,8 @@ public struct ConversationLiveState: Sendable, Equatable {
         case reconnected(head: Int)
         /// No events for the idle period: catch up anyway.
         case idleDue
+        /// The server announced news it did not carry: catch up.
+        case announced
         /// A live message event.
         case liveMessage(Message)
         /// A receipt event, already merged into the store; `mine` if it is this store's user's.
@@ -136,6 +140,9 @@ public struct ConversationLiveState: Sendable, Equatable {
         case .idleDue:
             guard let from = gaps?.caughtUpTo else { return [] }
             return [.catchUp(.idle, from: from)]
+        case .announced:
+            guard let from = gaps?.caughtUpTo else { return [] }
+            return [.catchUp(.announced, from: from)]
         case .liveMessage(let message):
             guard gaps != nil else { return [] }
             liveSavesPending += 1
@@ -168,6 +175,8 @@ public struct ConversationLiveState: Sendable, Equatable {
                 return []
             case .idle:
                 return [.report("idle catch-up failed: \(reason)")]
+            case .announced:
+                return [.report("catch-up failed: \(reason)")]
             case .gap:
                 return [.report("gap catch-up failed: \(reason)")]
                     + retryGapCheck(retryAfter: retryAfter, at: now, using: &random)
@@ -211,7 +220,7 @@ public struct ConversationLiveState: Sendable, Equatable {
             outboxNotBefore = nil
             outboxBackoff = backoff
             return deliveryDue()
-        case .idle:
+        case .idle, .announced:
             return deliveryDue()
         case .gap:
             // A catch-up that left the hole open (the server's pages stop short of what its

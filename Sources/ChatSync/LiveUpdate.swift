@@ -1,3 +1,4 @@
+import ChatDomain
 import ChatProtocol
 
 /// What one live connection yields, in order: ``connected`` once it is up, events and ignored
@@ -7,6 +8,9 @@ public enum LiveUpdate: Sendable, Equatable {
     /// The connection is up: events flow from now on.
     case connected
     case event(LiveEvent)
+    /// Conversation `id` has news the event does not carry (a Matrix room's timeline or read
+    /// receipts changed): the engine catches it up and merges its positions.
+    case changed(ConversationID)
     /// Something that is not a valid event (hostile or newer server); it was ignored.
     case ignored(String)
     /// The connection ended; the stream ends after this.

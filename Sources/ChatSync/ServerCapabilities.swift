@@ -6,4 +6,8 @@ struct ServerCapabilities: Sendable, Equatable {
     /// Every member's positions can be asked for (wire v1's receipts); without it they arrive
     /// only as live updates.
     var positionsOnRequest: Bool
+    /// A first catch-up starts at an anchor in the middle of the history, not at its beginning
+    /// (Matrix's numbering): a pass that met a conversation first pages back for older messages
+    /// too, up to ``SyncEngine/Options/firstSyncHistory``.
+    var anchoredNumbering = false
 }

@@ -83,7 +83,7 @@ extension SyncEngine {
                         if pending.holds(in: id, atOrBelow: max(position.deliveredUpTo, position.readUpTo)) {
                             await commit(&pending)
                         }
-                    case .event(.conversation(let id, _, _)):
+                    case .event(.conversation(let id, _, _)), .changed(let id):
                         if pending.pending[id] != nil { await commit(&pending) }
                     case .connected, .disconnected: await commit(&pending)
                     }
@@ -114,6 +114,13 @@ extension SyncEngine {
                             try await apply(liveEvent, batch: &pending)
                         } catch {
                             log("could not apply a live event: \(error)")
+                        }
+                    case .changed(let id):
+                        liveState.lastActivity = .now
+                        do {
+                            try await catchUpAnnounced(id)
+                        } catch {
+                            log("\(id): catch-up failed: \(error)")
                         }
                     case .ignored(let reason):
                         log("ignored a live frame: \(reason)")
@@ -276,6 +283,17 @@ extension SyncEngine {
             let mine = member == (await store.me)
             await drive(id, .receipt(position, mine: mine))
         }
+    }
+
+    /// A conversation the server announced news in without carrying it (``LiveUpdate/changed(_:)``):
+    /// followed if it was not, then caught up and its positions merged.
+    private func catchUpAnnounced(_ id: ConversationID) async throws {
+        if liveState.conversations[id]?.isFollowed != true {
+            guard try await isListed(id) else { return }
+            await drive(id, .follow(from: try await store.catchUpPoint(id)))
+        }
+        // A failure is the state machine's to report (``ConversationLiveState/Cause/announced``).
+        await drive(id, .announced)
     }
 
     /// A dropped last event leaves a hole nothing reveals; after ``Options/idleCatchUp`` without
@@ -471,12 +489,14 @@ extension SyncEngine {
     }
 
     /// Performs ``ConversationLiveState/Action/catchUp(_:from:)``: everything after `from`, and
-    /// on a reconnect the receipts too (my delivered position comes back with the event).
+    /// on a reconnect or an announcement the receipts too (my delivered position comes back with the event).
     private func fetchCatchUp(_ id: ConversationID, _ cause: ConversationLiveState.Cause, from: Int) async throws
         -> ConversationLiveState.Event
     {
         let through = try await catchUp(id, from: from).through
-        guard cause == .reconnect else { return .caughtUp(cause, through: through, myDelivered: nil) }
+        guard cause == .reconnect || cause == .announced else {
+            return .caughtUp(cause, through: through, myDelivered: nil)
+        }
         let positions = try await store.mergeServerPositions(try await serverPositions(id), in: id)
         let me = await store.me
         return .caughtUp(cause, through: through, myDelivered: positions[me].deliveredUpTo)

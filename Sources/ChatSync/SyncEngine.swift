@@ -34,6 +34,10 @@ public actor SyncEngine {
         public var conversationsPerCommit = 128
         /// Accepted messages written to the store in one durable commit at most.
         public var acceptBatch = 64
+        /// Where numbering starts at an anchor (Matrix: the newest message when a room is first
+        /// met), how many older messages a first sync of a conversation fetches besides; older
+        /// ones come with `chatdir history` or scrolling up.
+        public var firstSyncHistory = 10_000
         public var backoff = Backoff()
         /// The live worker's waits before it dials again after its connection ended; nil: ``backoff``.
         /// Any other request to the server that succeeds ends such a wait early (``ReconnectWake``).
@@ -87,6 +91,8 @@ public actor SyncEngine {
         public var brokeContract = false
         /// Whether the server's TLS certificate or handshake was refused (``SyncError/untrusted(_:)``).
         public var untrusted = false
+        /// Conversations listed but not synced: end-to-end encrypted rooms, which chatdir cannot read.
+        public var encrypted: [ConversationID] = []
         /// Whether one of the problems was a system call on the store failing (``StoreError/system(_:)``:
         /// a full disk, an I/O error): the user's to fix, not the server's.
         public var storeFailed = false
@@ -159,9 +165,10 @@ public actor SyncEngine {
                 if done.isEmpty { return "not synced" + (pending.map { ": " + $0 } ?? "") }
                 return "partly synced: " + done.joined(separator: ", ") + (pending.map { "; " + $0 } ?? "")
             }
+            let unsupported = encrypted.isEmpty ? "" : " (\(encrypted.count) end-to-end encrypted, not supported)"
             let parts = [
-                "\(conversations) conversation\(conversations == 1 ? "" : "s")", messages, "\(sent) sent", rejected,
-                pending,
+                "\(conversations) conversation\(conversations == 1 ? "" : "s")\(unsupported)", messages, "\(sent) sent",
+                rejected, pending,
             ]
             return "synced " + parts.compactMap { $0 }.joined(separator: ", ")
         }
@@ -213,13 +220,18 @@ public actor SyncEngine {
         store: Store, server: ServerAddress, token: String, tokenProvider: (@Sendable () async throws -> String)? = nil,
         options: Options = Options(), runtime: RuntimeChannel? = nil
     ) throws(StoreError) {
-        // Never wire v1 to a homeserver, whoever calls: a Matrix store's user and rooms are not
-        // a wire v1 server's.
-        guard store.manifest.storeProtocol == .wire else {
-            throw .unsupported(
-                path: store.root, reason: "a Matrix store (\(store.manifest.userID)) does not sync over wire v1")
-        }
         let wake = ReconnectWake()
+        // The store says which protocol: never wire v1 to a homeserver, nor Matrix to a chatdir server.
+        if store.manifest.storeProtocol == .matrix {
+            let syncStore = try SyncStore(store: store)
+            var client = MatrixClient(
+                server: server, accessToken: token, timeout: options.requestTimeout, connector: options.connector)
+            client.answered = { wake.serverAnswered() }
+            try self.init(
+                syncStore: syncStore, session: MatrixSession(client: client, store: syncStore), token: token,
+                tokenProvider: tokenProvider, options: options, runtime: runtime, reconnectWake: wake)
+            return
+        }
         let session = WireSession(
             server: server, token: token, connector: options.connector, requestTimeout: options.requestTimeout,
             pingInterval: options.pingInterval, answered: { wake.serverAnswered() })
@@ -236,8 +248,19 @@ public actor SyncEngine {
         tokenProvider: (@Sendable () async throws -> String)? = nil, options: Options = Options(),
         runtime: RuntimeChannel? = nil, reconnectWake: ReconnectWake = ReconnectWake()
     ) throws(StoreError) {
-        self.runtime = runtime ?? RuntimeChannel(storeRoot: store.root)
-        self.store = try SyncStore(store: store)
+        try self.init(
+            syncStore: try SyncStore(store: store), session: session, token: token, tokenProvider: tokenProvider,
+            options: options, runtime: runtime, reconnectWake: reconnectWake)
+    }
+
+    /// An engine over `syncStore` (a session that reads the store, ``MatrixSession``, shares it).
+    init(
+        syncStore: SyncStore, session: any ServerSession, token: String,
+        tokenProvider: (@Sendable () async throws -> String)? = nil, options: Options = Options(),
+        runtime: RuntimeChannel? = nil, reconnectWake: ReconnectWake = ReconnectWake()
+    ) throws(StoreError) {
+        self.runtime = runtime ?? RuntimeChannel(storeRoot: syncStore.store.root)
+        self.store = syncStore
         server = session.server
         self.token = token
         self.tokenProvider = tokenProvider
@@ -278,14 +301,16 @@ public actor SyncEngine {
         passDeadline = deadline
         defer { passDeadline = nil }
         do {
-            // Grouped, each conversation's details are written with its first commit.
-            let grouped = options.conversationsPerCommit > 1
+            // Grouped, each conversation's details are written with its first commit. (Not with
+            // anchored numbering: a first sync's catch-up there is followed by history pages.)
+            let grouped = options.conversationsPerCommit > 1 && !session.capabilities.anchoredNumbering
             var conversations = try await discoverConversations(saving: !grouped)
             // Conversations started here go to the server before anything is sent to them.
             if try await startQueuedConversations(report: &report) {
                 conversations = try await discoverConversations(saving: !grouped)
             }
             report.conversations = conversations.count
+            report.encrypted = conversations.filter(\.encrypted).map(\.id)
             if grouped {
                 try await syncGrouped(conversations, deadline: deadline, report: &report)
                 return report
@@ -359,8 +384,13 @@ public actor SyncEngine {
         async throws
     {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
+        var firstMet = false
+        if session.capabilities.anchoredNumbering { firstMet = try await store.catchUpPoint(id) == 0 }
         let caughtUp = try await catchUp(
             id, from: nil, until: head, firstPage: firstPage, inserted: &report.newMessages)
+        if firstMet, options.firstSyncHistory > 0 {
+            report.newMessages += try await fetchOlder(id, pages: nil, messages: options.firstSyncHistory)
+        }
         if caughtUp.moreRemain {
             report.problems.append(
                 "\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again"
@@ -527,12 +557,19 @@ public actor SyncEngine {
     /// (or `pages` pages). Returns how many messages were stored.
     public func history(_ id: ConversationID, pages: Int?) async throws -> Int {
         _ = try await discover()
+        return try await fetchOlder(id, pages: pages, messages: nil)
+    }
+
+    /// Stores older pages before the oldest stored message until the server has no more, or
+    /// `pages` pages, or `messages` messages were stored. Returns how many were.
+    func fetchOlder(_ id: ConversationID, pages: Int?, messages: Int?) async throws -> Int {
         var inserted = 0
         var fetchedPages = 0
-        while pages.map({ fetchedPages < $0 }) ?? true {
+        while pages.map({ fetchedPages < $0 }) ?? true, messages.map({ inserted < $0 }) ?? true {
             let oldest = try await store.oldestSequence(id)
             if oldest == 1 { break }
-            let page = try await retrying { [pageSize = options.pageSize] api in
+            let pageSize = min(options.pageSize, messages.map { $0 - inserted } ?? options.pageSize)
+            let page = try await retrying { api in
                 try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: pageSize)
             }
             fetchedPages += 1
@@ -593,8 +630,10 @@ public actor SyncEngine {
             return
         }
         let confirmed = try await retrying { api in try await api.postRead(id, upTo: wanted) }
+        // Read is delivered too, where a protocol has delivered positions at all.
+        let delivered = session.capabilities.deliveredPositions ? confirmed : 0
         try await store.mergeServerPositions(
-            Positions([me: MemberPosition(deliveredUpTo: confirmed, readUpTo: confirmed)]), in: id)
+            Positions([me: MemberPosition(deliveredUpTo: delivered, readUpTo: confirmed)]), in: id)
         // Removed unless a newer `read` raised the wish meanwhile (settleRead checks under the lock).
         try await store.settleRead(id, posted: wanted)
     }

@@ -132,14 +132,15 @@ actor SyncStore {
         return try writer.mergePositions(Self.clamped(positions, to: newest), in: id)
     }
 
-    /// `positions` with every number lowered to `newest` at most.
+    /// `positions` with every number lowered to `newest` at most; a Matrix member's delivered
+    /// position stays 0 (Matrix has none: a store that showed one would lie).
     private static func clamped(_ positions: Positions, to newest: Int) -> Positions {
         var clamped = Positions()
         for entry in positions.entries {
             let position = entry.position
+            let delivered = entry.member.isMatrix ? 0 : min(position.deliveredUpTo, newest)
             clamped.merge(
-                MemberPosition(
-                    deliveredUpTo: min(position.deliveredUpTo, newest), readUpTo: min(position.readUpTo, newest)),
+                MemberPosition(deliveredUpTo: delivered, readUpTo: min(position.readUpTo, newest)),
                 for: entry.member)
         }
         return clamped

@@ -197,21 +197,3 @@ extension ServerSessionTests.Device {
         return worker
     }
 }
-
-/// The engine that speaks wire v1 refuses a Matrix store, whoever builds it: no wire v1 request
-/// ever goes to a homeserver.
-@Suite struct WireEngineProtocolTests {
-    @Test("a Matrix store handed to the wire v1 engine is refused, exit 69, naming the store")
-    func matrixStoreRefused() throws {
-        let directory = try TemporaryDirectory()
-        let store = try Store.create(
-            at: directory.path + "/store", manifest: Manifest(userID: try UserID("@alice:example.org")))
-        #expect {
-            _ = try SyncEngine(store: store, server: try ServerAddress("http://127.0.0.1:9"), token: "t")
-        } throws: { error in
-            guard let error = error as? StoreError, case .unsupported = error else { return false }
-            return error.exitCode == 69 && error.description.contains(store.root)
-                && error.description.contains("Matrix store")
-        }
-    }
-}

@@ -164,6 +164,15 @@ public final class Synapse: @unchecked Sendable {
         return User(localpart: localpart, userID: userID, password: password, accessToken: token, deviceID: device)
     }
 
+    /// A new access token of `user`'s for device `deviceID` (another device of the account).
+    public func login(_ user: User, deviceID: String) throws -> String {
+        let answer = try run(token: nil, ["login", user.localpart, user.password, "--device", deviceID])
+        guard let token = answer["access_token"] as? String else {
+            throw Failure("login \(user.localpart): unexpected answer \(answer)")
+        }
+        return token
+    }
+
     /// Runs `matrix-peer.py` as `user` (see its `--help`) and returns its answer, one JSON object.
     /// Throws with the server's refusal when the command fails.
     @discardableResult

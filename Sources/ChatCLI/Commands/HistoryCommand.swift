@@ -24,8 +24,8 @@ enum HistoryCommand: Command {
             Pages backwards from the oldest stored message (`?before=`) until the server has no more.
             Needs the store's lock, like `chatdir sync`. Afterwards `chatdir view CONV --before SEQ`
             scrolls back through them without the network. Ctrl-C or SIGTERM stops it with exit 130;
-            the pages saved before then stay. A Matrix store is refused with exit 69: its sync is
-            not built yet.
+            the pages saved before then stay. In a Matrix store the pages come from the room's
+            `/messages`, numbered down from the oldest stored message.
             """
     )
 

@@ -76,17 +76,11 @@ enum InitCommand: Command {
         }
         // On a terminal: what happened and the command that comes next, ready to paste.
         let hint = store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: store.root)
-        guard !user.isMatrix else {
-            // No `sync` to suggest: it refuses a Matrix store until the Matrix sync exists.
-            context.output.print(
-                context.output.safe(
-                    "created \(user)'s Matrix store in \(store.root); Matrix sync is not built yet, so \(hint.command("sync", "")) refuses it for now"
-                ))
-            return 0
-        }
         let next = hint.command("sync", server == nil ? "--server URL" : "")
+        let token = user.isMatrix ? "CHATDIR_TOKEN set to a Matrix access token" : "CHATDIR_TOKEN set"
+        let kind = user.isMatrix ? "Matrix store" : "store"
         context.output.print(
-            context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
+            context.output.safe("created \(user)'s \(kind) in \(store.root); next: \(next) (with \(token))"))
         return 0
     }
 

@@ -26,8 +26,13 @@ enum SyncCommand: Command {
             disk: free some space, then sync again); 75 some messages are still pending
             (the server could not be reached or kept failing: run sync again later); 76 the server
             broke the wire contract; 77 the token was refused (or the token file is readable by
-            others); 78 no token or server configured, or a token file that is missing or empty;
-            69 a Matrix store (`chatdir init --user @name:server`), whose sync is not built yet.
+            others); 78 no token or server configured, or a token file that is missing or empty.
+
+            A Matrix store (`chatdir init --user @name:server`) syncs with the homeserver: the token
+            is a Matrix access token; every joined room is a conversation, its first sync brings
+            the newest 10,000 messages (older ones: `chatdir history`); read ticks come from
+            `m.read` receipts and there are no delivered ticks; an end-to-end encrypted room is
+            listed, counted as "end-to-end encrypted, not supported", and never synced or sent to.
 
             --live holds the store's lock (a second worker, or a one-pass sync, on the same store
             exits with 75, naming the worker's pid and how to stop it) and runs until SIGINT or

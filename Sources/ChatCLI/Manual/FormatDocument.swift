@@ -470,10 +470,8 @@ a new file of three lines.
 
 ## Matrix stores
 
-A store can also be the Matrix form of the store: one Matrix account's rooms, laid out for the
-Matrix sync (in progress: `chatdir sync` and `chatdir history` refuse a Matrix store until it
-exists, exit 69; `send` queues, `view`, `list` and `check` work). Everything above holds, with
-the differences below. `check` applies each protocol's rules: a file of the other protocol's
+A store can also be the Matrix form of the store: one Matrix account's joined rooms, written
+by `chatdir sync` from a Matrix homeserver. Everything above holds, with the differences below. `check` applies each protocol's rules: a file of the other protocol's
 kind in a store is an error naming the key.
 
 ### The manifest

@@ -24,6 +24,10 @@ public struct MatrixClient: Sendable {
     public static let longestWait: Duration = .seconds(3600)
     /// Answers larger than this are refused: a first `/sync` of a large account is a few megabytes.
     public static let maxBodySize = 32 << 20
+    /// A one-pass sync's deadline: no request runs past it (as ``APIClient/passDeadline``).
+    var passDeadline: PassDeadline?
+    /// Told of every successful answer (``ReconnectWake``).
+    var answered: (@Sendable () -> Void)?
 
     /// A client for `server` (TLS for `https://`, trusting the system store plus `caFile`),
     /// authenticated by `accessToken` when given (``login(user:password:deviceID:deviceName:refreshToken:)`` needs none).
@@ -48,7 +52,10 @@ public struct MatrixClient: Sendable {
 
     /// This client with `accessToken` (a login's, a refreshed one), over the same connections.
     public func authenticated(_ accessToken: String) -> MatrixClient {
-        MatrixClient(server: server, accessToken: accessToken, timeout: timeout, http: http)
+        var client = MatrixClient(server: server, accessToken: accessToken, timeout: timeout, http: http)
+        client.passDeadline = passDeadline
+        client.answered = answered
+        return client
     }
 
     // MARK: - Server and account
@@ -255,17 +262,30 @@ public struct MatrixClient: Sendable {
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if authenticated, let accessToken { headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
-        let timeout = self.timeout + extraTime
+        var timeout = self.timeout + extraTime
+        var cutByPass = false
+        if let pass = passDeadline {
+            let left = pass.instant - .now
+            guard left > .zero else {
+                throw .passBudgetSpent(server, before: endpoint.description, budget: pass.budget)
+            }
+            if left < timeout { (timeout, cutByPass) = (left, true) }
+        }
         let deadline = ContinuousClock.now + timeout
         let response: HTTPClient.Response
         do {
             response = try await http.send(
                 method: endpoint.method, target: endpoint.target, headers: headers, body: body ?? [], timeout: timeout)
         } catch {
+            if error.isRetryable && cutByPass && passDeadline?.isOver() == true {
+                throw .passBudgetSpent(
+                    server, endpoint.description, budget: passDeadline?.budget ?? timeout, waitedFor: error.reason)
+            }
             throw error.locating(request: endpoint.description, on: server)
         }
         let verdict = ResponseVerdict(status: response.status, headers: response.headers)
         if verdict == .success {
+            answered?()
             return Answer(endpoint: endpoint, status: response.status, body: response.body, deadline: deadline)
         }
         throw MatrixAnswerError(

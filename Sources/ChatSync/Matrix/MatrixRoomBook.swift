@@ -1,0 +1,97 @@
+import ChatDomain
+import ChatMatrix
+
+/// What a ``MatrixSession`` learns that the engine's copies of it share: who I am, which room
+/// each conversation is, how each room's messages are numbered (``MatrixNumbering``), where the
+/// last pages ended (so the next page needs no `/context`), and the newest read receipts.
+///
+/// Numbering is only ever done here, inside the actor, a page at a time: a catch-up walking
+/// forward and a history page walking back in one room never number from a stale copy, and a
+/// page that disagrees with what either numbered is refused as a whole.
+actor MatrixRoomBook {
+    /// A `/messages` token that continues from the message numbered `sequence` (event `eventID`).
+    struct Cursor: Sendable, Equatable {
+        var sequence: Int
+        var eventID: MatrixEventID
+        var token: String
+    }
+
+    private(set) var me: MatrixUserID?
+    private var rooms: [ConversationID: MatrixRoomID] = [:]
+    private var encrypted: Set<ConversationID> = []
+    private var numberings: [ConversationID: MatrixNumbering] = [:]
+    /// After the newest message numbered going forward, and before the oldest going back.
+    private var forward: [ConversationID: Cursor] = [:]
+    private var backward: [ConversationID: Cursor] = [:]
+    /// Each member's newest `m.read` receipt, by conversation: the event it is on.
+    private var receipts: [ConversationID: [MatrixUserID: MatrixEventID]] = [:]
+
+    func setMe(_ user: MatrixUserID) {
+        me = user
+    }
+
+    /// Remembers the rooms a `/sync` listed.
+    func list(_ states: [MatrixRoomState]) {
+        for state in states {
+            let id = ConversationID.matrixRoom(state.roomID.rawValue)
+            rooms[id] = state.roomID
+            if state.encrypted { encrypted.insert(id) } else { encrypted.remove(id) }
+        }
+    }
+
+    func room(_ id: ConversationID) -> MatrixRoomID? { rooms[id] }
+
+    func knows(_ room: MatrixRoomID) -> Bool { rooms[ConversationID.matrixRoom(room.rawValue)] != nil }
+
+    func isEncrypted(_ id: ConversationID) -> Bool { encrypted.contains(id) }
+
+    func remember(room: MatrixRoomID, for id: ConversationID, encrypted isEncrypted: Bool) {
+        rooms[id] = room
+        if isEncrypted { encrypted.insert(id) }
+    }
+
+    // MARK: - Numbering
+
+    func eventID(at sequence: Int, in id: ConversationID) -> MatrixEventID? {
+        numberings[id]?.eventIDs[sequence]
+    }
+
+    func sequence(of eventID: MatrixEventID, in id: ConversationID) -> Int? {
+        numberings[id]?.sequence(of: eventID)
+    }
+
+    /// Runs `body` on the room's numbering: what it numbers is kept only if it does not throw.
+    func number<T: Sendable>(
+        _ id: ConversationID, _ body: @Sendable (inout MatrixNumbering) throws(MatrixNumberingError) -> T
+    ) throws(MatrixNumberingError) -> T {
+        var numbering = numberings[id] ?? MatrixNumbering()
+        let result = try body(&numbering)
+        numberings[id] = numbering
+        return result
+    }
+
+    func forwardCursor(_ id: ConversationID) -> Cursor? { forward[id] }
+    func backwardCursor(_ id: ConversationID) -> Cursor? { backward[id] }
+    func setForward(_ cursor: Cursor, for id: ConversationID) { forward[id] = cursor }
+    func setBackward(_ cursor: Cursor, for id: ConversationID) { backward[id] = cursor }
+
+    // MARK: - Receipts
+
+    /// Keeps the `m.read` receipts (unthreaded or on the main timeline) of a room; returns
+    /// whether any member's changed.
+    @discardableResult
+    func receive(_ list: [MatrixReceipt], in id: ConversationID) -> Bool {
+        var changed = false
+        for receipt in list where receipt.type == "m.read" && (receipt.threadID == nil || receipt.threadID == "main") {
+            if receipts[id, default: [:]].updateValue(receipt.eventID, forKey: receipt.user) != receipt.eventID {
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    /// Every member's newest `m.read` receipt in `id`.
+    func readReceipts(_ id: ConversationID) -> [MatrixUserID: MatrixEventID] {
+        receipts[id] ?? [:]
+    }
+}

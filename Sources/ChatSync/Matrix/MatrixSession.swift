@@ -1,0 +1,492 @@
+import ChatDomain
+import ChatMatrix
+import ChatProtocol
+import ChatStore
+
+/// The Matrix client-server API behind the engine's ``ServerSession``: rooms are
+/// conversations, and sequences are the room's numbering (``MatrixNumbering``: counted from the
+/// anchor every device of the account reads from the room's account data).
+///
+/// The engine asks in sequences; this session finds the event a sequence is (numbered in this
+/// process, else read from the store's record, which carries its event ID), pages `/messages`
+/// from there, and numbers what comes back, refusing a page that disagrees with what was
+/// numbered or stored. Delivery is `PUT …/send` with the client message ID as the transaction
+/// ID; its place arrives with the next catch-up (``Delivery/accepted``). Live updates are a
+/// long-poll `/sync` loop: a room whose timeline or receipts changed is announced
+/// (``LiveUpdate/changed(_:)``) and the engine catches it up; typing comes as events.
+/// Matrix has no delivered receipts, and read positions come from `m.read` receipts.
+struct MatrixSession: ServerSession {
+    private(set) var client: MatrixClient
+    private let book: MatrixRoomBook
+    private let store: SyncStore
+    /// How long a live `/sync` asks the homeserver to hold an answer back.
+    private let longPoll: Duration
+
+    var server: ServerAddress { client.server }
+    var capabilities: ServerCapabilities {
+        ServerCapabilities(deliveredPositions: false, positionsOnRequest: true, anchoredNumbering: true)
+    }
+    var passDeadline: PassDeadline? {
+        get { client.passDeadline }
+        set { client.passDeadline = newValue }
+    }
+
+    init(client: MatrixClient, store: SyncStore, longPoll: Duration = .seconds(30)) {
+        self.client = client
+        self.store = store
+        self.longPoll = longPoll
+        book = MatrixRoomBook()
+    }
+
+    private init(client: MatrixClient, book: MatrixRoomBook, store: SyncStore, longPoll: Duration) {
+        self.client = client
+        self.book = book
+        self.store = store
+        self.longPoll = longPoll
+    }
+
+    func renewing(token: String) -> MatrixSession {
+        MatrixSession(client: client.authenticated(token), book: book, store: store, longPoll: longPoll)
+    }
+
+    // MARK: - Account and rooms
+
+    func me() async throws(SyncError) -> UserID {
+        let whoami = try await client.whoami()
+        await book.setMe(whoami.userID)
+        do {
+            return try UserID(whoami.userID.rawValue)
+        } catch {
+            throw .contract("\(MatrixEndpoint.whoami): \(error)")
+        }
+    }
+
+    /// Every joined room, from one `/sync` that asks for their state and read receipts only.
+    func conversations() async throws(SyncError) -> [ServerConversation] {
+        let me = try await myUserID()
+        let answer = try await client.sync(since: nil, filter: Self.uncached(Self.roomsFilter))
+        let states = answer.joined.map(MatrixRoomState.init)
+        await book.list(states)
+        var conversations: [ServerConversation] = []
+        for (room, state) in zip(answer.joined, states) {
+            let conversation: ServerConversation
+            do {
+                conversation = try state.conversation(me: me)
+            } catch {
+                throw .contract("\(MatrixEndpoint.sync(since: nil, timeoutMilliseconds: 0)): room \(room.id): \(error)")
+            }
+            await book.receive(Self.receipts(in: room), in: conversation.id)
+            conversations.append(conversation)
+        }
+        return conversations
+    }
+
+    /// ``MatrixRoomState/filter`` with the rooms' read receipts: the positions a pass merges.
+    static let roomsFilter =
+        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.receipt"]},"state":{"types":["m.room.name","m.room.canonical_alias","m.room.member","m.room.encryption"]},"timeline":{"limit":1}}}"#
+
+    /// `filter` made unlike any earlier one. Synapse keeps a `/sync` answer for two minutes
+    /// (`sync_response_cache_duration`) and gives it again to the same request: a pass run
+    /// within that time would see the rooms, members and receipts as they were. Excluding an
+    /// event type no one sends changes no answer, only the request.
+    static func uncached(_ filter: String) -> String {
+        let nonce = "org.chatdir.uncached." + ClientMessageID.random().rawValue
+        let timeline = #""timeline":{"#
+        let parts = filter.split(separator: timeline, maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return filter }
+        return parts[0] + timeline + #""not_types":[""# + nonce + #""],"# + parts[1]
+    }
+
+    private static func receipts(in room: MatrixJoinedRoom) -> [MatrixReceipt] {
+        room.ephemeral.flatMap { event -> [MatrixReceipt] in
+            if case .receipts(let list) = event { return list }
+            return []
+        }
+    }
+
+    private func myUserID() async throws(SyncError) -> UserID {
+        if let me = await book.me, let user = try? UserID(me.rawValue) { return user }
+        return try await me()
+    }
+
+    private func myMatrixID() async throws(SyncError) -> MatrixUserID {
+        if let me = await book.me { return me }
+        _ = try await me()
+        guard let me = await book.me else { throw .contract("\(MatrixEndpoint.whoami): no user ID") }
+        return me
+    }
+
+    /// The room conversation `id` is: listed by this session, else named by the store's
+    /// `conversation.json`.
+    private func room(_ id: ConversationID) async throws(SyncError) -> MatrixRoomID {
+        if let room = await book.room(id) { return room }
+        let info: ConversationInfo?
+        do { info = try await store.info(id) } catch { throw .contract("\(id): \(error)") }
+        guard let text = info?.roomID, let room = try? MatrixRoomID(text) else {
+            throw .rejected(status: 404, message: "\(id) is not a room this account has joined")
+        }
+        await book.remember(room: room, for: id, encrypted: info?.encrypted == true)
+        return room
+    }
+
+    // MARK: - Messages
+
+    func messages(_ id: ConversationID, _ page: HistoryPage, limit: Int) async throws(SyncError) -> MessagesPage {
+        let room = try await room(id)
+        // None of an encrypted room's events is stored: it has no messages here.
+        if await book.isEncrypted(id) { return MessagesPage(items: [], hasMore: false) }
+        let limit = min(max(limit, 1), MatrixLimits.eventsPerPage)
+        switch page {
+        case .after(let sequence): return try await forward(id, room, after: sequence, limit: limit)
+        case .before(let sequence): return try await backward(id, room, before: sequence, limit: limit)
+        case .newest: return try await newest(id, room, limit: limit)
+        }
+    }
+
+    /// The event numbered `sequence` in `id`: numbered in this process, else the stored record's.
+    private func eventID(at sequence: Int, in id: ConversationID) async throws(SyncError) -> MatrixEventID? {
+        if let known = await book.eventID(at: sequence, in: id) { return known }
+        let stored: Message?
+        do { stored = try await store.storedMessage(id, sequence: sequence) } catch {
+            throw .contract("\(id): \(error)")
+        }
+        guard let text = stored?.eventID?.rawValue, let eventID = try? MatrixEventID(text) else { return nil }
+        try await number(id) { numbering throws(MatrixNumberingError) in try numbering.record(sequence, eventID) }
+        return eventID
+    }
+
+    /// Messages after `sequence`, oldest first. From the token where the last forward page
+    /// ended when it ended there; else from `/context` of the event at `sequence` (or of the
+    /// one after it, which then comes first: a catch-up asks one before what it holds); with
+    /// nothing stored and numbered, from the room's anchor.
+    private func forward(_ id: ConversationID, _ room: MatrixRoomID, after sequence: Int, limit: Int)
+        async throws(SyncError) -> MessagesPage
+    {
+        var items: [MatrixNumberedEvent] = []
+        var from: Book.Cursor
+        if let cursor = await book.forwardCursor(id), cursor.sequence == sequence {
+            from = cursor
+        } else if let eventID = try await eventID(at: sequence, in: id) {
+            let context = try await context(room, eventID)
+            items = try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(context.eventsAfter, after: sequence, eventID)
+            }
+            from = try cursor(after: items, sequence, eventID, token: context.end, room, eventID)
+        } else if let eventID = try await eventID(at: sequence + 1, in: id) {
+            let context = try await context(room, eventID)
+            items = [MatrixNumberedEvent(sequence: sequence + 1, event: context.event)]
+            items += try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(context.eventsAfter, after: sequence + 1, eventID)
+            }
+            from = try cursor(after: items, sequence + 1, eventID, token: context.end, room, eventID)
+        } else if sequence == 0, try await store.isEmpty(id) {
+            guard let anchor = try await anchor(room) else { return MessagesPage(items: [], hasMore: false) }
+            let context = try await context(room, anchor.eventID)
+            try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.record(anchor.sequence, anchor.eventID)
+            }
+            items = [MatrixNumberedEvent(sequence: anchor.sequence, event: context.event)]
+            items += try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(context.eventsAfter, after: anchor.sequence, anchor.eventID)
+            }
+            from = try cursor(after: items, anchor.sequence, anchor.eventID, token: context.end, room, anchor.eventID)
+        } else {
+            throw .contract(
+                "\(id): the store holds no message at sequence \(sequence) or \(sequence + 1) to page \(room) from")
+        }
+        var hasMore = true
+        if items.count < limit {
+            let page = try await client.messages(
+                room, from: from.token, direction: .forward, limit: limit - items.count,
+                filter: MatrixNumbering.messagesFilter)
+            let last = from
+            let numbered = try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(page.chunk, after: last.sequence, last.eventID)
+            }
+            items += numbered
+            hasMore = page.end != nil && !page.chunk.isEmpty
+            from = Book.Cursor(
+                sequence: numbered.last?.sequence ?? last.sequence,
+                eventID: numbered.last?.event.eventID ?? last.eventID,
+                token: page.end ?? last.token)
+        }
+        await book.setForward(from, for: id)
+        return MessagesPage(items: try await records(items, in: id), hasMore: hasMore)
+    }
+
+    /// Messages before `sequence`, returned oldest first: from where the last backward page
+    /// ended, else from `/context` of the event at `sequence`. Never below sequence 1.
+    private func backward(_ id: ConversationID, _ room: MatrixRoomID, before sequence: Int, limit: Int)
+        async throws(SyncError) -> MessagesPage
+    {
+        guard sequence > 1 else { return MessagesPage(items: [], hasMore: false) }
+        var items: [MatrixNumberedEvent] = []
+        var from: Book.Cursor
+        if let cursor = await book.backwardCursor(id), cursor.sequence == sequence {
+            from = cursor
+        } else if let eventID = try await eventID(at: sequence, in: id) {
+            let context = try await context(room, eventID)
+            // All of them, whatever `limit` says (Synapse gives one): the token is before them all.
+            let before = context.eventsBefore
+            items = try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(before, before: sequence, eventID)
+            }
+            guard let start = context.start else {
+                return MessagesPage(items: try await records(items.reversed(), in: id), hasMore: false)
+            }
+            from = Book.Cursor(
+                sequence: items.last?.sequence ?? sequence, eventID: items.last?.event.eventID ?? eventID, token: start)
+        } else {
+            throw .contract("\(id): the store holds no message at sequence \(sequence) to page \(room) back from")
+        }
+        var hasMore = from.sequence > 1
+        let room = room
+        if items.count < limit, from.sequence > 1 {
+            let page = try await client.messages(
+                room, from: from.token, direction: .backward, limit: min(limit - items.count, from.sequence - 1),
+                filter: MatrixNumbering.messagesFilter)
+            let last = from
+            let numbered = try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(page.chunk, before: last.sequence, last.eventID)
+            }
+            items += numbered
+            hasMore = page.end != nil && !page.chunk.isEmpty && (numbered.last?.sequence ?? last.sequence) > 1
+            from = Book.Cursor(
+                sequence: numbered.last?.sequence ?? last.sequence,
+                eventID: numbered.last?.event.eventID ?? last.eventID,
+                token: page.end ?? last.token)
+        }
+        await book.setBackward(from, for: id)
+        return MessagesPage(items: try await records(items.reversed(), in: id), hasMore: hasMore)
+    }
+
+    /// With nothing stored: the anchor's message and those before it, oldest first.
+    private func newest(_ id: ConversationID, _ room: MatrixRoomID, limit: Int) async throws(SyncError)
+        -> MessagesPage
+    {
+        guard let anchor = try await anchor(room) else { return MessagesPage(items: [], hasMore: false) }
+        try await number(id) { numbering throws(MatrixNumberingError) in
+            try numbering.record(anchor.sequence, anchor.eventID)
+        }
+        let context = try await context(room, anchor.eventID)
+        let older = try await backward(id, room, before: anchor.sequence, limit: max(limit - 1, 1))
+        let first = try await records([MatrixNumberedEvent(sequence: anchor.sequence, event: context.event)], in: id)
+        return MessagesPage(items: older.items + first, hasMore: older.hasMore)
+    }
+
+    private typealias Book = MatrixRoomBook
+
+    /// Where the next forward page starts: after the last of `items` (or the event at
+    /// `sequence` when there are none), from `token`.
+    private func cursor(
+        after items: [MatrixNumberedEvent], _ sequence: Int, _ eventID: MatrixEventID, token: String?,
+        _ room: MatrixRoomID, _ asked: MatrixEventID
+    ) throws(SyncError) -> Book.Cursor {
+        guard let token else {
+            throw .contract(
+                "\(MatrixEndpoint.context(room, asked, limit: Self.contextLimit)): no token to page forward")
+        }
+        return Book.Cursor(
+            sequence: items.last?.sequence ?? sequence, eventID: items.last?.event.eventID ?? eventID, token: token)
+    }
+
+    /// The room's anchor: read, else written by this device at the newest message.
+    private func anchor(_ room: MatrixRoomID) async throws(SyncError) -> MatrixAnchor? {
+        let numberer = MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room)
+        return try await numberer.establishAnchor()
+    }
+
+    /// Events `/context` gives around the one asked for: Synapse splits them, one before and one after.
+    private static let contextLimit = 2
+
+    private func context(_ room: MatrixRoomID, _ eventID: MatrixEventID) async throws(SyncError)
+        -> MatrixEventContext
+    {
+        let context = try await client.context(room, eventID, limit: Self.contextLimit)
+        guard context.event.eventID == eventID, MatrixNumbering.counts(context.event) else {
+            throw .contract(
+                "\(MatrixEndpoint.context(room, eventID, limit: Self.contextLimit)): answered \(context.event.type) \(context.event.eventID) for message \(eventID)"
+            )
+        }
+        return context
+    }
+
+    /// Numbers in the book; a disagreement is the server's history differing from what was
+    /// numbered or stored: refused like any other.
+    @discardableResult
+    private func number<T: Sendable>(
+        _ id: ConversationID, _ body: @Sendable (inout MatrixNumbering) throws(MatrixNumberingError) -> T
+    ) async throws(SyncError) -> T {
+        do {
+            return try await book.number(id, body)
+        } catch {
+            throw .contract("\(id): the server's history differs from the one numbered: \(error)")
+        }
+    }
+
+    /// The records of numbered events, as every device of the account writes them.
+    private func records(_ events: [MatrixNumberedEvent], in id: ConversationID) async throws(SyncError)
+        -> [Message]
+    {
+        let me = try await myUserID()
+        var messages: [Message] = []
+        messages.reserveCapacity(events.count)
+        for event in events {
+            do {
+                messages.append(try Message(matrix: event, me: me))
+            } catch {
+                throw .contract("\(id): event \(event.event.eventID): \(error)")
+            }
+        }
+        return messages
+    }
+
+    // MARK: - Sending and positions
+
+    /// `PUT …/send` with the client message ID as the transaction ID: accepted, placed by the
+    /// catch-up that brings the event back.
+    func deliver(_ id: ConversationID, clientMessageID: ClientMessageID, text: String) async throws(SyncError)
+        -> Delivery
+    {
+        let room = try await room(id)
+        _ = try await client.deliver(room, clientMessageID: clientMessageID, text: text)
+        return .accepted
+    }
+
+    /// Every member's read position: the sequence of the message their newest `m.read` receipt
+    /// is on, when that message is numbered here or stored among the newest records (a receipt
+    /// on anything else is not a position this store can show).
+    func positions(_ id: ConversationID) async throws(SyncError) -> Positions {
+        var positions: [UserID: MemberPosition] = [:]
+        for (user, eventID) in await book.readReceipts(id) {
+            guard let member = try? UserID(user.rawValue) else { continue }
+            guard let sequence = try await sequence(of: eventID, in: id) else { continue }
+            positions[member] = MemberPosition(deliveredUpTo: 0, readUpTo: sequence)
+        }
+        return Positions(positions)
+    }
+
+    private func sequence(of eventID: MatrixEventID, in id: ConversationID) async throws(SyncError) -> Int? {
+        if let known = await book.sequence(of: eventID, in: id) { return known }
+        guard let event = try? EventID(eventID.rawValue) else { return nil }
+        do {
+            return try await store.newestSequence(ofEvent: event, in: id)
+        } catch {
+            throw .contract("\(id): \(error)")
+        }
+    }
+
+    /// `m.read` on the message at `sequence`.
+    func postRead(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
+        let room = try await room(id)
+        guard let eventID = try await eventID(at: sequence, in: id) else {
+            throw .rejected(status: 404, message: "\(id): no message is stored at sequence \(sequence) to mark read")
+        }
+        try await client.receipt(room, event: eventID)
+        return sequence
+    }
+
+    func postDelivered(_ id: ConversationID, upTo sequence: Int) async throws(SyncError) -> Int {
+        throw .rejected(status: 405, message: "Matrix has no delivered receipts")
+    }
+
+    /// Typing for 6 s: a chat screen says it again every 3 s while its user types.
+    func typing(_ id: ConversationID) async throws(SyncError) {
+        let room = try await room(id)
+        try await client.typing(room, user: try await myMatrixID(), true, timeoutMilliseconds: 6_000)
+    }
+
+    func startConversation(_ conversation: NewConversation) async throws(SyncError) {
+        throw .rejected(status: 405, message: "chatdir cannot create Matrix rooms yet")
+    }
+
+    // MARK: - Live
+
+    /// The live `/sync` filter: message events (one is enough to say a room changed), typing
+    /// and receipts; no state, presence or account data.
+    static let liveFilter =
+        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.typing","m.receipt"]},"state":{"not_types":["*"]},"timeline":{"limit":1,"types":["m.room.message"]}}}"#
+
+    /// A long-poll `/sync` loop: the first `/sync` (no token) is the connection being up, then
+    /// each answer's rooms: ``LiveUpdate/changed(_:)`` for a room with new messages or receipts
+    /// (a room this session did not list announces itself as a conversation), typing as events.
+    /// A failed request ends the stream with ``LiveUpdate/disconnected(_:)``.
+    func liveUpdates(limit: Int) -> AsyncStream<[LiveUpdate]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [LiveUpdate].self)
+        var client = client
+        client.passDeadline = nil
+        let session = self
+        let task = Task {
+            do throws(SyncError) {
+                let me = try await session.myMatrixID()
+                let first = try await client.sync(since: nil, filter: Self.uncached(Self.liveFilter))
+                for room in first.joined {
+                    await session.book.receive(Self.receipts(in: room), in: ConversationID.matrixRoom(room.id.rawValue))
+                }
+                continuation.yield([.connected])
+                var since = first.nextBatch
+                while !Task.isCancelled {
+                    let answer = try await client.sync(since: since, wait: session.longPoll, filter: Self.liveFilter)
+                    since = answer.nextBatch
+                    let updates = await session.updates(answer, me: me)
+                    var start = 0
+                    while start < updates.count {
+                        continuation.yield(Array(updates[start..<min(start + max(limit, 1), updates.count)]))
+                        start += max(limit, 1)
+                    }
+                }
+            } catch {
+                if !Task.isCancelled { continuation.yield([.disconnected(error)]) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// What one live `/sync` answer means for the engine.
+    private func updates(_ answer: MatrixSync, me: MatrixUserID) async -> [LiveUpdate] {
+        var updates: [LiveUpdate] = []
+        for room in answer.joined {
+            let id = ConversationID.matrixRoom(room.id.rawValue)
+            guard await book.knows(room.id) else {
+                updates.append(.event(.conversation(id, title: "", members: [])))
+                continue
+            }
+            let receiptsChanged = await book.receive(Self.receipts(in: room), in: id)
+            if receiptsChanged || room.timeline.limited || room.timeline.events.contains(where: MatrixNumbering.counts)
+            {
+                updates.append(.changed(id))
+            }
+            for case .typing(let users) in room.ephemeral {
+                for user in users where user != me {
+                    guard let member = try? UserID(user.rawValue) else { continue }
+                    updates.append(.event(.typing(id, member)))
+                }
+            }
+        }
+        return updates
+    }
+}
+
+extension SyncStore {
+    /// Whether conversation `id` holds no message.
+    func isEmpty(_ id: ConversationID) throws(SyncError) -> Bool {
+        do {
+            return try store.conversation(id).segmentRanges().isEmpty
+        } catch {
+            throw .contract("\(id): \(error)")
+        }
+    }
+
+    /// The sequence of the record of event `eventID` among the newest two segments, if there.
+    func newestSequence(ofEvent eventID: EventID, in id: ConversationID) throws(StoreError) -> Int? {
+        let conversation = store.conversation(id)
+        for range in try conversation.segmentRanges().suffix(2).reversed() {
+            if let record = try conversation.readSegment(range).last(where: { $0.eventID == eventID }) {
+                return record.sequence
+            }
+        }
+        return nil
+    }
+}

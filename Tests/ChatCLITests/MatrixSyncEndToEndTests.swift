@@ -1,0 +1,225 @@
+import ChatTestSupport
+import Foundation
+import Testing
+
+/// `chatdir sync` on a Matrix store against a real Synapse, with the real binary: bob (the
+/// standard-library peer, no chatdir code) fills rooms; alice's chatdir syncs, sends, reads.
+@Suite(.ownThreads, .enabled(if: Synapse.isInstalled, Comment(rawValue: Synapse.notInstalled)))
+struct MatrixSyncEndToEndTests {
+    /// A homeserver with alice and bob, a room "Dinner" bob made and alice joined.
+    struct Homeserver {
+        let synapse: Synapse
+        let alice: Synapse.User
+        let bob: Synapse.User
+        let room: String
+        let directory: TemporaryDirectory
+
+        static func start() throws -> Homeserver {
+            let synapse = try Synapse.start()
+            let alice = try synapse.register("alice")
+            let bob = try synapse.register("bob")
+            let created = try synapse.peer(bob, ["create-room", "--name", "Dinner", "--invite", alice.userID])
+            let room = try #require(created["room_id"] as? String)
+            try synapse.peer(alice, ["join", room])
+            return Homeserver(synapse: synapse, alice: alice, bob: bob, room: room, directory: try TemporaryDirectory())
+        }
+
+        /// A new store of alice's at `name`, and a token of a device of her own for it.
+        func device(_ name: String) throws -> Device {
+            let store = directory.file(name)
+            let made = try ChatdirProcess.run(
+                ["init", "--store", store, "--user", alice.userID, "--server", synapse.url])
+            #expect(made.status == 0, "\(made.stderr)")
+            let token = try synapse.login(alice, deviceID: "CHATDIR-" + name.uppercased())
+            let runtime = directory.file(name + "-runtime")
+            try FileManager.default.createDirectory(
+                atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            return Device(store: store, token: token, runtime: runtime)
+        }
+
+        /// The bodies and client message IDs of the room's messages, oldest first, as bob's client sees them.
+        func messages(_ room: String? = nil) throws -> [(body: String, cmid: String?)] {
+            let answer = try synapse.peer(bob, ["messages", room ?? self.room])
+            let events = try #require(answer["events"] as? [[String: Any]])
+            return events.map {
+                let content = $0["content"] as? [String: Any] ?? [:]
+                return (content["body"] as? String ?? "", content["org.chatdir.cmid"] as? String)
+            }
+        }
+    }
+
+    struct Device {
+        let store: String
+        let token: String
+        let runtime: String
+
+        @discardableResult
+        func run(_ arguments: [String], expecting status: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation)
+            throws -> ChatdirProcess.Result
+        {
+            let result = try ChatdirProcess.run(
+                arguments + ["--store", store], environment: ["CHATDIR_TOKEN": token, "XDG_RUNTIME_DIR": runtime])
+            #expect(
+                result.status == status, "chatdir \(arguments.joined(separator: " ")): \(result.stderr)",
+                sourceLocation: sourceLocation)
+            return result
+        }
+
+        /// The one conversation folder whose conversation.json has `title`.
+        func conversation(titled title: String) throws -> String {
+            let root = store + "/conversations"
+            for name in try FileManager.default.contentsOfDirectory(atPath: root) {
+                let info = try String(contentsOfFile: root + "/" + name + "/conversation.json", encoding: .utf8)
+                if info.contains("\"title\":\"\(title)\"") { return name }
+            }
+            throw Failure("no conversation titled \(title) in \(root)")
+        }
+
+        /// Every file under `conversations/` but the outboxes (device-local), with its bytes.
+        func sharedFiles() throws -> [String: Data] {
+            let root = store + "/conversations"
+            var files: [String: Data] = [:]
+            let enumerator = FileManager.default.enumerator(atPath: root)
+            while let path = enumerator?.nextObject() as? String {
+                guard !path.contains("/outbox"), !path.hasSuffix("/.caught-up") else { continue }
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
+                if !isDirectory.boolValue { files[path] = FileManager.default.contents(atPath: root + "/" + path) }
+            }
+            return files
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test(
+        "a first sync stores the rooms' history; sends go once with their IDs; a receipt reads; encrypted rooms are refused; a second device holds the same bytes"
+    )
+    func syncSendReadTwoDevices() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send-many", server.room, "25", "--prefix", "hello"])
+        try server.synapse.peer(server.bob, ["send", server.room, "waves", "--msgtype", "m.emote"])
+        let secret = try server.synapse.peer(server.bob, ["send", server.room, "the door code is 4711"])
+        try server.synapse.peer(server.bob, ["redact", server.room, try #require(secret["event_id"] as? String)])
+        let encrypted = try server.synapse.peer(
+            server.bob, ["create-room", "--name", "Vault", "--encrypted", "--invite", server.alice.userID])
+        let vault = try #require(encrypted["room_id"] as? String)
+        try server.synapse.peer(server.alice, ["join", vault])
+
+        // The first sync: both rooms listed, the plain one's whole history stored.
+        let laptop = try server.device("laptop")
+        let first = try laptop.run(["sync"])
+        #expect(
+            first.stdout.contains("synced 2 conversations (1 end-to-end encrypted, not supported)"), "\(first.stdout)")
+        #expect(first.stdout.contains("27 new messages"), "\(first.stdout)")
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let view = try laptop.run(["view", dinner, "--limit", "100"])
+        let rows = view.lines
+        #expect(rows.count == 27, "\(view.stdout)")
+        #expect(rows.first?.hasSuffix("@bob:localhost  hello 1") == true, "\(view.stdout)")
+        #expect(rows.dropLast().last?.contains("* waves") == true, "\(view.stdout)")
+        #expect(rows.last?.contains("(message deleted)") == true, "\(view.stdout)")
+        let segments = try laptop.sharedFiles().filter { $0.key.contains("/messages/") }
+        #expect(
+            !segments.values.contains { String(decoding: $0, as: UTF8.self).contains("4711") }, "redacted text stored")
+
+        // Sends, offline first: one event each, carrying its client message ID.
+        let queued = [
+            try laptop.run(["send", dinner, "On my way"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            try laptop.run(["send", dinner, "Ten minutes"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+        ]
+        let sent = try laptop.run(["sync"])
+        #expect(sent.stdout.contains("2 sent"), "\(sent.stdout)")
+        let onServer = try server.messages().suffix(2)
+        #expect(onServer.map(\.body) == ["On my way", "Ten minutes"])
+        #expect(onServer.map(\.cmid) == queued)
+        #expect(try laptop.run(["sync"]).stdout.contains("0 sent"))
+        #expect(try server.messages().count == 29, "nothing sent twice")
+
+        // Bob reads alice's last message: ✓✓ read on her screen (never delivered: Matrix has none).
+        let last = try server.synapse.peer(server.bob, ["messages", server.room])
+        let lastEvent = try #require((last["events"] as? [[String: Any]])?.last?["event_id"] as? String)
+        try server.synapse.peer(server.bob, ["receipt", server.room, lastEvent])
+        try laptop.run(["sync"])
+        let read = try laptop.run(["view", dinner, "--limit", "2"]).lines
+        #expect(read.last?.hasSuffix("Ten minutes  ✓✓ read") == true, "\(read)")
+
+        // Nothing goes into the encrypted room: the message fails, the room gets no event.
+        let vaultFolder = try laptop.conversation(titled: "Vault")
+        try laptop.run(["send", vaultFolder, "plain text"])
+        let refused = try laptop.run(["sync"], expecting: 65)
+        #expect(refused.stderr.contains("end-to-end encrypted"), "\(refused.stderr)")
+        #expect(try server.messages(vault).isEmpty)
+
+        // Another device of alice's, syncing later, writes the same bytes.
+        let phone = try server.device("phone")
+        try phone.run(["sync"])
+        let laptopFiles = try laptop.sharedFiles()
+        let phoneFiles = try phone.sharedFiles()
+        #expect(laptopFiles.keys.sorted() == phoneFiles.keys.sorted())
+        for (path, bytes) in laptopFiles {
+            #expect(phoneFiles[path] == bytes, "\(path) differs between the devices")
+        }
+        try laptop.run(["check"])
+        try phone.run(["check"])
+    }
+
+    @Test("the live worker: bob's message and typing arrive, alice's message goes out, `read` reaches bob")
+    func live() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send", server.room, "Anyone there?"])
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+        defer { worker.terminate() }
+
+        try server.synapse.peer(server.bob, ["send", server.room, "Dinner at eight?"])
+        try waitUntil("bob's live message is in alice's view", timeout: .seconds(120)) {
+            try laptop.run(["view", dinner, "--limit", "1"]).stdout.contains("Dinner at eight?")
+        }
+
+        try server.synapse.peer(server.bob, ["typing", server.room, "on"])
+        try waitUntil("bob's typing is in alice's runtime channel", timeout: .seconds(120)) {
+            let files = FileManager.default.enumerator(atPath: laptop.runtime)?.allObjects as? [String] ?? []
+            return files.contains { $0.hasSuffix("typing/@bob%3Alocalhost") }
+        }
+
+        let id = try laptop.run(["send", dinner, "Yes!"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try waitUntil("alice's message is on the server", timeout: .seconds(120)) {
+            try server.messages().contains { $0.cmid == id }
+        }
+        try waitUntil("alice's message is stored as sent", timeout: .seconds(120)) {
+            try laptop.run(["view", dinner, "--limit", "1"]).stdout.contains("Yes!  ✓ sent")
+        }
+
+        try laptop.run(["read", dinner])
+        let newest = try #require(
+            (try server.synapse.peer(server.bob, ["messages", server.room])["events"] as? [[String: Any]])?.last?[
+                "event_id"] as? String)
+        try waitUntil("bob's client sees alice's read receipt on her newest message", timeout: .seconds(120)) {
+            let sync = try server.synapse.peer(server.bob, ["sync"])
+            return Self.readers(of: newest, in: sync).contains(server.alice.userID)
+        }
+        #expect(try server.messages().filter { $0.cmid == id }.count == 1)
+    }
+
+    /// Who has an `m.read` receipt on `event` in a `/sync` answer.
+    static func readers(of event: String, in sync: [String: Any]) -> [String] {
+        let rooms = (sync["rooms"] as? [String: Any])?["join"] as? [String: Any] ?? [:]
+        var readers: [String] = []
+        for case let room as [String: Any] in rooms.values {
+            let events = (room["ephemeral"] as? [String: Any])?["events"] as? [[String: Any]] ?? []
+            for receipt in events where receipt["type"] as? String == "m.receipt" {
+                let content = receipt["content"] as? [String: Any] ?? [:]
+                let read = (content[event] as? [String: Any])?["m.read"] as? [String: Any] ?? [:]
+                readers += read.keys
+            }
+        }
+        return readers
+    }
+}
