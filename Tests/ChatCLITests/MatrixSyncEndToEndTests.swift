@@ -208,6 +208,52 @@ struct MatrixSyncEndToEndTests {
         #expect(try server.messages().filter { $0.cmid == id }.count == 1)
     }
 
+    @Test(
+        "the live worker killed (SIGKILL) again and again while it delivers: every message once on the server, in order"
+    )
+    func killedWhileDelivering() throws {
+        let server = try Homeserver.start()
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let count = 60
+        let texts = (1...count).map { "message \($0) of \(count)" }
+        var queued: [String] = []
+        for text in texts {
+            queued.append(
+                try laptop.run(["send", dinner, text]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        func delivered() throws -> Int { try server.messages().filter { $0.cmid != nil }.count }
+        // Each round: start the worker, and kill it as soon as bob's client sees one more of them.
+        var seenAtKills: [Int] = []
+        var seen = 0
+        while seen < count, seenAtKills.count < 5 {
+            let before = seen
+            let (worker, _) = try ChatdirProcess.startLiveWorker(
+                store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+            try waitUntil("the worker delivers another message", timeout: .seconds(120)) {
+                seen = try delivered()
+                return seen > before
+            }
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+            seenAtKills.append(try delivered())
+        }
+        // The rest, with a worker that is left to finish.
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+        defer { worker.terminate() }
+        try waitUntil("every message is stored as sent", timeout: .seconds(300)) {
+            try laptop.run(["view", dinner, "--limit", "100"]).lines.filter { $0.hasSuffix("✓ sent") }.count == count
+        }
+        #expect(
+            seenAtKills.contains { $0 > 0 && $0 < count }, "a kill came in the middle of the delivery: \(seenAtKills)")
+        let onServer = try server.messages().filter { $0.cmid != nil }
+        #expect(onServer.map(\.cmid) == queued, "each message once, in the order queued; kills at \(seenAtKills)")
+        #expect(onServer.map(\.body) == texts)
+        try laptop.run(["check"])
+    }
+
     /// Who has an `m.read` receipt on `event` in a `/sync` answer.
     static func readers(of event: String, in sync: [String: Any]) -> [String] {
         let rooms = (sync["rooms"] as? [String: Any])?["join"] as? [String: Any] ?? [:]
