@@ -26,6 +26,8 @@ protocol ServerSession: Sendable {
     func me() async throws(SyncError) -> UserID
     /// Every conversation I am a member of.
     func conversations() async throws(SyncError) -> [ServerConversation]
+    /// The invitations the last ``conversations()`` found (none where a protocol has none).
+    func invitations() async -> [Invitation]
     /// Up to `limit` messages of conversation `id` after, before or at the newest end of its
     /// history, in sequence order; `hasMore` when the server holds more in that direction.
     func messages(_ id: ConversationID, _ page: HistoryPage, limit: Int) async throws(SyncError) -> MessagesPage
@@ -52,4 +54,8 @@ protocol ServerSession: Sendable {
     /// This session with `token` in place of the refused one: every later request, and the next
     /// live connection, carries it.
     func renewing(token: String) -> Self
+}
+
+extension ServerSession {
+    func invitations() async -> [Invitation] { [] }
 }

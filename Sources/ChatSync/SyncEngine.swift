@@ -93,6 +93,8 @@ public actor SyncEngine {
         public var untrusted = false
         /// Conversations listed but not synced: end-to-end encrypted rooms, which chatdir cannot read.
         public var encrypted: [ConversationID] = []
+        /// Conversations I am invited to and have not joined.
+        public var invitations: [Invitation] = []
         /// Whether one of the problems was a system call on the store failing (``StoreError/system(_:)``:
         /// a full disk, an I/O error): the user's to fix, not the server's.
         public var storeFailed = false
@@ -311,6 +313,7 @@ public actor SyncEngine {
             }
             report.conversations = conversations.count
             report.encrypted = conversations.filter(\.encrypted).map(\.id)
+            report.invitations = await session.invitations()
             if grouped {
                 try await syncGrouped(conversations, deadline: deadline, report: &report)
                 return report
@@ -587,6 +590,15 @@ public actor SyncEngine {
             if !page.hasMore { break }
         }
         return inserted
+    }
+
+    /// Joins `room` (a Matrix room ID or alias: an invitation accepted, or a public room) and
+    /// returns its conversation; the next pass syncs it. A wire v1 server has nothing to join.
+    public func join(_ room: String) async throws -> ConversationID {
+        guard let matrix = api as? MatrixSession else {
+            throw SyncError.rejected(status: 405, message: "\(server) is a chatdir server: there are no rooms to join")
+        }
+        return try await matrix.join(room)
     }
 
     // MARK: - Positions

@@ -165,6 +165,27 @@ struct MatrixSyncEndToEndTests {
         }
         try laptop.run(["check"])
         try phone.run(["check"])
+
+        // An invitation: `sync` says so with the command that accepts it; `join` joins and syncs.
+        let picnic = try #require(
+            try server.synapse.peer(server.bob, ["create-room", "--name", "Picnic", "--invite", server.alice.userID])[
+                "room_id"] as? String)
+        let invited = try laptop.run(["sync"])
+        let joinCommand = "chatdir join --store \(laptop.store) '\(picnic)'"
+        #expect(
+            invited.stderr.contains(
+                "chatdir sync: invited to \"Picnic\" (\(picnic)) by @bob:localhost; join: \(joinCommand)"),
+            "\(invited.stderr)")
+        #expect(throws: (any Error).self) { try laptop.conversation(titled: "Picnic") }
+        try server.synapse.peer(server.bob, ["send", picnic, "Bring a blanket"])
+        let joined = try laptop.run(["join", picnic])
+        #expect(joined.stdout.hasPrefix("joined \(picnic) as "), "\(joined.stdout)")
+        #expect(joined.stdout.contains("synced 3 conversations"), "\(joined.stdout)")
+        let picnicFolder = try laptop.conversation(titled: "Picnic")
+        #expect(joined.stdout.contains(picnicFolder))
+        #expect(try laptop.run(["view", picnicFolder]).stdout.contains("Bring a blanket"))
+        #expect(!(try laptop.run(["sync"]).stderr.contains("invited")))
+        try laptop.run(["join", "#nowhere:localhost"], expecting: 65)
     }
 
     @Test("the live worker: bob's message and typing arrive, alice's message goes out, `read` reaches bob")

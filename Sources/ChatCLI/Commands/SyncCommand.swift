@@ -92,7 +92,21 @@ enum SyncCommand: Command {
         progress.finish()
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
         for problem in report.problems { output.error("chatdir sync: \(problem)") }
+        let hint =
+            setup.store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: setup.store.root)
+        for invitation in report.invitations {
+            output.error(output.safe("chatdir sync: " + invitation.described(joining: hint)))
+        }
         output.print(output.safe(report.summary))
         return report.exitCode
+    }
+}
+
+extension Invitation {
+    /// `invited to "Dinner" (!abc:example.org) by @bob:example.org; join: chatdir join '!abc:example.org'`.
+    func described(joining hint: PasteHint) -> String {
+        let named = name.map { "\(quoted($0)) (\(room))" } ?? room
+        let by = inviter.map { " by \($0)" } ?? ""
+        return "invited to \(named)\(by); join: " + hint.command("join", PasteHint.shellWord(room))
     }
 }

@@ -17,6 +17,8 @@ actor MatrixRoomBook {
     }
 
     private(set) var me: MatrixUserID?
+    /// The rooms the last listing found me invited to.
+    private(set) var invitations: [Invitation] = []
     private var rooms: [ConversationID: MatrixRoomID] = [:]
     private var encrypted: Set<ConversationID> = []
     private var numberings: [ConversationID: MatrixNumbering] = [:]
@@ -37,6 +39,10 @@ actor MatrixRoomBook {
             rooms[id] = state.roomID
             if state.encrypted { encrypted.insert(id) } else { encrypted.remove(id) }
         }
+    }
+
+    func setInvitations(_ list: [Invitation]) {
+        invitations = list
     }
 
     func room(_ id: ConversationID) -> MatrixRoomID? { rooms[id] }

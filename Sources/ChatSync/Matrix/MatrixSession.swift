@@ -78,7 +78,33 @@ struct MatrixSession: ServerSession {
             await book.receive(Self.receipts(in: room), in: conversation.id)
             conversations.append(conversation)
         }
+        await book.setInvitations(answer.invited.map { Self.invitation($0, me: me) })
         return conversations
+    }
+
+    func invitations() async -> [Invitation] {
+        await book.invitations
+    }
+
+    /// What an invite's stripped state says: the room's name, and who sent my invite.
+    private static func invitation(_ room: MatrixInvitedRoom, me: UserID) -> Invitation {
+        var name: String?
+        var inviter: String?
+        for event in room.inviteState {
+            switch event.content {
+            case .name(let text) where event.type == "m.room.name": name = text
+            case .member(membership: "invite", _) where event.stateKey == me.rawValue:
+                inviter = event.sender.rawValue
+            default: break
+            }
+        }
+        return Invitation(room: room.id.rawValue, name: name, inviter: inviter)
+    }
+
+    /// Joins the room `room` (an ID or an alias) names; the conversation it is.
+    func join(_ room: String) async throws(SyncError) -> ConversationID {
+        let joined = try await client.join(room)
+        return ConversationID.matrixRoom(joined.rawValue)
     }
 
     /// ``MatrixRoomState/filter`` with the rooms' read receipts: the positions a pass merges.
