@@ -41,6 +41,9 @@ struct HookFilter: Sendable {
         switch change {
         case .messageAdded(let id, let message):
             let kind: HookEvent.Kind = message.senderID == me ? .mine : .message
+            // A Matrix edit is no new message (its text shows on the message it edits), and a
+            // redacted one has nothing left to tell.
+            guard message.replaces == nil, !message.redacted else { return [] }
             guard kinds.contains(kind), seenMessages[id, default: []].insert(message.sequence).inserted else {
                 return []
             }

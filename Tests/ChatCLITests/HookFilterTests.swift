@@ -91,4 +91,30 @@ import Testing
         #expect(events.map(\.sequence) == [5])
         #expect(hooks.events(for: .positionsChanged(c1)).isEmpty)
     }
+
+    @Test("a Matrix edit and a redacted record run no hook; watch names the edit and the redaction")
+    func matrixEditsAndRedactions() throws {
+        let bobMatrix = try UserID("@bob:example.org")
+        let original = Message(
+            sequence: 10, clientMessageID: .random(), senderID: bobMatrix, text: "see you at 7",
+            sentAt: "2026-11-29T12:00:00.000Z", eventID: try EventID("$original"))
+        let edit = Message(
+            sequence: 11, clientMessageID: .random(), senderID: bobMatrix, text: "see you at 8",
+            sentAt: "2026-11-29T12:01:00.000Z", eventID: try EventID("$edit"), replaces: try EventID("$original"))
+        let redacted = try #require(original.redactedRecord)
+        var hooks = filter([.message])
+        #expect(hooks.events(for: .messageAdded(c1, original)).count == 1)
+        #expect(hooks.events(for: .messageAdded(c1, edit)).isEmpty)
+        #expect(hooks.events(for: .messageAdded(c1, redacted)).isEmpty)
+        let me = try UserID("@alice:example.org")
+        let editLine = try #require(WatchCommand.line(.messageAdded(c1, edit), me: me))
+        #expect(editLine.hasPrefix(#"{"event":"edit","conversationId":"c1","sequence":11,"#), "\(editLine)")
+        #expect(editLine.contains(#""text":"see you at 8","eventId":"$edit","replaces":"$original"}"#), "\(editLine)")
+        let redactedLine = try #require(WatchCommand.line(.messageAdded(c1, redacted), me: me))
+        #expect(redactedLine.hasPrefix(#"{"event":"message","#), "\(redactedLine)")
+        #expect(redactedLine.hasSuffix(#""text":"","eventId":"$original","redacted":true}"#), "\(redactedLine)")
+        // A wire v1 message line has none of the Matrix keys.
+        let plain = try #require(WatchCommand.line(.messageAdded(c1, message(3, from: bob)), me: alice))
+        #expect(!plain.contains("eventId") && !plain.contains("redacted") && !plain.contains("replaces"))
+    }
 }

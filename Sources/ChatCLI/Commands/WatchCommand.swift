@@ -23,7 +23,10 @@ enum WatchCommand: Command {
             (delivered or dropped), positions, read-wanted, details, history (an older segment was
             filled in), conversation-added, conversation-removed, resync (events were lost and the
             files were read again; the differences follow), sync-worker. A message line has
-            "mine": true for my own messages. Runs until interrupted.
+            "mine": true for my own messages. In a Matrix store a message line also has eventId, and
+            kind, redacted or replaces when the record has them; an edit's record is an "edit" line
+            (its new text, and "replaces": the edited event), and a redaction arrives as the message
+            line again with "redacted": true and no text. Hooks run for neither. Runs until interrupted.
             When the kernel refuses an inotify watch (the per-user limit fs.inotify.max_user_watches,
             or max_user_instances, is reached), the folders it would not watch are checked every
             second instead: no change is missed, lines may come up to a second late, and stderr says
@@ -155,13 +158,18 @@ enum WatchCommand: Command {
         }
         switch change {
         case .messageAdded(let id, let message):
-            event("message", id)
+            // A Matrix edit is its own record but no new message: "edit", naming what it edits.
+            event(message.replaces == nil ? "message" : "edit", id)
             add("sequence", .integer(message.sequence))
             add("clientMessageId", .string(message.clientMessageID.rawValue))
             add("senderId", .string(message.senderID.rawValue))
             add("sentAt", .string(message.sentAt))
             add("mine", .bool(message.senderID == me))
             add("text", .string(message.text))
+            if let eventID = message.eventID { add("eventId", .string(eventID.rawValue)) }
+            if let kind = message.kind { add("kind", .string(kind.rawValue)) }
+            if message.redacted { add("redacted", .bool(true)) }
+            if let replaces = message.replaces { add("replaces", .string(replaces.rawValue)) }
         case .messageRemoved(let id, let sequence):
             event("message-removed", id)
             add("sequence", .integer(sequence))
