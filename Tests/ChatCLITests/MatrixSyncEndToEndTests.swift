@@ -275,6 +275,71 @@ struct MatrixSyncEndToEndTests {
         try laptop.run(["check"])
     }
 
+    @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")
+    func gitMergeOfTwoDevices() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send-many", server.room, "5", "--prefix", "before"])
+        let environment = [
+            "HOME": server.directory.path, "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": server.directory.file("gitconfig"), "LC_ALL": "C",
+        ]
+        @discardableResult
+        func git(_ arguments: [String], in repository: String) throws -> ChatdirProcess.Result {
+            let result = try ChatdirProcess.run(
+                ["-C", repository] + arguments, environment: environment,
+                executable: URL(fileURLWithPath: "/usr/bin/git"))
+            #expect(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)")
+            return result
+        }
+        func setUp(_ path: String) throws {
+            try git(["config", "user.name", "Test"], in: path)
+            try git(["config", "user.email", "test@example.invalid"], in: path)
+            let setup = try ChatdirProcess.run(["git-setup", "--store", path], environment: environment)
+            #expect(setup.status == 0, "\(setup.stderr)")
+        }
+        func commit(_ path: String) throws {
+            try git(["add", "-A"], in: path)
+            try git(["commit", "--quiet", "-m", "sync"], in: path)
+        }
+
+        let laptop = try server.device("laptop")
+        try git(["init", "--quiet", "-b", "main"], in: laptop.store)
+        try setUp(laptop.store)
+        try laptop.run(["sync"])
+        try commit(laptop.store)
+        let dinner = try laptop.conversation(titled: "Dinner")
+
+        // The phone starts as a clone of the laptop's repository, with a device (and token) of its own.
+        let phoneStore = server.directory.file("phone")
+        try git(["clone", "--quiet", laptop.store, phoneStore], in: server.directory.path)
+        try setUp(phoneStore)
+        let phone = Device(
+            store: phoneStore, token: try server.synapse.login(server.alice, deviceID: "CHATDIR-PHONE"),
+            runtime: laptop.runtime)
+
+        // Both move on apart: bob writes, each device sends one and syncs, each commits.
+        try server.synapse.peer(server.bob, ["send", server.room, "from bob"])
+        try laptop.run(["send", dinner, "from the laptop"])
+        try laptop.run(["sync"])
+        try phone.run(["send", dinner, "from the phone"])
+        try phone.run(["sync"])
+        // The laptop has not seen the phone's message: its segment is a shorter version of the phone's.
+        try commit(laptop.store)
+        try commit(phoneStore)
+
+        try git(["pull", "--quiet", "--no-rebase", phoneStore, "main"], in: laptop.store)
+        #expect(try git(["status", "--porcelain"], in: laptop.store).stdout.isEmpty)
+        try laptop.run(["check"])
+        let rows = try laptop.run(["view", dinner, "--limit", "3"]).lines
+        #expect(
+            rows[0].hasSuffix("from bob") && rows[1].contains("from the laptop") && rows[2].contains("from the phone"))
+        let laptopFiles = try laptop.sharedFiles()
+        let phoneFiles = try phone.sharedFiles()
+        for (path, bytes) in phoneFiles where path.contains("/messages/") {
+            #expect(laptopFiles[path] == bytes, "\(path) differs after the merge")
+        }
+    }
+
     /// Who has an `m.read` receipt on `event` in a `/sync` answer.
     static func readers(of event: String, in sync: [String: Any]) -> [String] {
         let rooms = (sync["rooms"] as? [String: Any])?["join"] as? [String: Any] ?? [:]
