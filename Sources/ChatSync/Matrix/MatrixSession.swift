@@ -452,9 +452,15 @@ struct MatrixSession: ServerSession {
                 continuation.yield([.connected])
                 var since = first.nextBatch
                 while !Task.isCancelled {
+                    let asked = ContinuousClock.now
                     let answer = try await client.sync(since: since, wait: session.longPoll, filter: Self.liveFilter)
                     since = answer.nextBatch
                     let updates = await session.updates(answer, me: me)
+                    // A homeserver answers a long poll early when something happened; one that
+                    // answers at once with nothing for us is not let to make this a busy loop.
+                    if updates.isEmpty {
+                        do { try await Task.sleep(until: asked + Self.emptyAnswerFloor) } catch { break }
+                    }
                     var start = 0
                     while start < updates.count {
                         continuation.yield(Array(updates[start..<min(start + max(limit, 1), updates.count)]))
@@ -469,6 +475,9 @@ struct MatrixSession: ServerSession {
         continuation.onTermination = { _ in task.cancel() }
         return stream
     }
+
+    /// The least time between the starts of two live `/sync`s when the first brought nothing.
+    static let emptyAnswerFloor: Duration = .milliseconds(500)
 
     /// What one live `/sync` answer means for the engine.
     private func updates(_ answer: MatrixSync, me: MatrixUserID) async -> [LiveUpdate] {
