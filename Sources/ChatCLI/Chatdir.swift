@@ -10,7 +10,7 @@ public enum Chatdir {
         ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
         WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self,
         CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
-        ServeCommand.self, ConfigCommand.self,
+        ServeCommand.self, ConfigCommand.self, LoginCommand.self, LogoutCommand.self,
         CompletionCommand.self, ManualCommand.self,
     ]
 
