@@ -1,6 +1,10 @@
+import ChatStore
+import ChatSystem
 import ChatTestSupport
 import Foundation
 import Testing
+
+@testable import ChatCLI
 
 /// `chatdir login` and `chatdir logout` on a Matrix store against a real Synapse, with the real
 /// binary: the token saved where `sync` finds it, the device the same on every login, the
@@ -121,6 +125,51 @@ struct MatrixLoginEndToEndTests {
                 ), "\(refused.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: home.config))
+    }
+
+    @Test("login's config edit touches only the store's token-file line, through a symlink, and logout undoes it")
+    func configEdit() throws {
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", "@alice:example.org", "--server", "http://127.0.0.1:9", home.store])
+        let dotfiles = home.directory.file("dotfiles")
+        try FileManager.default.createDirectory(atPath: dotfiles, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: home.config + "/chatdir", withIntermediateDirectories: true)
+        let original = """
+            # mine
+            store = ~/store
+
+            [store ~/other]
+            token-file = ~/other.token
+
+            [store ~/store]
+            ca-file = ~/ca.pem
+            server = http://127.0.0.1:9
+
+            """
+        try Data(original.utf8).write(to: URL(fileURLWithPath: dotfiles + "/config"))
+        try FileManager.default.createSymbolicLink(
+            atPath: home.config + "/chatdir/config", withDestinationPath: dotfiles + "/config")
+        let environment: Environment = ["HOME": home.directory.path, "XDG_CONFIG_HOME": home.config]
+        let saved = try SavedLogin(store: try Store.open(at: home.store), environment: environment)
+        #expect(saved.tokenFile == home.config + "/chatdir/tokens/\(saved.deviceID).token")
+        let pointed = original.replacingOccurrences(
+            of: "[store ~/store]\n", with: "[store ~/store]\ntoken-file = \(saved.tokenFile)\n")
+        for _ in 1...2 {
+            try saved.pointConfig(try ConfigFile.load(environment), environment: environment)
+            #expect(try String(contentsOfFile: dotfiles + "/config", encoding: .utf8) == pointed)
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: home.config + "/chatdir/config") != "")
+        #expect(try saved.unpointConfig(try ConfigFile.load(environment), environment: environment))
+        #expect(try String(contentsOfFile: dotfiles + "/config", encoding: .utf8) == original)
+        #expect(try !saved.unpointConfig(try ConfigFile.load(environment), environment: environment))
+
+        // A store whose token comes from a command: login leaves that alone and says so.
+        try Data().write(to: URL(fileURLWithPath: home.directory.file("ca.pem")))
+        try Data((original + "token-command = pass show chat\n").utf8).write(
+            to: URL(fileURLWithPath: dotfiles + "/config"))
+        let refused = try home.chatdir(["login"], input: "secret\n", expecting: 78)
+        #expect(
+            refused.stderr.contains("config:10 gives this store its token with `token-command`"), "\(refused.stderr)")
     }
 
     @Test(
