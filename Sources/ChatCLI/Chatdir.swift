@@ -11,7 +11,7 @@ public enum Chatdir {
         WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self,
         JoinCommand.self,
         CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
-        ServeCommand.self, ConfigCommand.self,
+        ServeCommand.self, ConfigCommand.self, LoginCommand.self, LogoutCommand.self,
         CompletionCommand.self, ManualCommand.self,
     ]
 

@@ -31,22 +31,12 @@ enum TokenSource: Equatable, CustomStringConvertible {
     func fetch(_ environment: Environment, timeout: Duration = commandTimeout) throws -> String {
         switch self {
         case .file(let file):
-            guard let mode = Sys.mode(of: file) else {
-                throw CommandFailure(
+            let bytes = try SecretFile.read(
+                file,
+                missing: CommandFailure(
                     message:
                         "\(file): no such token file; create it (mode 0600) with the token alone in it, or name the file that holds it",
-                    exitCode: 78)
-            }
-            guard mode & 0o077 == 0 else {
-                throw CommandFailure(
-                    message:
-                        "\(file) can be read by others (mode \(String(mode, radix: 8))); run `chmod 600 \(file)` first",
-                    exitCode: 77)
-            }
-            let bytes: [UInt8]
-            do { bytes = try Sys.readFile(file) } catch {
-                throw CommandFailure(message: error.description, exitCode: 77)
-            }
+                    exitCode: 78))
             let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
             guard !text.isEmpty else {
                 throw CommandFailure(message: "\(file) is empty; put the token in it", exitCode: 78)

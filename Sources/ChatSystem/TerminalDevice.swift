@@ -40,6 +40,19 @@ public enum TerminalDevice {
         return Settings(fd: fd, saved: saved)
     }
 
+    /// Turns echo off on `fd` and keeps line editing (a password prompt: Backspace still
+    /// works, Enter ends the line, Ctrl-C still raises SIGINT); returns the settings before, or
+    /// nil when `fd` is not a terminal.
+    public static func enterNoEchoMode(_ fd: Int32) -> Settings? {
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
+        var hidden = saved
+        hidden.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK)
+        hidden.c_lflag |= tcflag_t(ICANON)
+        _ = tcsetattr(fd, TCSAFLUSH, &hidden)
+        return Settings(fd: fd, saved: saved)
+    }
+
     /// The chat screen's input mode on `fd`: every key arrives as typed, at once (no echo, no
     /// line editing, VMIN 1), Enter arrives as CR and Ctrl-J as LF (no ICRNL, so the two differ),
     /// Ctrl-S, Ctrl-Q, Ctrl-V and Ctrl-O arrive as keys (no IXON, no IEXTEN). Ctrl-C still raises

@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test(
-        "on a terminal, init of a Matrix store suggests sync with a Matrix access token",
+        "on a terminal, init of a Matrix store suggests login, then sync",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
     func initOnTerminal() throws {
         let directory = try TemporaryDirectory()
@@ -71,7 +71,7 @@ import Testing
             try TerminalLinesEndToEndTests.onTerminal([
                 "init", "--user", "@alice:example.org", "--server", "https://matrix.example.org", fresh,
             ]) == [
-                "created @alice:example.org's Matrix store in \(fresh); next: chatdir sync --store \(fresh) (with CHATDIR_TOKEN set to a Matrix access token)"
+                "created @alice:example.org's Matrix store in \(fresh); next: chatdir login --store \(fresh), then chatdir sync --store \(fresh)"
             ])
     }
 

@@ -27,7 +27,8 @@ enum ConfigCommand: Command {
             section holds one store's `token-file = FILE` (mode 0600), or `token-command = COMMAND`
             (run with /bin/sh -c; its first line of output is the token; run again after a 401;
             stopped after 60 s), `ca-file = FILE` and `server = URL`. Paths are absolute or start
-            with ~/. A `token` key is refused: tokens never live in the config.
+            with ~/. A `token` key is refused: tokens never live in the config. For a Matrix store,
+            `chatdir login` writes the `token-file` line (and `chatdir logout` removes it).
 
             `config set server URL` rewrites the store's chatdir.json (the URL rule of init and sync);
             stop a running `sync --live` first, it holds the store.

@@ -35,9 +35,9 @@ enum InitCommand: Command {
             A Matrix user ID makes a Matrix store (chatdir-store(5), "Matrix stores"). Without
             --server, its homeserver is found as Matrix clients find it: from
             https://SERVER-NAME/.well-known/matrix/client of the user ID's server name (the server
-            name itself when there is none), and written into the store. Its files are laid out for the Matrix sync, which
-            is not built yet: `sync`, `history` and `create` refuse such a store (exit 69), while
-            `send` queues, `view`, `list` and `check` work.
+            name itself when there is none), and written into the store. `chatdir login` then gets
+            and saves its access token; `create` refuses such a store (exit 69): starting a room is
+            not built yet.
 
             Example:
               chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080
@@ -76,11 +76,17 @@ enum InitCommand: Command {
         }
         // On a terminal: what happened and the command that comes next, ready to paste.
         let hint = store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: store.root)
+        if user.isMatrix {
+            // The homeserver gives the token for a password: login saves it where sync looks.
+            context.output.print(
+                context.output.safe(
+                    "created \(user)'s Matrix store in \(store.root); next: \(hint.command("login", "")), then \(hint.command("sync", ""))"
+                ))
+            return 0
+        }
         let next = hint.command("sync", server == nil ? "--server URL" : "")
-        let token = user.isMatrix ? "CHATDIR_TOKEN set to a Matrix access token" : "CHATDIR_TOKEN set"
-        let kind = user.isMatrix ? "Matrix store" : "store"
         context.output.print(
-            context.output.safe("created \(user)'s \(kind) in \(store.root); next: \(next) (with \(token))"))
+            context.output.safe("created \(user)'s store in \(store.root); next: \(next) (with CHATDIR_TOKEN set)"))
         return 0
     }
 

@@ -93,6 +93,10 @@ enum CommandManualPage {
             \\fItoken\\-file\\fR, \\fItoken\\-command\\fR (run by \\fI/bin/sh \\-c\\fR, again after a 401), \\fIca\\-file\\fR and \\fIserver\\fR.
             Never a token.
             .TP
+            .I ~/.config/chatdir/tokens/
+            Access tokens \\fBchatdir login\\fR saved for Matrix stores, one \\fIDEVICE.token\\fR (mode 0600) per store;
+            the directory is 0700 and this user's alone. \\fBchatdir logout\\fR removes them.
+            .TP
             .I ~/.local/share/chatdir/
             The default store: \\fIchatdir.json\\fR, \\fIconversations/<id>/\\fR with \\fImessages/\\fR, \\fIpositions.json\\fR and \\fIoutbox/\\fR (see \\fBchatdir\\-store\\fR(5)).
             .TP

@@ -12,7 +12,7 @@ enum ExitStatusTable {
         (66, "no such store or conversation (nor outbox message, CA file, `serve --data` directory)"),
         (
             69,
-            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `create`: a Matrix store, where starting a room is not built yet; `join`: a store of a chatdir server, which has no rooms)"
+            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `create`: a Matrix store, where starting a room is not built yet; `join`, `login`, `logout`: a store of a chatdir server)"
         ),
         (70, "internal error: a bug, or `demo` gave up waiting"),
         (73, "cannot create: `init` or `create` where something exists already"),
@@ -22,7 +22,7 @@ enum ExitStatusTable {
             "try again: the store is held by `sync --live`, messages still pending (`sync`), an unhealthy worker (`status`)"
         ),
         (76, "the server broke the contract"),
-        (77, "permission or token refused (also a token file or key others can read)"),
+        (77, "permission or token refused (also a token file or key others can read, a wrong password for `login`)"),
         (
             78,
             "not configured: no server, no usable token (a missing or empty token file, a failing `token-command`), a broken config file"

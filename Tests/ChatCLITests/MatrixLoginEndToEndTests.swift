@@ -1,0 +1,246 @@
+import ChatStore
+import ChatSystem
+import ChatTestSupport
+import Foundation
+import Testing
+
+@testable import ChatCLI
+
+/// `chatdir login` and `chatdir logout` on a Matrix store against a real Synapse, with the real
+/// binary: the token saved where `sync` finds it, the device the same on every login, the
+/// password nowhere but in the request, the session ended on logout.
+@Suite(.ownThreads, .enabled(if: Synapse.isInstalled, Comment(rawValue: Synapse.notInstalled)))
+struct MatrixLoginEndToEndTests {
+    @Test(
+        "login saves a 0600 token sync uses, as one device per store; a wrong password saves nothing; logout ends the session"
+    )
+    func loginSyncLogout() throws {
+        let synapse = try Synapse.start()
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let created = try synapse.peer(bob, ["create-room", "--name", "Dinner", "--invite", alice.userID])
+        try synapse.peer(alice, ["join", try #require(created["room_id"] as? String)])
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", alice.userID, "--server", synapse.url, home.store])
+
+        // A wrong password: the homeserver's refusal, 77, and nothing written anywhere.
+        let wrong = try home.passwordFile("wrong", "not-her-password")
+        let refused = try home.chatdir(["login", "--password-file", wrong], expecting: 77)
+        #expect(refused.stderr.contains("refused the login (403)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("M_FORBIDDEN"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.config), "login wrote into the config directory")
+        #expect(!(refused.stdout + refused.stderr).contains("not-her-password"))
+
+        // A password file others can read is refused before any request.
+        let open = try home.passwordFile("open", alice.password, mode: 0o644)
+        let exposed = try home.chatdir(["login", "--password-file", open], expecting: 77)
+        #expect(exposed.stderr.contains("can be read by others (mode 644)"), "\(exposed.stderr)")
+
+        // The right one from a file: one line naming the device and the token file.
+        let right = try home.passwordFile("right", alice.password)
+        let first = try home.chatdir(["login", "--password-file", right])
+        let (device, tokenFile) = try Self.parse(first.stdout, user: alice.userID)
+        #expect(device.hasPrefix("CHATDIR") && device.count == 23, "\(device)")
+        #expect(tokenFile == home.config + "/chatdir/tokens/\(device).token")
+        #expect(!(first.stdout + first.stderr).contains(alice.password))
+        #expect(try Self.mode(tokenFile) == 0o600)
+        #expect(try Self.mode(home.config + "/chatdir/tokens") == 0o700)
+        #expect(try Self.mode(home.config + "/chatdir") == 0o700)
+        let config = try String(contentsOfFile: home.config + "/chatdir/config", encoding: .utf8)
+        #expect(config == "[store \(home.realStore)]\ntoken-file = \(tokenFile)\n", "\(config)")
+        var device1 = alice
+        device1.accessToken = try Self.token(tokenFile)
+        #expect(try synapse.peer(device1, ["whoami"])["device_id"] as? String == device)
+
+        // sync finds the token through the config: no CHATDIR_TOKEN.
+        let synced = try home.chatdir(["sync"])
+        #expect(synced.stdout.contains("synced 1 conversation"), "\(synced.stdout)")
+
+        // A second login, the password on standard input: the same device, a new token, still
+        // one token-file line.
+        let second = try home.chatdir(["login"], input: alice.password + "\n")
+        #expect(try Self.parse(second.stdout, user: alice.userID) == (device, tokenFile))
+        #expect(!(second.stdout + second.stderr).contains(alice.password))
+        #expect(!second.stderr.contains("Password for"), "a prompt where no terminal is: \(second.stderr)")
+        var device2 = alice
+        device2.accessToken = try Self.token(tokenFile)
+        #expect(device2.accessToken != device1.accessToken)
+        #expect(try synapse.peer(device2, ["whoami"])["device_id"] as? String == device)
+        #expect(try String(contentsOfFile: home.config + "/chatdir/config", encoding: .utf8) == config)
+
+        // logout: the homeserver refuses the token from then on; the file and the line are gone.
+        let out = try home.chatdir(["logout"])
+        #expect(
+            out.stdout
+                == "logged out: ended the session of device \(device) on \(synapse.url); removed \(tokenFile) and the token-file line from \(home.config)/chatdir/config\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: tokenFile))
+        #expect(!(try String(contentsOfFile: home.config + "/chatdir/config", encoding: .utf8)).contains("token-file"))
+        #expect(throws: Synapse.Failure.self) { try synapse.peer(device2, ["whoami"]) }
+        try home.chatdir(["sync"], expecting: 78)
+        try home.chatdir(["sync"], environment: ["CHATDIR_TOKEN": device2.accessToken], expecting: 77)
+        let again = try home.chatdir(["logout"])
+        #expect(again.stdout == "not logged in from this store: no token in \(tokenFile)\n")
+
+        // A token the homeserver no longer knows: removed all the same, saying so.
+        try home.chatdir(["login", "--password-file", right])
+        try Data("syt_not_a_token_it_knows\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let stale = try home.chatdir(["logout"])
+        #expect(stale.stdout.contains("had already ended the session of device \(device)"), "\(stale.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: tokenFile))
+    }
+
+    static func parse(_ stdout: String, user: String) throws -> (device: String, tokenFile: String) {
+        let pattern = try NSRegularExpression(
+            pattern:
+                "^logged in as \(NSRegularExpression.escapedPattern(for: user)) \\(device (CHATDIR[0-9A-F]{16})\\); token saved in (/.+)\n$"
+        )
+        let range = NSRange(stdout.startIndex..., in: stdout)
+        let match = try #require(pattern.firstMatch(in: stdout, range: range), "\(stdout)")
+        let device = try #require(Range(match.range(at: 1), in: stdout))
+        let file = try #require(Range(match.range(at: 2), in: stdout))
+        return (String(stdout[device]), String(stdout[file]))
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    }
+
+    static func token(_ path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// The refusals and the terminal prompt, which need no homeserver.
+@Suite(.ownThreads) struct LoginEndToEndTests {
+    @Test("login and logout refuse a wire v1 store, saying what gives its token")
+    func wireStore() throws {
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", "alice", "--server", "http://127.0.0.1:9", home.store])
+        for command in ["login", "logout"] {
+            let refused = try home.chatdir([command], input: "secret\n", expecting: 69)
+            #expect(
+                refused.stderr.hasPrefix(
+                    "chatdir \(command): \(command) is for Matrix stores; \(home.store) is alice's wire v1 store, whose token comes from its chatdir server"
+                ), "\(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.config))
+    }
+
+    @Test("login's config edit touches only the store's token-file line, through a symlink, and logout undoes it")
+    func configEdit() throws {
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", "@alice:example.org", "--server", "http://127.0.0.1:9", home.store])
+        let dotfiles = home.directory.file("dotfiles")
+        try FileManager.default.createDirectory(atPath: dotfiles, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: home.config + "/chatdir", withIntermediateDirectories: true)
+        let original = """
+            # mine
+            store = ~/store
+
+            [store ~/other]
+            token-file = ~/other.token
+
+            [store ~/store]
+            ca-file = ~/ca.pem
+            server = http://127.0.0.1:9
+
+            """
+        try Data(original.utf8).write(to: URL(fileURLWithPath: dotfiles + "/config"))
+        try FileManager.default.createSymbolicLink(
+            atPath: home.config + "/chatdir/config", withDestinationPath: dotfiles + "/config")
+        let environment: Environment = ["HOME": home.directory.path, "XDG_CONFIG_HOME": home.config]
+        let saved = try SavedLogin(store: try Store.open(at: home.store), environment: environment)
+        #expect(saved.tokenFile == home.config + "/chatdir/tokens/\(saved.deviceID).token")
+        let pointed = original.replacingOccurrences(
+            of: "[store ~/store]\n", with: "[store ~/store]\ntoken-file = \(saved.tokenFile)\n")
+        for _ in 1...2 {
+            try saved.pointConfig(try ConfigFile.load(environment), environment: environment)
+            #expect(try String(contentsOfFile: dotfiles + "/config", encoding: .utf8) == pointed)
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: home.config + "/chatdir/config") != "")
+        #expect(try saved.unpointConfig(try ConfigFile.load(environment), environment: environment))
+        #expect(try String(contentsOfFile: dotfiles + "/config", encoding: .utf8) == original)
+        #expect(try !saved.unpointConfig(try ConfigFile.load(environment), environment: environment))
+
+        // A store whose token comes from a command: login leaves that alone and says so.
+        try Data().write(to: URL(fileURLWithPath: home.directory.file("ca.pem")))
+        try Data((original + "token-command = pass show chat\n").utf8).write(
+            to: URL(fileURLWithPath: dotfiles + "/config"))
+        let refused = try home.chatdir(["login"], input: "secret\n", expecting: 78)
+        #expect(
+            refused.stderr.contains("config:10 gives this store its token with `token-command`"), "\(refused.stderr)")
+    }
+
+    @Test(
+        "the prompt reads the password with echo off and puts the terminal back after Enter and after Ctrl-C",
+        .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"))
+    func prompt() throws {
+        let home = try LoginHome()
+        // Nothing listens on the discard port: the login fails after the password is read (75).
+        try home.chatdir(["init", "--user", "@alice:example.org", "--server", "http://127.0.0.1:9", home.store])
+        let tmux = Tmux()
+        defer { tmux.shutDown() }
+        for (session, keys, status) in [("typed", ["-l", "hunter2-typed"], "75"), ("stopped", ["C-c"], "130")] {
+            let command =
+                "env TZ=UTC NO_COLOR=1 CHATDIR_TOKEN= HOME='\(home.directory.path)' XDG_CONFIG_HOME='\(home.config)' '\(ChatdirProcess.executable.path)' login --store '\(home.store)'; echo \"exit $?\"; echo \"terminal $(stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e -echo)\"; sleep 600"
+            try tmux.run(["new-session", "-d", "-s", session, "-x", "160", "-y", "20", command])
+            #expect(
+                try waitUntil { try tmux.pane(session).contains { $0.hasPrefix("Password for @alice:example.org:") } },
+                "\(tmux.screen(session))")
+            try tmux.run(["send-keys", "-t", session] + keys)
+            if session == "typed" { try tmux.run(["send-keys", "-t", session, "Enter"]) }
+            #expect(
+                try waitUntil { try tmux.pane(session).contains { $0.hasPrefix("terminal ") } },
+                "\(tmux.screen(session))")
+            let pane = try tmux.pane(session)
+            #expect(pane.contains("exit \(status)"), "\(pane)")
+            #expect(!pane.contains { $0.contains("hunter2") }, "the password was echoed: \(pane)")
+            #expect(pane.contains("terminal echo"), "echo is still off: \(pane)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.config + "/chatdir/tokens"))
+    }
+}
+
+/// A home of its own for one test: HOME, a config directory that does not exist yet (login
+/// makes it), a runtime directory, and the store's path.
+struct LoginHome {
+    let directory: TemporaryDirectory
+    var store: String { directory.file("store") }
+    /// The store's path with symbolic links resolved (a temp directory may be under one).
+    var realStore: String { URL(fileURLWithPath: store).resolvingSymlinksInPath().path }
+    var config: String { directory.file("config") }
+    var runtime: String { directory.file("runtime") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// A file holding `password` on one line, mode `mode`.
+    func passwordFile(_ name: String, _ password: String, mode: Int = 0o600) throws -> String {
+        let path = directory.file(name + ".password")
+        try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        return path
+    }
+
+    /// Runs `chatdir arguments… --store STORE` (but `init`, which names its directory) in this
+    /// home, without CHATDIR_TOKEN, and expects `status`.
+    @discardableResult
+    func chatdir(
+        _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:],
+        expecting status: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ChatdirProcess.Result {
+        let environment = [
+            "HOME": directory.path, "XDG_CONFIG_HOME": config, "XDG_RUNTIME_DIR": runtime, "CHATDIR_TOKEN": "",
+        ].merging(extra) { _, new in new }
+        let store = arguments.first == "init" ? [] : ["--store", self.store]
+        let result = try ChatdirProcess.run(arguments + store, input: input ?? "", environment: environment)
+        #expect(
+            result.status == status, "chatdir \(arguments.joined(separator: " ")): \(result.stderr)",
+            sourceLocation: sourceLocation)
+        return result
+    }
+}
