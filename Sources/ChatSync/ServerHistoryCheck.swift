@@ -43,6 +43,8 @@ enum ServerHistoryCheck {
         let byID = Dictionary(stored.map { ($0.clientMessageID, $0.sequence) }, uniquingKeysWith: { first, _ in first })
         for message in items {
             if let record = bySequence[message.sequence] {
+                // A Matrix redaction learnt after the message was stored: its one redacted record.
+                if message.redacted, message == record.redactedRecord { continue }
                 if record.clientMessageID != message.clientMessageID {
                     throw .historyDiffers(
                         at: message.sequence,

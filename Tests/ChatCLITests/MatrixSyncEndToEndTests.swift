@@ -166,6 +166,24 @@ struct MatrixSyncEndToEndTests {
         try laptop.run(["check"])
         try phone.run(["check"])
 
+        // A redaction after both devices stored the message: gone from both, the same bytes again.
+        let events = try #require(
+            try server.synapse.peer(server.bob, ["messages", server.room])["events"] as? [[String: Any]])
+        let hello5 = try #require(
+            events.first { ($0["content"] as? [String: Any])?["body"] as? String == "hello 5" }?["event_id"] as? String)
+        try server.synapse.peer(server.bob, ["redact", server.room, hello5])
+        try laptop.run(["sync"])
+        try phone.run(["sync"])
+        for device in [laptop, phone] {
+            let files = try device.sharedFiles()
+            #expect(
+                !files.values.contains { String(decoding: $0, as: UTF8.self).contains(#""text":"hello 5""#) },
+                "\(device.store) still holds the redacted text")
+            #expect(try device.run(["view", dinner, "--limit", "100"]).lines[4].hasSuffix("(message deleted)"))
+        }
+        #expect(try laptop.sharedFiles() == (try phone.sharedFiles()))
+        try laptop.run(["check"])
+
         // An invitation: `sync` says so with the command that accepts it; `join` joins and syncs.
         let picnic = try #require(
             try server.synapse.peer(server.bob, ["create-room", "--name", "Picnic", "--invite", server.alice.userID])[
@@ -188,7 +206,9 @@ struct MatrixSyncEndToEndTests {
         try laptop.run(["join", "#nowhere:localhost"], expecting: 65)
     }
 
-    @Test("the live worker: bob's message and typing arrive, alice's message goes out, `read` reaches bob")
+    @Test(
+        "the live worker: bob's message, its redaction and his typing arrive, alice's message goes out, `read` reaches bob"
+    )
     func live() throws {
         let server = try Homeserver.start()
         try server.synapse.peer(server.bob, ["send", server.room, "Anyone there?"])
@@ -202,6 +222,14 @@ struct MatrixSyncEndToEndTests {
         try server.synapse.peer(server.bob, ["send", server.room, "Dinner at eight?"])
         try waitUntil("bob's live message is in alice's view", timeout: .seconds(120)) {
             try laptop.run(["view", dinner, "--limit", "1"]).stdout.contains("Dinner at eight?")
+        }
+
+        let eight = try #require(
+            (try server.synapse.peer(server.bob, ["messages", server.room])["events"] as? [[String: Any]])?.last?[
+                "event_id"] as? String)
+        try server.synapse.peer(server.bob, ["redact", server.room, eight])
+        try waitUntil("bob's redaction reaches alice's view", timeout: .seconds(120)) {
+            try laptop.run(["view", dinner, "--limit", "1"]).stdout.contains("(message deleted)")
         }
 
         try server.synapse.peer(server.bob, ["typing", server.room, "on"])
@@ -246,12 +274,21 @@ struct MatrixSyncEndToEndTests {
         }
         func delivered() throws -> Int { try server.messages().filter { $0.cmid != nil }.count }
         // Each round: start the worker, and kill it as soon as bob's client sees one more of them.
+        // Every worker's log goes to one file, for a failure's message.
+        let logPath = server.directory.file("workers.log")
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? log.close() }
+        func startWorker() throws -> TestProcess {
+            try ChatdirProcess.start(
+                ["sync", "--live", "--store", laptop.store],
+                environment: ["CHATDIR_TOKEN": laptop.token, "XDG_RUNTIME_DIR": laptop.runtime], standardError: log)
+        }
         var seenAtKills: [Int] = []
         var seen = 0
         while seen < count, seenAtKills.count < 5 {
             let before = seen
-            let (worker, _) = try ChatdirProcess.startLiveWorker(
-                store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+            let worker = try startWorker()
             try waitUntil("the worker delivers another message", timeout: .seconds(120)) {
                 seen = try delivered()
                 return seen > before
@@ -261,12 +298,14 @@ struct MatrixSyncEndToEndTests {
             seenAtKills.append(try delivered())
         }
         // The rest, with a worker that is left to finish.
-        let (worker, _) = try ChatdirProcess.startLiveWorker(
-            store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+        let worker = try startWorker()
         defer { worker.terminate() }
-        try waitUntil("every message is stored as sent", timeout: .seconds(300)) {
-            try laptop.run(["view", dinner, "--limit", "100"]).lines.filter { $0.hasSuffix("✓ sent") }.count == count
+        let stored = waitUntil(timeout: .seconds(300)) {
+            (try? laptop.run(["view", dinner, "--limit", "100"]).lines.filter { $0.hasSuffix("✓ sent") }.count) == count
         }
+        let logged = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(
+            stored, "not every message is stored as sent; the workers' log ends:\n\(logged.suffix(3000))")
         #expect(
             seenAtKills.contains { $0 > 0 && $0 < count }, "a kill came in the middle of the delivery: \(seenAtKills)")
         let onServer = try server.messages().filter { $0.cmid != nil }

@@ -189,17 +189,21 @@ struct MatrixSession: ServerSession {
         async throws(SyncError) -> MessagesPage
     {
         var items: [MatrixNumberedEvent] = []
+        // Events that may redact stored messages: everything the page walked over.
+        var redactions: [MatrixEvent] = []
         var from: Book.Cursor
         if let cursor = await book.forwardCursor(id), cursor.sequence == sequence {
             from = cursor
         } else if let eventID = try await eventID(at: sequence, in: id) {
             let context = try await context(room, eventID)
+            redactions += context.eventsAfter
             items = try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.number(context.eventsAfter, after: sequence, eventID)
             }
             from = try cursor(after: items, sequence, eventID, token: context.end, room, eventID)
         } else if let eventID = try await eventID(at: sequence + 1, in: id) {
             let context = try await context(room, eventID)
+            redactions += context.eventsAfter
             items = [MatrixNumberedEvent(sequence: sequence + 1, event: context.event)]
             items += try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.number(context.eventsAfter, after: sequence + 1, eventID)
@@ -220,24 +224,75 @@ struct MatrixSession: ServerSession {
             throw .contract(
                 "\(id): the store holds no message at sequence \(sequence) or \(sequence + 1) to page \(room) from")
         }
+        // Pages until one brings messages (a page of redactions alone is no answer to give the
+        // engine: it would say more is there and bring nothing) or the room's end.
         var hasMore = true
-        if items.count < limit {
+        var emptyPages = 0
+        while items.count < limit {
             let page = try await client.messages(
-                room, from: from.token, direction: .forward, limit: limit - items.count,
-                filter: MatrixNumbering.messagesFilter)
+                room, from: from.token, direction: .forward, limit: limit - items.count, filter: Self.forwardFilter)
+            redactions += page.chunk
             let last = from
             let numbered = try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.number(page.chunk, after: last.sequence, last.eventID)
             }
             items += numbered
-            hasMore = page.end != nil && !page.chunk.isEmpty
             from = Book.Cursor(
                 sequence: numbered.last?.sequence ?? last.sequence,
                 eventID: numbered.last?.event.eventID ?? last.eventID,
                 token: page.end ?? last.token)
+            if page.end == nil || page.chunk.isEmpty {
+                hasMore = false
+                break
+            }
+            if !numbered.isEmpty { break }
+            emptyPages += 1
+            if emptyPages >= Self.pagesWithoutMessages {
+                throw .contract(
+                    "\(MatrixEndpoint.messages(room, from: last.token, direction: .forward, limit: limit, filter: Self.forwardFilter)): \(emptyPages) pages in a row brought no message"
+                )
+            }
         }
         await book.setForward(from, for: id)
+        try await redact(redactions, in: id)
         return MessagesPage(items: try await records(items, in: id), hasMore: hasMore)
+    }
+
+    /// Forward pages ask for redactions too: they come after what they remove, so a catch-up
+    /// from the newest stored message meets every redaction of a message stored before it.
+    /// (Numbering counts messages alone, by type, so they change no sequence.)
+    static let forwardFilter = #"{"types":["m.room.message","m.room.redaction"]}"#
+
+    /// Forward pages of redactions alone that one request for messages walks at most.
+    static let pagesWithoutMessages = 100
+
+    /// Rewrites each stored message that one of `events` redacts as its one redacted record,
+    /// the same bytes a device that never saw the original writes. A message this store does
+    /// not hold is left alone (it comes redacted when it is fetched).
+    private func redact(_ events: [MatrixEvent], in id: ConversationID) async throws(SyncError) {
+        for event in events {
+            guard case .redaction(let redacts?) = event.content, let target = try? EventID(redacts.rawValue) else {
+                continue
+            }
+            var stored: Message?
+            do {
+                if let sequence = try await store.sequence(ofEvent: target, in: id) {
+                    stored = try await store.storedMessage(id, sequence: sequence)
+                }
+            } catch {
+                throw .contract("\(id): \(error)")
+            }
+            guard let stored, stored.eventID == target, !stored.redacted, let redacted = stored.redactedRecord else {
+                continue
+            }
+            do {
+                try await store.saveFromServer([redacted], in: id, what: "the redaction of \(target)")
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw .contract("\(id): \(error)")
+            }
+        }
     }
 
     /// Messages before `sequence`, returned oldest first: from where the last backward page
@@ -428,10 +483,10 @@ struct MatrixSession: ServerSession {
 
     // MARK: - Live
 
-    /// The live `/sync` filter: message events (one is enough to say a room changed), typing
-    /// and receipts; no state, presence or account data.
+    /// The live `/sync` filter: message and redaction events (one is enough to say a room
+    /// changed), typing and receipts; no state, presence or account data.
     static let liveFilter =
-        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.typing","m.receipt"]},"state":{"not_types":["*"]},"timeline":{"limit":1,"types":["m.room.message"]}}}"#
+        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.typing","m.receipt"]},"state":{"not_types":["*"]},"timeline":{"limit":1,"types":["m.room.message","m.room.redaction"]}}}"#
 
     /// A long-poll `/sync` loop: the first `/sync` (no token) is the connection being up, then
     /// each answer's rooms: ``LiveUpdate/changed(_:)`` for a room with new messages or receipts
@@ -489,8 +544,7 @@ struct MatrixSession: ServerSession {
                 continue
             }
             let receiptsChanged = await book.receive(Self.receipts(in: room), in: id)
-            if receiptsChanged || room.timeline.limited || room.timeline.events.contains(where: MatrixNumbering.counts)
-            {
+            if receiptsChanged || room.timeline.limited || !room.timeline.events.isEmpty {
                 updates.append(.changed(id))
             }
             for case .typing(let users) in room.ephemeral {
@@ -512,6 +566,17 @@ extension SyncStore {
         } catch {
             throw .contract("\(id): \(error)")
         }
+    }
+
+    /// The sequence of the record of event `eventID`, newest segments first, if stored.
+    func sequence(ofEvent eventID: EventID, in id: ConversationID) throws(StoreError) -> Int? {
+        let conversation = store.conversation(id)
+        for range in try conversation.segmentRanges().reversed() {
+            if let record = try conversation.readSegment(range).last(where: { $0.eventID == eventID }) {
+                return record.sequence
+            }
+        }
+        return nil
     }
 
     /// The sequence of the record of event `eventID` among the newest two segments, if there.
