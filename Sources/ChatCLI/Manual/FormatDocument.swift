@@ -628,6 +628,32 @@ A hash nobody can steer, from the event ID alone: another member's message has n
 (Matrix shows a transaction ID only to the device that sent it), and every device must still
 write the same record.
 
+### Sequences in a Matrix store
+
+Matrix has no per-room counter, so a Matrix store numbers a room's messages itself, the same on
+every device of the account:
+
+- Only `m.room.message` events take a sequence, judged by type alone: a redacted message, an
+  edit and one chatdir cannot read each take one, and a later redaction changes no number.
+- The room's account data `org.chatdir.anchor` (`{"event_id":"$…","sequence":1000000000}`)
+  fixes one message's sequence. The first device to sync the room writes it at the room's
+  newest message, with sequence 1,000,000,000; every later device reads it. Newer messages
+  count up from the anchor in the homeserver's order (`/messages` forward), older ones down.
+  Room for 999,999,999 older messages below it; a message older than that is refused.
+- A stored sequence is never renumbered: every record carries its event ID, and a page from the
+  homeserver that puts an event at another sequence than the store (or this process) has, or
+  another event at a stored sequence, is refused as a whole as "history differs".
+- "The beginning of the conversation" is where `/messages` has nothing older, not sequence 1.
+
+Its limits: an event that reaches the homeserver late over federation is numbered where this
+device met it, and a device that pages that part of the room later could meet it elsewhere:
+that device refuses the page rather than store a different order. History the homeserver
+forgets (retention, purges) is kept where it was stored. Two devices that meet a room for the
+first time at the same moment can each write an anchor (a device reads it back after writing,
+but the other's write may come after that read): the later write is what every device reads
+from then on, and the device that numbered from the earlier one keeps its own numbering, so its
+segments and the others' differ (a git merge of them conflicts).
+
 ### Merging Matrix segments
 
 The merge driver reads a segment as a Matrix store's when a side holds a Matrix record (git
