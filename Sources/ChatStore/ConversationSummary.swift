@@ -23,6 +23,8 @@ public struct ConversationSummary: Hashable, Sendable {
     public var problem: String?
     /// Whether ``last`` shows an edit's text.
     public var lastEdited = false
+    /// A Matrix room that is end-to-end encrypted, which chatdir cannot read (its details say so).
+    public var encrypted = false
 
     /// Unread counting stops here (shown as 999+), so a huge backlog does not read all of history.
     public static let unreadCap = 1000
@@ -48,7 +50,9 @@ extension Conversation {
             problem: nil)
         do {
             try requirePlainDirectories()
-            summary.title = try info()?.title ?? id.rawValue
+            let details = try info()
+            summary.title = details?.title ?? id.rawValue
+            summary.encrypted = details?.encrypted == true
             // One listing of outbox/: the read wish and the creation are read only when there.
             let names = try system { () throws(SystemError) in try Sys.listDirectoryIfPresent(outboxDirectory) }
             let outbox = try outboxEntries(Self.queueOrder(names))

@@ -116,6 +116,10 @@ struct MatrixSyncEndToEndTests {
             first.stdout.contains("synced 2 conversations (1 end-to-end encrypted, not supported)"), "\(first.stdout)")
         #expect(first.stdout.contains("27 new messages"), "\(first.stdout)")
         let dinner = try laptop.conversation(titled: "Dinner")
+        let vaultRow = try laptop.run(["list"]).lines.first { $0.contains("Vault") }
+        #expect(vaultRow?.contains("(end-to-end encrypted, not supported)") == true, "\(vaultRow ?? "no Vault row")")
+        let listed = try laptop.run(["list", "--json"]).lines
+        #expect(listed.filter { $0.contains(#""encrypted":true"#) }.count == 1, "\(listed)")
         let view = try laptop.run(["view", dinner, "--limit", "100"])
         let rows = view.lines
         #expect(rows.count == 27, "\(view.stdout)")

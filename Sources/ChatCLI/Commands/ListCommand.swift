@@ -65,6 +65,8 @@ enum ListCommand: Command {
         ]
         // Only for a conversation created here that the server does not have yet.
         if let creation = summary.creation { members.append(("creation", .string(creation.rawValue))) }
+        // Only in a Matrix store, for a room chatdir cannot read: wire v1 keeps its keys.
+        if summary.encrypted { members.append(("encrypted", .bool(true))) }
         if let last = summary.last {
             var message: [(key: String, value: JSONValue)] = [
                 ("sequence", .integer(last.sequence)), ("senderId", .string(last.senderID.rawValue)),
@@ -101,6 +103,7 @@ enum ListCommand: Command {
             }
             if summary.pending > 0 { counts.append("\(summary.pending) pending") }
             if summary.failed > 0 { counts.append(output.styled("\(summary.failed) failed", .red)) }
+            if summary.encrypted { counts.append(output.styled("end-to-end encrypted, not supported", .dim)) }
             switch summary.creation {
             case .pending?: counts.append("not on the server yet")
             case .failed?: counts.append(output.styled("the server refused to create it", .red))
