@@ -215,7 +215,19 @@ struct MatrixSession: ServerSession {
             try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.record(anchor.sequence, anchor.eventID)
             }
-            items = [MatrixNumberedEvent(sequence: anchor.sequence, event: context.event)]
+            // The messages `/context` gave before the anchor come first (they are after 0 too),
+            // and a backward page can go on from its token without asking `/context` again.
+            let older = try await number(id) { numbering throws(MatrixNumberingError) in
+                try numbering.number(context.eventsBefore, before: anchor.sequence, anchor.eventID)
+            }
+            if let start = context.start {
+                await book.setBackward(
+                    Book.Cursor(
+                        sequence: older.last?.sequence ?? anchor.sequence,
+                        eventID: older.last?.event.eventID ?? anchor.eventID, token: start),
+                    for: id)
+            }
+            items = older.reversed() + [MatrixNumberedEvent(sequence: anchor.sequence, event: context.event)]
             items += try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.number(context.eventsAfter, after: anchor.sequence, anchor.eventID)
             }
