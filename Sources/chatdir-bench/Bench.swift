@@ -26,7 +26,7 @@ struct Bench {
         var chatdir: [String: Double] = [:]
         // The Maildir sequence measured by turns with chatdir's durable writes, in this process.
         var pairedMaildir: [String: Double] = [:]
-        if options.runs("store") || options.runs("cli") {
+        if options.runs("store") || options.runs("cli") || options.runs("matrix") {
             guard FileManager.default.isExecutableFile(atPath: options.chatdir) else {
                 throw Subprocess.Failure(
                     description:
@@ -46,6 +46,7 @@ struct Bench {
         if options.runs("server") { try serverWorkloads(into: &chatdir) }
         if options.runs("burst") { try await burstWorkloads(into: &chatdir) }
         if options.runs("hostile") { hostileWorkloads(into: &chatdir) }
+        if options.runs("matrix") { try matrixWorkloads(into: &chatdir, report: &report) }
         report.figures["chatdir"] = chatdir
         if options.runs("peers") {
             let runner = PeerRunner(
@@ -220,6 +221,31 @@ struct Bench {
             "sqlite3 shell (\(sqlite3)): "
                 + figures.sorted { $0.key < $1.key }.map { "\($0.key) \(Report.number($0.value))" }.joined(
                     separator: ", "))
+    }
+
+    /// The Matrix table: bench/matrix_runner.py against a Synapse it starts (and seeds once
+    /// into the cache); skipped with the reason when Synapse is not installed.
+    private func matrixWorkloads(into figures: inout [String: Double], report: inout Report) throws {
+        let runner = MatrixRunner(
+            python: options.python,
+            script: try PeerRunner.locate(options.matrixScript, name: "matrix_runner.py", option: "--matrix-runner"),
+            workdir: options.cache + "/matrix", virtualEnvironment: MatrixRunner.virtualEnvironment(),
+            chatdir: options.chatdir)
+        if let reason = runner.skipReason() {
+            log(reason)
+            report.notes.append(reason)
+            return
+        }
+        log(
+            "matrix: \(runner.script) (Synapse from \(runner.virtualEnvironment); seeding the first time takes minutes)"
+        )
+        let (sides, meta) = try runner.run(runs: options.matrixRuns, live: options.matrixLive)
+        figures.merge(sides["chatdir"] ?? [:]) { $1 }
+        report.figures["matrix-pager"] = sides["matrix-pager"] ?? [:]
+        if let version = meta["synapse"] as? String { report.machine["synapse"] = version }
+        if let data = try? JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys]) {
+            report.notes.append("Matrix run: " + String(decoding: data, as: UTF8.self))
+        }
     }
 
     /// 8 MiB answers built to be slow to decode: refused or parsed in well under a second.

@@ -13,16 +13,21 @@ struct BenchOptions: Sendable {
     /// The release `chatdir` binary, for `view` and `send` (and for seeding).
     var chatdir = ".build/release/chatdir"
     var peersScript: String?
+    /// bench/matrix_runner.py, found like the peers' script unless given.
+    var matrixScript: String?
     var python = "python3"
     /// Which groups to run: store, peers, cli, sync, conversations, server, burst, hostile (all
-    /// when empty; sync includes conversations).
+    /// when empty; sync includes conversations), and matrix, which runs only when named: it
+    /// needs Synapse, and seeding it takes minutes the first time.
     var only: Set<String> = []
 
-    static let groups: Set<String> = ["store", "peers", "cli", "sync", "conversations", "server", "burst", "hostile"]
+    static let groups: Set<String> = [
+        "store", "peers", "cli", "sync", "conversations", "server", "burst", "hostile", "matrix",
+    ]
 
     static let usage = """
         usage: chatdir-bench [--quick] [--json FILE] [--cache DIR] [--sizes N,N,…] [--maildir-max N]
-                             [--chatdir PATH] [--peers PATH] [--python PATH] [--only store,peers,cli,sync,conversations,server,burst,hostile]
+                             [--chatdir PATH] [--peers PATH] [--matrix-runner PATH] [--python PATH] [--only store,peers,cli,sync,conversations,server,burst,hostile,matrix]
 
         Runs the workloads of BENCHMARKS.md on chatdir's store, runs the SQLite and
         Maildir peers (bench/peers_runner.py) with the same sizes, and prints one table.
@@ -32,7 +37,7 @@ struct BenchOptions: Sendable {
           --sizes        conversation sizes for open, append and scan (default 10000,100000,1000000)
           --maildir-max  largest size the Maildir peer is filled to (default 100000)
           --chatdir      the release chatdir binary (default .build/release/chatdir)
-          --only         run only these groups (conversations: the first sync of many conversations; server: POSTs/s from 8 keep-alive clients, live fan-out to 50 members; burst: 1,000 live events at once)
+          --only         run only these groups (conversations: the first sync of many conversations; server: POSTs/s from 8 keep-alive clients, live fan-out to 50 members; burst: 1,000 live events at once; matrix: against a local Synapse, only when named)
         Build both first, with the release tuning (CHATDIR_RELEASE=1 in the environment, as make install builds):
           swift build -c release --product chatdir --disable-local-rpath && swift build -c release --product chatdir-bench
         """
@@ -65,6 +70,7 @@ struct BenchOptions: Sendable {
             case "--cache": options.cache = try value(argument)
             case "--chatdir": options.chatdir = try value(argument)
             case "--peers": options.peersScript = try value(argument)
+            case "--matrix-runner": options.matrixScript = try value(argument)
             case "--python": options.python = try value(argument)
             case "--maildir-max": options.maildirMaxSize = try number(argument, try value(argument))
             case "--sizes":
@@ -95,7 +101,9 @@ struct BenchOptions: Sendable {
         return options
     }
 
-    func runs(_ group: String) -> Bool { only.isEmpty || only.contains(group) }
+    func runs(_ group: String) -> Bool {
+        group == "matrix" ? only.contains(group) : only.isEmpty || only.contains(group)
+    }
 
     /// The largest size: the conversation `view` is measured on.
     var largestSize: Int { sizes.max() ?? 10_000 }
@@ -121,4 +129,8 @@ struct BenchOptions: Sendable {
     var fanOutCount: Int { quick ? 50 : 200 }
     var burstCount: Int { 1000 }
     var burstRuns: Int { quick ? 1 : 3 }
+    /// First syncs of each Matrix workload, by turns with the minimal pager.
+    var matrixRuns: Int { quick ? 1 : 3 }
+    /// Live messages per side (the goal is stated for 100).
+    var matrixLive: Int { quick ? 20 : 100 }
 }

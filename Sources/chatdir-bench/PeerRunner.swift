@@ -7,21 +7,23 @@ struct PeerRunner {
     var script: String
     var workdir: String
 
-    /// The script given, or bench/peers_runner.py found from the working directory or from the
-    /// executable (.build/<config>/chatdir-bench → the package root).
-    static func locate(_ given: String?) throws -> String {
+    /// The script given, or bench/`name` found from the working directory or from the
+    /// executable (.build/<config>/chatdir-bench → the package root); `option` is the flag
+    /// that gives it.
+    static func locate(_ given: String?, name: String = "peers_runner.py", option: String = "--peers") throws -> String
+    {
         if let given { return given }
-        var candidates = [FileManager.default.currentDirectoryPath + "/bench/peers_runner.py"]
+        var candidates = [FileManager.default.currentDirectoryPath + "/bench/" + name]
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = executable.deletingLastPathComponent()
         for _ in 0..<4 {
             directory = directory.deletingLastPathComponent()
-            candidates.append(directory.path + "/bench/peers_runner.py")
+            candidates.append(directory.path + "/bench/" + name)
         }
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw Subprocess.Failure(
                 description:
-                    "bench/peers_runner.py not found (looked in \(candidates.joined(separator: ", "))); run from the package root or pass --peers PATH"
+                    "bench/\(name) not found (looked in \(candidates.joined(separator: ", "))); run from the package root or pass \(option) PATH"
             )
         }
         return found

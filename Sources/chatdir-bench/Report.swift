@@ -4,7 +4,7 @@ import Foundation
 /// figure, the peers', chatdir's ratio to the best peer, and the workload's goal with whether it
 /// is met. A workload without a peer shows its goal only.
 struct Report {
-    /// Figure name → value, per side ("chatdir", "sqlite", "maildir").
+    /// Figure name → value, per side ("chatdir", "sqlite", "maildir", "matrix-pager").
     var figures: [String: [String: Double]] = [:]
     var notes: [String] = []
     var options: BenchOptions
@@ -16,6 +16,8 @@ struct Report {
         var chatdir: Double?
         var sqlite: Double?
         var maildir: Double?
+        /// The minimal Matrix client's figure (bench/matrix_pager.py), the Matrix rows' peer.
+        var pager: Double?
         var lowerIsBetter = true
         var goal: String?
         /// nil when there is no figure to judge (or no goal).
@@ -26,7 +28,7 @@ struct Report {
         /// chatdir ÷ the best peer (the lower for times and bytes, the higher for rates).
         var ratio: Double? {
             guard let chatdir else { return nil }
-            let peers = [sqlite, maildir].compactMap { $0 }
+            let peers = [sqlite, maildir, pager].compactMap { $0 }
             guard let best = lowerIsBetter ? peers.min() : peers.max(), best > 0 else { return nil }
             return chatdir / best
         }
@@ -244,6 +246,52 @@ struct Report {
         return rows.filter { $0.chatdir != nil || $0.sqlite != nil || $0.maildir != nil || $0.missing != nil }
     }
 
+    /// The Matrix rows (`--only matrix`): chatdir's release binary against the minimal clients
+    /// of bench/matrix_pager.py, the same homeserver, in the same run.
+    var matrixRows: [Row] {
+        func row(_ workload: String, unit: String, key: String, goalFactor: Double?) -> Row {
+            var row = Row(
+                workload: workload, unit: unit, chatdir: value("chatdir", key), pager: value("matrix-pager", key))
+            if let goalFactor {
+                row.goal = "≤ \(Self.factor(goalFactor)) the minimal client"
+                if let chatdir = row.chatdir, let pager = row.pager { row.met = chatdir <= goalFactor * pager }
+            }
+            return row
+        }
+        let rows = [
+            row(
+                "first sync of one room of 10k messages (process wall)", unit: "s", key: "matrix_room_10k_s",
+                goalFactor: 1.2),
+            row(
+                "first sync of 200 rooms of 50 messages (process wall)", unit: "s", key: "matrix_rooms_200_s",
+                goalFactor: 1.5),
+            row(
+                "live p50: PUT sent → segment renamed / /sync answer decoded", unit: "ms", key: "matrix_live_p50_ms",
+                goalFactor: 1.2),
+            row(
+                "live p90: the same", unit: "ms", key: "matrix_live_p90_ms", goalFactor: nil),
+        ]
+        return rows.filter { $0.chatdir != nil || $0.pager != nil }
+    }
+
+    /// The Matrix table, as Markdown; empty when the Matrix rows did not run.
+    func matrixTable() -> String {
+        let rows = matrixRows
+        guard !rows.isEmpty else { return "" }
+        var lines = [
+            "| workload | unit | chatdir | minimal client | ratio | goal | met |",
+            "| --- | --- | ---: | ---: | ---: | --- | --- |",
+        ]
+        for row in rows {
+            let ratio = row.ratio.map { String(format: "%.2f×", $0) } ?? "—"
+            let met = row.met.map { $0 ? "yes" : "**no**" } ?? "—"
+            lines.append(
+                "| \(row.workload) | \(row.unit) | \(row.chatdir.map(Self.number) ?? "—") | \(row.pager.map(Self.number) ?? "—") | \(ratio) | \(row.goal ?? "—") | \(met) |"
+            )
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The table, as Markdown (it reads as plain text too).
     func table() -> String {
         var lines = [
@@ -264,11 +312,12 @@ struct Report {
     /// Every raw figure, the rows and the machine, as JSON.
     func json() throws -> Data {
         var rowObjects: [[String: Any]] = []
-        for row in rows {
+        for row in rows + matrixRows {
             var object: [String: Any] = ["workload": row.workload, "unit": row.unit]
             if let value = row.chatdir { object["chatdir"] = value }
             if let value = row.sqlite { object["sqlite"] = value }
             if let value = row.maildir { object["maildir"] = value }
+            if let value = row.pager { object["matrix_pager"] = value }
             if let value = row.ratio { object["ratio_to_best_peer"] = value }
             if let value = row.goal { object["goal"] = value }
             if let value = row.met { object["met"] = value }

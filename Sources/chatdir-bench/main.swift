@@ -15,6 +15,8 @@ do {
 do {
     let report = try await Bench(options: options).run()
     print(report.table())
+    let matrix = report.matrixTable()
+    if !matrix.isEmpty { print("\n" + matrix) }
     for note in report.notes { print("\n" + note) }
     print("\n" + report.machine.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n"))
     if let path = options.jsonPath {

@@ -284,6 +284,46 @@ import Testing
         #expect(try JSONSerialization.jsonObject(with: report.json()) is [String: Any])
     }
 
+    @Test("the Matrix rows compare chatdir with the minimal client and judge each goal")
+    func matrixRows() throws {
+        var report = Report(options: try BenchOptions.parse(["--only", "matrix"]))
+        #expect(report.matrixTable().isEmpty)
+        report.figures = [
+            "chatdir": ["matrix_room_10k_s": 3, "matrix_rooms_200_s": 4, "matrix_live_p50_ms": 30],
+            "matrix-pager": ["matrix_room_10k_s": 2, "matrix_rooms_200_s": 3, "matrix_live_p50_ms": 25],
+        ]
+        let rows = Dictionary(report.matrixRows.map { ($0.workload, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(rows["first sync of one room of 10k messages (process wall)"]?.ratio == 1.5)
+        #expect(rows["first sync of one room of 10k messages (process wall)"]?.met == false)
+        #expect(rows["first sync of 200 rooms of 50 messages (process wall)"]?.met == true)
+        #expect(rows["live p50: PUT sent → segment renamed / /sync answer decoded"]?.met == true)
+        #expect(rows["live p90: the same"] == nil)
+        #expect(
+            report.matrixTable().contains(
+                "| first sync of one room of 10k messages (process wall) | s | 3.00 | 2.00 | 1.50× | ≤ 1.2× the minimal client | **no** |"
+            ))
+        #expect(!report.table().contains("10k messages (process wall)"))
+        let json = try #require(try JSONSerialization.jsonObject(with: report.json()) as? [String: Any])
+        let rowObjects = try #require(json["rows"] as? [[String: Any]])
+        #expect(rowObjects.contains { $0["matrix_pager"] as? Double == 2 })
+    }
+
+    @Test("the Matrix rows run only when named, and say why they are skipped without Synapse")
+    func matrixGroup() throws {
+        #expect(try !BenchOptions.parse([]).runs("matrix"))
+        #expect(try BenchOptions.parse([]).runs("hostile"))
+        #expect(try BenchOptions.parse(["--only", "matrix,cli"]).runs("matrix"))
+        let scratch = Scratch()
+        let missing = scratch.path + "/no-venv"
+        #expect(MatrixRunner.virtualEnvironment(["CHATDIR_SYNAPSE_VENV": missing]) == missing)
+        #expect(MatrixRunner.virtualEnvironment(["HOME": "/home/a"]) == "/home/a/.cache/chatdir/synapse-venv")
+        let runner = MatrixRunner(
+            python: "python3", script: "bench/matrix_runner.py", workdir: scratch.path, virtualEnvironment: missing,
+            chatdir: "chatdir")
+        let reason = try #require(runner.skipReason())
+        #expect(reason.contains("Synapse is not installed") && reason.contains(missing + "/bin/python"))
+    }
+
     @Test("the process-level rows compare chatdir with the sqlite3 shell and judge ≤ 1.0×")
     func sqliteShellRows() throws {
         var report = Report(options: try BenchOptions.parse(["--sizes", "10000"]))
