@@ -56,7 +56,9 @@ let package = Package(
         .target(name: "ChatStore", dependencies: ["ChatDomain", "ChatSystem"], swiftSettings: releaseSwift),
         .target(
             name: "ChatCLI",
-            dependencies: ["ChatDomain", "ChatStore", "ChatProtocol", "ChatSync", "ChatServer", "ChatSystem"],
+            dependencies: [
+                "ChatDomain", "ChatStore", "ChatProtocol", "ChatMatrix", "ChatSync", "ChatServer", "ChatSystem",
+            ],
             swiftSettings: releaseSwift),
         .target(name: "ChatWire", swiftSettings: releaseSwift),
         // Wire contract v1: its models, encoder, strict decoders and endpoints, for client and server.
