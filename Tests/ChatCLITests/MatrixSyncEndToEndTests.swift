@@ -1,5 +1,6 @@
 import ChatTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `chatdir sync` on a Matrix store against a real Synapse, with the real binary: bob (the
@@ -381,6 +382,40 @@ struct MatrixSyncEndToEndTests {
         for (path, bytes) in phoneFiles where path.contains("/messages/") {
             #expect(laptopFiles[path] == bytes, "\(path) differs after the merge")
         }
+    }
+
+    @Test("a room whose event graph forked (three members sending at once): the first sync stores every message")
+    func forkedRoom() throws {
+        let server = try Homeserver.start()
+        let carol = try server.synapse.register("carol")
+        try server.synapse.peer(server.bob, ["invite", server.room, carol.userID])
+        try server.synapse.peer(carol, ["join", server.room])
+        // Sends at the same moment build on the same events: the graph forks, and messages share a depth.
+        let senders = [(server.bob, "bob"), (server.alice, "alice"), (carol, "carol")]
+        let failures = Mutex<[String]>([])
+        // Then each sends one more at the same moment, so the newest message (where a first
+        // device puts the anchor) most likely shares its depth with the others.
+        for command in [["send-many", server.room, "40", "--prefix"], ["send-many", server.room, "1", "--prefix"]] {
+            DispatchQueue.concurrentPerform(iterations: senders.count) { index in
+                let (user, prefix) = senders[index]
+                do {
+                    try server.synapse.peer(user, command + [prefix])
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        let failed = failures.withLock { $0 }
+        #expect(failed.isEmpty, "\(failed)")
+        let onServer = try server.messages()
+        #expect(onServer.count == 123)
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let rows = try laptop.run(["view", try laptop.conversation(titled: "Dinner"), "--limit", "1000"]).lines
+        #expect(rows.count == onServer.count, "stored \(rows.count) of \(onServer.count)")
+        let phone = try server.device("phone")
+        try phone.run(["sync"])
+        #expect(try laptop.sharedFiles() == (try phone.sharedFiles()))
     }
 
     /// Who has an `m.read` receipt on `event` in a `/sync` answer.

@@ -648,11 +648,10 @@ every device of the account:
 Its limits: an event that reaches the homeserver late over federation is numbered where this
 device met it, and a device that pages that part of the room later could meet it elsewhere:
 that device refuses the page rather than store a different order. History the homeserver
-forgets (retention, purges) is kept where it was stored. In a room whose event graph forked
-(two members sending at the same moment), Synapse's `/context` tokens around the anchor can
-leave out messages at the anchor's depth, so such a room's store can miss a few messages near
-the anchor (measured in BENCHMARKS.md, "Matrix"); every device that reads the same anchor misses
-the same ones. Two devices that meet a room for the
+forgets (retention, purges) is kept where it was stored. The order is the homeserver's
+pagination order in both directions; where two members sent at the same moment (a forked event
+graph), messages of one depth follow the order the homeserver received them in. Two devices
+that meet a room for the
 first time at the same moment can each write an anchor (a device reads it back after writing,
 but the other's write may come after that read): the later write is what every device reads
 from then on, and the device that numbered from the earlier one keeps its own numbering, so its

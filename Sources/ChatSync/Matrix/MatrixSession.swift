@@ -215,19 +215,7 @@ struct MatrixSession: ServerSession {
             try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.record(anchor.sequence, anchor.eventID)
             }
-            // The messages `/context` gave before the anchor come first (they are after 0 too),
-            // and a backward page can go on from its token without asking `/context` again.
-            let older = try await number(id) { numbering throws(MatrixNumberingError) in
-                try numbering.number(context.eventsBefore, before: anchor.sequence, anchor.eventID)
-            }
-            if let start = context.start {
-                await book.setBackward(
-                    Book.Cursor(
-                        sequence: older.last?.sequence ?? anchor.sequence,
-                        eventID: older.last?.event.eventID ?? anchor.eventID, token: start),
-                    for: id)
-            }
-            items = older.reversed() + [MatrixNumberedEvent(sequence: anchor.sequence, event: context.event)]
+            items = [MatrixNumberedEvent(sequence: anchor.sequence, event: context.event)]
             items += try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.number(context.eventsAfter, after: anchor.sequence, anchor.eventID)
             }
@@ -315,39 +303,70 @@ struct MatrixSession: ServerSession {
         guard sequence > 1 else { return MessagesPage(items: [], hasMore: false) }
         var items: [MatrixNumberedEvent] = []
         var from: Book.Cursor
+        // The event the first page starts at, when it starts at a message already numbered.
+        var skipping: MatrixEventID?
         if let cursor = await book.backwardCursor(id), cursor.sequence == sequence {
             from = cursor
         } else if let eventID = try await eventID(at: sequence, in: id) {
-            let context = try await context(room, eventID)
-            // All of them, whatever `limit` says (Synapse gives one): the token is before them all.
-            let before = context.eventsBefore
-            items = try await number(id) { numbering throws(MatrixNumberingError) in
-                try numbering.number(before, before: sequence, eventID)
+            // Not `/context`'s `start`: Synapse makes it (depth − 1, stream) of the event, and a
+            // backward page from there leaves out the messages at the event's own depth that came
+            // earlier in the stream (sent at the same moment as it: a forked graph). With no
+            // events around it, `/context`'s `end` is the event's own position, and a backward
+            // page from a position starts with the event there: it is skipped below.
+            let context = try await context(room, eventID, limit: 0)
+            guard let end = context.end else {
+                throw .contract(
+                    "\(MatrixEndpoint.context(room, eventID, limit: 0)): no token to page back from \(eventID)")
             }
-            guard let start = context.start else {
-                return MessagesPage(items: try await records(items.reversed(), in: id), hasMore: false)
-            }
-            from = Book.Cursor(
-                sequence: items.last?.sequence ?? sequence, eventID: items.last?.event.eventID ?? eventID, token: start)
+            from = Book.Cursor(sequence: sequence, eventID: eventID, token: end)
+            skipping = eventID
         } else {
             throw .contract("\(id): the store holds no message at sequence \(sequence) to page \(room) back from")
         }
-        var hasMore = from.sequence > 1
-        let room = room
-        if items.count < limit, from.sequence > 1 {
+        // Pages until one brings older messages (the first may hold only the event it starts
+        // at) or the room's beginning.
+        var hasMore = true
+        var emptyPages = 0
+        while items.count < limit {
+            guard from.sequence > 1 else {
+                hasMore = false
+                break
+            }
             let page = try await client.messages(
-                room, from: from.token, direction: .backward, limit: min(limit - items.count, from.sequence - 1),
+                room, from: from.token, direction: .backward,
+                limit: min(limit - items.count + (skipping == nil ? 0 : 1), from.sequence - 1),
                 filter: MatrixNumbering.messagesFilter)
+            var chunk = page.chunk
+            if let skipped = skipping {
+                guard let index = chunk.firstIndex(where: { $0.eventID == skipped }) else {
+                    throw .contract(
+                        "\(MatrixEndpoint.messages(room, from: from.token, direction: .backward, limit: limit, filter: MatrixNumbering.messagesFilter)): the page back from \(skipped)'s position does not start with it"
+                    )
+                }
+                chunk.removeSubrange(...index)
+                skipping = nil
+            }
             let last = from
-            let numbered = try await number(id) { numbering throws(MatrixNumberingError) in
-                try numbering.number(page.chunk, before: last.sequence, last.eventID)
+            let numbered = try await number(id) { [chunk] numbering throws(MatrixNumberingError) in
+                try numbering.number(chunk, before: last.sequence, last.eventID)
             }
             items += numbered
-            hasMore = page.end != nil && !page.chunk.isEmpty && (numbered.last?.sequence ?? last.sequence) > 1
             from = Book.Cursor(
                 sequence: numbered.last?.sequence ?? last.sequence,
                 eventID: numbered.last?.event.eventID ?? last.eventID,
                 token: page.end ?? last.token)
+            if page.end == nil || page.chunk.isEmpty {
+                hasMore = false
+                break
+            }
+            if !numbered.isEmpty {
+                hasMore = from.sequence > 1
+                break
+            }
+            emptyPages += 1
+            if emptyPages >= Self.pagesWithoutMessages {
+                throw .contract("\(room): \(emptyPages) pages back in a row brought no message")
+            }
         }
         await book.setBackward(from, for: id)
         return MessagesPage(items: try await records(items.reversed(), in: id), hasMore: hasMore)
@@ -392,13 +411,13 @@ struct MatrixSession: ServerSession {
     /// Events `/context` gives around the one asked for: Synapse splits them, one before and one after.
     private static let contextLimit = 2
 
-    private func context(_ room: MatrixRoomID, _ eventID: MatrixEventID) async throws(SyncError)
-        -> MatrixEventContext
+    private func context(_ room: MatrixRoomID, _ eventID: MatrixEventID, limit: Int = contextLimit)
+        async throws(SyncError) -> MatrixEventContext
     {
-        let context = try await client.context(room, eventID, limit: Self.contextLimit)
+        let context = try await client.context(room, eventID, limit: limit)
         guard context.event.eventID == eventID, MatrixNumbering.counts(context.event) else {
             throw .contract(
-                "\(MatrixEndpoint.context(room, eventID, limit: Self.contextLimit)): answered \(context.event.type) \(context.event.eventID) for message \(eventID)"
+                "\(MatrixEndpoint.context(room, eventID, limit: limit)): answered \(context.event.type) \(context.event.eventID) for message \(eventID)"
             )
         }
         return context
