@@ -28,6 +28,9 @@ protocol ServerSession: Sendable {
     func conversations() async throws(SyncError) -> [ServerConversation]
     /// The invitations the last ``conversations()`` found (none where a protocol has none).
     func invitations() async -> [Invitation]
+    /// Joins a room (Matrix: an ID or alias) and returns its conversation; a protocol without
+    /// rooms to join answers ``SyncError/rejected(status:message:)`` with 405.
+    func join(_ room: String) async throws(SyncError) -> ConversationID
     /// Up to `limit` messages of conversation `id` after, before or at the newest end of its
     /// history, in sequence order; `hasMore` when the server holds more in that direction.
     func messages(_ id: ConversationID, _ page: HistoryPage, limit: Int) async throws(SyncError) -> MessagesPage
@@ -58,4 +61,8 @@ protocol ServerSession: Sendable {
 
 extension ServerSession {
     func invitations() async -> [Invitation] { [] }
+
+    func join(_ room: String) async throws(SyncError) -> ConversationID {
+        throw .rejected(status: 405, message: "\(server) is a chatdir server: there are no rooms to join")
+    }
 }

@@ -595,10 +595,7 @@ public actor SyncEngine {
     /// Joins `room` (a Matrix room ID or alias: an invitation accepted, or a public room) and
     /// returns its conversation; the next pass syncs it. A wire v1 server has nothing to join.
     public func join(_ room: String) async throws -> ConversationID {
-        guard let matrix = api as? MatrixSession else {
-            throw SyncError.rejected(status: 405, message: "\(server) is a chatdir server: there are no rooms to join")
-        }
-        return try await matrix.join(room)
+        try await api.join(room)
     }
 
     // MARK: - Positions

@@ -92,10 +92,8 @@ enum SyncCommand: Command {
         progress.finish()
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
         for problem in report.problems { output.error("chatdir sync: \(problem)") }
-        let hint =
-            setup.store.root == context.defaultStorePath ? PasteHint.defaultStore : PasteHint(store: setup.store.root)
         for invitation in report.invitations {
-            output.error(output.safe("chatdir sync: " + invitation.described(joining: hint)))
+            output.error(output.safe("chatdir sync: " + invitation.described(joining: context.hint)))
         }
         output.print(output.safe(report.summary))
         return report.exitCode

@@ -14,6 +14,14 @@ actor MatrixRoomBook {
         var sequence: Int
         var eventID: MatrixEventID
         var token: String
+
+        /// Where paging goes on after a page that numbered `numbered` (in the page's order): its
+        /// last message, else this one; the page's `token`, else this one's.
+        func advanced(past numbered: [MatrixNumberedEvent], token next: String?) -> Cursor {
+            Cursor(
+                sequence: numbered.last?.sequence ?? sequence, eventID: numbered.last?.event.eventID ?? eventID,
+                token: next ?? token)
+        }
     }
 
     private(set) var me: MatrixUserID?

@@ -237,10 +237,7 @@ struct MatrixSession: ServerSession {
                 try numbering.number(page.chunk, after: last.sequence, last.eventID)
             }
             items += numbered
-            from = Book.Cursor(
-                sequence: numbered.last?.sequence ?? last.sequence,
-                eventID: numbered.last?.event.eventID ?? last.eventID,
-                token: page.end ?? last.token)
+            from = last.advanced(past: numbered, token: page.end)
             if page.end == nil || page.chunk.isEmpty {
                 hasMore = false
                 break
@@ -351,10 +348,7 @@ struct MatrixSession: ServerSession {
                 try numbering.number(chunk, before: last.sequence, last.eventID)
             }
             items += numbered
-            from = Book.Cursor(
-                sequence: numbered.last?.sequence ?? last.sequence,
-                eventID: numbered.last?.event.eventID ?? last.eventID,
-                token: page.end ?? last.token)
+            from = last.advanced(past: numbered, token: page.end)
             if page.end == nil || page.chunk.isEmpty {
                 hasMore = false
                 break
@@ -482,7 +476,7 @@ struct MatrixSession: ServerSession {
         if let known = await book.sequence(of: eventID, in: id) { return known }
         guard let event = try? EventID(eventID.rawValue) else { return nil }
         do {
-            return try await store.newestSequence(ofEvent: event, in: id)
+            return try await store.sequence(ofEvent: event, in: id, newest: 2)
         } catch {
             throw .contract("\(id): \(error)")
         }
@@ -599,21 +593,14 @@ extension SyncStore {
         }
     }
 
-    /// The sequence of the record of event `eventID`, newest segments first, if stored.
-    func sequence(ofEvent eventID: EventID, in id: ConversationID) throws(StoreError) -> Int? {
+    /// The sequence of the record of event `eventID`, newest segments first, if stored; only
+    /// among the newest `segments` when given (a lookup that may miss must not read all history).
+    func sequence(ofEvent eventID: EventID, in id: ConversationID, newest segments: Int? = nil)
+        throws(StoreError) -> Int?
+    {
         let conversation = store.conversation(id)
-        for range in try conversation.segmentRanges().reversed() {
-            if let record = try conversation.readSegment(range).last(where: { $0.eventID == eventID }) {
-                return record.sequence
-            }
-        }
-        return nil
-    }
-
-    /// The sequence of the record of event `eventID` among the newest two segments, if there.
-    func newestSequence(ofEvent eventID: EventID, in id: ConversationID) throws(StoreError) -> Int? {
-        let conversation = store.conversation(id)
-        for range in try conversation.segmentRanges().suffix(2).reversed() {
+        let ranges = try conversation.segmentRanges()
+        for range in ranges.suffix(segments ?? ranges.count).reversed() {
             if let record = try conversation.readSegment(range).last(where: { $0.eventID == eventID }) {
                 return record.sequence
             }
