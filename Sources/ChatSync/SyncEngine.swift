@@ -797,6 +797,10 @@ extension SyncStore {
     /// own message accepted before the one ahead of it was fetched, then a crash) are filled.
     /// `assumingMarker`: the marker about to be recorded, in place of the stored one (a grouped
     /// pass posts delivered positions before it writes the markers).
+    ///
+    /// In a Matrix store a marker of 0 counts only while nothing is stored: the first messages
+    /// stored are numbered from the room's anchor, and what lies below them is older history,
+    /// not a hole (a kill between their segment and the marker left that 0 behind).
     func catchUpPoint(_ id: ConversationID, assumingMarker: Int? = nil) throws(StoreError) -> Int {
         let conversation = store.conversation(id)
         let ranges = try conversation.segmentRanges().suffix(2)
@@ -804,9 +808,10 @@ extension SyncStore {
         for range in ranges { sequences += try conversation.readSegment(range).map(\.sequence) }
         guard let low = sequences.min() else { return 0 }
         let head = contiguousHigh(from: low - 1, in: sequences)
+        let zeroIsTheStart = conversation.storeProtocol != .matrix
         guard let marker = assumingMarker ?? caughtUpMarker(id), marker <= head,
             try conversation.readSegment(SegmentRange(containing: max(marker, 1), size: store.manifest.segmentSize))
-                .contains(where: { $0.sequence == marker }) || marker == 0
+                .contains(where: { $0.sequence == marker }) || (marker == 0 && zeroIsTheStart)
         else { return head }
         return marker
     }

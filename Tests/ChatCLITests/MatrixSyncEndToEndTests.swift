@@ -319,6 +319,32 @@ struct MatrixSyncEndToEndTests {
         try laptop.run(["check"])
     }
 
+    @Test(
+        "killed after storing a first room's messages and before writing its marker: the next sync goes on from what is stored"
+    )
+    func killedBeforeTheMarker() throws {
+        let server = try Homeserver.start()
+        let laptop = try server.device("laptop")
+        // The room is empty at the first sync: caught up through sequence 0.
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let marker = laptop.store + "/conversations/" + dinner + "/.caught-up"
+        let empty = try Data(contentsOf: URL(fileURLWithPath: marker))
+        #expect(String(decoding: empty, as: UTF8.self) == "0\n")
+        try server.synapse.peer(server.bob, ["send-many", server.room, "3", "--prefix", "first"])
+        try laptop.run(["sync"])
+        // What a kill between the segment's rename and the marker's leaves: the messages stored
+        // (numbered from the room's anchor) and the marker still at 0.
+        try empty.write(to: URL(fileURLWithPath: marker))
+        try server.synapse.peer(server.bob, ["send", server.room, "after the crash"])
+        let synced = try laptop.run(["sync"])
+        #expect(!synced.stderr.contains("broke"), "\(synced.stderr)")
+        let rows = try laptop.run(["view", dinner, "--limit", "10"]).lines
+        #expect(rows.filter { $0.contains("first ") }.count == 3, "\(rows)")
+        #expect(rows.last?.contains("after the crash") == true, "\(rows)")
+        try laptop.run(["check"])
+    }
+
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")
     func gitMergeOfTwoDevices() throws {
         let server = try Homeserver.start()
