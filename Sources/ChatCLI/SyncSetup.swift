@@ -63,6 +63,7 @@ struct SyncSetup {
         var options = SyncEngine.Options()
         options.caFile = caFile
         options.reconnectBackoff = try Self.reconnectBackoff(environment)
+        if let history = try Self.firstSyncHistory(environment) { options.firstSyncHistory = history }
         let provider: (@Sendable () async throws -> String)?
         if tokenSource.renews {
             let source = tokenSource
@@ -92,6 +93,23 @@ struct SyncSetup {
         }
         return Backoff(initial: .seconds(first), maximum: .seconds(longest))
     }
+
+    /// `CHATDIR_FIRST_SYNC_HISTORY=N`: in a Matrix store, how many messages older than a room's
+    /// anchor the syncs bring (0: none); nil when unset (10,000).
+    static func firstSyncHistory(_ environment: Environment) throws -> Int? {
+        guard let text = environment["CHATDIR_FIRST_SYNC_HISTORY"], !text.isEmpty else { return nil }
+        guard let count = Int(text.trimmingWhitespace()), (0...Self.mostFirstSyncHistory).contains(count) else {
+            throw CommandFailure(
+                message:
+                    "CHATDIR_FIRST_SYNC_HISTORY: \(quoted(text)) is not valid; expected a number of messages from 0 to \(Self.mostFirstSyncHistory), like 10000",
+                exitCode: 78)
+        }
+        return count
+    }
+
+    /// The largest `CHATDIR_FIRST_SYNC_HISTORY`: more than a million older messages a room is
+    /// `chatdir history`'s work, not every pass's.
+    static let mostFirstSyncHistory = 1_000_000
 
     /// `--server`, `CHATDIR_SERVER`, the config's `server`, the manifest's; nil when none is set.
     static func server(_ context: Context, manifest: Manifest?) throws -> Setting<ServerAddress>? {

@@ -16,9 +16,13 @@ public enum StoreLayout {
     public static let lock = ".lock"
     /// In the store root: the sync worker's figures (``SyncStatusFile``), hidden and per device.
     public static let syncStatus = ".sync-status"
-    /// In a conversation's directory: this device's sync marker (``CaughtUpFile``), written only
+    /// In a conversation's directory: this device's sync marker (``SequenceMarkerFile``), written only
     /// by ``StoreWriter/recordCaughtUp(through:in:)``.
     public static let caughtUp = ".caught-up"
+    /// In a conversation's directory of a store whose numbering starts at an anchor (Matrix):
+    /// the first sync's older history is stored (``SequenceMarkerFile``), written only by
+    /// ``StoreWriter/recordHistoryComplete(from:in:)``.
+    public static let historyComplete = ".history-complete"
     /// In `messages/`: the name of the newest segment file, so readers need not list the directory.
     public static let newestHint = ".newest"
     /// The largest sequence the format holds. Segment names are 10 digits, so the last sequence

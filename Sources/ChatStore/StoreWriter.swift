@@ -268,7 +268,20 @@ public final class StoreWriter: Sendable {
         let conversation = try checkedConversation(id)
         guard conversation.caughtUpMarker() != sequence else { return }
         try system { () throws(SystemError) in
-            try DurableFile.write(CaughtUpFile.encode(sequence), to: StoreLayout.caughtUp, in: conversation.directory)
+            try DurableFile.write(
+                SequenceMarkerFile.encode(sequence), to: StoreLayout.caughtUp, in: conversation.directory)
+        }
+    }
+
+    /// Records, in `.history-complete` (docs/FORMAT.md), that the history a first sync brings
+    /// is stored from `sequence` up (its goal reached, or the room's first message). Call it
+    /// only after those pages are durable.
+    public func recordHistoryComplete(from sequence: Int, in id: ConversationID) throws(StoreError) {
+        let conversation = try checkedConversation(id)
+        guard conversation.historyCompleteMarker() != sequence else { return }
+        try system { () throws(SystemError) in
+            try DurableFile.write(
+                SequenceMarkerFile.encode(sequence), to: StoreLayout.historyComplete, in: conversation.directory)
         }
     }
 }

@@ -7,7 +7,8 @@ struct ServerCapabilities: Sendable, Equatable {
     /// only as live updates.
     var positionsOnRequest: Bool
     /// A first catch-up starts at an anchor in the middle of the history, not at its beginning
-    /// (Matrix's numbering): a pass that met a conversation first pages back for older messages
-    /// too, up to ``SyncEngine/Options/firstSyncHistory``.
+    /// (Matrix's numbering): passes page back for older messages too, until
+    /// ``SyncEngine/Options/firstSyncHistory`` below the anchor are stored
+    /// (``SyncEngine/completeFirstHistory(_:)``, ``ServerSession/historyAnchor(_:)``).
     var anchoredNumbering = false
 }

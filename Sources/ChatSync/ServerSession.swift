@@ -31,6 +31,9 @@ protocol ServerSession: Sendable {
     /// Joins a room (Matrix: an ID or alias) and returns its conversation; a protocol without
     /// rooms to join answers ``SyncError/rejected(status:message:)`` with 405.
     func join(_ room: String) async throws(SyncError) -> ConversationID
+    /// The sequence `id`'s numbering is anchored at (only with
+    /// ``ServerCapabilities/anchoredNumbering``); nil while it has none (no message yet).
+    func historyAnchor(_ id: ConversationID) async throws(SyncError) -> Int?
     /// Up to `limit` messages of conversation `id` after, before or at the newest end of its
     /// history, in sequence order; `hasMore` when the server holds more in that direction.
     func messages(_ id: ConversationID, _ page: HistoryPage, limit: Int) async throws(SyncError) -> MessagesPage
@@ -61,6 +64,8 @@ protocol ServerSession: Sendable {
 
 extension ServerSession {
     func invitations() async -> [Invitation] { [] }
+
+    func historyAnchor(_ id: ConversationID) async throws(SyncError) -> Int? { nil }
 
     func join(_ room: String) async throws(SyncError) -> ConversationID {
         throw .rejected(status: 405, message: "\(server) is a chatdir server: there are no rooms to join")

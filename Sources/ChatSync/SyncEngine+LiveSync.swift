@@ -31,6 +31,8 @@ extension SyncEngine {
         /// answer could not be written (so they are not fetched again and again).
         var olderBusy: Set<ConversationID> = []
         var olderAnswered: [ConversationID: Int] = [:]
+        /// Whether the first-sync history of the conversations is being paged (``SyncEngine/completeFirstHistories(log:)``).
+        var historyRunning = false
 
         /// The conversations whose holes are tracked.
         var followed: [ConversationID] { conversations.filter(\.value.isFollowed).map(\.key) }
@@ -96,6 +98,7 @@ extension SyncEngine {
                         do {
                             try await catchUpEverything()
                             log("caught up")
+                            startFirstHistories(log: log)
                         } catch let error as SyncError {
                             if case .unauthorized = error {
                                 log(error.description)
@@ -230,6 +233,33 @@ extension SyncEngine {
             } catch {
                 if Task.isCancelled { return }
                 liveState.log?("\(id): deferred catch-up failed: \(error)")
+            }
+        }
+    }
+
+    /// In a store numbered from an anchor (Matrix), pages the first-sync history of every
+    /// conversation in the background, one conversation at a time, while live messages go on
+    /// (older pages are stored below the oldest message, live ones above the newest). At most
+    /// one such run at a time; each reconnect starts one if none runs, which reads only the
+    /// `.history-complete` markers once everything is stored.
+    private func startFirstHistories(log: @escaping @Sendable (String) -> Void) {
+        guard session.capabilities.anchoredNumbering, options.firstSyncHistory > 0, !liveState.historyRunning else {
+            return
+        }
+        liveState.historyRunning = true
+        remember(Task { [weak self] in await self?.completeFirstHistories(log: log) })
+    }
+
+    private func completeFirstHistories(log: @escaping @Sendable (String) -> Void) async {
+        defer { liveState.historyRunning = false }
+        for id in (try? await store.knownConversations()) ?? [] {
+            if Task.isCancelled { return }
+            do {
+                let inserted = try await completeFirstHistory(id)
+                if inserted > 0 { log("\(id): stored \(inserted) older messages") }
+            } catch {
+                if Task.isCancelled { return }
+                log("\(id): older history: \(error)")
             }
         }
     }

@@ -387,13 +387,9 @@ public actor SyncEngine {
         async throws
     {
         _ = try await store.removeAcceptedOutboxFiles(in: id)
-        var firstMet = false
-        if session.capabilities.anchoredNumbering { firstMet = try await store.catchUpPoint(id) == 0 }
         let caughtUp = try await catchUp(
             id, from: nil, until: head, firstPage: firstPage, inserted: &report.newMessages)
-        if firstMet, options.firstSyncHistory > 0 {
-            report.newMessages += try await fetchOlder(id, pages: nil, messages: options.firstSyncHistory)
-        }
+        report.newMessages += try await completeFirstHistory(id)
         if caughtUp.moreRemain {
             report.problems.append(
                 "\(id): stopped catching up after \(options.catchUpPageBudget) pages at sequence \(caughtUp.through); more remain, run `chatdir sync` again"
@@ -560,23 +556,51 @@ public actor SyncEngine {
     /// (or `pages` pages). Returns how many messages were stored.
     public func history(_ id: ConversationID, pages: Int?) async throws -> Int {
         _ = try await discover()
-        return try await fetchOlder(id, pages: pages, messages: nil)
+        return try await fetchOlder(id, pages: pages, messages: nil).inserted
+    }
+
+    /// In a store numbered from an anchor (``ServerCapabilities/anchoredNumbering``), a first
+    /// catch-up starts at the anchor; this pages back from the oldest stored message until the
+    /// ``Options/firstSyncHistory`` messages below the anchor are stored, or the conversation's
+    /// first message is, then records that in `.history-complete`. Every pass asks (a marker
+    /// read, once it is there), so a first sync cut short by its budget, a kill or the network
+    /// goes on with the next pass, and every device ends with the same history. Returns how
+    /// many messages were new.
+    func completeFirstHistory(_ id: ConversationID) async throws -> Int {
+        guard session.capabilities.anchoredNumbering, options.firstSyncHistory > 0,
+            await store.historyCompleteMarker(id) == nil, let oldest = try await store.oldestSequence(id),
+            let anchor = try await retrying({ api in try await api.historyAnchor(id) })
+        else { return 0 }
+        let goal = max(anchor - options.firstSyncHistory, 1)
+        var fetched = OlderFetch(inserted: 0, reachedStart: oldest == 1)
+        if oldest > goal { fetched = try await fetchOlder(id, pages: nil, messages: oldest - goal) }
+        let lowest = try await store.oldestSequence(id) ?? oldest
+        if lowest <= goal || fetched.reachedStart { try await store.recordHistoryComplete(id, from: lowest) }
+        return fetched.inserted
+    }
+
+    /// What ``fetchOlder(_:pages:messages:)`` did.
+    struct OlderFetch: Sendable, Equatable {
+        /// Messages stored that were not before.
+        var inserted: Int
+        /// Nothing older is left: sequence 1 is stored, or the server had nothing before the oldest.
+        var reachedStart: Bool
     }
 
     /// Stores older pages before the oldest stored message until the server has no more, or
     /// `pages` pages, or `messages` messages were stored. Returns how many were.
-    func fetchOlder(_ id: ConversationID, pages: Int?, messages: Int?) async throws -> Int {
+    func fetchOlder(_ id: ConversationID, pages: Int?, messages: Int?) async throws -> OlderFetch {
         var inserted = 0
         var fetchedPages = 0
         while pages.map({ fetchedPages < $0 }) ?? true, messages.map({ inserted < $0 }) ?? true {
             let oldest = try await store.oldestSequence(id)
-            if oldest == 1 { break }
+            if oldest == 1 { return OlderFetch(inserted: inserted, reachedStart: true) }
             let pageSize = min(options.pageSize, messages.map { $0 - inserted } ?? options.pageSize)
             let page = try await retrying { api in
                 try await api.messages(id, oldest.map { .before($0) } ?? .newest, limit: pageSize)
             }
             fetchedPages += 1
-            guard !page.items.isEmpty else { break }
+            guard !page.items.isEmpty else { return OlderFetch(inserted: inserted, reachedStart: true) }
             inserted += try await store.saveFromServer(
                 page.items, in: id, before: oldest,
                 what: "the history page before sequence \(oldest.map(String.init) ?? "the newest")"
@@ -587,9 +611,9 @@ public actor SyncEngine {
                 SyncProgress(
                     conversation: id, work: .history, fetched: inserted,
                     remaining: [left, pagesLeft].compactMap { $0 }.min()))
-            if !page.hasMore { break }
+            if !page.hasMore { return OlderFetch(inserted: inserted, reachedStart: true) }
         }
-        return inserted
+        return OlderFetch(inserted: inserted, reachedStart: try await store.oldestSequence(id) == 1)
     }
 
     /// Joins `room` (a Matrix room ID or alias: an invitation accepted, or a public room) and

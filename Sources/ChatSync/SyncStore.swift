@@ -179,6 +179,16 @@ actor SyncStore {
         try writer.recordCaughtUp(through: sequence, in: id)
     }
 
+    /// Where the first sync's history was found complete (``Conversation/historyCompleteMarker()``).
+    func historyCompleteMarker(_ id: ConversationID) -> Int? {
+        store.conversation(id).historyCompleteMarker()
+    }
+
+    /// Records that the first sync's history is stored from `sequence` up (after its pages are durable).
+    func recordHistoryComplete(_ id: ConversationID, from sequence: Int) throws(StoreError) {
+        try writer.recordHistoryComplete(from: sequence, in: id)
+    }
+
     func positions(_ id: ConversationID) throws(StoreError) -> Positions? {
         try store.conversation(id).positions()
     }

@@ -55,11 +55,13 @@ struct MatrixSyncEndToEndTests {
         let runtime: String
 
         @discardableResult
-        func run(_ arguments: [String], expecting status: Int32 = 0, sourceLocation: SourceLocation = #_sourceLocation)
-            throws -> ChatdirProcess.Result
-        {
+        func run(
+            _ arguments: [String], expecting status: Int32 = 0, environment: [String: String] = [:],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> ChatdirProcess.Result {
             let result = try ChatdirProcess.run(
-                arguments + ["--store", store], environment: ["CHATDIR_TOKEN": token, "XDG_RUNTIME_DIR": runtime])
+                arguments + ["--store", store],
+                environment: environment.merging(["CHATDIR_TOKEN": token, "XDG_RUNTIME_DIR": runtime]) { $1 })
             #expect(
                 result.status == status, "chatdir \(arguments.joined(separator: " ")): \(result.stderr)",
                 sourceLocation: sourceLocation)
@@ -343,6 +345,53 @@ struct MatrixSyncEndToEndTests {
         #expect(rows.filter { $0.contains("first ") }.count == 3, "\(rows)")
         #expect(rows.last?.contains("after the crash") == true, "\(rows)")
         try laptop.run(["check"])
+    }
+
+    @Test(
+        "the older history a first sync brings: cut short, the next pass brings the rest; the live worker pages it too; both devices hold the same bytes"
+    )
+    func firstSyncHistoryResumes() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send-many", server.room, "300", "--prefix", "old"])
+        let history = ["CHATDIR_FIRST_SYNC_HISTORY": "250"]
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"], environment: history)
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let folder = laptop.store + "/conversations/" + dinner
+        func rows(_ device: Device) throws -> [String] {
+            try device.run(["view", dinner, "--limit", "1000"]).lines.filter { $0.contains("@bob:localhost  old ") }
+        }
+        // The anchor is the newest message (old 300); 250 below it reach old 50.
+        let stored = try rows(laptop)
+        #expect(stored.count == 251)
+        #expect(stored.first?.hasSuffix("old 50") == true, "\(stored.prefix(2))")
+        let marker = folder + "/.history-complete"
+        #expect(FileManager.default.contents(atPath: marker) == Data("999999750\n".utf8))
+        let whole = try laptop.sharedFiles()
+
+        // A pass cut short before the oldest page: that segment was never written, no marker.
+        let oldest = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder + "/messages").filter { $0.hasSuffix(".json") }
+                .sorted().first)
+        try FileManager.default.removeItem(atPath: folder + "/messages/" + oldest)
+        try FileManager.default.removeItem(atPath: marker)
+        #expect(try rows(laptop).count < 251)
+        try laptop.run(["sync"], environment: history)
+        #expect(try rows(laptop).count == 251)
+        #expect(try laptop.sharedFiles() == whole)
+        #expect(FileManager.default.contents(atPath: marker) == Data("999999750\n".utf8))
+        try laptop.run(["check"])
+
+        // A second device that only ever runs the live worker gets the same history, paged in the background.
+        let phone = try server.device("phone")
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: phone.store, token: phone.token,
+            environment: history.merging(["XDG_RUNTIME_DIR": phone.runtime]) { $1 })
+        defer { worker.terminate() }
+        try waitUntil("the phone's live worker stores the older history", timeout: .seconds(120)) {
+            FileManager.default.fileExists(atPath: phone.store + "/conversations/" + dinner + "/.history-complete")
+        }
+        #expect(try phone.sharedFiles() == whole)
     }
 
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")

@@ -29,8 +29,11 @@ enum SyncCommand: Command {
             others); 78 no token or server configured, or a token file that is missing or empty.
 
             A Matrix store (`chatdir init --user @name:server`) syncs with the homeserver: the token
-            is a Matrix access token (`chatdir login` saves one and points the config at it); every joined room is a conversation, its first sync brings
-            the newest 10,000 messages (older ones: `chatdir history`); read ticks come from
+            is a Matrix access token (`chatdir login` saves one and points the config at it); every
+            joined room is a conversation; the syncs bring its newest messages and 10,000 older ones
+            ($CHATDIR_FIRST_SYNC_HISTORY=N sets how many; a pass cut short, or killed, leaves the
+            rest to the next one, and --live pages them in the background; older still:
+            `chatdir history`); read ticks come from
             `m.read` receipts and there are no delivered ticks; an end-to-end encrypted room is
             listed, counted as "end-to-end encrypted, not supported", and never synced or sent to.
 

@@ -76,6 +76,11 @@ enum CommandManualPage {
             \\fIFIRST,LONGEST\\fR in seconds (default \\fI0.5,30\\fR): how long \\fBsync \\-\\-live\\fR waits before dialling again after its live connection ended,
             from half to all of \\fIFIRST\\fR, doubling up to \\fILONGEST\\fR. Any other request to the server that succeeds ends the wait early.
             .TP
+            .B CHATDIR_FIRST_SYNC_HISTORY
+            \\fIN\\fR messages (default \\fI10000\\fR, at most 1000000, 0 for none): in a Matrix store, how many messages older than a room's
+            anchor (its newest message when a device of the account first met it) the syncs bring. A pass cut short or killed leaves the rest to the next pass;
+            \\fBsync \\-\\-live\\fR pages them in the background. Older ones come with \\fBhistory\\fR.
+            .TP
             .B XDG_CONFIG_HOME
             Where the config file is: \\fI$XDG_CONFIG_HOME/chatdir/config\\fR, else \\fI~/.config/chatdir/config\\fR.
             Every setting is taken from the first of: the flag, the environment, the config file, the store's manifest, the default.

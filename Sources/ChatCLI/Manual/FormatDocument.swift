@@ -24,6 +24,7 @@ conversations/<conversation-id>/
     outbox/read.json                           my wanted read position, not yet accepted
     outbox/create.json                         a conversation started here, not yet on the server
     .caught-up                                 this device's sync marker (hidden, per device)
+    .history-complete                          Matrix: the first sync's older history is stored (hidden, per device)
 ```
 
 ## Names
@@ -248,7 +249,7 @@ server must send the stored record there again (same ID, sender and text). A ser
 history went backwards or differs is found there, before anything is saved or sent.
 
 It has one writer, `StoreWriter.recordCaughtUp` (the sync worker calls it; the bytes are
-`CaughtUpFile`'s), and one reader, `Conversation.caughtUpMarker()`: a marker that is missing or
+`SequenceMarkerFile`'s), and one reader, `Conversation.caughtUpMarker()`: a marker that is missing or
 not a number reads as none, and catching up then starts from the run of stored sequences at the head.
 
 ## .sync-status
@@ -644,6 +645,12 @@ every device of the account:
   homeserver that puts an event at another sequence than the store (or this process) has, or
   another event at a stored sequence, is refused as a whole as "history differs".
 - "The beginning of the conversation" is where `/messages` has nothing older, not sequence 1.
+- The syncs bring the 10,000 messages below the anchor (`CHATDIR_FIRST_SYNC_HISTORY`), newest
+  first, the same on every device: every pass pages back from the oldest stored message until
+  sequence 1,000,000,000 − 10,000 is stored or the room has nothing older, then writes
+  `.history-complete` (hidden, per device, like `.caught-up`: one number, the oldest sequence
+  then stored, and a newline) and asks no more. A pass cut short (its budget, a kill, the
+  network) leaves the rest to the next; a store without the marker (a git clone) asks once.
 
 Its limits: an event that reaches the homeserver late over federation is numbered where this
 device met it, and a device that pages that part of the room later could meet it elsewhere:

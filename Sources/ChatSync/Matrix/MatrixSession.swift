@@ -107,6 +107,13 @@ struct MatrixSession: ServerSession {
         return ConversationID.matrixRoom(joined.rawValue)
     }
 
+    /// The room's anchor as the account data holds it; read only (a first catch-up writes one).
+    func historyAnchor(_ id: ConversationID) async throws(SyncError) -> Int? {
+        let room = try await room(id)
+        return try await MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room).readAnchor()?
+            .sequence
+    }
+
     /// ``MatrixRoomState/filter`` with the rooms' read receipts: the positions a pass merges.
     static let roomsFilter =
         #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.receipt"]},"state":{"types":["m.room.name","m.room.canonical_alias","m.room.member","m.room.encryption"]},"timeline":{"limit":1}}}"#

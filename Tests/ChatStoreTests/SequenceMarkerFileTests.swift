@@ -6,8 +6,10 @@ import Testing
 @testable import ChatStore
 
 /// `.caught-up` has one writer, ``StoreWriter/recordCaughtUp(through:in:)``, and one reader,
-/// ``Conversation/caughtUpMarker()``; its bytes are a decimal number and a newline.
-@Suite(.ownThreads) struct CaughtUpFileTests {
+/// ``Conversation/caughtUpMarker()``; `.history-complete` likewise
+/// (``StoreWriter/recordHistoryComplete(from:in:)``, ``Conversation/historyCompleteMarker()``).
+/// The bytes of both are a decimal number and a newline.
+@Suite(.ownThreads) struct SequenceMarkerFileTests {
     @Test("the writer records the marker as a number and a newline in the conversation's directory")
     func bytesOnDisk() throws {
         let directory = try TemporaryDirectory()
@@ -48,5 +50,26 @@ import Testing
         try writer.saveInfo(ConversationInfo(title: "t", members: [alice, bob]), for: c1)
         try Data(text.utf8).write(to: URL(fileURLWithPath: store.conversation(c1).directory + "/.caught-up"))
         #expect(store.conversation(c1).caughtUpMarker() == nil)
+    }
+
+    @Test(
+        "the history marker: its own file, a number and a newline, written only when it changes, never the sync marker"
+    )
+    func historyMarker() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(in: directory)
+        let writer = try StoreWriter(store: store)
+        try writer.saveInfo(ConversationInfo(title: "t", members: [alice, bob]), for: c1)
+        #expect(store.conversation(c1).historyCompleteMarker() == nil)
+        try writer.recordHistoryComplete(from: 999_990_001, in: c1)
+        let path = store.conversation(c1).directory + "/.history-complete"
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == Array("999990001\n".utf8))
+        #expect(store.conversation(c1).historyCompleteMarker() == 999_990_001)
+        #expect(store.conversation(c1).caughtUpMarker() == nil)
+        let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64
+        try writer.recordHistoryComplete(from: 999_990_001, in: c1)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64 == inode)
+        try Data("x\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(store.conversation(c1).historyCompleteMarker() == nil)
     }
 }
