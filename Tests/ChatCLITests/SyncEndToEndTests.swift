@@ -242,6 +242,23 @@ import Testing
             "\(result.stderr)")
     }
 
+    @Test(
+        "a CHATDIR_FIRST_SYNC_HISTORY that is not a count from 0 to a million: exit 78, saying what is expected",
+        arguments: ["-1", "ten", "1000001", "1e4"])
+    func badFirstSyncHistory(_ value: String) throws {
+        let server = try TestServer(sampleData: true)
+        let directory = try TemporaryDirectory()
+        let store = try newStore(directory, server)
+        let result = try ChatdirProcess.run(
+            ["sync", "--store", store],
+            environment: ["CHATDIR_TOKEN": "alice-token", "CHATDIR_FIRST_SYNC_HISTORY": value])
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "chatdir sync: CHATDIR_FIRST_SYNC_HISTORY: \"\(value)\" is not valid; expected a number of messages from 0 to 1000000, like 10000\n",
+            "\(result.stderr)")
+    }
+
     @Test("a message from another user comes in over the live socket and appears in view --follow")
     func liveIntoFollow() throws {
         let server = try TestServer(sampleData: true)
