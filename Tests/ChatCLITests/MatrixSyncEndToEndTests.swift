@@ -394,6 +394,66 @@ struct MatrixSyncEndToEndTests {
         #expect(try phone.sharedFiles() == whole)
     }
 
+    @Test(
+        "the live worker killed (SIGKILL) again and again during its first sync of a room with history: it ends with the bytes a device that was never killed holds"
+    )
+    func killedDuringFirstSync() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send-many", server.room, "600", "--prefix", "old"])
+        let laptop = try server.device("laptop")
+        let logPath = server.directory.file("workers.log")
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? log.close() }
+        func startWorker() throws -> TestProcess {
+            try ChatdirProcess.start(
+                ["sync", "--live", "--store", laptop.store],
+                environment: ["CHATDIR_TOKEN": laptop.token, "XDG_RUNTIME_DIR": laptop.runtime], standardError: log)
+        }
+        // Records in the laptop's segments, read straight from the files (a record is a line).
+        func stored() -> Int {
+            let conversations = laptop.store + "/conversations"
+            var count = 0
+            for folder in (try? FileManager.default.contentsOfDirectory(atPath: conversations)) ?? [] {
+                let messages = conversations + "/" + folder + "/messages"
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: messages)) ?? []
+                where name.hasSuffix(".json") {
+                    let text = (try? String(contentsOfFile: messages + "/" + name, encoding: .utf8)) ?? ""
+                    count += text.split(separator: "\n").filter { $0.contains("\"eventId\"") }.count
+                }
+            }
+            return count
+        }
+        // Each round: start the worker, kill it as soon as it stored more; bob keeps talking.
+        var storedAtKills: [Int] = []
+        for round in 1...5 {
+            let before = stored()
+            let worker = try startWorker()
+            let grew = waitUntil(timeout: .seconds(120), checkingEvery: .milliseconds(20)) { stored() > before }
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+            storedAtKills.append(stored())
+            #expect(grew, "round \(round): the worker stored nothing new")
+            try server.synapse.peer(server.bob, ["send", server.room, "while killed \(round)"])
+        }
+        let worker = try startWorker()
+        defer { worker.terminate() }
+        let folder = laptop.store + "/conversations/" + (try laptop.conversation(titled: "Dinner"))
+        let finished = waitUntil(timeout: .seconds(300)) {
+            FileManager.default.fileExists(atPath: folder + "/.history-complete") && stored() == 605
+        }
+        let logged = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(finished, "stored \(stored()) of 605; the workers' log ends:\n\(logged.suffix(3000))")
+        #expect(
+            storedAtKills.contains { $0 > 0 && $0 < 600 },
+            "a kill came in the middle of the first sync: \(storedAtKills)")
+        try laptop.run(["check"])
+
+        let phone = try server.device("phone")
+        try phone.run(["sync"])
+        #expect(try laptop.sharedFiles() == phone.sharedFiles(), "kills at \(storedAtKills)")
+    }
+
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")
     func gitMergeOfTwoDevices() throws {
         let server = try Homeserver.start()
