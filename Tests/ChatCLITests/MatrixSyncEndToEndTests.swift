@@ -454,6 +454,62 @@ struct MatrixSyncEndToEndTests {
         #expect(try laptop.sharedFiles() == phone.sharedFiles(), "kills at \(storedAtKills)")
     }
 
+    @Test(
+        "chat on a room: alice types (bob's client sees her typing) and sends; bob's typing and his read receipt show on her screen",
+        .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"))
+    func chatTypingBothWays() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send", server.room, "Pizza tonight?"])
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+        defer { worker.terminate() }
+        let tmux = Tmux()
+        defer { tmux.shutDown() }
+        let chat =
+            "env TZ=UTC NO_COLOR=1 XDG_RUNTIME_DIR=\(laptop.runtime) \(ChatdirProcess.executable.path) chat \(dinner) --store \(laptop.store); echo \"exit status $?\"; sleep 600"
+        try tmux.run(["new-session", "-d", "-s", "alice", "-x", "100", "-y", "24", chat])
+        try waitUntil("alice's screen shows the worker connected and bob's message", timeout: .seconds(120)) {
+            let pane = try tmux.pane("alice")
+            return pane.contains { $0.contains("sync worker connected") }
+                && pane.contains { $0.contains("Pizza tonight?") }
+        }
+
+        func typing(in sync: [String: Any]) -> [String] {
+            let rooms = (sync["rooms"] as? [String: Any])?["join"] as? [String: Any] ?? [:]
+            let events = ((rooms[server.room] as? [String: Any])?["ephemeral"] as? [String: Any])?["events"]
+            return (events as? [[String: Any]] ?? []).filter { $0["type"] as? String == "m.typing" }
+                .flatMap { ($0["content"] as? [String: Any])?["user_ids"] as? [String] ?? [] }
+        }
+        try tmux.run(["send-keys", "-t", "alice", "-l", "yes, with olives"])
+        try waitUntil("bob's client sees alice typing", timeout: .seconds(120)) {
+            typing(in: try server.synapse.peer(server.bob, ["sync"])).contains(server.alice.userID)
+        }
+        try tmux.run(["send-keys", "-t", "alice", "Enter"])
+        try waitUntil("alice's message is on the server", timeout: .seconds(120)) {
+            try server.messages().contains { $0.body == "yes, with olives" }
+        }
+        try waitUntil("alice's screen shows her message sent", timeout: .seconds(120)) {
+            try tmux.pane("alice").contains { $0.contains("yes, with olives") && $0.contains("✓") }
+        }
+
+        try server.synapse.peer(server.bob, ["typing", server.room, "on"])
+        try waitUntil("alice's screen shows bob typing", timeout: .seconds(120)) {
+            try tmux.pane("alice").contains { $0.contains("@bob:localhost is typing") }
+        }
+        let newest = try #require(
+            (try server.synapse.peer(server.bob, ["messages", server.room])["events"] as? [[String: Any]])?.last?[
+                "event_id"] as? String)
+        try server.synapse.peer(server.bob, ["receipt", server.room, newest])
+        try waitUntil("alice's screen shows her message read", timeout: .seconds(120)) {
+            try tmux.pane("alice").contains { $0.contains("yes, with olives") && $0.contains("✓✓ read") }
+        }
+        #expect(try server.messages().filter { $0.body == "yes, with olives" }.count == 1)
+        #expect(try !tmux.pane("alice").contains { $0.contains("delivered") }, "\(tmux.screen("alice"))")
+    }
+
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")
     func gitMergeOfTwoDevices() throws {
         let server = try Homeserver.start()
