@@ -86,6 +86,10 @@ actor MatrixRoomBook {
 
     func forwardCursor(_ id: ConversationID) -> Cursor? { forward[id] }
     func backwardCursor(_ id: ConversationID) -> Cursor? { backward[id] }
+    /// The sequence of each room's anchor, as this process read or wrote it.
+    private(set) var anchors: [ConversationID: Int] = [:]
+    func setAnchor(_ sequence: Int, for id: ConversationID) { anchors[id] = sequence }
+
     func setForward(_ cursor: Cursor, for id: ConversationID) { forward[id] = cursor }
     func setBackward(_ cursor: Cursor, for id: ConversationID) { backward[id] = cursor }
 

@@ -107,11 +107,15 @@ struct MatrixSession: ServerSession {
         return ConversationID.matrixRoom(joined.rawValue)
     }
 
-    /// The room's anchor as the account data holds it; read only (a first catch-up writes one).
+    /// The room's anchor: as this process met it, else as the account data holds it (read
+    /// only: a first catch-up writes one).
     func historyAnchor(_ id: ConversationID) async throws(SyncError) -> Int? {
+        if let known = await book.anchors[id] { return known }
         let room = try await room(id)
-        return try await MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room).readAnchor()?
-            .sequence
+        let numberer = MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room)
+        guard let anchor = try await numberer.readAnchor() else { return nil }
+        await book.setAnchor(anchor.sequence, for: id)
+        return anchor.sequence
     }
 
     /// ``MatrixRoomState/filter`` with the rooms' read receipts: the positions a pass merges.
@@ -217,7 +221,7 @@ struct MatrixSession: ServerSession {
             }
             from = try cursor(after: items, sequence + 1, eventID, token: context.end, room, eventID)
         } else if sequence == 0, try await store.isEmpty(id) {
-            guard let anchor = try await anchor(room) else { return MessagesPage(items: [], hasMore: false) }
+            guard let anchor = try await anchor(id, room) else { return MessagesPage(items: [], hasMore: false) }
             let context = try await context(room, anchor.eventID)
             try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.record(anchor.sequence, anchor.eventID)
@@ -377,7 +381,7 @@ struct MatrixSession: ServerSession {
     private func newest(_ id: ConversationID, _ room: MatrixRoomID, limit: Int) async throws(SyncError)
         -> MessagesPage
     {
-        guard let anchor = try await anchor(room) else { return MessagesPage(items: [], hasMore: false) }
+        guard let anchor = try await anchor(id, room) else { return MessagesPage(items: [], hasMore: false) }
         try await number(id) { numbering throws(MatrixNumberingError) in
             try numbering.record(anchor.sequence, anchor.eventID)
         }
@@ -404,9 +408,11 @@ struct MatrixSession: ServerSession {
     }
 
     /// The room's anchor: read, else written by this device at the newest message.
-    private func anchor(_ room: MatrixRoomID) async throws(SyncError) -> MatrixAnchor? {
+    private func anchor(_ id: ConversationID, _ room: MatrixRoomID) async throws(SyncError) -> MatrixAnchor? {
         let numberer = MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room)
-        return try await numberer.establishAnchor()
+        let anchor = try await numberer.establishAnchor()
+        if let anchor { await book.setAnchor(anchor.sequence, for: id) }
+        return anchor
     }
 
     /// Events `/context` gives around the one asked for: Synapse splits them, one before and one after.
