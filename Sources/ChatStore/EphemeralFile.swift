@@ -10,4 +10,10 @@ enum EphemeralFile {
     static func replace(_ bytes: [UInt8], as name: String, in directory: String) throws(SystemError) {
         try FileDescriptor.openDirectory(directory).replaceWithoutSync(name, with: bytes, directory: directory)
     }
+
+    /// Removes `name` from `directory` when it is there (no fsync either).
+    static func remove(_ name: String, in directory: String) throws(SystemError) {
+        guard Sys.kind(of: directory + "/" + name) != nil else { return }
+        try FileDescriptor.openDirectory(directory).unlinkAt(name, path: directory + "/" + name)
+    }
 }

@@ -16,6 +16,8 @@ public enum StoreLayout {
     public static let lock = ".lock"
     /// In the store root: the sync worker's figures (``SyncStatusFile``), hidden and per device.
     public static let syncStatus = ".sync-status"
+    /// In the store root: the rooms I am invited to (``InvitationsFile``), hidden and per device.
+    public static let invitations = ".invitations"
     /// In a conversation's directory: this device's sync marker (``SequenceMarkerFile``), written only
     /// by ``StoreWriter/recordCaughtUp(through:in:)``.
     public static let caughtUp = ".caught-up"

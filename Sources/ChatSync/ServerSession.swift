@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatProtocol
+import ChatStore
 
 /// The sync engine's one way to a server: who I am, the conversations, pages of history, one
 /// outbox message delivered, positions, typing, a conversation started, and the live events.

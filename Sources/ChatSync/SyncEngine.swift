@@ -378,6 +378,7 @@ public actor SyncEngine {
         for conversation in conversations where saving {
             try await store.saveInfo(conversation.info, for: conversation.id)
         }
+        await store.recordInvitations(await session.invitations())
         return conversations
     }
 

@@ -179,6 +179,12 @@ actor SyncStore {
         try writer.recordCaughtUp(through: sequence, in: id)
     }
 
+    /// Keeps what the last listing found for `chatdir list` (`.invitations`, a hint: a failed
+    /// write leaves the old one, and the next listing writes it again).
+    func recordInvitations(_ invitations: [Invitation]) {
+        try? InvitationsFile.write(invitations, storeRoot: store.root)
+    }
+
     /// Where the first sync's history was found complete (``Conversation/historyCompleteMarker()``).
     func historyCompleteMarker(_ id: ConversationID) -> Int? {
         store.conversation(id).historyCompleteMarker()

@@ -202,6 +202,14 @@ struct MatrixSyncEndToEndTests {
                 "chatdir sync: invited to \"Picnic\" (\(picnic)) by @bob:localhost; join: \(joinCommand)"),
             "\(invited.stderr)")
         #expect(throws: (any Error).self) { try laptop.conversation(titled: "Picnic") }
+        // `list` shows it too, from the file the sync left (no request: the server is not asked).
+        let invitedList = try laptop.run(["list"]).stdout
+        #expect(
+            invitedList.contains("invited to \"Picnic\" (\(picnic)) by @bob:localhost; join: \(joinCommand)\n"),
+            "\(invitedList)")
+        #expect(
+            try laptop.run(["list", "--json"]).lines.contains(
+                #"{"invitation":{"inviter":"@bob:localhost","name":"Picnic","room":"\#(picnic)"}}"#))
         try server.synapse.peer(server.bob, ["send", picnic, "Bring a blanket"])
         let joined = try laptop.run(["join", picnic])
         #expect(joined.stdout.hasPrefix("joined \(picnic) as "), "\(joined.stdout)")
@@ -210,6 +218,7 @@ struct MatrixSyncEndToEndTests {
         #expect(joined.stdout.contains(picnicFolder))
         #expect(try laptop.run(["view", picnicFolder]).stdout.contains("Bring a blanket"))
         #expect(!(try laptop.run(["sync"]).stderr.contains("invited")))
+        #expect(!(try laptop.run(["list"]).stdout.contains("invited")))
         try laptop.run(["join", "#nowhere:localhost"], expecting: 65)
     }
 

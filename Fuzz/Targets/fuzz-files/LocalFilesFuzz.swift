@@ -3,13 +3,15 @@ import ChatStore
 @testable import ChatCLI
 
 /// libFuzzer target for the files other processes and people write beside the store: the user's
-/// config file (`ConfigFile.parse`) and the sync worker's `.sync-status` (`SyncStatusFile`);
+/// config file (`ConfigFile.parse`), the sync worker's `.sync-status` (`SyncStatusFile`) and
+/// `.invitations` (`InvitationsFile`);
 /// and the fast readers of two files other devices write, `positions.json` and
 /// `conversation.json` (`decodeCanonical`), as a wire v1 and a Matrix store read them. The
 /// first byte picks the parser; the rest is the file. Invariants:
 /// - the config parser refuses with a message that names the file, and a line of the file
 ///   when it names one; what it accepts has every entry on a line of the file;
 /// - a status it accepts survives encode → decode unchanged, and its encoding is stable;
+/// - invitations it accepts encode to a file it accepts, whose encoding is stable;
 /// - what a fast reader accepts, the full decoder reads the same with no error, and it is the
 ///   writer's own bytes for that value.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -17,11 +19,12 @@ public func fuzzLocalFiles(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let all = Array(UnsafeBufferPointer(start: data, count: size))
     guard let selector = all.first else { return 0 }
     let bytes = Array(all.dropFirst())
-    switch selector % 4 {
+    switch selector % 5 {
     case 0: fuzzConfig(bytes)
     case 1: fuzzStatus(bytes)
     case 2: fuzzPositions(bytes)
-    default: fuzzInfo(bytes)
+    case 3: fuzzInfo(bytes)
+    default: fuzzInvitations(bytes)
     }
     return 0
 }
@@ -58,6 +61,18 @@ private func fuzzStatus(_ bytes: [UInt8]) {
     }
     check(again == status, "a status changed in a round trip")
     check(SyncStatusFile.encode(again) == encoded, "the status encoding is not stable")
+}
+
+private func fuzzInvitations(_ bytes: [UInt8]) {
+    guard let invitations = InvitationsFile.decode(bytes) else { return }
+    let encoded = InvitationsFile.encode(invitations)
+    guard let again = InvitationsFile.decode(encoded) else {
+        fatalError(
+            "fuzz-files invariant broken: accepted invitations do not decode once encoded: \(String(decoding: encoded, as: UTF8.self))"
+        )
+    }
+    check(again.count <= invitations.count, "encoding invitations made more of them")
+    check(InvitationsFile.encode(again) == encoded, "the invitations encoding is not stable")
 }
 
 private func fuzzPositions(_ bytes: [UInt8]) {

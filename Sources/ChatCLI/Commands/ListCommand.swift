@@ -21,6 +21,10 @@ enum ListCommand: Command {
             One made here with `create` says "not on the server yet" until a sync creates it there,
             or that the server refused (`create ID --retry` queues it again); in --json, "creation"
             is "pending" or "failed", and absent otherwise.
+            In a Matrix store, the rooms I am invited to follow, as the last sync found them, each
+            with the command that joins it (`invited to "Picnic" (!abc:example.org) by
+            @bob:example.org; join: chatdir join '!abc:example.org'`); in --json, a line
+            {"invitation":{"inviter":…,"name":…,"room":…}} each. --follow shows conversations only.
 
             With --follow, changes are seen through inotify; when the kernel's per-user inotify limits
             are reached (fs.inotify.max_user_watches, max_user_instances), the store's folders are
@@ -42,12 +46,17 @@ enum ListCommand: Command {
         // Every line in one write(2) (LineBuffer), not one per conversation.
         var out = LineBuffer()
         defer { out.flush() }
+        let invitations = InvitationsFile.read(storeRoot: store.root)
         if arguments.flag("--json") {
             for summary in summaries { out.append(json(summary, stopped: stopped[summary.id])) }
+            for invitation in invitations { out.append(json(invitation)) }
             return summaries.contains { $0.problem != nil } ? 65 : 0
         }
         for line in lines(summaries, stopped: stopped, output: output) { out.append(line) }
-        if summaries.isEmpty && output.isTerminal {
+        for invitation in invitations {
+            out.append(output.safe(invitation.described(joining: context.hint)))
+        }
+        if summaries.isEmpty && invitations.isEmpty && output.isTerminal {
             out.append(
                 output.styled("no conversations yet: `chatdir sync` fetches them, `chatdir seed` makes a fixture", .dim)
             )
@@ -81,6 +90,15 @@ enum ListCommand: Command {
         if let problem = summary.problem { members.append(("error", .string(problem))) }
         if let stopped { members.append(("stopped", .string(stopped))) }
         return JSONLine.encode(.object(members))
+    }
+
+    /// An invitation as a line of `--json`: one key, so no conversation's keys are met.
+    static func json(_ invitation: Invitation) -> String {
+        var members: [(key: String, value: JSONValue)] = []
+        if let inviter = invitation.inviter { members.append(("inviter", .string(inviter))) }
+        if let name = invitation.name { members.append(("name", .string(name))) }
+        members.append(("room", .string(invitation.room)))
+        return JSONLine.encode(.object([("invitation", .object(members))]))
     }
 
     /// The text lines of the list, IDs padded to one width; `stopped` says why the sync worker

@@ -15,6 +15,7 @@ chatdir.json                                   the manifest
 .lock                                          flock(2)ed by the one writer (never deleted)
 .gitignore, .gitattributes                     for keeping the store in git (see the end)
 .sync-status                                   the sync worker's figures for `chatdir status` (hidden, per device)
+.invitations                                   Matrix: the rooms I am invited to, for `chatdir list` (hidden, per device)
 conversations/<conversation-id>/
     conversation.json                          title and members
     messages/<first>-<last>.json               accepted messages, keyed by sequence range
@@ -278,6 +279,19 @@ whose `pid` is not the process holding `.lock` (read from `/proc/locks`) is the 
 and `status` says so. A file that does not parse is reported by `status` and rewritten by the
 next worker. Ignored by git, never compared between devices.
 
+## .invitations
+
+In a Matrix store, the rooms the sync worker's last listing found me invited to and not
+joined, for `chatdir list`: one canonical JSON object a line, keys sorted (`inviter` and `name`
+when the invite says them, `room` always), lines sorted by room, each room once; no file when
+there are none. Bounded whatever a homeserver sends: at most 1,000 lines, a room ID or inviter
+of at most 255 bytes (a longer one drops the line), a name cut to 255 bytes at a character.
+Replaced by rename without an fsync, like `.sync-status`: a hint, rewritten by every listing, and
+read as none when it is not exactly what the writer writes.
+
+```
+{"inviter":"@bob:example.org","name":"Picnic","room":"!abc:example.org"}
+```
 ## Links and sizes
 
 A store travels by git, so its tree is whatever a commit made it. chatdir reads and writes no

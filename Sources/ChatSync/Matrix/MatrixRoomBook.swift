@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatMatrix
+import ChatStore
 
 /// What a ``MatrixSession`` learns that the engine's copies of it share: who I am, which room
 /// each conversation is, how each room's messages are numbered (``MatrixNumbering``), where the
