@@ -24,6 +24,7 @@ The access token comes from $MATRIX_TOKEN (never argv, where `ps` shows it). Com
     edit ROOM EVENT TEXT
     redact ROOM EVENT [--reason TEXT]
     receipt ROOM EVENT
+    react ROOM EVENT KEY            (an m.reaction annotating EVENT with KEY)
     typing ROOM on|off [--timeout MS]
     encrypt ROOM                    (sends m.room.encryption: the room becomes end-to-end encrypted)
     messages ROOM [--limit N]       (every m.room.message event, oldest first, from /messages)
@@ -169,6 +170,10 @@ def run(client, arguments):
         return client.request("PUT", client.room(arguments.room, "redact", arguments.event, uuid.uuid4().hex), body)
     if command == "receipt":
         return client.request("POST", client.room(arguments.room, "receipt", "m.read", arguments.event), {})
+    if command == "react":
+        content = {"m.relates_to": {"rel_type": "m.annotation", "event_id": arguments.event, "key": arguments.key}}
+        path = client.room(arguments.room, "send", "m.reaction", uuid.uuid4().hex)
+        return client.request("PUT", path, content)
     if command == "typing":
         me = client.request("GET", API + "/account/whoami")["user_id"]
         body = {"typing": arguments.state == "on"}
@@ -255,6 +260,10 @@ def parser():
     p = commands.add_parser("receipt")
     p.add_argument("room")
     p.add_argument("event")
+    a = commands.add_parser("react")
+    a.add_argument("room")
+    a.add_argument("event")
+    a.add_argument("key")
     t = commands.add_parser("typing")
     t.add_argument("room")
     t.add_argument("state", choices=["on", "off"])

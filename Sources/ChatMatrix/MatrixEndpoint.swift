@@ -62,9 +62,12 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `GET /rooms/{room}/context/{event}`.
-    public static func context(_ room: MatrixRoomID, _ event: MatrixEventID, limit: Int) -> MatrixEndpoint {
-        MatrixEndpoint(
-            "GET", self.room(room) + "/context/" + encode(event.rawValue), query: [("limit", String(limit))])
+    public static func context(_ room: MatrixRoomID, _ event: MatrixEventID, limit: Int, filter: String? = nil)
+        -> MatrixEndpoint
+    {
+        var query = [("limit", String(limit))]
+        if let filter { query.append(("filter", filter)) }
+        return MatrixEndpoint("GET", self.room(room) + "/context/" + encode(event.rawValue), query: query)
     }
 
     /// `PUT /rooms/{room}/send/{type}/{txnId}`.

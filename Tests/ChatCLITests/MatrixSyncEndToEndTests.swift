@@ -519,6 +519,27 @@ struct MatrixSyncEndToEndTests {
         #expect(try !tmux.pane("alice").contains { $0.contains("delivered") }, "\(tmux.screen("alice"))")
     }
 
+    @Test("bob's read receipt on his reaction to alice's message (an event with no sequence) turns her tick to read")
+    func receiptOnReaction() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send", server.room, "Who brings the wine?"])
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        try laptop.run(["send", dinner, "I do"])
+        try laptop.run(["sync"])
+        #expect(try laptop.run(["view", dinner, "--limit", "1"]).stdout.contains("I do  ✓ sent"))
+        let mine = try #require(
+            (try server.synapse.peer(server.bob, ["messages", server.room])["events"] as? [[String: Any]])?.last?[
+                "event_id"] as? String)
+        let reaction = try #require(
+            try server.synapse.peer(server.bob, ["react", server.room, mine, "👍"])["event_id"] as? String)
+        try server.synapse.peer(server.bob, ["receipt", server.room, reaction])
+        try laptop.run(["sync"])
+        let view = try laptop.run(["view", dinner, "--limit", "1"]).stdout
+        #expect(view.contains("I do  ✓✓ read"), "\(view)")
+    }
+
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")
     func gitMergeOfTwoDevices() throws {
         let server = try Homeserver.start()

@@ -129,10 +129,11 @@ public struct MatrixClient: Sendable {
     }
 
     /// `event` of `room` with up to `limit` events around it.
-    public func context(_ room: MatrixRoomID, _ event: MatrixEventID, limit: Int = 10) async throws(SyncError)
-        -> MatrixEventContext
+    /// `filter` (a RoomEventFilter) applies to the events around it, never to the one asked for.
+    public func context(_ room: MatrixRoomID, _ event: MatrixEventID, limit: Int = 10, filter: String? = nil)
+        async throws(SyncError) -> MatrixEventContext
     {
-        try await send(.context(room, event, limit: limit)).decode(MatrixDecoder.context)
+        try await send(.context(room, event, limit: limit, filter: filter)).decode(MatrixDecoder.context)
     }
 
     // MARK: - Sending

@@ -96,6 +96,20 @@ actor MatrixRoomBook {
 
     // MARK: - Receipts
 
+    /// For receipts on events that take no sequence: the newest message at or before each.
+    private var messagesBefore: [ConversationID: [MatrixEventID: MatrixEventID]] = [:]
+    /// At most this many a room: a homeserver cannot grow the book by moving receipts around.
+    static let messagesBeforeLimit = 1_000
+
+    func messageBefore(_ eventID: MatrixEventID, in id: ConversationID) -> MatrixEventID? {
+        messagesBefore[id]?[eventID]
+    }
+
+    func setMessageBefore(_ message: MatrixEventID, for eventID: MatrixEventID, in id: ConversationID) {
+        if messagesBefore[id, default: [:]].count >= Self.messagesBeforeLimit { messagesBefore[id] = [:] }
+        messagesBefore[id, default: [:]][eventID] = message
+    }
+
     /// Keeps the `m.read` receipts (unthreaded or on the main timeline) of a room; returns
     /// whether any member's changed.
     @discardableResult

@@ -479,10 +479,44 @@ struct MatrixSession: ServerSession {
         var positions: [UserID: MemberPosition] = [:]
         for (user, eventID) in await book.readReceipts(id) {
             guard let member = try? UserID(user.rawValue) else { continue }
-            guard let sequence = try await sequence(of: eventID, in: id) else { continue }
+            var sequence = try await sequence(of: eventID, in: id)
+            if sequence == nil, let message = try await message(atOrBefore: eventID, in: id), message != eventID {
+                sequence = try await self.sequence(of: message, in: id)
+            }
+            guard let sequence else { continue }
             positions[member] = MemberPosition(deliveredUpTo: 0, readUpTo: sequence)
         }
         return Positions(positions)
+    }
+
+    /// The newest message at or before `eventID`, for a receipt on an event that takes no
+    /// sequence (a reaction, a state event): other clients mark read whatever came last, and
+    /// having read it is having read the messages before it. `/context` asking for messages
+    /// around it, once per event in this process; nil when there is no message before it.
+    private func message(atOrBefore eventID: MatrixEventID, in id: ConversationID) async throws(SyncError)
+        -> MatrixEventID?
+    {
+        if let known = await book.messageBefore(eventID, in: id) { return known }
+        let room = try await room(id)
+        let context: MatrixEventContext
+        do {
+            context = try await client.context(room, eventID, limit: 2, filter: MatrixNumbering.messagesFilter)
+        } catch {
+            // An event the homeserver will not show (not visible to me, unknown): the receipt
+            // moves no tick, as before it was looked up; the other members' positions still count.
+            if case .rejected = error { return nil }
+            throw error
+        }
+        guard context.event.eventID == eventID else {
+            throw .contract(
+                "\(MatrixEndpoint.context(room, eventID, limit: 2, filter: MatrixNumbering.messagesFilter)): answered \(context.event.eventID)"
+            )
+        }
+        let message =
+            MatrixNumbering.counts(context.event)
+            ? eventID : context.eventsBefore.first(where: MatrixNumbering.counts)?.eventID
+        if let message { await book.setMessageBefore(message, for: eventID, in: id) }
+        return message
     }
 
     private func sequence(of eventID: MatrixEventID, in id: ConversationID) async throws(SyncError) -> Int? {
