@@ -76,16 +76,47 @@ class Client:
         return API + "/rooms/" + "/".join(urllib.parse.quote(p, safe="") for p in (room,) + parts)
 
 
+def listens(pid, port):
+    """Whether process `pid` holds the socket listening on TCP `port` (from /proc: a homeserver
+    of another test process may have taken the port first, and would answer /versions too)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as rows:
+                next(rows, None)
+                for row in rows:
+                    fields = row.split()
+                    if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(fields[9])
+        except OSError:
+            pass
+    try:
+        descriptors = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return False
+    for descriptor in descriptors:
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, descriptor))
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            return True
+    return False
+
+
 def wait(arguments):
-    """Polls /versions until the server answers, the process `--pid` ends, or the time is up."""
+    """Polls /versions until the server answers, the process `--pid` ends, or the time is up.
+    With `--pid`, the answer counts only once that process listens on the port."""
     deadline = time.monotonic() + arguments.timeout
     url = arguments.server.rstrip("/") + "/_matrix/client/versions"
+    port = urllib.parse.urlsplit(arguments.server).port
     while True:
         try:
             with urllib.request.urlopen(url, timeout=5) as answer:
                 answer.read()
-                print(json.dumps({"ready": True}))
-                return 0
+                if not arguments.pid or port is None or listens(arguments.pid, port):
+                    print(json.dumps({"ready": True}))
+                    return 0
         except (urllib.error.URLError, ConnectionError, OSError):
             pass
         if arguments.pid and not os.path.exists("/proc/%d" % arguments.pid):
