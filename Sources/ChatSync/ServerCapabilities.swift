@@ -11,4 +11,9 @@ struct ServerCapabilities: Sendable, Equatable {
     /// ``SyncEngine/Options/firstSyncHistory`` below the anchor are stored
     /// (``SyncEngine/completeFirstHistory(_:)``, ``ServerSession/historyAnchor(_:)``).
     var anchoredNumbering = false
+    /// The server knows a client message ID it accepted for good (wire v1), so a retry is never
+    /// a second message. Without it (Matrix: a transaction ID is remembered about a day), the
+    /// live worker catches a conversation up before its first delivery to it, so a message an
+    /// earlier worker sent, and died before storing, is found there instead of sent again.
+    var remembersClientMessageIDs = true
 }

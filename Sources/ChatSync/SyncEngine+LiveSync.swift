@@ -31,6 +31,9 @@ extension SyncEngine {
         /// answer could not be written (so they are not fetched again and again).
         var olderBusy: Set<ConversationID> = []
         var olderAnswered: [ConversationID: Int] = [:]
+        /// Conversations caught up before this worker's first delivery to them
+        /// (``ServerCapabilities/remembersClientMessageIDs``).
+        var caughtUpBeforeDelivery: Set<ConversationID> = []
         /// Whether the first-sync history of the conversations is being paged (``SyncEngine/completeFirstHistories(log:)``).
         var historyRunning = false
 
@@ -573,6 +576,14 @@ extension SyncEngine {
                     guard !(try await store.pendingOutbox(id)).isEmpty else {
                         try await postRead(id)
                         continue
+                    }
+                    if !session.capabilities.remembersClientMessageIDs,
+                        !liveState.caughtUpBeforeDelivery.contains(id)
+                    {
+                        try await catchUp(id)
+                        _ = try await store.removeAcceptedOutboxFiles(in: id)
+                        liveState.caughtUpBeforeDelivery.insert(id)
+                        guard !(try await store.pendingOutbox(id)).isEmpty else { continue }
                     }
                     let outcome = try await drainOutbox(id, patient: false)
                     if outcome.sent > 0 { log("\(id): delivered \(outcome.sent)") }

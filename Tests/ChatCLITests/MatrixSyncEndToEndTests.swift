@@ -540,6 +540,33 @@ struct MatrixSyncEndToEndTests {
         #expect(view.contains("I do  ✓✓ read"), "\(view)")
     }
 
+    @Test(
+        "a message an earlier worker got onto the server, past the homeserver's memory of its transaction: the live worker finds it instead of sending it again"
+    )
+    func retryAfterTransactionForgotten() throws {
+        let server = try Homeserver.start()
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let id = try laptop.run(["send", dinner, "only once"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // What an earlier worker's PUT left when it was killed before storing the event, a day
+        // ago: the event with the message's ID, under a transaction this device's homeserver
+        // session no longer knows (another device's here, which the homeserver never matches).
+        try server.synapse.peer(server.alice, ["send", server.room, "only once", "--cmid", id])
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: laptop.store, token: laptop.token, environment: ["XDG_RUNTIME_DIR": laptop.runtime])
+        defer { worker.terminate() }
+        try waitUntil("the message is stored as sent", timeout: .seconds(120)) {
+            try laptop.run(["view", dinner, "--limit", "5"]).stdout.contains("only once  ✓ sent")
+        }
+        // A second event would come within the worker's first outbox round (a second at most).
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try server.messages().filter { $0.cmid == id }.count == 1)
+        try laptop.run(["check"])
+        let outbox = laptop.store + "/conversations/" + dinner + "/outbox"
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).isEmpty)
+    }
+
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")
     func gitMergeOfTwoDevices() throws {
         let server = try Homeserver.start()

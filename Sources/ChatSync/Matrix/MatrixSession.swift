@@ -24,7 +24,9 @@ struct MatrixSession: ServerSession {
 
     var server: ServerAddress { client.server }
     var capabilities: ServerCapabilities {
-        ServerCapabilities(deliveredPositions: false, positionsOnRequest: true, anchoredNumbering: true)
+        ServerCapabilities(
+            deliveredPositions: false, positionsOnRequest: true, anchoredNumbering: true,
+            remembersClientMessageIDs: false)
     }
     var passDeadline: PassDeadline? {
         get { client.passDeadline }
