@@ -285,6 +285,15 @@ extension SyncEngine {
         }
     }
 
+    /// A conversation started here that now lives in its room's folder: followed at once, so
+    /// the room's messages (its own, sent next) are caught up as the homeserver announces them.
+    func followStarted(_ id: ConversationID) async {
+        guard liveState.conversations[id]?.isFollowed != true, let point = try? await store.catchUpPoint(id) else {
+            return
+        }
+        await drive(id, .follow(from: point))
+    }
+
     /// A conversation the server announced news in without carrying it (``LiveUpdate/changed(_:)``):
     /// followed if it was not, then caught up and its positions merged.
     private func catchUpAnnounced(_ id: ConversationID) async throws {

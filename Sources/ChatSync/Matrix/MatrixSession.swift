@@ -456,6 +456,11 @@ struct MatrixSession: ServerSession {
     {
         let room = try await room(id)
         _ = try await client.deliver(room, clientMessageID: clientMessageID, text: text)
+        // Nothing stored yet (a room just made here): the anchor is fixed now, before the next
+        // message goes, at this one when it is the room's newest. Anchored later, at the newest
+        // of several sent, the earlier ones would lie below the anchor, where a catch-up never
+        // looks and they would wait in the outbox for ever.
+        if try await store.isEmpty(id) { _ = try await anchor(room) }
         return .accepted
     }
 
@@ -502,9 +507,69 @@ struct MatrixSession: ServerSession {
         try await client.typing(room, user: try await myMatrixID(), true, timeoutMilliseconds: 6_000)
     }
 
-    func startConversation(_ conversation: NewConversation) async throws(SyncError) {
-        throw .rejected(status: 405, message: "chatdir cannot create Matrix rooms yet")
+    // MARK: - Starting a room
+
+    /// Creates the room a conversation queued here is: `POST /createRoom`, a private chat named
+    /// its title inviting every member but me, its `m.room.create` content carrying `key`.
+    /// `/createRoom` has no transaction ID, so the account's joined rooms are searched first for
+    /// one this account made with `key`: an earlier attempt whose answer was lost (Synapse also
+    /// makes the room before an invite fails with a 5xx). Found, that room is the creation and
+    /// nothing is posted. Returns the room's conversation as the listing writes it.
+    func startConversation(_ conversation: NewConversation, key: String) async throws(SyncError)
+        -> ServerConversation?
+    {
+        let me = try await myUserID()
+        let myID = try await myMatrixID()
+        if let made = try await room(createdWith: key, by: myID) {
+            return try await self.conversation(of: made, me: me)
+        }
+        var invite: [MatrixUserID] = []
+        for member in conversation.members where member != me {
+            guard let user = try? MatrixUserID(member.rawValue) else {
+                throw .rejected(status: 400, message: "\(member) is not a Matrix user ID (refused by this client)")
+            }
+            invite.append(user)
+        }
+        let room = try await client.createRoom(name: conversation.title, invite: invite, creationKey: key)
+        // What the listing reads of the room now: its name, and me its one joined member (the
+        // others are invited).
+        var state = MatrixRoomState(roomID: room, events: [])
+        state.name = conversation.title
+        state.members = [myID]
+        return try await self.conversation(of: state, me: me)
     }
+
+    /// The conversation `state` is, remembered as this session's room.
+    private func conversation(of state: MatrixRoomState, me: UserID) async throws(SyncError) -> ServerConversation {
+        let conversation: ServerConversation
+        do {
+            conversation = try state.conversation(me: me)
+        } catch {
+            throw .contract("\(MatrixEndpoint.createRoom): room \(state.roomID): \(error)")
+        }
+        await book.remember(room: state.roomID, for: conversation.id, encrypted: state.encrypted)
+        return conversation
+    }
+
+    /// The joined room whose `m.room.create` this account sent with `key`, from one `/sync` that
+    /// asks for the rooms' state, creation included.
+    private func room(createdWith key: String, by me: MatrixUserID) async throws(SyncError) -> MatrixRoomState? {
+        let answer = try await client.sync(since: nil, filter: Self.uncached(Self.creationFilter))
+        for room in answer.joined {
+            let made = (room.state + room.timeline.events).contains { event in
+                guard event.type == "m.room.create", event.sender == me,
+                    case .create(_, let found?) = event.content
+                else { return false }
+                return found == key
+            }
+            if made { return MatrixRoomState(room) }
+        }
+        return nil
+    }
+
+    /// ``roomsFilter``'s state with `m.room.create`, and no receipts.
+    static let creationFilter =
+        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"not_types":["*"]},"state":{"types":["m.room.create","m.room.name","m.room.canonical_alias","m.room.member","m.room.encryption"]},"timeline":{"limit":1}}}"#
 
     // MARK: - Live
 
