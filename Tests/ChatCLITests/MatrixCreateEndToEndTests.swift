@@ -144,6 +144,33 @@ struct MatrixCreateEndToEndTests {
         try laptop.run(["check"])
     }
 
+    @Test(
+        "killed after writing the room down and before the move: the next sync finishes it without asking for a room"
+    )
+    func resumesAfterTheRoomIsWrittenDown() throws {
+        let server = try Homeserver.start()
+        let laptop = try server.device("laptop")
+        let queued = try Self.queueLunch(server, on: laptop)
+        // The room a killed sync made, without the key (so only the store can tell it is this
+        // creation), written into conversation.json as the first step of the move does.
+        let made = try server.synapse.peer(
+            server.alice, ["create-room", "--name", "Lunch", "--invite", server.bob.userID])
+        let room = try #require(made["room_id"] as? String)
+        try Data(
+            "{\n\"members\":[\"\(server.alice.userID)\"],\n\"roomId\":\"\(room)\",\n\"title\":\"Lunch\"\n}\n".utf8
+        ).write(to: URL(fileURLWithPath: laptop.store + "/conversations/lunch/conversation.json"))
+        try laptop.run(["check"])
+        let roomsBefore = try Self.joinedRooms(server, server.alice)
+
+        let synced = try laptop.run(["sync"])
+        let folder = try Self.startedFolder("lunch", in: synced.stdout)
+        #expect(try Self.roomID(laptop, folder) == room)
+        #expect(try Self.joinedRooms(server, server.alice).sorted() == roomsBefore.sorted(), "a second room was made")
+        try server.synapse.peer(server.bob, ["join", room])
+        #expect(try server.messages(room).map(\.cmid) == queued)
+        try laptop.run(["check"])
+    }
+
     @Test("the live worker starts a room created while it runs, then delivers its messages")
     func liveWorkerStartsTheRoom() throws {
         let server = try Homeserver.start()
