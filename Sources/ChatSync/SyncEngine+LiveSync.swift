@@ -502,6 +502,11 @@ extension SyncEngine {
     private func fetchCatchUp(_ id: ConversationID, _ cause: ConversationLiveState.Cause, from: Int) async throws
         -> ConversationLiveState.Event
     {
+        var from = from
+        // Counted from an anchor, 0 is the start only while nothing is stored (as in
+        // SyncStore.catchUpPoint): a room followed while empty whose first messages a drain's
+        // catch-up stored since (a room started here) is caught up from those.
+        if from == 0, session.capabilities.anchoredNumbering { from = try await store.catchUpPoint(id) }
         let through = try await catchUp(id, from: from).through
         guard cause == .reconnect || cause == .announced else {
             return .caughtUp(cause, through: through, myDelivered: nil)
