@@ -65,6 +65,11 @@ public enum MatrixEncoder {
     /// has no transaction ID, so a retry finds the room an earlier attempt made by this key.
     public static let creationKeyField = "org.chatdir.creation"
 
+    /// `POST /rooms/{room}/invite`: invites `user`.
+    public static func invite(_ user: MatrixUserID) -> [UInt8] {
+        JSONWriter.encode(.object([("user_id", .string(user.rawValue))]))
+    }
+
     /// `PUT /user/{user}/rooms/{room}/account_data/org.chatdir.anchor`.
     public static func anchor(_ anchor: MatrixAnchor) -> [UInt8] {
         JSONWriter.encode(anchor.json)

@@ -195,6 +195,11 @@ public struct MatrixClient: Sendable {
         ).decode(MatrixDecoder.roomID)
     }
 
+    /// Invites `user` into `room`.
+    public func invite(_ room: MatrixRoomID, _ user: MatrixUserID) async throws(SyncError) {
+        _ = try await send(.invite(room), body: MatrixEncoder.invite(user))
+    }
+
     /// Joins a room by ID or alias; the room's ID.
     public func join(_ room: String) async throws(SyncError) -> MatrixRoomID {
         try await send(.join(room), body: Array("{}".utf8)).decode(MatrixDecoder.roomID)

@@ -512,23 +512,25 @@ struct MatrixSession: ServerSession {
     /// Creates the room a conversation queued here is: `POST /createRoom`, a private chat named
     /// its title inviting every member but me, its `m.room.create` content carrying `key`.
     /// `/createRoom` has no transaction ID, so the account's joined rooms are searched first for
-    /// one this account made with `key`: an earlier attempt whose answer was lost (Synapse also
-    /// makes the room before an invite fails with a 5xx). Found, that room is the creation and
-    /// nothing is posted. Returns the room's conversation as the listing writes it.
+    /// one this account made with `key`: an earlier attempt whose answer was lost. Found, that
+    /// room is the creation and no room is made; the members it has not invited yet are invited
+    /// now (Synapse makes the room before it sends the invitations, and answers 502 or 403 when
+    /// one fails). Returns the room's conversation as the listing writes it.
     func startConversation(_ conversation: NewConversation, key: String) async throws(SyncError)
         -> ServerConversation?
     {
         let me = try await myUserID()
         let myID = try await myMatrixID()
-        if let made = try await room(createdWith: key, by: myID) {
-            return try await self.conversation(of: made, me: me)
-        }
         var invite: [MatrixUserID] = []
         for member in conversation.members where member != me {
             guard let user = try? MatrixUserID(member.rawValue) else {
                 throw .rejected(status: 400, message: "\(member) is not a Matrix user ID (refused by this client)")
             }
             invite.append(user)
+        }
+        if let made = try await room(createdWith: key, by: myID) {
+            for user in invite where !made.inRoom.contains(user) { try await client.invite(made.state.roomID, user) }
+            return try await self.conversation(of: made.state, me: me)
         }
         let room = try await client.createRoom(name: conversation.title, invite: invite, creationKey: key)
         // What the listing reads of the room now: its name, and me its one joined member (the
@@ -552,17 +554,32 @@ struct MatrixSession: ServerSession {
     }
 
     /// The joined room whose `m.room.create` this account sent with `key`, from one `/sync` that
-    /// asks for the rooms' state, creation included.
-    private func room(createdWith key: String, by me: MatrixUserID) async throws(SyncError) -> MatrixRoomState? {
+    /// asks for the rooms' state, creation included; with the users who have joined it or are
+    /// invited.
+    private func room(createdWith key: String, by me: MatrixUserID) async throws(SyncError)
+        -> (state: MatrixRoomState, inRoom: Set<MatrixUserID>)?
+    {
         let answer = try await client.sync(since: nil, filter: Self.uncached(Self.creationFilter))
         for room in answer.joined {
-            let made = (room.state + room.timeline.events).contains { event in
+            let events = room.state + room.timeline.events
+            let made = events.contains { event in
                 guard event.type == "m.room.create", event.sender == me,
                     case .create(_, let found?) = event.content
                 else { return false }
                 return found == key
             }
-            if made { return MatrixRoomState(room) }
+            guard made else { continue }
+            // The state as it is now: a later membership of a user replaces an earlier one.
+            var memberships: [String: String] = [:]
+            for event in events where event.type == "m.room.member" {
+                guard let user = event.stateKey, case .member(let membership, _) = event.content else { continue }
+                memberships[user] = membership
+            }
+            let inRoom = Set(
+                memberships.compactMap { user, membership in
+                    membership == "join" || membership == "invite" ? try? MatrixUserID(user) : nil
+                })
+            return (MatrixRoomState(room), inRoom)
         }
         return nil
     }
