@@ -553,7 +553,10 @@ printf '%s\n%s\n%s' '@alice:example.org' lunch '2026-12-01T23:40:00.000Z' | sha2
 
 `/createRoom` has no transaction ID, so before every attempt the sync looks among the account's
 joined rooms for one whose `m.room.create`, sent by this account, carries KEY: found, that room
-is the creation and nothing is posted. An attempt whose answer was lost never makes a second room.
+is the creation, no room is made, and the members it has not invited yet are invited. An attempt
+whose answer was lost never makes a second room. (Synapse makes the room before it sends the
+invitations, and answers 502 or 403 when one fails: that room stays, and the retry, or
+`chatdir create ID --retry` after a 403, takes it up and invites again.)
 
 Once the room exists, the conversation moves to the room's folder ("Room folders"), in this
 order, so a sync killed at any step is finished by the next:
