@@ -198,6 +198,8 @@ struct MatrixCreateEndToEndTests {
             (try? laptop.run(["view", folder]).lines.filter { $0.hasSuffix("✓ sent") }.count) == 2
         }
         #expect(stored, "the worker's log ends:\n\(logged().suffix(3000))")
+        // The room's own catch-up and the drain's placing of its messages race; neither may fail.
+        #expect(!logged().contains("failed"), "the worker's log:\n\(logged().suffix(3000))")
         #expect(!FileManager.default.fileExists(atPath: laptop.store + "/conversations/lunch"))
         #expect(try server.messages(room).count == 2, "nothing sent twice")
     }

@@ -209,7 +209,10 @@ struct MatrixSession: ServerSession {
                 try numbering.number(context.eventsAfter, after: sequence + 1, eventID)
             }
             from = try cursor(after: items, sequence + 1, eventID, token: context.end, room, eventID)
-        } else if sequence == 0, try await store.isEmpty(id) {
+        } else if sequence == 0 {
+            // Nothing stored, or nothing when the engine decided where to start: another
+            // catch-up (a drain placing its messages in a room started here) may have stored
+            // the first messages since, and paging from the anchor again brings them as stored.
             guard let anchor = try await anchor(room) else { return MessagesPage(items: [], hasMore: false) }
             let context = try await context(room, anchor.eventID)
             try await number(id) { numbering throws(MatrixNumberingError) in
