@@ -15,7 +15,8 @@ so a mistake in chatdir's Matrix client cannot hide the same mistake here.
 The access token comes from $MATRIX_TOKEN (never argv, where `ps` shows it). Commands:
 
     whoami
-    create-room [--name NAME] [--invite USER]… [--encrypted] [--alias LOCALPART]
+    create-room [--name NAME] [--invite USER]… [--encrypted] [--alias LOCALPART] [--creation-content JSON]
+    joined-rooms
     join ROOM                       (a room ID or an alias)
     invite ROOM USER
     send ROOM TEXT [--txn ID] [--msgtype TYPE] [--cmid ID] [--content JSON]
@@ -163,11 +164,15 @@ def run(client, arguments):
             body["name"] = arguments.name
         if arguments.alias:
             body["room_alias_name"] = arguments.alias
+        if arguments.creation_content is not None:
+            body["creation_content"] = json.loads(arguments.creation_content)
         if arguments.encrypted:
             body["initial_state"] = [
                 {"type": "m.room.encryption", "state_key": "", "content": {"algorithm": "m.megolm.v1.aes-sha2"}}
             ]
         return client.request("POST", API + "/createRoom", body)
+    if command == "joined-rooms":
+        return client.request("GET", API + "/joined_rooms")
     if command == "join":
         return client.request("POST", API + "/join/" + urllib.parse.quote(arguments.room, safe=""), {})
     if command == "invite":
@@ -264,6 +269,8 @@ def parser():
     c.add_argument("--invite", action="append")
     c.add_argument("--encrypted", action="store_true")
     c.add_argument("--alias")
+    c.add_argument("--creation-content")
+    commands.add_parser("joined-rooms")
     j = commands.add_parser("join")
     j.add_argument("room")
     i = commands.add_parser("invite")

@@ -45,13 +45,29 @@ public enum MatrixEncoder {
         return JSONWriter.encode(.object(members))
     }
 
-    /// `POST /createRoom`: a private chat (`preset: private_chat`) named `name`, inviting `invite`.
-    public static func createRoom(name: String?, invite: [MatrixUserID], alias: String? = nil) -> [UInt8] {
+    /// `POST /createRoom`: a private chat (`preset: private_chat`) named `name`, inviting `invite`;
+    /// with a `creationKey`, the room's `m.room.create` content carries it
+    /// (``creationKeyField``), so the room can be found again after a lost answer.
+    public static func createRoom(
+        name: String?, invite: [MatrixUserID], alias: String? = nil, creationKey: String? = nil
+    ) -> [UInt8] {
         var members: [(key: String, value: JSONValue)] = [("preset", .string("private_chat"))]
         if let name { members.append(("name", .string(name))) }
         if !invite.isEmpty { members.append(("invite", .array(invite.map { .string($0.rawValue) }))) }
         if let alias { members.append(("room_alias_name", .string(alias))) }
+        if let creationKey {
+            members.append(("creation_content", .object([(creationKeyField, .string(creationKey))])))
+        }
         return JSONWriter.encode(.object(members))
+    }
+
+    /// The key of `m.room.create`'s content that holds a room's creation key: `POST /createRoom`
+    /// has no transaction ID, so a retry finds the room an earlier attempt made by this key.
+    public static let creationKeyField = "org.chatdir.creation"
+
+    /// `POST /rooms/{room}/invite`: invites `user`.
+    public static func invite(_ user: MatrixUserID) -> [UInt8] {
+        JSONWriter.encode(.object([("user_id", .string(user.rawValue))]))
     }
 
     /// `PUT /user/{user}/rooms/{room}/account_data/org.chatdir.anchor`.

@@ -87,6 +87,11 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
         MatrixEndpoint("POST", v3 + "/join/" + encode(room))
     }
 
+    /// `POST /rooms/{room}/invite`.
+    public static func invite(_ room: MatrixRoomID) -> MatrixEndpoint {
+        MatrixEndpoint("POST", self.room(room) + "/invite")
+    }
+
     /// `POST /rooms/{room}/receipt/{type}/{event}`.
     public static func receipt(_ room: MatrixRoomID, type: String, event: MatrixEventID) -> MatrixEndpoint {
         MatrixEndpoint("POST", self.room(room) + "/receipt/" + encode(type) + "/" + encode(event.rawValue))

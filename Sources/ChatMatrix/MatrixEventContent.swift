@@ -15,8 +15,9 @@ public enum MatrixEventContent: Sendable, Hashable {
     /// `m.room.redaction`: which event it removes (`content.redacts` from room version 11,
     /// the event's top-level `redacts` before; nil when a redaction itself was redacted).
     case redaction(redacts: MatrixEventID?)
-    /// `m.room.create`: the room's version (`"1"` when absent, as the specification says).
-    case create(roomVersion: String)
+    /// `m.room.create`: the room's version (`"1"` when absent, as the specification says) and
+    /// the creation key chatdir put into it (``MatrixEncoder/creationKeyField``), when it is a string.
+    case create(roomVersion: String, creationKey: String?)
     /// `m.room.name`.
     case name(String)
     /// `m.room.canonical_alias`: the room's published alias, nil when it has none.
@@ -60,7 +61,12 @@ public enum MatrixEventContent: Sendable, Hashable {
             let version = try content.optional("room_version") { field throws(MatrixDecodingError) in
                 try field.typeName()
             }
-            self = .create(roomVersion: version ?? "1")
+            // Whoever made the room chose this key: one that is not a string is no key, and
+            // never makes the room's version unreadable.
+            let key = try? content.optional(MatrixEncoder.creationKeyField) { field throws(MatrixDecodingError) in
+                try field.string()
+            }
+            self = .create(roomVersion: version ?? "1", creationKey: key ?? nil)
         case "m.room.name":
             guard !content.isEmptyObject else {
                 self = .redacted

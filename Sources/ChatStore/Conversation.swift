@@ -58,8 +58,16 @@ public struct Conversation: Sendable {
     public func info() throws(StoreError) -> ConversationInfo? {
         guard let bytes = try read(StoreLayout.conversationInfo) else { return nil }
         if let info = ConversationInfo.decodeCanonical(bytes, protocol: storeProtocol) { return info }
+        // A Matrix conversation started here names no room until the homeserver has made it.
+        let awaitingRoom =
+            storeProtocol == .matrix && Sys.kind(of: outboxDirectory + "/" + StoreLayout.creation) == .file
+        if awaitingRoom,
+            let info = ConversationInfo.decodeCanonical(bytes, protocol: storeProtocol, awaitingRoom: true)
+        {
+            return info
+        }
         let decoded = ConversationInfo.decode(
-            bytes, path: relative(StoreLayout.conversationInfo), protocol: storeProtocol)
+            bytes, path: relative(StoreLayout.conversationInfo), protocol: storeProtocol, awaitingRoom: awaitingRoom)
         if let problem = decoded.problems.first(where: { $0.severity == .error }) { throw .damaged(problem) }
         return decoded.info
     }

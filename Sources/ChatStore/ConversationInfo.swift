@@ -50,9 +50,9 @@ public struct ConversationInfo: Hashable, Sendable {
     /// anything else, which ``decode(_:path:protocol:)`` then reads and reports on. Checked by
     /// encoding the result again and by `storeProtocol`'s rules: a file this accepts is one
     /// ``decode(_:path:protocol:)`` reads the same.
-    public static func decodeCanonical(_ bytes: [UInt8], protocol storeProtocol: StoreProtocol = .wire)
-        -> ConversationInfo?
-    {
+    public static func decodeCanonical(
+        _ bytes: [UInt8], protocol storeProtocol: StoreProtocol = .wire, awaitingRoom: Bool = false
+    ) -> ConversationInfo? {
         let info: ConversationInfo? = bytes.withUnsafeBufferPointer { buffer in
             var cursor = ByteCursor(bytes: buffer, index: 0, end: buffer.count)
             guard cursor.literal("{\n") else { return nil }
@@ -78,13 +78,16 @@ public struct ConversationInfo: Hashable, Sendable {
             else { return nil }
             return ConversationInfo(title: title, members: members, roomID: roomID, encrypted: encrypted)
         }
-        guard let info, info.encode() == bytes, info.problems(in: storeProtocol).isEmpty else { return nil }
+        guard let info, info.encode() == bytes, info.problems(in: storeProtocol, awaitingRoom: awaitingRoom).isEmpty
+        else { return nil }
         return info
     }
 
     /// What breaks `storeProtocol`'s rules for this file: a Matrix store's names a valid room
     /// and only Matrix user IDs; a wire v1 store's has no Matrix key and only names.
-    func problems(in storeProtocol: StoreProtocol) -> [String] {
+    /// `awaitingRoom`: the conversation was started here and its room is not made yet (its
+    /// `outbox/create.json` is there), so a Matrix store's file names no room yet.
+    func problems(in storeProtocol: StoreProtocol, awaitingRoom: Bool = false) -> [String] {
         var problems: [String] = []
         switch (storeProtocol, roomID) {
         case (.wire, let room?):
@@ -98,6 +101,7 @@ public struct ConversationInfo: Hashable, Sendable {
                 )
             }
         case (.matrix, nil):
+            if awaitingRoom { break }
             problems.append(
                 "the field \"roomId\" is missing; a Matrix store's conversation names its room (restore the file from git or another device)"
             )
@@ -115,9 +119,9 @@ public struct ConversationInfo: Hashable, Sendable {
     /// Reads and reports on any layout. `storeProtocol` is the store's (wire v1 unless told),
     /// whose rules the file must keep; nil reads the file as the protocol it says (Matrix when
     /// it has `roomId`), for the merge driver, which has no manifest at hand.
-    public static func decode(_ bytes: [UInt8], path: String, protocol storeProtocol: StoreProtocol? = .wire) -> (
-        info: ConversationInfo?, problems: [StoreProblem]
-    ) {
+    public static func decode(
+        _ bytes: [UInt8], path: String, protocol storeProtocol: StoreProtocol? = .wire, awaitingRoom: Bool = false
+    ) -> (info: ConversationInfo?, problems: [StoreProblem]) {
         var problems: [StoreProblem] = []
         guard let value = parseWholeFile(bytes, path: path, problems: &problems),
             var reader = RecordReader(value, what: "conversation details", path: path, line: nil, problems: &problems)
@@ -137,7 +141,9 @@ public struct ConversationInfo: Hashable, Sendable {
         reader.rejectUnknownKeys(["encrypted", "members", "roomId", "title"])
         let info = title.map { ConversationInfo(title: $0, members: members, roomID: roomID, encrypted: encrypted) }
         if let info {
-            for problem in info.problems(in: storeProtocol ?? info.storeProtocol) { reader.problem(problem) }
+            for problem in info.problems(in: storeProtocol ?? info.storeProtocol, awaitingRoom: awaitingRoom) {
+                reader.problem(problem)
+            }
         }
         problems.append(contentsOf: reader.problems)
         guard reader.problems.isEmpty, let info else { return (nil, problems) }

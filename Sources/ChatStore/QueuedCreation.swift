@@ -28,6 +28,14 @@ public struct QueuedCreation: Sendable, Equatable {
         self.error = error
     }
 
+    /// The name every attempt at this creation carries to the server, the same on each retry
+    /// (a Matrix room's `m.room.create` content holds it), so an attempt whose answer was lost
+    /// is found again instead of made twice: the first 32 lower-case hexadecimal digits of
+    /// SHA-256 of `USER`, `ID` and `createdAt` joined by newlines (docs/FORMAT.md).
+    public func key(for id: ConversationID, by user: UserID) -> String {
+        String(SHA256.hex((user.rawValue + "\n" + id.rawValue + "\n" + createdAt).utf8).prefix(32))
+    }
+
     public func encode() -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{")

@@ -149,7 +149,10 @@ public struct StoreChecker {
         case .success(let bytes?):
             report.problems +=
                 ConversationInfo.decode(
-                    bytes, path: path + "/" + StoreLayout.conversationInfo, protocol: storeProtocol
+                    bytes, path: path + "/" + StoreLayout.conversationInfo, protocol: storeProtocol,
+                    awaitingRoom: Sys.kind(
+                        of: root + "/" + path + "/" + StoreLayout.outbox + "/" + StoreLayout.creation)
+                        == .file
                 ).problems
         case .success(nil):
             warning(

@@ -51,9 +51,15 @@ protocol ServerSession: Sendable {
     /// Tells the members of `id` that I am typing; a server without typing answers
     /// ``SyncError/rejected(status:message:)`` with 404 or 405.
     func typing(_ id: ConversationID) async throws(SyncError)
-    /// Starts a conversation queued on this device (`outbox/create.json`). 409 (the ID is
-    /// taken) and 404 or 405 (the server cannot) are ``SyncError/rejected(status:message:)``.
-    func startConversation(_ conversation: NewConversation) async throws(SyncError)
+    /// Starts a conversation queued on this device (`outbox/create.json`). `key` names this
+    /// creation, the same on every attempt (``QueuedCreation/key(for:by:)``), for a protocol
+    /// whose create request is not idempotent: it finds an earlier attempt's conversation by it
+    /// instead of making a second. Returns the conversation as the server lists it when the
+    /// server's ID for it is not the one asked for (a Matrix room's folder name), nil when it is.
+    /// 409 (the ID is taken) and 404 or 405 (the server cannot) are
+    /// ``SyncError/rejected(status:message:)``.
+    func startConversation(_ conversation: NewConversation, key: String) async throws(SyncError)
+        -> ServerConversation?
     /// One live connection: batches of ``LiveUpdate``s, the first ``LiveUpdate/connected`` once
     /// it is up, the last ``LiveUpdate/disconnected(_:)``; each batch holds at most `limit`.
     /// Cancelling the consuming task ends the connection.

@@ -7,8 +7,10 @@ extension SyncEngine {
     enum CreationOutcome: Sendable, Equatable {
         /// There is none: the conversation is the server's.
         case none
-        /// The server has it now (201, or 409 for the same members: this creation, sent before).
-        case created
+        /// The server has it now (201, or 409 for the same members: this creation, sent before;
+        /// a Matrix room made now or found by its key). `movedTo` is the conversation's new ID
+        /// when the server's is not the one it was created with (a Matrix room's folder).
+        case created(movedTo: ConversationID?)
         /// Refused now, with the reason written into the file.
         case failed(String)
         /// Refused earlier: it stays failed, its messages pending.
@@ -32,9 +34,18 @@ extension SyncEngine {
     func startQueuedConversation(_ id: ConversationID) async throws -> CreationOutcome {
         guard let creation = try await store.queuedCreation(id) else { return .none }
         guard creation.state == .pending else { return .refusedBefore }
+        // A room named already: made and written down by a run killed before it finished the
+        // move (StoreWriter.finishStart's step 1), so the server is not asked again.
+        if let info = try await store.info(id), let room = info.roomID {
+            let started = ConversationID.matrixRoom(room)
+            try await store.finishStart(of: id, as: started, info: info)
+            return .created(movedTo: started == id ? nil : started)
+        }
         let asked = NewConversation(id: id, title: creation.title, members: creation.members)
+        let key = creation.key(for: id, by: await store.me)
+        var started: ServerConversation?
         do {
-            try await retrying { api in try await api.startConversation(asked) }
+            started = try await retrying { api in try await api.startConversation(asked, key: key) }
         } catch let SyncError.rejected(status, message) {
             var sameMembers = false
             if status == 409 {
@@ -48,8 +59,12 @@ extension SyncEngine {
                 return .failed(reason)
             }
         }
+        if let started, started.id != id {
+            try await store.finishStart(of: id, as: started.id, info: started.info)
+            return .created(movedTo: started.id)
+        }
         try await store.removeCreation(in: id)
-        return .created
+        return .created(movedTo: nil)
     }
 
     /// A pass's step before its conversations: every queued creation posted. Returns whether
@@ -61,7 +76,9 @@ extension SyncEngine {
             do {
                 switch try await startQueuedConversation(id) {
                 case .none: continue
-                case .created: created = true
+                case .created(let movedTo):
+                    created = true
+                    if let movedTo { report.started.append(Report.Started(id: id, folder: movedTo)) }
                 case .failed(let reason):
                     report.failed.append("\(id): \(reason)")
                     report.stillPending += try await store.pendingOutbox(id).count
@@ -79,11 +96,17 @@ extension SyncEngine {
     }
 
     /// The live worker's step before a conversation's outbox: its queued creation posted, if
-    /// any. Returns whether the conversation's messages may go out now.
+    /// any. Returns whether the conversation's messages may go out now under `id`; a
+    /// conversation moved to its room's folder is followed there, and its messages go out
+    /// from that folder in the next outbox round.
     func startQueuedConversationLive(_ id: ConversationID, log: @Sendable (String) -> Void) async throws -> Bool {
         switch try await startQueuedConversation(id) {
         case .none: return true
-        case .created:
+        case .created(let movedTo?):
+            log("started \(id) as \(movedTo)")
+            await followStarted(movedTo)
+            return false
+        case .created(nil):
             log("\(id): started on the server")
             return true
         case .failed(let reason):

@@ -318,6 +318,15 @@ extension SyncEngine {
         }
     }
 
+    /// A conversation started here that now lives in its room's folder: followed at once, so
+    /// the room's messages (its own, sent next) are caught up as the homeserver announces them.
+    func followStarted(_ id: ConversationID) async {
+        guard liveState.conversations[id]?.isFollowed != true, let point = try? await store.catchUpPoint(id) else {
+            return
+        }
+        await drive(id, .follow(from: point))
+    }
+
     /// A conversation the server announced news in without carrying it (``LiveUpdate/changed(_:)``):
     /// followed if it was not, then caught up and its positions merged.
     private func catchUpAnnounced(_ id: ConversationID) async throws {
@@ -526,6 +535,11 @@ extension SyncEngine {
     private func fetchCatchUp(_ id: ConversationID, _ cause: ConversationLiveState.Cause, from: Int) async throws
         -> ConversationLiveState.Event
     {
+        var from = from
+        // Counted from an anchor, 0 is the start only while nothing is stored (as in
+        // SyncStore.catchUpPoint): a room followed while empty whose first messages a drain's
+        // catch-up stored since (a room started here) is caught up from those.
+        if from == 0, session.capabilities.anchoredNumbering { from = try await store.catchUpPoint(id) }
         let through = try await catchUp(id, from: from).through
         guard cause == .reconnect || cause == .announced else {
             return .caughtUp(cause, through: through, myDelivered: nil)

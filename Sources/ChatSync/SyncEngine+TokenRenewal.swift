@@ -56,6 +56,7 @@ extension SyncEngine {
         second.newMessages += first.newMessages
         second.sent += first.sent
         second.failed = first.failed + second.failed
+        second.started = first.started + second.started
         return second
     }
 }

@@ -98,6 +98,14 @@ public actor SyncEngine {
         /// Whether one of the problems was a system call on the store failing (``StoreError/system(_:)``:
         /// a full disk, an I/O error): the user's to fix, not the server's.
         public var storeFailed = false
+        /// Conversations started here that now live under another ID: a Matrix room's folder.
+        public var started: [Started] = []
+
+        /// A conversation started here (`chatdir create ID`), and the folder it lives in now.
+        public struct Started: Sendable, Equatable {
+            public var id: ConversationID
+            public var folder: ConversationID
+        }
 
         /// How a pass ended, the first that applies: the token was refused, a message was
         /// rejected, the server broke the contract, the store could not be written, something is

@@ -212,6 +212,10 @@ actor SyncStore {
         try writer.removeCreation(in: id)
     }
 
+    func finishStart(of id: ConversationID, as started: ConversationID, info: ConversationInfo) throws(StoreError) {
+        try writer.finishStart(of: id, as: started, info: info)
+    }
+
     func markCreationFailed(in id: ConversationID, reason: String) throws(StoreError) {
         try writer.markCreationFailed(in: id, reason: reason)
     }

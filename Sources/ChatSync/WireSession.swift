@@ -73,8 +73,13 @@ struct WireSession: ServerSession {
         try await api.typing(id)
     }
 
-    func startConversation(_ conversation: NewConversation) async throws(SyncError) {
+    /// `POST /v1/conversations` is idempotent by the conversation's ID (a 409 for the same
+    /// members is this creation): the key is not needed, and the ID is the one asked for.
+    func startConversation(_ conversation: NewConversation, key: String) async throws(SyncError)
+        -> ServerConversation?
+    {
         _ = try await api.startConversation(conversation)
+        return nil
     }
 
     /// A new ``LiveConnection`` each time, carrying this session's token.

@@ -110,22 +110,45 @@ import Testing
         #expect(setting?["from"] as? String == "manifest")
     }
 
-    @Test("create refuses a Matrix store with exit 69, touching nothing and dialling no one")
-    func createRefuses() throws {
+    @Test(
+        "create queues a room offline: no room named yet, send waits behind it, list, view and check accept it; members are Matrix user IDs"
+    )
+    func createQueuesOffline() throws {
         let home = try Home()
         try home.initMatrix()
-        try home.addRoom()
-        let before = try snapshotFiles(home.store)
-        // A token is set, so the refusal is about the protocol, not a missing setting.
-        let result = try home.run(
-            ["create", "lunch", "--title", "Lunch", "--member", "@bob:example.org", "--store", home.store],
-            environment: ["CHATDIR_TOKEN": "t"])
-        #expect(result.status == 69)
+        let notMatrix = try home.run([
+            "create", "--store", home.store, "lunch", "--title", "Lunch", "--member", "bob",
+        ])
+        #expect(notMatrix.status == 64, "\(notMatrix.stderr)")
+        #expect(notMatrix.stderr.hasPrefix("chatdir create: --member: "), "\(notMatrix.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.store + "/conversations/lunch"))
+
+        let created = try home.run([
+            "create", "--store", home.store, "lunch", "--title", "Lunch", "--member", "@bob:example.org",
+        ])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stdout == "lunch\n")
+        let folder = home.store + "/conversations/lunch"
         #expect(
-            result.stderr
-                == "chatdir create: \(home.store) is a Matrix store, and starting a Matrix room is not built yet\n")
-        #expect(result.stdout.isEmpty)
-        #expect(try snapshotFiles(home.store) == before)
+            try String(contentsOfFile: folder + "/conversation.json", encoding: .utf8)
+                == "{\n\"members\":[\"@alice:example.org\",\"@bob:example.org\"],\n\"title\":\"Lunch\"\n}\n")
+        let creation = try String(contentsOfFile: folder + "/outbox/create.json", encoding: .utf8)
+        #expect(creation.contains(#""members":["@alice:example.org","@bob:example.org"],"state":"pending""#))
+        #expect(try home.run(["send", "--store", home.store, "lunch", "noon?"]).status == 0)
+        let listed = try home.run(["list", "--store", home.store])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.hasPrefix("lunch  Lunch"), "\(listed.stdout)")
+        let viewed = try home.run(["view", "--store", home.store, "lunch"])
+        #expect(viewed.status == 0, "\(viewed.stderr)")
+        #expect(viewed.stdout.contains("@alice:example.org  noon?"), "\(viewed.stdout)")
+        let checked = try home.run(["check", "--store", home.store])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+
+        // Without its queued creation, a Matrix conversation that names no room is damage.
+        try FileManager.default.removeItem(atPath: folder + "/outbox/create.json")
+        let damaged = try home.run(["check", "--store", home.store])
+        #expect(damaged.status == 65)
+        #expect((damaged.stdout + damaged.stderr).contains("the field \"roomId\" is missing"), "\(damaged.stdout)")
     }
 
     @Test("send queues to a room, and list, view and check read the Matrix store")

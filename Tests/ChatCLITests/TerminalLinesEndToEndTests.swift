@@ -41,4 +41,30 @@ import Testing
         #expect(read == ["marked dinner read up to 3; the next sync tells the others"], "\(read)")
         #expect(try ChatdirProcess.run(["read", "--store", store, "dinner"]).lines.count == 1)
     }
+
+    @Test(
+        "create on a terminal says a Matrix room's folder will be renamed once the homeserver has it; a wire v1 store's line says nothing of it",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script(1) is not installed"))
+    func createLine() throws {
+        let directory = try TemporaryDirectory()
+        let matrix = directory.file("matrix")
+        #expect(
+            try ChatdirProcess.run([
+                "init", "--user", "@alice:example.org", "--server", "https://matrix.example.org", matrix,
+            ]).status == 0)
+        let room = try Self.onTerminal([
+            "create", "--store", matrix, "lunch", "--title", "Lunch", "--member", "@bob:example.org",
+        ])
+        #expect(
+            room == [
+                "started lunch with @bob:example.org; the next sync creates it on the server (send to it now: chatdir send --store \(matrix) lunch TEXT); once the homeserver has the room, the folder is renamed to the room's (sync prints the new name)"
+            ], "\(room)")
+        let wire = directory.file("wire")
+        #expect(try ChatdirProcess.run(["init", "--user", "alice", wire]).status == 0)
+        let started = try Self.onTerminal(["create", "--store", wire, "lunch", "--title", "Lunch", "--member", "bob"])
+        #expect(
+            started == [
+                "started lunch with bob; the next sync creates it on the server (send to it now: chatdir send --store \(wire) lunch TEXT)"
+            ], "\(started)")
+    }
 }

@@ -84,7 +84,22 @@ import Testing
         let beginning = try MatrixDecoder.messages(try synapseAnswer("messages-b-beginning.json"))
         #expect(beginning.chunk.isEmpty && beginning.end == nil)
         let forward = try MatrixDecoder.messages(try synapseAnswer("messages-f-all.json"))
-        #expect(forward.chunk.first?.content == .create(roomVersion: "12"))
+        #expect(forward.chunk.first?.content == .create(roomVersion: "12", creationKey: nil))
+    }
+
+    @Test(
+        "m.room.create carries chatdir's creation key when it is a string",
+        arguments: [
+            (#"{"room_version":"12","org.chatdir.creation":"ab12"}"#, "ab12"),
+            (#"{"room_version":"12","org.chatdir.creation":7}"#, nil),
+            (#"{"room_version":"12"}"#, nil),
+        ] as [(String, String?)])
+    func creationKey(content: String, key: String?) throws {
+        let event = try MatrixDecoder.event(
+            Array(
+                (#"{"type":"m.room.create","state_key":"","event_id":"$c","sender":"@alice:example.org","origin_server_ts":1,"content":"#
+                    + content + "}").utf8))
+        #expect(event.content == .create(roomVersion: "12", creationKey: key))
     }
 
     @Test("/context gives the event with those around it")

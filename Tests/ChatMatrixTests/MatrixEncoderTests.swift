@@ -58,6 +58,11 @@ import Testing
         #expect(
             Self.text(MatrixEncoder.createRoom(name: "Dinner", invite: [try MatrixUserID("@bob:example.org")]))
                 == #"{"preset":"private_chat","name":"Dinner","invite":["@bob:example.org"]}"#)
+        #expect(
+            Self.text(MatrixEncoder.createRoom(name: "Lunch", invite: [], creationKey: "0123abcd"))
+                == #"{"preset":"private_chat","name":"Lunch","creation_content":{"org.chatdir.creation":"0123abcd"}}"#)
+        #expect(
+            Self.text(MatrixEncoder.invite(try MatrixUserID("@bob:example.org"))) == #"{"user_id":"@bob:example.org"}"#)
         let anchor = MatrixAnchor(eventID: try MatrixEventID("$a"), sequence: 5_000_000_000)
         #expect(Self.text(MatrixEncoder.anchor(anchor)) == #"{"event_id":"$a","sequence":5000000000}"#)
         #expect(try MatrixDecoder.anchor(MatrixEncoder.anchor(anchor)) == anchor)

@@ -14,6 +14,7 @@ import Testing
         #expect(receipt.path == "/_matrix/client/v3/rooms/%21abc%3Aexample.org/receipt/m.read/%24x%2By%2Fz")
         let typing = MatrixEndpoint.typing(room, user: try MatrixUserID("@bob:example.org"))
         #expect(typing.description == "PUT /_matrix/client/v3/rooms/%21abc%3Aexample.org/typing/%40bob%3Aexample.org")
+        #expect(MatrixEndpoint.invite(room).description == "POST /_matrix/client/v3/rooms/%21abc%3Aexample.org/invite")
     }
 
     @Test("a txnId of . or .. cannot climb the path")

@@ -214,8 +214,11 @@ struct FakeSession: ServerSession {
         fake.log("typing")
     }
 
-    func startConversation(_ conversation: NewConversation) async throws(SyncError) {
+    func startConversation(_ conversation: NewConversation, key: String) async throws(SyncError)
+        -> ServerConversation?
+    {
         fake.log("start \(conversation.id)")
+        return nil
     }
 
     func liveUpdates(limit: Int) -> AsyncStream<[LiveUpdate]> {

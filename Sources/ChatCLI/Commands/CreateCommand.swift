@@ -23,9 +23,15 @@ enum CreateCommand: Command {
             405), or the ID is taken there by another conversation, the creation is marked failed,
             `sync` exits 65 and the conversation's messages stay pending; nothing else is affected.
             `create ID --retry` queues it again (once the server has the endpoint, or the ID is free).
-            Members are user IDs of the store's kind. A Matrix store is refused with exit 69: a
-            room's folder is named after the ID its homeserver gives, and starting rooms is not
-            built yet.
+            Members are user IDs of the store's kind.
+
+            In a Matrix store members are Matrix user IDs, and the next sync creates a private
+            room named TITLE that invites them. Once the homeserver has the room, the folder ID is
+            renamed to the room's folder (the name every device of the account gives it), its
+            queued messages with it; `sync` prints `started ID as FOLDER`, and from then on the
+            conversation is FOLDER. A creation whose answer was lost is found again on the
+            homeserver, never made twice. A refused creation (a 403 from the homeserver) is
+            marked failed as above.
 
             Example:
               chatdir create dinner --title 'Dinner on Friday' --member bob --member carol
@@ -52,13 +58,6 @@ enum CreateCommand: Command {
                 "\(members.count) members; a conversation has at most \(NewConversation.maxMembers), you among them")
         }
         let store = try context.openStore()
-        // A Matrix room's folder is named after its room ID, which only the homeserver gives.
-        guard store.manifest.storeProtocol == .wire else {
-            throw CommandFailure(
-                message:
-                    "\(store.root) is a Matrix store, and starting a Matrix room is not built yet",
-                exitCode: 69)
-        }
         for member in members {
             if let problem = store.manifest.storeProtocol.userIDProblem(member) {
                 throw context.usage("--member: \(problem)")
@@ -79,9 +78,14 @@ enum CreateCommand: Command {
         }
         if context.output.isTerminal {
             let others = creation.members.filter { $0 != store.userID }.map(\.rawValue).joined(separator: ", ")
+            // A Matrix room's folder is named after the room ID, which only the homeserver gives.
+            let renamed =
+                store.manifest.storeProtocol == .matrix
+                ? "; once the homeserver has the room, the folder is renamed to the room's (sync prints the new name)"
+                : ""
             context.output.print(
                 context.output.safe(
-                    "started \(id) with \(others); the next sync creates it on the server (send to it now: \(context.hint.command("send", "\(id.rawValue) TEXT")))"
+                    "started \(id) with \(others); the next sync creates it on the server (send to it now: \(context.hint.command("send", "\(id.rawValue) TEXT")))\(renamed)"
                 ))
         } else {
             context.output.print(id.rawValue)

@@ -36,8 +36,7 @@ enum InitCommand: Command {
             --server, its homeserver is found as Matrix clients find it: from
             https://SERVER-NAME/.well-known/matrix/client of the user ID's server name (the server
             name itself when there is none), and written into the store. `chatdir login` then gets
-            and saves its access token; `create` refuses such a store (exit 69): starting a room is
-            not built yet.
+            and saves its access token; `create` there starts a room (`chatdir create --help`).
 
             Example:
               chatdir init --store ~/chats --user alice --server http://127.0.0.1:8080

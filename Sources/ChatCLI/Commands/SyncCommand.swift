@@ -36,6 +36,9 @@ enum SyncCommand: Command {
             `chatdir history`); read ticks come from
             `m.read` receipts and there are no delivered ticks; an end-to-end encrypted room is
             listed, counted as "end-to-end encrypted, not supported", and never synced or sent to.
+            A conversation started with `chatdir create` becomes a room (found again by its
+            creation key if an answer was lost, never made twice), and its folder is renamed to
+            the room's: the pass prints `started ID as FOLDER`, and the outbox goes out from there.
 
             --live holds the store's lock (a second worker, or a one-pass sync, on the same store
             exits with 75, naming the worker's pid and how to stop it) and runs until SIGINT or
@@ -93,6 +96,8 @@ enum SyncCommand: Command {
             return await engine.syncOnceRenewingToken { line in output.error("chatdir sync: " + line) }
         }
         progress.finish()
+        // The folder a conversation started here lives in from now on (a Matrix room's name).
+        for started in report.started { output.print("started \(started.id) as \(started.folder)") }
         for failure in report.failed { output.error("chatdir sync: rejected: \(failure)") }
         for problem in report.problems { output.error("chatdir sync: \(problem)") }
         for invitation in report.invitations {

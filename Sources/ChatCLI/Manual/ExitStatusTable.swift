@@ -12,7 +12,7 @@ enum ExitStatusTable {
         (66, "no such store or conversation (nor outbox message, CA file, `serve --data` directory)"),
         (
             69,
-            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `create`: a Matrix store, where starting a room is not built yet; `join`, `login`, `logout`: a store of a chatdir server)"
+            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `join`, `login`, `logout`: a store of a chatdir server)"
         ),
         (70, "internal error: a bug, or `demo` gave up waiting"),
         (73, "cannot create: `init` or `create` where something exists already"),

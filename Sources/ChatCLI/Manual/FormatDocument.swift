@@ -213,7 +213,8 @@ the conversation without it. While it is there the worker sends none of the conv
 messages; once the server has the conversation (201, or 409 for the same members) it is
 removed. Refused (a server without the endpoint, an ID taken by another conversation) it
 turns failed with the reason, and the messages stay pending; `chatdir create ID --retry`
-rewrites it as pending.
+rewrites it as pending. In a Matrix store the folder then becomes the room's (see "A room
+started here").
 
 **Ordinals never go backwards.** A new ordinal (`send`, and `retry` moving a message to the
 back) is the clock's nanoseconds since 1970, or one more than the highest ordinal among the
@@ -539,13 +540,57 @@ printf '%s' '!OGEhHVWSdvArJzumhm:example.org' | sha256sum | cut -c1-20   # 42c00
 
 Keys sorted. `encrypted` is present only as `true`, once the room has turned on end-to-end
 encryption (chatdir neither reads nor sends into such a room). `members` are the joined
-members' user IDs, sorted. `roomId` is required in a Matrix store and refused in a wire v1 one;
-so is `encrypted`. `title` is the room's `m.room.name`, else its canonical alias, else the other
+members' user IDs, sorted. `roomId` is required in a Matrix store and refused in a wire v1 one
+(`encrypted` is refused there too); the one exception is a conversation started here whose
+room is not made yet, which has no `roomId` while its `outbox/create.json` is there. `title` is the room's `m.room.name`, else its canonical alias, else the other
 joined members' IDs sorted and joined by `, `, else the room ID; an empty name or alias counts
 as none.
 
 The merge driver keeps `encrypted` when either side has it (a room never turns encryption off),
 and two sides naming different rooms conflict.
+
+### A room started here
+
+`chatdir create ID --title T --member @bob:example.org` queues the conversation as in any store:
+`conversations/ID/` with `conversation.json` (no `roomId`: the homeserver has not made the room)
+and `outbox/create.json`, and `send ID` queues behind it.
+
+The sync makes the room (`POST /createRoom`: `preset` `private_chat`, `name` T, every member but
+the store's user invited), its `m.room.create` content carrying the creation's key,
+`"org.chatdir.creation":KEY`. KEY is the first 32 hexadecimal digits of SHA-256 of the store's
+user ID, the conversation ID and `create.json`'s `createdAt`, joined by newlines, so every
+attempt carries the same one:
+
+```sh
+printf '%s\n%s\n%s' '@alice:example.org' lunch '2026-12-01T23:40:00.000Z' | sha256sum | cut -c1-32
+# 6452b3f059861f7493610e3ee9822f99
+```
+
+`/createRoom` has no transaction ID, so before every attempt the sync looks among the account's
+joined rooms for one whose `m.room.create`, sent by this account, carries KEY: found, that room
+is the creation, no room is made, and the members it has not invited yet are invited. An attempt
+whose answer was lost never makes a second room. (Synapse makes the room before it sends the
+invitations, and answers 502 or 403 when one fails: that room stays, and the retry, or
+`chatdir create ID --retry` after a 403, takes it up and invites again.)
+
+Once the room exists, the conversation moves to the room's folder ("Room folders"), in this
+order, so a sync killed at any step is finished by the next:
+
+1. `conversations/ID/conversation.json` becomes the room's: its `roomId`, the title, the store's
+   user as the one joined member (as a listing writes it). From here the creation is written
+   down: a sync that finds `create.json` beside a `roomId` goes on with step 2 without asking
+   the homeserver.
+2. `conversations/ID/` is renamed to the room's folder, outbox and all. If that folder exists
+   already (a listing met the room first), each outbox file is renamed into its `outbox/`
+   instead, oldest first, and `conversations/ID/` is renamed hidden
+   (`.ID.<pid>.<random>.tmp`) and removed; one a killed sync leaves is removed by the next
+   writer, as a killed `create`'s build is.
+3. The renamed folder's `outbox/create.json` is removed (a merged one went with the hidden
+   folder). Only now do the messages go out, in queue order.
+
+`chatdir sync` prints `started ID as FOLDER`: from then on the conversation is FOLDER, the name
+every device of the account gives the room. A refused creation turns failed as in any store,
+with the homeserver's error code and words as its reason.
 
 ### sentAt in a Matrix store
 

@@ -185,12 +185,20 @@ public struct MatrixClient: Sendable {
             content: MatrixMessageContent(body: text, clientMessageID: clientMessageID))
     }
 
-    /// Creates a private chat named `name` inviting `invite`; its room ID.
-    public func createRoom(name: String?, invite: [MatrixUserID], alias: String? = nil) async throws(SyncError)
-        -> MatrixRoomID
+    /// Creates a private chat named `name` inviting `invite`, its `m.room.create` content
+    /// carrying `creationKey` when given; its room ID.
+    public func createRoom(name: String?, invite: [MatrixUserID], alias: String? = nil, creationKey: String? = nil)
+        async throws(SyncError) -> MatrixRoomID
     {
-        try await send(.createRoom, body: MatrixEncoder.createRoom(name: name, invite: invite, alias: alias))
-            .decode(MatrixDecoder.roomID)
+        try await send(
+            .createRoom,
+            body: MatrixEncoder.createRoom(name: name, invite: invite, alias: alias, creationKey: creationKey)
+        ).decode(MatrixDecoder.roomID)
+    }
+
+    /// Invites `user` into `room`.
+    public func invite(_ room: MatrixRoomID, _ user: MatrixUserID) async throws(SyncError) {
+        _ = try await send(.invite(room), body: MatrixEncoder.invite(user))
     }
 
     /// Joins a room by ID or alias; the room's ID.

@@ -222,7 +222,10 @@ struct MatrixSession: ServerSession {
                 try numbering.number(context.eventsAfter, after: sequence + 1, eventID)
             }
             from = try cursor(after: items, sequence + 1, eventID, token: context.end, room, eventID)
-        } else if sequence == 0, try await store.isEmpty(id) {
+        } else if sequence == 0 {
+            // Nothing stored, or nothing when the engine decided where to start: another
+            // catch-up (a drain placing its messages in a room started here) may have stored
+            // the first messages since, and paging from the anchor again brings them as stored.
             guard let anchor = try await anchor(id, room) else { return MessagesPage(items: [], hasMore: false) }
             let context = try await context(room, anchor.eventID)
             try await number(id) { numbering throws(MatrixNumberingError) in
@@ -471,12 +474,18 @@ struct MatrixSession: ServerSession {
     {
         let room = try await room(id)
         _ = try await client.deliver(room, clientMessageID: clientMessageID, text: text)
+        // Nothing stored yet (a room just made here): the anchor is fixed now, before the next
+        // message goes, at this one when it is the room's newest. Anchored later, at the newest
+        // of several sent, the earlier ones would lie below the anchor, where a catch-up never
+        // looks and they would wait in the outbox for ever.
+        if try await store.isEmpty(id) { _ = try await anchor(id, room) }
         return .accepted
     }
 
     /// Every member's read position: the sequence of the message their newest `m.read` receipt
-    /// is on, when that message is numbered here or stored among the newest records (a receipt
-    /// on anything else is not a position this store can show).
+    /// is on, or of the newest message before it when it is on an event that takes no sequence,
+    /// when that message is numbered here or stored among the newest records (a receipt on an
+    /// older one is not a position this pass can show).
     func positions(_ id: ConversationID) async throws(SyncError) -> Positions {
         var positions: [UserID: MemberPosition] = [:]
         for (user, eventID) in await book.readReceipts(id) {
@@ -551,9 +560,86 @@ struct MatrixSession: ServerSession {
         try await client.typing(room, user: try await myMatrixID(), true, timeoutMilliseconds: 6_000)
     }
 
-    func startConversation(_ conversation: NewConversation) async throws(SyncError) {
-        throw .rejected(status: 405, message: "chatdir cannot create Matrix rooms yet")
+    // MARK: - Starting a room
+
+    /// Creates the room a conversation queued here is: `POST /createRoom`, a private chat named
+    /// its title inviting every member but me, its `m.room.create` content carrying `key`.
+    /// `/createRoom` has no transaction ID, so the account's joined rooms are searched first for
+    /// one this account made with `key`: an earlier attempt whose answer was lost. Found, that
+    /// room is the creation and no room is made; the members it has not invited yet are invited
+    /// now (Synapse makes the room before it sends the invitations, and answers 502 or 403 when
+    /// one fails). Returns the room's conversation as the listing writes it.
+    func startConversation(_ conversation: NewConversation, key: String) async throws(SyncError)
+        -> ServerConversation?
+    {
+        let me = try await myUserID()
+        let myID = try await myMatrixID()
+        var invite: [MatrixUserID] = []
+        for member in conversation.members where member != me {
+            guard let user = try? MatrixUserID(member.rawValue) else {
+                throw .rejected(status: 400, message: "\(member) is not a Matrix user ID (refused by this client)")
+            }
+            invite.append(user)
+        }
+        if let made = try await room(createdWith: key, by: myID) {
+            for user in invite where !made.inRoom.contains(user) { try await client.invite(made.state.roomID, user) }
+            return try await self.conversation(of: made.state, me: me)
+        }
+        let room = try await client.createRoom(name: conversation.title, invite: invite, creationKey: key)
+        // What the listing reads of the room now: its name, and me its one joined member (the
+        // others are invited).
+        var state = MatrixRoomState(roomID: room, events: [])
+        state.name = conversation.title
+        state.members = [myID]
+        return try await self.conversation(of: state, me: me)
     }
+
+    /// The conversation `state` is, remembered as this session's room.
+    private func conversation(of state: MatrixRoomState, me: UserID) async throws(SyncError) -> ServerConversation {
+        let conversation: ServerConversation
+        do {
+            conversation = try state.conversation(me: me)
+        } catch {
+            throw .contract("\(MatrixEndpoint.createRoom): room \(state.roomID): \(error)")
+        }
+        await book.remember(room: state.roomID, for: conversation.id, encrypted: state.encrypted)
+        return conversation
+    }
+
+    /// The joined room whose `m.room.create` this account sent with `key`, from one `/sync` that
+    /// asks for the rooms' state, creation included; with the users who have joined it or are
+    /// invited.
+    private func room(createdWith key: String, by me: MatrixUserID) async throws(SyncError)
+        -> (state: MatrixRoomState, inRoom: Set<MatrixUserID>)?
+    {
+        let answer = try await client.sync(since: nil, filter: Self.uncached(Self.creationFilter))
+        for room in answer.joined {
+            let events = room.state + room.timeline.events
+            let made = events.contains { event in
+                guard event.type == "m.room.create", event.sender == me,
+                    case .create(_, let found?) = event.content
+                else { return false }
+                return found == key
+            }
+            guard made else { continue }
+            // The state as it is now: a later membership of a user replaces an earlier one.
+            var memberships: [String: String] = [:]
+            for event in events where event.type == "m.room.member" {
+                guard let user = event.stateKey, case .member(let membership, _) = event.content else { continue }
+                memberships[user] = membership
+            }
+            let inRoom = Set(
+                memberships.compactMap { user, membership in
+                    membership == "join" || membership == "invite" ? try? MatrixUserID(user) : nil
+                })
+            return (MatrixRoomState(room), inRoom)
+        }
+        return nil
+    }
+
+    /// ``roomsFilter``'s state with `m.room.create`, and no receipts.
+    static let creationFilter =
+        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"not_types":["*"]},"state":{"types":["m.room.create","m.room.name","m.room.canonical_alias","m.room.member","m.room.encryption"]},"timeline":{"limit":1}}}"#
 
     // MARK: - Live
 
