@@ -13,7 +13,8 @@ struct ServerCapabilities: Sendable, Equatable {
     var anchoredNumbering = false
     /// The server knows a client message ID it accepted for good (wire v1), so a retry is never
     /// a second message. Without it (Matrix: a transaction ID is remembered about a day), the
-    /// live worker catches a conversation up before its first delivery to it, so a message an
-    /// earlier worker sent, and died before storing, is found there instead of sent again.
+    /// live worker catches a conversation up before its first delivery to it and before a retry
+    /// after a failed one, so a message an earlier attempt got onto the server (the worker died,
+    /// or the answer was lost) is found there instead of sent again.
     var remembersClientMessageIDs = true
 }

@@ -31,8 +31,8 @@ extension SyncEngine {
         /// answer could not be written (so they are not fetched again and again).
         var olderBusy: Set<ConversationID> = []
         var olderAnswered: [ConversationID: Int] = [:]
-        /// Conversations caught up before this worker's first delivery to them
-        /// (``ServerCapabilities/remembersClientMessageIDs``).
+        /// Conversations caught up before this worker's first delivery to them, and since its
+        /// last failed one (``ServerCapabilities/remembersClientMessageIDs``).
         var caughtUpBeforeDelivery: Set<ConversationID> = []
         /// Whether the first-sync history of the conversations is being paged (``SyncEngine/completeFirstHistories(log:)``).
         var historyRunning = false
@@ -604,6 +604,9 @@ extension SyncEngine {
                     if outcome.unplaced > 0 { log("\(id): \(outcome.unplaced) accepted, waiting for their place") }
                     for failure in outcome.failed { log("rejected: \(failure)") }
                     if let problem = outcome.problem {
+                        // The attempt may have reached the server with its answer lost, and the
+                        // retry may come after the server forgot it: caught up first again.
+                        liveState.caughtUpBeforeDelivery.remove(id)
                         let delay = outboxFailed(id, retryAfter: outcome.retryAfter)
                         log(
                             "\(id): \(outcome.stillPending) pending; retrying in \(delay.shortDescription) (\(problem))"
@@ -616,6 +619,7 @@ extension SyncEngine {
                 } catch {
                     if Task.isCancelled { return }
                     if case SyncError.unauthorized = error, await renewToken(refused: sentWith, log: log) { continue }
+                    liveState.caughtUpBeforeDelivery.remove(id)
                     _ = outboxFailed(id, retryAfter: (error as? SyncError)?.retryAfter)
                     noteStopped(id, error)
                     log("\(id): \(error)")
