@@ -93,6 +93,32 @@ struct MatrixSyncEndToEndTests {
         }
     }
 
+    /// Live workers of one device, one after the other, every one's log in one file: what a
+    /// failure's message shows of kill after kill.
+    final class WorkerLog {
+        let device: Device
+        let path: String
+        private let handle: FileHandle
+
+        init(_ device: Device, in directory: TemporaryDirectory) throws {
+            self.device = device
+            path = directory.file("workers.log")
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+            handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+
+        deinit { try? handle.close() }
+
+        func start() throws -> TestProcess {
+            try ChatdirProcess.start(
+                ["sync", "--live", "--store", device.store],
+                environment: ["CHATDIR_TOKEN": device.token, "XDG_RUNTIME_DIR": device.runtime], standardError: handle)
+        }
+
+        /// The log's last 3,000 characters.
+        var tail: String { String(((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").suffix(3000)) }
+    }
+
     struct Failure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
@@ -290,21 +316,12 @@ struct MatrixSyncEndToEndTests {
         }
         func delivered() throws -> Int { try server.messages().filter { $0.cmid != nil }.count }
         // Each round: start the worker, and kill it as soon as bob's client sees one more of them.
-        // Every worker's log goes to one file, for a failure's message.
-        let logPath = server.directory.file("workers.log")
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        defer { try? log.close() }
-        func startWorker() throws -> TestProcess {
-            try ChatdirProcess.start(
-                ["sync", "--live", "--store", laptop.store],
-                environment: ["CHATDIR_TOKEN": laptop.token, "XDG_RUNTIME_DIR": laptop.runtime], standardError: log)
-        }
+        let workers = try WorkerLog(laptop, in: server.directory)
         var seenAtKills: [Int] = []
         var seen = 0
         while seen < count, seenAtKills.count < 5 {
             let before = seen
-            let worker = try startWorker()
+            let worker = try workers.start()
             try waitUntil("the worker delivers another message", timeout: .seconds(120)) {
                 seen = try delivered()
                 return seen > before
@@ -314,14 +331,12 @@ struct MatrixSyncEndToEndTests {
             seenAtKills.append(try delivered())
         }
         // The rest, with a worker that is left to finish.
-        let worker = try startWorker()
+        let worker = try workers.start()
         defer { worker.terminate() }
         let stored = waitUntil(timeout: .seconds(300)) {
             (try? laptop.run(["view", dinner, "--limit", "100"]).lines.filter { $0.hasSuffix("✓ sent") }.count) == count
         }
-        let logged = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        #expect(
-            stored, "not every message is stored as sent; the workers' log ends:\n\(logged.suffix(3000))")
+        #expect(stored, "not every message is stored as sent; the workers' log ends:\n\(workers.tail)")
         #expect(
             seenAtKills.contains { $0 > 0 && $0 < count }, "a kill came in the middle of the delivery: \(seenAtKills)")
         let onServer = try server.messages().filter { $0.cmid != nil }
@@ -410,15 +425,7 @@ struct MatrixSyncEndToEndTests {
         let server = try Homeserver.start()
         try server.synapse.peer(server.bob, ["send-many", server.room, "600", "--prefix", "old"])
         let laptop = try server.device("laptop")
-        let logPath = server.directory.file("workers.log")
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        defer { try? log.close() }
-        func startWorker() throws -> TestProcess {
-            try ChatdirProcess.start(
-                ["sync", "--live", "--store", laptop.store],
-                environment: ["CHATDIR_TOKEN": laptop.token, "XDG_RUNTIME_DIR": laptop.runtime], standardError: log)
-        }
+        let workers = try WorkerLog(laptop, in: server.directory)
         // Records in the laptop's segments, read straight from the files (a record is a line).
         func stored() -> Int {
             let conversations = laptop.store + "/conversations"
@@ -437,7 +444,7 @@ struct MatrixSyncEndToEndTests {
         var storedAtKills: [Int] = []
         for round in 1...5 {
             let before = stored()
-            let worker = try startWorker()
+            let worker = try workers.start()
             let grew = waitUntil(timeout: .seconds(120), checkingEvery: .milliseconds(20)) { stored() > before }
             kill(worker.processIdentifier, SIGKILL)
             worker.waitUntilExit()
@@ -445,14 +452,13 @@ struct MatrixSyncEndToEndTests {
             #expect(grew, "round \(round): the worker stored nothing new")
             try server.synapse.peer(server.bob, ["send", server.room, "while killed \(round)"])
         }
-        let worker = try startWorker()
+        let worker = try workers.start()
         defer { worker.terminate() }
         let folder = laptop.store + "/conversations/" + (try laptop.conversation(titled: "Dinner"))
         let finished = waitUntil(timeout: .seconds(300)) {
             FileManager.default.fileExists(atPath: folder + "/.history-complete") && stored() == 605
         }
-        let logged = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        #expect(finished, "stored \(stored()) of 605; the workers' log ends:\n\(logged.suffix(3000))")
+        #expect(finished, "stored \(stored()) of 605; the workers' log ends:\n\(workers.tail)")
         #expect(
             storedAtKills.contains { $0 > 0 && $0 < 600 },
             "a kill came in the middle of the first sync: \(storedAtKills)")
