@@ -617,7 +617,13 @@ extension SyncEngine {
                         try await postRead(id)
                     }
                 } catch {
-                    if Task.isCancelled { return }
+                    if Task.isCancelled {
+                        // A write the store refused is said even while the worker stops (the
+                        // outbox file's removal failing after the message was stored, say): a
+                        // failing disk never goes unsaid. A request cut by the stop is not news.
+                        if error is StoreError { log("\(id): \(error)") }
+                        return
+                    }
                     if case SyncError.unauthorized = error, await renewToken(refused: sentWith, log: log) { continue }
                     liveState.caughtUpBeforeDelivery.remove(id)
                     _ = outboxFailed(id, retryAfter: (error as? SyncError)?.retryAfter)

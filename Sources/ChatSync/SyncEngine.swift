@@ -756,9 +756,15 @@ public actor SyncEngine {
                         || passDeadline?.leavesNoTime(for: delay) == true || !error.isRetryable
                     if giveUp {
                         try await flush(&accepted, into: &outcome, in: id)
-                        try? await store.recordAttempt(entry.clientMessageID, in: id)
                         outcome.stillPending = queue.count - index
-                        outcome.problem = error.description
+                        var problem = error.description
+                        do {
+                            try await store.recordAttempt(entry.clientMessageID, in: id)
+                        } catch let counting {
+                            // The message stays pending either way; a failing disk is still said.
+                            problem += "; counting the attempt failed: \(counting)"
+                        }
+                        outcome.problem = problem
                         outcome.retryAfter = delay
                         outcome.unplaced = try await placeAccepted(id, holding: unplaced)
                         return outcome

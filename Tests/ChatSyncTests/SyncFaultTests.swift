@@ -342,8 +342,13 @@ import Testing
                     try await stop(task, scene)
                     let rule = FaultInjection.clear(directory)
                     if (rule?.failed ?? 0) > 0 {
-                        try await waitUntil("the live worker logs the failure (\(context))") {
-                            logs.all.contains { $0.contains(errno.description) }
+                        do {
+                            try await waitUntil("the live worker logs the failure (\(context))") {
+                                logs.all.contains { $0.contains(errno.description) }
+                            }
+                        } catch {
+                            Issue.record("the worker's log (\(context)): \(logs.all)")
+                            throw error
                         }
                         Self.expectClearError(logs.all, errno: errno, under: directory, context)
                     }
