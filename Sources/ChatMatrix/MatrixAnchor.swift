@@ -22,6 +22,13 @@ public struct MatrixAnchor: Sendable, Hashable {
         sequence = try field.required("sequence").integer(in: 1...Message.maxSequence)
     }
 
+    /// The anchor among a room's account data events (as a `/sync` gives them), nil when
+    /// there is none; one whose content is not an anchor is refused.
+    public init?(in events: [MatrixAccountDataEvent]) throws(MatrixDecodingError) {
+        guard let event = events.last(where: { $0.type == Self.type }) else { return nil }
+        try self.init(MatrixField(event.content))
+    }
+
     /// The content as JSON.
     public var json: JSONValue { .object([("event_id", .string(eventID.rawValue)), ("sequence", .integer(sequence))]) }
 }

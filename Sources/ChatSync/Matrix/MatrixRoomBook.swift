@@ -94,6 +94,26 @@ actor MatrixRoomBook {
     func setForward(_ cursor: Cursor, for id: ConversationID) { forward[id] = cursor }
     func setBackward(_ cursor: Cursor, for id: ConversationID) { backward[id] = cursor }
 
+    /// A message's own position (`/context` with no events around it answers it as `end`):
+    /// a forward page from it starts after the message, a backward page with it. One a room,
+    /// the anchor's, asked for going forward and wanted again going back.
+    private var positions: [ConversationID: Cursor] = [:]
+    func position(_ id: ConversationID) -> Cursor? { positions[id] }
+    func setPosition(_ cursor: Cursor, for id: ConversationID) { positions[id] = cursor }
+
+    // MARK: - What the last listing saw
+
+    /// Each room's anchor as the listing's room account data held it, and its newest event of
+    /// any type: a first catch-up needs no request to read the anchor, nor a forward page
+    /// when the anchor is the newest event.
+    private(set) var listedAnchors: [ConversationID: MatrixAnchor] = [:]
+    private(set) var listedNewest: [ConversationID: MatrixEventID] = [:]
+
+    func setListed(anchor: MatrixAnchor?, newest: MatrixEventID?, for id: ConversationID) {
+        listedAnchors[id] = anchor
+        listedNewest[id] = newest
+    }
+
     // MARK: - Receipts
 
     /// For receipts on events that take no sequence: the newest message at or before each.
