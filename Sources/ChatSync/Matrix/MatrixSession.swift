@@ -193,28 +193,35 @@ struct MatrixSession: ServerSession {
     /// The event numbered `sequence` in `id`: numbered in this process, else the stored record's.
     private func eventID(at sequence: Int, in id: ConversationID) async throws(SyncError) -> MatrixEventID? {
         if let known = await book.eventID(at: sequence, in: id) { return known }
-        let stored: Message?
-        do { stored = try await store.storedMessage(id, sequence: sequence) } catch {
-            throw .contract("\(id): \(error)")
-        }
+        let stored = try await storedMessage(id, at: sequence)
         guard let text = stored?.eventID?.rawValue, let eventID = try? MatrixEventID(text) else { return nil }
         try await number(id) { numbering throws(MatrixNumberingError) in try numbering.record(sequence, eventID) }
         return eventID
     }
 
     /// Messages after `sequence`, oldest first. From the token where the last forward page
-    /// ended when it ended there; else from `/context` of the event at `sequence` (or of the
-    /// one after it, which then comes first: a catch-up asks one before what it holds); with
-    /// nothing stored and numbered, from the room's anchor.
+    /// ended when it ended there (or at the one after `sequence`, which then comes first, as
+    /// stored: a catch-up asks one before what it holds); else from `/context` of the event at
+    /// `sequence` (or of the one after it); with nothing stored and numbered, from the room's anchor.
     private func forward(_ id: ConversationID, _ room: MatrixRoomID, after sequence: Int, limit: Int)
         async throws(SyncError) -> MessagesPage
     {
         var items: [MatrixNumberedEvent] = []
         // Events that may redact stored messages: everything the page walked over.
         var redactions: [MatrixEvent] = []
+        // The stored message the page starts with, when the page goes on from where the last one
+        // ended at it: this process numbered it and paged past it, so no `/context` is asked to
+        // show it again (a live wake would wait for one more round trip before its save).
+        var shownAgain: Message?
         var from: Book.Cursor
         if let cursor = await book.forwardCursor(id), cursor.sequence == sequence {
             from = cursor
+        } else if let cursor = await book.forwardCursor(id), cursor.sequence == sequence + 1,
+            let stored = try await storedMessage(id, at: sequence + 1),
+            stored.eventID?.rawValue == cursor.eventID.rawValue
+        {
+            from = cursor
+            shownAgain = stored
         } else if let eventID = try await eventID(at: sequence, in: id) {
             let context = try await context(room, eventID)
             redactions += context.eventsAfter
@@ -253,6 +260,7 @@ struct MatrixSession: ServerSession {
         }
         // Pages until one brings messages (a page of redactions alone is no answer to give the
         // engine: it would say more is there and bring nothing) or the room's end.
+        let limit = shownAgain == nil ? limit : max(limit - 1, 1)
         var hasMore = true
         var emptyPages = 0
         while items.count < limit {
@@ -279,7 +287,12 @@ struct MatrixSession: ServerSession {
         }
         await book.setForward(from, for: id)
         try await redact(redactions, in: id)
-        return MessagesPage(items: Self.redacting(try await records(items, in: id), by: redactions), hasMore: hasMore)
+        let page = (shownAgain.map { [$0] } ?? []) + (try await records(items, in: id))
+        return MessagesPage(items: Self.redacting(page, by: redactions), hasMore: hasMore)
+    }
+
+    private func storedMessage(_ id: ConversationID, at sequence: Int) async throws(SyncError) -> Message? {
+        do { return try await store.storedMessage(id, sequence: sequence) } catch { throw .contract("\(id): \(error)") }
     }
 
     /// `messages` with those a redaction among `events` removes as their redacted records. A
