@@ -98,9 +98,13 @@ struct ServeTLSEndToEndTests {
                 context = ssl.create_default_context(cafile=sys.argv[2])
                 async with connect(sys.argv[1] + "/v1/live", ssl=context, additional_headers={"Authorization": "Bearer alice-token"}) as socket:
                     while True:
-                        print(await socket.recv(), flush=True)
+                        event = await socket.recv()
+                        print(event, flush=True)
+                        if "hello over wss" in event:
+                            return
 
-            asyncio.run(main())
+            # Ends by itself once the message came (a kill could come before its line is printed).
+            asyncio.run(asyncio.wait_for(main(), timeout=120))
             """.utf8
         ).write(to: URL(fileURLWithPath: script))
         let client = TestProcess()
@@ -129,7 +133,6 @@ struct ServeTLSEndToEndTests {
         #expect(try ChatdirProcess.run(["send", "--store", bob, "alice-bob", "hello over wss"]).status == 0)
         let sent = try ChatdirProcess.run(["sync", "--store", bob], environment: trust)
         #expect(sent.stdout == "synced 2 conversations, 0 new messages, 1 sent\n", "\(sent.stderr)")
-        kill(client.processIdentifier, SIGKILL)
         #expect(String(decoding: lines.wait(), as: UTF8.self).contains("hello over wss"))
     }
 
