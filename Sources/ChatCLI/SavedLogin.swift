@@ -3,8 +3,9 @@ import ChatStore
 import ChatSystem
 
 /// What `chatdir login` keeps for a Matrix store, and where: the device ID it logs in as, the
-/// token file under the config directory, and the config's `token-file` line that points at it.
-struct SavedLogin {
+/// token file under the config directory (and beside it the refresh token, when the homeserver
+/// gives one), and the config's `token-file` line that points at it.
+struct SavedLogin: Sendable {
     /// The store's absolute path, symbolic links resolved: what names it in the config and
     /// what its device ID is made from.
     var storeRoot: String
@@ -17,6 +18,12 @@ struct SavedLogin {
     var tokenFile: String
     /// The directory that holds ``tokenFile``: this user's alone (0700).
     var tokenDirectory: String
+    /// `DEVICE.refresh` beside ``tokenFile``: the refresh token of a homeserver that gives one
+    /// (``MatrixTokenRefresher`` trades it for a new access token when the old one expires).
+    var refreshFile: String { tokenDirectory + "/" + deviceID + ".refresh" }
+    /// `DEVICE.lock` beside ``tokenFile``: held while a process renews the tokens, so two
+    /// processes of one store never spend the same refresh token.
+    var renewalLock: String { tokenDirectory + "/" + deviceID + ".lock" }
 
     /// The display name the homeserver shows for the device in the user's session list.
     static let deviceName = "chatdir"
@@ -48,14 +55,28 @@ struct SavedLogin {
     /// directories on the way are made 0700 when missing; the last one, `tokens`, is refused
     /// unless it is this user's alone (``PrivateDirectory``).
     func saveToken(_ token: String) throws {
+        try save(token, as: deviceID + ".token", what: "the token")
+    }
+
+    /// Saves the refresh token in ``refreshFile`` as ``saveToken(_:)`` saves the token; nil
+    /// removes it (a login that gave none leaves no older one behind).
+    func saveRefreshToken(_ token: String?) throws {
+        guard let token else {
+            try remove(deviceID + ".refresh", what: "the refresh token")
+            return
+        }
+        try save(token, as: deviceID + ".refresh", what: "the refresh token")
+    }
+
+    private func save(_ secret: String, as name: String, what: String) throws {
         do throws(SystemError) {
             let configDirectory = String(tokenDirectory.dropLast("/tokens".count))
             try DurableFile.makeDirectories(configDirectory)
             // Checked, not only made: a `tokens` someone else made or opened would hand them the token.
             _ = try PrivateDirectory.open(["tokens"], under: configDirectory, create: true)
-            try DurableFile.write(Array((token + "\n").utf8), to: deviceID + ".token", in: tokenDirectory)
+            try DurableFile.write(Array((secret + "\n").utf8), to: name, in: tokenDirectory)
         } catch {
-            throw CommandFailure(message: "cannot save the token: \(error)", exitCode: 74)
+            throw CommandFailure(message: "cannot save \(what): \(error)", exitCode: 74)
         }
     }
 
@@ -66,13 +87,24 @@ struct SavedLogin {
         return try TokenSource.file(tokenFile).fetch(environment)
     }
 
-    /// Removes ``tokenFile``; quiet when it is gone already.
+    /// The refresh token ``saveRefreshToken(_:)`` saved, or nil when there is none; mode checked.
+    func savedRefreshToken(_ environment: Environment) throws -> String? {
+        guard Sys.kind(of: refreshFile) != nil else { return nil }
+        return try TokenSource.file(refreshFile).fetch(environment)
+    }
+
+    /// Removes ``tokenFile`` and ``refreshFile``; quiet when they are gone already.
     func removeToken() throws {
+        try remove(deviceID + ".refresh", what: "the refresh token")
+        try remove(deviceID + ".token", what: "the token")
+    }
+
+    private func remove(_ name: String, what: String) throws {
         do throws(SystemError) {
-            try DurableFile.remove(deviceID + ".token", in: tokenDirectory)
+            try DurableFile.remove(name, in: tokenDirectory)
         } catch {
             if error.isNotFound { return }
-            throw CommandFailure(message: "cannot remove the token: \(error)", exitCode: 74)
+            throw CommandFailure(message: "cannot remove \(what): \(error)", exitCode: 74)
         }
     }
 
@@ -112,7 +144,7 @@ struct SavedLogin {
         return true
     }
 
-    private static func same(_ one: String, _ other: String) -> Bool {
+    static func same(_ one: String, _ other: String) -> Bool {
         one == other || (Sys.realPath(one).map { $0 == Sys.realPath(other) } ?? false)
     }
 

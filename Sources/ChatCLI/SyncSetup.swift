@@ -65,7 +65,11 @@ struct SyncSetup {
         options.reconnectBackoff = try Self.reconnectBackoff(environment)
         if let history = try Self.firstSyncHistory(environment) { options.firstSyncHistory = history }
         let provider: (@Sendable () async throws -> String)?
-        if tokenSource.renews {
+        if let refresher = MatrixTokenRefresher(
+            store: store, source: tokenSource, token: token, server: server, caFile: caFile, environment: environment)
+        {
+            provider = { try await refresher.renew() }
+        } else if tokenSource.renews {
             let source = tokenSource
             let environment = environment
             provider = { try await source.fetchOffPool(environment) }

@@ -90,6 +90,69 @@ struct MatrixLoginEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: tokenFile))
     }
 
+    @Test(
+        "a homeserver that gives refresh tokens: login keeps one, and sync and the live worker go on past the token's lifetime, saving new ones"
+    )
+    func refreshTokens() throws {
+        // Longer than the engine's shortest time between two renewals (10 s).
+        let synapse = try Synapse.start(configuration: ["refreshable_access_token_lifetime: 12s"])
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let room = try #require(
+            try synapse.peer(bob, ["create-room", "--name", "Dinner", "--invite", alice.userID])["room_id"] as? String)
+        try synapse.peer(alice, ["join", room])
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", alice.userID, "--server", synapse.url, home.store])
+        let login = try home.chatdir(["login", "--password-file", try home.passwordFile("right", alice.password)])
+        let (device, tokenFile) = try Self.parse(login.stdout, user: alice.userID)
+        let refreshFile = home.config + "/chatdir/tokens/\(device).refresh"
+        #expect(try Self.mode(refreshFile) == 0o600)
+        let firstToken = try Self.token(tokenFile)
+        let firstRefresh = try Self.token(refreshFile)
+        #expect(!firstRefresh.isEmpty && firstRefresh != firstToken)
+        try home.chatdir(["sync"])
+
+        // Past the lifetime the homeserver refuses the token; sync trades the refresh token.
+        Thread.sleep(forTimeInterval: 13)
+        var expired = alice
+        expired.accessToken = firstToken
+        #expect(throws: Synapse.Failure.self) { try synapse.peer(expired, ["whoami"]) }
+        try synapse.peer(bob, ["send", room, "after the first expiry"])
+        let synced = try home.chatdir(["sync"])
+        #expect(synced.stdout.contains("1 new message"), "\(synced.stdout) \(synced.stderr)")
+        let secondToken = try Self.token(tokenFile)
+        #expect(secondToken != firstToken)
+        #expect(try Self.token(refreshFile) != firstRefresh)
+        #expect(try Self.mode(tokenFile) == 0o600 && Self.mode(refreshFile) == 0o600)
+        #expect(try Self.storedTexts(home.store).contains("after the first expiry"))
+
+        // The live worker, across the next expiry: its long poll refused, it renews and goes on.
+        let (worker, _) = try ChatdirProcess.startLiveWorker(
+            store: home.store, token: "",
+            environment: ["HOME": home.directory.path, "XDG_CONFIG_HOME": home.config, "XDG_RUNTIME_DIR": home.runtime])
+        defer { worker.terminate() }
+        Thread.sleep(forTimeInterval: 13)
+        try synapse.peer(bob, ["send", room, "after the second expiry"])
+        try waitUntil("the live worker stores bob's message sent after its token expired", timeout: .seconds(120)) {
+            try Self.storedTexts(home.store).contains("after the second expiry")
+        }
+        #expect(try Self.token(tokenFile) != secondToken)
+    }
+
+    /// The text of every segment of every conversation in `store`.
+    static func storedTexts(_ store: String) throws -> String {
+        let conversations = store + "/conversations"
+        var text = ""
+        for folder in try FileManager.default.contentsOfDirectory(atPath: conversations) where !folder.hasPrefix(".") {
+            let messages = conversations + "/" + folder + "/messages"
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: messages)) ?? []
+            for name in names where name.hasSuffix(".json") {
+                text += (try? String(contentsOfFile: messages + "/" + name, encoding: .utf8)) ?? ""
+            }
+        }
+        return text
+    }
+
     static func parse(_ stdout: String, user: String) throws -> (device: String, tokenFile: String) {
         let pattern = try NSRegularExpression(
             pattern:

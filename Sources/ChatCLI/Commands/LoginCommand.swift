@@ -29,8 +29,11 @@ enum LoginCommand: Command {
             token is saved, mode 0600, in $XDG_CONFIG_HOME/chatdir/tokens/DEVICE.token (else under
             ~/.config; the directory 0700), and the store's section of the config file gets
             `token-file` naming it, so `sync` needs no CHATDIR_TOKEN (which still comes first when
-            set). A store whose section has `token-command` is refused (78): remove that line
-            first. `chatdir logout` ends the session.
+            set). A homeserver that gives refresh tokens gets asked for one: it is saved beside
+            the token as DEVICE.refresh (0600), and when the homeserver refuses the token as
+            expired, `sync` trades it for new ones and saves them (one process of the store at
+            a time). A store whose section has `token-command` is refused (78): remove that line
+            first. `chatdir logout` ends the session and removes both.
 
             Exit 77 when the homeserver refuses the password, 75 when it cannot be reached,
             78 without a server; nothing is saved then.
@@ -70,7 +73,8 @@ enum LoginCommand: Command {
             do throws(SyncError) {
                 return .success(
                     try await client.login(
-                        user: user.rawValue, password: password, deviceID: deviceID, deviceName: SavedLogin.deviceName))
+                        user: user.rawValue, password: password, deviceID: deviceID, deviceName: SavedLogin.deviceName,
+                        refreshToken: true))
             } catch {
                 return .failure(error)
             }
@@ -92,6 +96,7 @@ enum LoginCommand: Command {
                     "\(account.server) logged in \(login.userID), not this store's \(user); nothing was saved"),
                 exitCode: 77)
         }
+        try saved.saveRefreshToken(login.refreshToken)
         try saved.saveToken(login.accessToken)
         try saved.pointConfig(context.config, environment: context.environment)
         context.output.print(

@@ -99,7 +99,8 @@ enum CommandManualPage {
             Never a token.
             .TP
             .I ~/.config/chatdir/tokens/
-            Access tokens \\fBchatdir login\\fR saved for Matrix stores, one \\fIDEVICE.token\\fR (mode 0600) per store;
+            Access tokens \\fBchatdir login\\fR saved for Matrix stores, one \\fIDEVICE.token\\fR (mode 0600) per store,
+            with \\fIDEVICE.refresh\\fR when the homeserver gives refresh tokens;
             the directory is 0700 and this user's alone. \\fBchatdir logout\\fR removes them.
             .TP
             .I ~/.local/share/chatdir/
