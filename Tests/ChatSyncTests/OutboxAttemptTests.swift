@@ -21,7 +21,7 @@ import Testing
         }
         defer { server.stop() }
         let directory = try TemporaryDirectory()
-        let store = try Store.create(at: directory.path + "/store", manifest: Manifest(userID: try UserID("alice")))
+        let store = try clientStore("alice", in: directory)
         let ab = try ConversationID("ab")
         try StoreWriter(store: store).saveInfo(
             ConversationInfo(title: "AB", members: [try UserID("alice"), try UserID("bob")]), for: ab)

@@ -112,6 +112,7 @@ actor MatrixRoomBook {
     func setListed(anchor: MatrixAnchor?, newest: MatrixEventID?, for id: ConversationID) {
         listedAnchors[id] = anchor
         listedNewest[id] = newest
+        if let anchor { anchors[id] = anchor.sequence }
     }
 
     // MARK: - Receipts

@@ -116,10 +116,6 @@ struct MatrixSession: ServerSession {
     /// only: a first catch-up writes one).
     func historyAnchor(_ id: ConversationID) async throws(SyncError) -> Int? {
         if let known = await book.anchors[id] { return known }
-        if let listed = await book.listedAnchors[id] {
-            await book.setAnchor(listed.sequence, for: id)
-            return listed.sequence
-        }
         let room = try await room(id)
         let numberer = MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room)
         guard let anchor = try await numberer.readAnchor() else { return nil }
@@ -452,10 +448,7 @@ struct MatrixSession: ServerSession {
 
     /// The room's anchor: read, else written by this device at the newest message.
     private func anchor(_ id: ConversationID, _ room: MatrixRoomID) async throws(SyncError) -> MatrixAnchor? {
-        if let listed = await book.listedAnchors[id] {
-            await book.setAnchor(listed.sequence, for: id)
-            return listed
-        }
+        if let listed = await book.listedAnchors[id] { return listed }
         let numberer = MatrixRoomNumberer(client: client, user: try await myMatrixID(), room: room)
         let anchor = try await numberer.establishAnchor()
         if let anchor { await book.setAnchor(anchor.sequence, for: id) }
