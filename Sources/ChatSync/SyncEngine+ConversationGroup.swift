@@ -244,7 +244,7 @@ extension SyncEngine {
         for case let error? in items.map(\.error) where endsThePass(error) { throw error }
     }
 
-    private nonisolated static func endsThePass(_ error: any Error) -> Bool {
+    nonisolated static func endsThePass(_ error: any Error) -> Bool {
         switch error {
         case SyncError.unauthorized, SyncError.untrusted: true
         default: false
@@ -255,11 +255,20 @@ extension SyncEngine {
     nonisolated static func inPool<Item: Sendable, Outcome: Sendable>(
         _ items: [Item], width: Int, _ body: @escaping @Sendable (Item) async -> Outcome
     ) async -> [Outcome] {
+        await inPool(items, width: width, stoppingAfter: { _ in false }, body).compactMap { $0 }
+    }
+
+    /// ``inPool(_:width:_:)`` that begins no more items once an outcome `stops`: those left get nil.
+    nonisolated static func inPool<Item: Sendable, Outcome: Sendable>(
+        _ items: [Item], width: Int, stoppingAfter stops: @escaping @Sendable (Outcome) -> Bool,
+        _ body: @escaping @Sendable (Item) async -> Outcome
+    ) async -> [Outcome?] {
         await withTaskGroup(of: (Int, Outcome).self) { group in
             var outcomes = [Outcome?](repeating: nil, count: items.count)
             var next = 0
+            var stopped = false
             func startNext() {
-                guard next < items.count else { return }
+                guard !stopped, next < items.count else { return }
                 let (index, item) = (next, items[next])
                 group.addTask { (index, await body(item)) }
                 next += 1
@@ -267,9 +276,10 @@ extension SyncEngine {
             for _ in 0..<min(width, items.count) { startNext() }
             while let (index, outcome) = await group.next() {
                 outcomes[index] = outcome
+                if stops(outcome) { stopped = true }
                 startNext()
             }
-            return outcomes.compactMap { $0 }
+            return outcomes
         }
     }
 }

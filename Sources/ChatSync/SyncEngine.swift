@@ -147,6 +147,20 @@ public actor SyncEngine {
             if case .system? = error as? StoreError { storeFailed = true }
         }
 
+        /// Adds what one conversation's part of the pass did (its counts, problems and their
+        /// kinds), as if it had been recorded here.
+        mutating func add(_ part: Report) {
+            newMessages += part.newMessages
+            sent += part.sent
+            failed += part.failed
+            stillPending += part.stillPending
+            problems += part.problems
+            unauthorized = unauthorized || part.unauthorized
+            brokeContract = brokeContract || part.brokeContract
+            untrusted = untrusted || part.untrusted
+            storeFailed = storeFailed || part.storeFailed
+        }
+
         /// Adds what draining conversation `id`'s outbox did. Messages the server accepted but
         /// the pass could not place yet are a problem: the next pass places them.
         mutating func add(_ outcome: DrainOutcome, in id: ConversationID) {
@@ -326,26 +340,7 @@ public actor SyncEngine {
                 try await syncGrouped(conversations, deadline: deadline, report: &report)
                 return report
             }
-            for (index, conversation) in conversations.enumerated() {
-                let id = conversation.id
-                if deadline.isOver() {
-                    let rest = conversations[index...].map(\.id)
-                    report.record(SyncError.passBudgetSpent(server, beforeSyncing: rest, budget: deadline.budget))
-                    for id in rest { report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0 }
-                    break
-                }
-                do {
-                    try await syncConversation(id, head: conversation.head, report: &report)
-                } catch {
-                    // One conversation's broken answer or failed write (a full disk) ends that
-                    // conversation's work, not the pass; what was stored before stays counted.
-                    if case SyncError.unauthorized = error { throw error }
-                    if case SyncError.untrusted = error { throw error }
-                    report.record(error, in: id)
-                    noteStopped(id, error)
-                    report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
-                }
-            }
+            try await syncEach(conversations, deadline: deadline, report: &report)
         } catch let error as SyncError {
             report.record(error)
             metrics?.unreachable(problem: error.description)
@@ -356,6 +351,68 @@ public actor SyncEngine {
             report.record(error)
         }
         return report
+    }
+
+    /// How one conversation's part of a pass ended (``syncEach(_:deadline:report:)``).
+    enum ConversationPass: Sendable {
+        /// Synced, or stopped by its own problem: what it did is in the report.
+        case done(Report)
+        /// Not begun: the pass's budget was spent.
+        case notBegun
+        /// The token or the server's TLS was refused: the pass ends here.
+        case endsThePass(Report, SyncError)
+    }
+
+    /// Syncs each conversation in turn (``syncConversation(_:head:firstPage:report:)``). In a
+    /// store numbered from anchors (Matrix, whose rooms are never grouped) up to
+    /// ``Options/conversationsInFlight`` at once: the server answers one while another's pages
+    /// are written; otherwise (``Options/conversationsPerCommit`` 1) one at a time, every write
+    /// durable before the next conversation begins. Their reports join in the list's order. Conversations not begun when the
+    /// budget is spent are counted as left; a refused token or TLS stops the pass from
+    /// beginning any more, and is thrown once what the others did is in `report`.
+    func syncEach(_ conversations: [ServerConversation], deadline: PassDeadline, report: inout Report) async throws {
+        let outcomes = await Self.inPool(
+            conversations, width: session.capabilities.anchoredNumbering ? max(options.conversationsInFlight, 1) : 1,
+            stoppingAfter: { if case .endsThePass = $0 { true } else { false } }
+        ) { conversation in
+            await self.syncOne(conversation, deadline: deadline)
+        }
+        var ending: SyncError?
+        var notBegun: [ConversationID] = []
+        for (conversation, outcome) in zip(conversations, outcomes) {
+            switch outcome {
+            case .done(let part)?:
+                report.add(part)
+            case .endsThePass(let part, let error)?:
+                report.add(part)
+                if ending == nil { ending = error }
+            case .notBegun?, nil:
+                notBegun.append(conversation.id)
+            }
+        }
+        if let ending { throw ending }
+        if !notBegun.isEmpty {
+            report.record(SyncError.passBudgetSpent(server, beforeSyncing: notBegun, budget: deadline.budget))
+            for id in notBegun { report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0 }
+        }
+    }
+
+    /// One conversation's part of ``syncEach(_:deadline:report:)``.
+    private func syncOne(_ conversation: ServerConversation, deadline: PassDeadline) async -> ConversationPass {
+        if deadline.isOver() { return .notBegun }
+        let id = conversation.id
+        var report = Report()
+        do {
+            try await syncConversation(id, head: conversation.head, report: &report)
+        } catch {
+            if let refused = error as? SyncError, Self.endsThePass(refused) { return .endsThePass(report, refused) }
+            // One conversation's broken answer or failed write (a full disk) ends that
+            // conversation's work, not the pass; what was stored before stays counted.
+            report.record(error, in: id)
+            noteStopped(id, error)
+            report.stillPending += (try? await store.pendingOutbox(id).count) ?? 0
+        }
+        return .done(report)
     }
 
     /// Lists the server's conversations, checks the token is this store's user, and writes
