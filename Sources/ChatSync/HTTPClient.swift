@@ -116,6 +116,7 @@ private final class PooledConnection: Sendable {
         acceptsChunked: Bool
     ) -> Result<(HTTPClient.Response, Bool), Failure> {
         let wasOpen = stream != nil
+        var answered = 0
         do throws(SyncError) {
             let connection: any ByteStream
             if let stream {
@@ -125,7 +126,8 @@ private final class PooledConnection: Sendable {
                 stream = connection
             }
             do { try connection.write(request, until: deadline) } catch { throw .transport(error) }
-            let (head, remainder) = try ResponseHeadReader.read(from: connection, until: deadline, for: .request)
+            let (head, remainder) = try ResponseHeadReader.read(
+                from: connection, until: deadline, for: .request, received: &answered)
             let response =
                 if acceptsChunked, head.headers["Transfer-Encoding"] != nil {
                     try readChunkedBody(
@@ -141,7 +143,13 @@ private final class PooledConnection: Sendable {
             return .success((response, keepAlive))
         } catch {
             stream = nil
-            if wasOpen, error.isTemporary { return .failure(.stale(error)) }
+            // A connection the server closed while it lay idle fails at the write or before the
+            // answer's first byte, and the request was never taken. Once any byte of an answer
+            // came, or the wait for one timed out, the server may have acted on the request
+            // (made a room, taken a message): it is not sent again from here.
+            if wasOpen, answered == 0, case .transport(let failure) = error, failure.kind == .closed {
+                return .failure(.stale(error))
+            }
             return .failure(.failed(error))
         }
     }

@@ -44,8 +44,17 @@ enum ResponseHeadReader {
     static func read(from stream: any ByteStream, until deadline: ContinuousClock.Instant, for purpose: Purpose)
         throws(SyncError) -> (head: HTTPResponseHead, remainder: [UInt8])
     {
-        var parser = HTTPResponseHeadParser()
         var received = 0
+        return try read(from: stream, until: deadline, for: purpose, received: &received)
+    }
+
+    /// ``read(from:until:for:)`` counting in `received` the answer's bytes that came, also
+    /// when it throws: none means the server never began to answer.
+    static func read(
+        from stream: any ByteStream, until deadline: ContinuousClock.Instant, for purpose: Purpose,
+        received: inout Int
+    ) throws(SyncError) -> (head: HTTPResponseHead, remainder: [UInt8]) {
+        var parser = HTTPResponseHeadParser()
         while true {
             guard ContinuousClock.now < deadline else { throw .transport(purpose.noHead(received: received)) }
             let read: ByteStreamRead

@@ -97,6 +97,40 @@ import Testing
         }
     }
 
+    /// `/v1/me`'s answer on a connection kept open after it.
+    static let meKeptOpen = "HTTP/1.1 200 OK\r\nContent-Length: 18\r\n\r\n" + #"{"userId":"alice"}"#
+
+    @Test("a kept-open connection the server closed while it lay idle: the request goes again on a fresh one")
+    func idleCloseIsResent() async throws {
+        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8))])
+        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
+        let scripted = ScriptedConnector([reused, fresh])
+        let client = Self.client(scripted)
+        #expect(try await client.me() == (try UserID("alice")))
+        #expect(try await client.me() == (try UserID("alice")))
+        #expect(scripted.connections == 2)
+        #expect(fresh.written.hasPrefix("GET /v1/me HTTP/1.1\r\n"))
+    }
+
+    @Test(
+        "a kept-open connection closed after the answer began: the server may have acted, so the client does not send it again"
+    )
+    func closeMidAnswerIsNotResent() async throws {
+        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8)), .bytes(Array("HTTP/1.1 2".utf8))])
+        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
+        let scripted = ScriptedConnector([reused, fresh])
+        let client = Self.client(scripted)
+        #expect(try await client.me() == (try UserID("alice")))
+        await #expect(
+            throws: SyncError.transport(
+                TransportError(.closed, "the server closed the connection mid-answer", context: "GET /v1/me"))
+        ) {
+            _ = try await client.me()
+        }
+        #expect(scripted.connections == 1)
+        #expect(fresh.written.isEmpty)
+    }
+
     @Test("nothing to connect to is unreachable, named by the server; a pass does not wait to retry it")
     func unreachable() async throws {
         let scripted = ScriptedConnector([])
