@@ -25,11 +25,12 @@ struct MatrixSyncEndToEndTests {
             return Homeserver(synapse: synapse, alice: alice, bob: bob, room: room, directory: try TemporaryDirectory())
         }
 
-        /// A new store of alice's at `name`, and a token of a device of her own for it.
-        func device(_ name: String) throws -> Device {
+        /// A new store of alice's at `name` (its server the homeserver, or `server` in front of
+        /// it), and a token of a device of her own for it.
+        func device(_ name: String, server: String? = nil) throws -> Device {
             let store = directory.file(name)
             let made = try ChatdirProcess.run(
-                ["init", "--store", store, "--user", alice.userID, "--server", synapse.url])
+                ["init", "--store", store, "--user", alice.userID, "--server", server ?? synapse.url])
             #expect(made.status == 0, "\(made.stderr)")
             let token = try synapse.login(alice, deviceID: "CHATDIR-" + name.uppercased())
             let runtime = directory.file(name + "-runtime")
@@ -571,6 +572,34 @@ struct MatrixSyncEndToEndTests {
         try laptop.run(["check"])
         let outbox = laptop.store + "/conversations/" + dinner + "/outbox"
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []).isEmpty)
+    }
+
+    @Test(
+        "the homeserver took alice's message and its answer was lost: the live worker catches up before it tries again, finds the message there, and never sends it twice"
+    )
+    func lostAnswerCaughtUpBeforeRetry() throws {
+        let server = try Homeserver.start()
+        let proxy = try RequestLineProxy(upstreamPort: UInt16(server.synapse.port)) {
+            $0.hasPrefix("PUT ") && $0.contains("/send/m.room.message/")
+        }
+        let laptop = try server.device("laptop", server: proxy.url)
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let workers = try WorkerLog(laptop, in: server.directory)
+        let worker = try workers.start()
+        defer { worker.terminate() }
+
+        let id = try laptop.run(["send", dinner, "only once"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let stored = waitUntil(timeout: .seconds(120)) {
+            (try? laptop.run(["view", dinner, "--limit", "5"]).stdout.contains("only once  ✓ sent")) == true
+        }
+        #expect(stored, "the message is not stored as sent; the worker's log ends:\n\(workers.tail)")
+        // A second PUT would come with the worker's next outbox round (a second at most).
+        Thread.sleep(forTimeInterval: 3)
+        let puts = proxy.requestLines.filter { $0.hasPrefix("PUT ") && $0.contains("/send/m.room.message/\(id)") }
+        #expect(puts.count == 1, "PUTs of the message: \(puts); the worker's log ends:\n\(workers.tail)")
+        #expect(try server.messages().filter { $0.cmid == id }.count == 1)
+        try laptop.run(["check"])
     }
 
     @Test("two devices of alice's keep the store in git: each syncs and sends, and the merge is clean")

@@ -6,20 +6,24 @@ import Foundation
 
 /// A TCP relay on 127.0.0.1 in front of a server that records the request line of every HTTP
 /// request passing through (`GET /v1/conversations/dinner/messages?after=5&limit=50`): what a
-/// client asked for, counted where the server would count it.
+/// client asked for, counted where the server would count it. Given `losingAnswerTo`, the
+/// first request whose line it matches reaches the server, and its answer never reaches the
+/// client: the connection is cut in the answer's status line (the server did the work).
 final class RequestLineProxy: @unchecked Sendable {
     let port: UInt16
     private let upstreamPort: UInt16
     private let listener: Int32
     private let lock = NSLock()
     private var lines: [String] = []
+    private var losesAnswer: ((String) -> Bool)?
 
     var url: String { "http://127.0.0.1:\(port)" }
     /// Every request line seen so far, in order of arrival per connection.
     var requestLines: [String] { lock.withLock { lines } }
 
-    init(upstreamPort: UInt16) throws {
+    init(upstreamPort: UInt16, losingAnswerTo losesAnswer: ((String) -> Bool)? = nil) throws {
         self.upstreamPort = upstreamPort
+        self.losesAnswer = losesAnswer
         let (descriptor, number) = try listenOnLoopback()
         listener = descriptor
         port = number
@@ -49,17 +53,17 @@ final class RequestLineProxy: @unchecked Sendable {
             // last closes them (never before, so no descriptor is reused under the other thread).
             let pair = Pair(client, upstream)
             Thread { [self] in
-                pump(from: client, to: upstream, record: true)
+                pump(from: client, to: upstream, record: true, pair: pair)
                 pair.finished()
             }.start()
             Thread { [self] in
-                pump(from: upstream, to: client, record: false)
+                pump(from: upstream, to: client, record: false, pair: pair)
                 pair.finished()
             }.start()
         }
     }
 
-    private func pump(from source: Int32, to target: Int32, record: Bool) {
+    private func pump(from source: Int32, to target: Int32, record: Bool, pair: Pair) {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         var pending: [UInt8] = []
         while true {
@@ -74,9 +78,23 @@ final class RequestLineProxy: @unchecked Sendable {
                         in: .whitespacesAndNewlines)
                     pending.removeSubrange(...newline)
                     if line.hasSuffix(" HTTP/1.1"), ["GET ", "POST ", "PUT "].contains(where: { line.hasPrefix($0) }) {
-                        lock.withLock { lines.append(String(line.dropLast(" HTTP/1.1".count))) }
+                        let request = String(line.dropLast(" HTTP/1.1".count))
+                        let loses = lock.withLock {
+                            lines.append(request)
+                            guard let losesAnswer, losesAnswer(request) else { return false }
+                            self.losesAnswer = nil
+                            return true
+                        }
+                        // HTTP/1.1 without pipelining: every earlier answer on this connection
+                        // was relayed before this request was sent.
+                        if loses { pair.losesAnswer = true }
                     }
                 }
+            } else if pair.losesAnswer {
+                // A few bytes of the status line, then the cut: a client retries a request whose
+                // reused connection closed before any answer byte at once, as a stale connection.
+                _ = chunk.withUnsafeBytes { send(target, $0.baseAddress!, min(count, 9), Int32(MSG_NOSIGNAL)) }
+                break
             }
             var sent = 0
             while sent < count {
@@ -97,6 +115,12 @@ final class RequestLineProxy: @unchecked Sendable {
         private let sockets: (Int32, Int32)
         private let lock = NSLock()
         private var running = 2
+        private var losing = false
+        /// The answer coming back is to be dropped, and the connection cut.
+        var losesAnswer: Bool {
+            get { lock.withLock { losing } }
+            set { lock.withLock { losing = newValue } }
+        }
 
         init(_ first: Int32, _ second: Int32) { sockets = (first, second) }
 
