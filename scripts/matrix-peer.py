@@ -173,6 +173,8 @@ def run(client, arguments):
         return client.request("POST", API + "/createRoom", body)
     if command == "joined-rooms":
         return client.request("GET", API + "/joined_rooms")
+    if command == "devices":
+        return client.request("GET", API + "/devices")
     if command == "join":
         return client.request("POST", API + "/join/" + urllib.parse.quote(arguments.room, safe=""), {})
     if command == "invite":
@@ -271,6 +273,7 @@ def parser():
     c.add_argument("--alias")
     c.add_argument("--creation-content")
     commands.add_parser("joined-rooms")
+    commands.add_parser("devices")
     j = commands.add_parser("join")
     j.add_argument("room")
     i = commands.add_parser("invite")

@@ -16,11 +16,14 @@ final class MatrixTokenRefresher: Sendable {
     private let environment: Environment
     /// The token this process uses now: one on file that differs is another process's renewal.
     private let current: Mutex<String>
+    /// The longest wait for another process's renewal: one refresh request, retried, takes far
+    /// less; a process stopped (SIGSTOP, a debugger) while it holds the lock is not waited for.
+    private let lockWait: Duration
 
     /// Nil unless `source` is the saved login's token file and a refresh token is saved.
     init?(
         store: Store, source: TokenSource, token: String, server: ServerAddress, caFile: String?,
-        environment: Environment
+        environment: Environment, lockWait: Duration = .seconds(60)
     ) {
         guard store.manifest.storeProtocol == .matrix, case .file(let path) = source,
             let saved = try? SavedLogin(store: store, environment: environment), SavedLogin.same(path, saved.tokenFile),
@@ -30,12 +33,14 @@ final class MatrixTokenRefresher: Sendable {
         client = MatrixClient(server: server, accessToken: nil, caFile: caFile)
         self.environment = environment
         current = Mutex(token)
+        self.lockWait = lockWait
     }
 
     /// A new access token, or a ``CommandFailure`` saying why there is none.
     func renew() async throws -> String {
         let lock = try openLock()
         // Another process renewing holds it for one request: waited for without a blocked thread.
+        let giveUp = ContinuousClock.now + lockWait
         while true {
             do throws(SystemError) {
                 try lock.lockExclusive(path: saved.renewalLock)
@@ -44,6 +49,12 @@ final class MatrixTokenRefresher: Sendable {
                 guard error.isWouldBlock else {
                     throw CommandFailure(message: "cannot renew the token: \(error)", exitCode: 74)
                 }
+            }
+            guard ContinuousClock.now < giveUp else {
+                throw CommandFailure(
+                    message:
+                        "cannot renew the token: another process has held \(saved.renewalLock) for \(lockWait) (see `fuser \(saved.renewalLock)`); try again when it is done",
+                    exitCode: 75)
             }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -93,10 +93,11 @@ struct SavedLogin: Sendable {
         return try TokenSource.file(refreshFile).fetch(environment)
     }
 
-    /// Removes ``tokenFile`` and ``refreshFile``; quiet when they are gone already.
+    /// Removes ``tokenFile``, ``refreshFile`` and ``renewalLock``; quiet when they are gone already.
     func removeToken() throws {
         try remove(deviceID + ".refresh", what: "the refresh token")
         try remove(deviceID + ".token", what: "the token")
+        try remove(deviceID + ".lock", what: "the renewal lock")
     }
 
     private func remove(_ name: String, what: String) throws {

@@ -1,3 +1,4 @@
+import ChatDomain
 import ChatStore
 import ChatSystem
 import ChatTestSupport
@@ -137,6 +138,21 @@ struct MatrixLoginEndToEndTests {
             try Self.storedTexts(home.store).contains("after the second expiry")
         }
         #expect(try Self.token(tokenFile) != secondToken)
+        worker.terminate()
+        worker.waitUntilExit()
+
+        // Logout past the next expiry still ends the device's session: Synapse takes an expired
+        // token for logout (and the device's refresh token ends with it).
+        Thread.sleep(forTimeInterval: 13)
+        let out = try home.chatdir(["logout"])
+        #expect(out.stdout.contains("ended the session of device \(device)"), "\(out.stdout)")
+        for file in [tokenFile, refreshFile, home.config + "/chatdir/tokens/\(device).lock"] {
+            #expect(!FileManager.default.fileExists(atPath: file), "\(file) is left")
+        }
+        var check = alice
+        check.accessToken = try synapse.login(alice, deviceID: "CHECK")
+        let devices = try #require(try synapse.peer(check, ["devices"])["devices"] as? [[String: Any]])
+        #expect(!devices.contains { $0["device_id"] as? String == device }, "\(devices)")
     }
 
     /// The text of every segment of every conversation in `store`.
@@ -176,6 +192,34 @@ struct MatrixLoginEndToEndTests {
 
 /// The refusals and the terminal prompt, which need no homeserver.
 @Suite(.ownThreads) struct LoginEndToEndTests {
+    @Test("a renewal waits for another process's, but not for ever: a lock held past the wait is named")
+    func renewalLockHeld() async throws {
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", "@alice:example.org", "--server", "http://127.0.0.1:9", home.store])
+        let environment: Environment = ["HOME": home.directory.path, "XDG_CONFIG_HOME": home.config]
+        let store = try Store.open(at: home.store)
+        let saved = try SavedLogin(store: store, environment: environment)
+        try saved.saveToken("expired")
+        try saved.saveRefreshToken("refresh")
+        let refresher = try #require(
+            MatrixTokenRefresher(
+                store: store, source: .file(saved.tokenFile), token: "expired",
+                server: ServerAddress(host: "127.0.0.1", port: 9), caFile: nil, environment: environment,
+                lockWait: .milliseconds(300)))
+        // Another process's renewal, stuck: its own open file description holds the lock.
+        let holder = try FileDescriptor.openLockFile(saved.renewalLock)
+        try holder.lockExclusive(path: saved.renewalLock)
+        do {
+            _ = try await refresher.renew()
+            Issue.record("renewed while another process held the lock")
+        } catch let failure as CommandFailure {
+            #expect(failure.exitCode == 75)
+            #expect(failure.message.contains("another process has held \(saved.renewalLock)"), "\(failure.message)")
+        }
+        holder.unlock()
+        #expect(try saved.savedToken(environment) == "expired")
+    }
+
     @Test("login and logout refuse a wire v1 store, saying what gives its token")
     func wireStore() throws {
         let home = try LoginHome()

@@ -100,7 +100,7 @@ enum CommandManualPage {
             .TP
             .I ~/.config/chatdir/tokens/
             Access tokens \\fBchatdir login\\fR saved for Matrix stores, one \\fIDEVICE.token\\fR (mode 0600) per store,
-            with \\fIDEVICE.refresh\\fR when the homeserver gives refresh tokens;
+            with \\fIDEVICE.refresh\\fR when the homeserver gives refresh tokens, and \\fIDEVICE.lock\\fR, held while one process renews them;
             the directory is 0700 and this user's alone. \\fBchatdir logout\\fR removes them.
             .TP
             .I ~/.local/share/chatdir/
