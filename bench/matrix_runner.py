@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """The Matrix part of chatdir-bench (`--only matrix`, BENCHMARKS.md "Matrix"): a Synapse on
-loopback, chatdir's release binary and the minimal clients of bench/matrix_pager.py, timed in
-the same run. Prints one JSON object: {"chatdir": {...}, "pager": {...}, "meta": {...}}.
+loopback, chatdir's release binary and the minimal clients of bench/matrix_pager.py (and,
+given --nio-python, the matrix-nio client of bench/matrix_nio_pager.py for the big room), timed
+in the same run. Prints one JSON object: {"chatdir": {...}, "pager": {...}, "nio": {...},
+"meta": {...}}.
 
-    matrix_runner.py --workdir DIR --synapse-python PATH --chatdir PATH [--runs 3] [--live 100]
+    matrix_runner.py --workdir DIR --synapse-python PATH --chatdir PATH [--nio-python PATH]
+                     [--runs 3] [--live 100]
 
 The homeserver and what it holds are made once under DIR/synapse (its SQLite database, the
 accounts' tokens in accounts.json, `seeded.complete` written last) and reused by later runs:
@@ -15,7 +18,8 @@ workload so that no measurement moves another's anchor:
 Each room's messages come from one sender in turn, eight rooms at a time.
 
 Timed: `chatdir sync` of a fresh store (the process, posix_spawn to wait) by turns with
-`matrix_pager.py page` (the process too), `runs` times each, medians; live: erin's PUT sent →
+`matrix_pager.py page` (the process too) and, for the big room, `matrix_nio_pager.py`, `runs`
+times each, medians; live: erin's PUT sent →
 the segment file holding the event renamed into dave's store (inotify), against the same PUT →
 `matrix_pager.py longpoll`'s /sync answer decoded, in alternating blocks.
 """
@@ -41,6 +45,7 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGER = os.path.join(HERE, "matrix_pager.py")
+NIO_PAGER = os.path.join(HERE, "matrix_nio_pager.py")
 API = "/_matrix/client/v3"
 SEED_PARAMS = "rooms=1x10000,200x50;one sender a room;live;words=v1"
 WORDS = (
@@ -318,14 +323,16 @@ def log_size(server):
     return os.path.getsize(os.path.join(server.directory, "homeserver.log"))
 
 
-def first_sync(args, server, user, token, name, runs):
-    """`chatdir sync` of a fresh store by turns with the pager; medians of `runs`."""
+def first_sync(args, server, user, token, name, runs, nio=False):
+    """`chatdir sync` of a fresh store by turns with the pager (and the nio client when `nio`);
+    medians of `runs`."""
     environment = dict(os.environ, CHATDIR_TOKEN=token, MATRIX_TOKEN=token)
     store = os.path.join(args.workdir, "store-" + name)
-    chatdir_times, pager_times = [], []
+    chatdir_times, pager_times, nio_times = [], [], []
     found = {}
+    sides = ("chatdir", "pager", "nio") if nio else ("chatdir", "pager")
     for run in range(runs):
-        for side in (("chatdir", "pager") if run % 2 == 0 else ("pager", "chatdir")):
+        for side in (sides if run % 2 == 0 else tuple(reversed(sides))):
             if side == "chatdir":
                 fresh_store(args.chatdir, store, user, server, environment)
                 before = log_size(server)
@@ -350,6 +357,17 @@ def first_sync(args, server, user, token, name, runs):
                 found["chatdir_output"] = out.strip()
                 time.sleep(0.5)
                 found["chatdir_requests"] = request_counts(server, before)
+            elif side == "nio":
+                before = log_size(server)
+                out_file = os.path.join(args.workdir, "nio-" + name + ".jsonl")
+                elapsed, out = spawn_time(
+                    [args.nio_python, NIO_PAGER, "--server", server.url, "--out", out_file, "--limit", "500"],
+                    environment)
+                os.unlink(out_file)
+                nio_times.append(elapsed)
+                found["nio"] = json.loads(out)
+                time.sleep(0.5)
+                found["nio_requests"] = request_counts(server, before)
             else:
                 before = log_size(server)
                 elapsed, out = spawn_time([args.python, PAGER, "--server", server.url, "page", "--limit", "500"], environment)
@@ -365,12 +383,16 @@ def first_sync(args, server, user, token, name, runs):
                     with open(os.path.join(root, file), "rb") as segment:
                         messages += sum(1 for line in segment if b'"eventId"' in line)
     found["chatdir_messages_on_disk"] = messages
-    log("%s: chatdir sync %s s, pager %s s; %s; pager %s" % (
+    log("%s: chatdir sync %s s, pager %s s%s; %s; pager %s" % (
         name, ", ".join("%.2f" % t for t in chatdir_times), ", ".join("%.2f" % t for t in pager_times),
+        ", nio %s s" % ", ".join("%.2f" % t for t in nio_times) if nio_times else "",
         found.get("chatdir_output"), found["pager"]))
     found["chatdir_s"] = [round(t, 3) for t in chatdir_times]
     found["pager_s"] = [round(t, 3) for t in pager_times]
-    return statistics.median(chatdir_times) if chatdir_times else None, statistics.median(pager_times), found
+    if nio_times:
+        found["nio_s"] = [round(t, 3) for t in nio_times]
+    medians = [statistics.median(times) if times else None for times in (chatdir_times, pager_times, nio_times)]
+    return medians[0], medians[1], medians[2], found
 
 
 # MARK: - Live
@@ -487,6 +509,7 @@ def main():
     parser.add_argument("--synapse-python", required=True)
     parser.add_argument("--chatdir", required=True)
     parser.add_argument("--python", default=sys.executable, help="the Python the minimal clients run with")
+    parser.add_argument("--nio-python", help="a Python with matrix-nio (scripts/install-matrix-nio.sh)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--live", type=int, default=100)
     args = parser.parse_args()
@@ -516,12 +539,15 @@ def main():
                 file.write(SEED_PARAMS)
         with open(accounts_file) as file:
             accounts = json.load(file)
-        chatdir, pager = {}, {}
+        chatdir, pager, nio = {}, {}, {}
         for user, name, key in (("alice", "room-10k", "room_10k"), ("carol", "rooms-200", "rooms_200")):
-            c, p, found = first_sync(args, server, "@%s:localhost" % user, accounts[user], name, args.runs)
+            c, p, n, found = first_sync(args, server, "@%s:localhost" % user, accounts[user], name, args.runs,
+                                        nio=bool(args.nio_python) and key == "room_10k")
             if c is not None:
                 chatdir[key + "_s"] = c
             pager[key + "_s"] = p
+            if n is not None:
+                nio[key + "_s"] = n
             meta[key] = found
         if args.live > 0:
             figures = live(args, server, accounts, args.live)
@@ -539,7 +565,7 @@ def main():
         version = "?"
     meta["synapse"] = version
     meta["python"] = sys.version.split()[0]
-    print(json.dumps({"chatdir": chatdir, "pager": pager, "meta": meta}, indent=1, sort_keys=True))
+    print(json.dumps({"chatdir": chatdir, "pager": pager, "nio": nio, "meta": meta}, indent=1, sort_keys=True))
 
 
 if __name__ == "__main__":

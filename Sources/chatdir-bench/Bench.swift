@@ -230,11 +230,15 @@ struct Bench {
             python: options.python,
             script: try PeerRunner.locate(options.matrixScript, name: "matrix_runner.py", option: "--matrix-runner"),
             workdir: options.cache + "/matrix", virtualEnvironment: MatrixRunner.virtualEnvironment(),
-            chatdir: options.chatdir)
+            chatdir: options.chatdir, nioPython: MatrixRunner.nioPython().python)
         if let reason = runner.skipReason() {
             log(reason)
             report.notes.append(reason)
             return
+        }
+        if let reason = MatrixRunner.nioPython().skipped {
+            log(reason)
+            report.notes.append(reason)
         }
         log(
             "matrix: \(runner.script) (Synapse from \(runner.virtualEnvironment); seeding the first time takes minutes)"
@@ -242,6 +246,7 @@ struct Bench {
         let (sides, meta) = try runner.run(runs: options.matrixRuns, live: options.matrixLive)
         figures.merge(sides["chatdir"] ?? [:]) { $1 }
         report.figures["matrix-pager"] = sides["matrix-pager"] ?? [:]
+        report.figures["matrix-nio"] = sides["matrix-nio"] ?? [:]
         if let version = meta["synapse"] as? String { report.machine["synapse"] = version }
         if let data = try? JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys]) {
             report.notes.append("Matrix run: " + String(decoding: data, as: UTF8.self))

@@ -16,8 +16,11 @@ struct Report {
         var chatdir: Double?
         var sqlite: Double?
         var maildir: Double?
-        /// The minimal Matrix client's figure (bench/matrix_pager.py), the Matrix rows' peer.
+        /// A Matrix row's peer client's figure: the minimal client (bench/matrix_pager.py), or
+        /// the matrix-nio one (bench/matrix_nio_pager.py) as ``pagerKey`` says.
         var pager: Double?
+        /// The name of ``pager`` in the JSON.
+        var pagerKey = "matrix_pager"
         var lowerIsBetter = true
         var goal: String?
         /// nil when there is no figure to judge (or no goal).
@@ -249,11 +252,14 @@ struct Report {
     /// The Matrix rows (`--only matrix`): chatdir's release binary against the minimal clients
     /// of bench/matrix_pager.py, the same homeserver, in the same run.
     var matrixRows: [Row] {
-        func row(_ workload: String, unit: String, key: String, goalFactor: Double?) -> Row {
-            var row = Row(
-                workload: workload, unit: unit, chatdir: value("chatdir", key), pager: value("matrix-pager", key))
+        func row(
+            _ workload: String, unit: String, key: String, goalFactor: Double?, peer: String = "matrix-pager",
+            peerName: String = "the minimal client"
+        ) -> Row {
+            var row = Row(workload: workload, unit: unit, chatdir: value("chatdir", key), pager: value(peer, key))
+            row.pagerKey = peer.replacingOccurrences(of: "-", with: "_")
             if let goalFactor {
-                row.goal = "≤ \(Self.factor(goalFactor)) the minimal client"
+                row.goal = "≤ \(Self.factor(goalFactor)) \(peerName)"
                 if let chatdir = row.chatdir, let pager = row.pager { row.met = chatdir <= goalFactor * pager }
             }
             return row
@@ -262,6 +268,9 @@ struct Report {
             row(
                 "first sync of one room of 10k messages (process wall)", unit: "s", key: "matrix_room_10k_s",
                 goalFactor: 1.2),
+            row(
+                "the same, against matrix-nio paging it into a file (process wall)", unit: "s",
+                key: "matrix_room_10k_s", goalFactor: 1.0, peer: "matrix-nio", peerName: "the matrix-nio client"),
             row(
                 "first sync of 200 rooms of 50 messages (process wall)", unit: "s", key: "matrix_rooms_200_s",
                 goalFactor: 1.5),
@@ -279,7 +288,7 @@ struct Report {
         let rows = matrixRows
         guard !rows.isEmpty else { return "" }
         var lines = [
-            "| workload | unit | chatdir | minimal client | ratio | goal | met |",
+            "| workload | unit | chatdir | peer client | ratio | goal | met |",
             "| --- | --- | ---: | ---: | ---: | --- | --- |",
         ]
         for row in rows {
@@ -317,7 +326,7 @@ struct Report {
             if let value = row.chatdir { object["chatdir"] = value }
             if let value = row.sqlite { object["sqlite"] = value }
             if let value = row.maildir { object["maildir"] = value }
-            if let value = row.pager { object["matrix_pager"] = value }
+            if let value = row.pager { object[row.pagerKey] = value }
             if let value = row.ratio { object["ratio_to_best_peer"] = value }
             if let value = row.goal { object["goal"] = value }
             if let value = row.met { object["met"] = value }
