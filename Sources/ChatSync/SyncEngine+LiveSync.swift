@@ -171,18 +171,28 @@ extension SyncEngine {
     /// Catching up starts at the lower of the store's head run and a hole this worker still
     /// knows of, so a hole left open across a reconnect is filled, not skipped.
     /// A conversation whose catch-up fails (a broken answer, a failed write) does not hold up
-    /// the others: the first such error is thrown once every conversation had its turn.
+    /// the others: the first such error is thrown once every conversation had its turn. A
+    /// refused token begins no more of them. In a store numbered from anchors (Matrix) up to
+    /// ``Options/conversationsInFlight`` conversations catch up at once, as a one-pass sync
+    /// takes them; a wire v1 store's one at a time.
     func catchUpEverything() async throws {
-        var firstError: (any Error)?
-        for id in try await discover() {
+        let ids = try await discover()
+        let width = session.capabilities.anchoredNumbering ? max(options.conversationsInFlight, 1) : 1
+        let failures = await Self.inPool(ids, width: width, stoppingAfter: Self.isRefusedToken) { id in
             do {
-                try await catchUpLive(id)
+                try await self.catchUpLive(id)
+                return nil
             } catch {
-                if case SyncError.unauthorized = error { throw error }
-                firstError = firstError ?? error
+                return error
             }
         }
-        if let firstError { throw firstError }
+        let errors = failures.compactMap { $0 ?? nil }
+        if let refused = errors.first(where: { Self.isRefusedToken($0) }) { throw refused }
+        if let first = errors.first { throw first }
+    }
+
+    private nonisolated static func isRefusedToken(_ error: (any Error)?) -> Bool {
+        if case SyncError.unauthorized? = error { true } else { false }
     }
 
     /// Whether the server lists conversation `id`. A stored conversation is listed; for an
@@ -241,7 +251,8 @@ extension SyncEngine {
     }
 
     /// In a store numbered from an anchor (Matrix), pages the first-sync history of every
-    /// conversation in the background, one conversation at a time, while live messages go on
+    /// conversation in the background, ``Options/conversationsInFlight`` conversations at a
+    /// time (as a one-pass sync takes them), while live messages go on
     /// (older pages are stored below the oldest message, live ones above the newest). At most
     /// one such run at a time; each reconnect starts one if none runs, which reads only the
     /// `.history-complete` markers once everything is stored.
@@ -255,15 +266,21 @@ extension SyncEngine {
 
     private func completeFirstHistories(log: @escaping @Sendable (String) -> Void) async {
         defer { liveState.historyRunning = false }
-        for id in (try? await store.knownConversations()) ?? [] {
+        let conversations = (try? await store.knownConversations()) ?? []
+        _ = await Self.inPool(conversations, width: max(options.conversationsInFlight, 1)) { id in
+            await self.completeFirstHistoryLogging(id, log: log)
+        }
+    }
+
+    /// One conversation of ``completeFirstHistories(log:)``, its outcome logged.
+    private func completeFirstHistoryLogging(_ id: ConversationID, log: @escaping @Sendable (String) -> Void) async {
+        if Task.isCancelled { return }
+        do {
+            let inserted = try await completeFirstHistory(id)
+            if inserted > 0 { log("\(id): stored \(inserted) older messages") }
+        } catch {
             if Task.isCancelled { return }
-            do {
-                let inserted = try await completeFirstHistory(id)
-                if inserted > 0 { log("\(id): stored \(inserted) older messages") }
-            } catch {
-                if Task.isCancelled { return }
-                log("\(id): older history: \(error)")
-            }
+            log("\(id): older history: \(error)")
         }
     }
 

@@ -166,4 +166,29 @@ import Testing
         #expect(try storedMessages(store, "r0").count == 4)
         #expect(try storedMessages(store, "r2").isEmpty)
     }
+
+    @Test("the live worker's catch-up after connecting takes rooms several at once too, and stops at a refused token")
+    func liveCatchUp() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try clientStore("alice", in: directory)
+        let rooms = try Rooms(rooms: 5, messages: 6, gate: 2)
+        var options = fastOptions
+        options.conversationsInFlight = 2
+        let engine = try SyncEngine(store: store, session: try RoomsSession(rooms), token: "t", options: options)
+        try await engine.catchUpEverything()
+        #expect(rooms.state.withLock { $0.mostInFlight } == 2)
+        for id in rooms.ids {
+            #expect(try storedMessages(store, id.rawValue).map(\.text) == (1...6).map { "\(id) says \($0)" })
+        }
+
+        let refusing = try Rooms(rooms: 5, messages: 3, gate: 1, refusing: 1)
+        let other = try TemporaryDirectory()
+        let refusedEngine = try SyncEngine(
+            store: try clientStore("alice", in: other), session: try RoomsSession(refusing), token: "t",
+            options: options)
+        await #expect(throws: SyncError.unauthorized("401: the token was revoked")) {
+            try await refusedEngine.catchUpEverything()
+        }
+        #expect(Set(refusing.state.withLock { $0.asked }) == [refusing.ids[0], refusing.ids[1]])
+    }
 }
