@@ -40,10 +40,14 @@ import Testing
         let text = rendered.text
         for section in [
             "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES",
-            "SEE ALSO",
+            "MATRIX", "SEE ALSO",
         ] {
             #expect(text.contains("\n\(section)\n"), "section \(section)")
         }
+        // What a Matrix store's ticks can say, however groff wraps it.
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("Ticks: ✓ sent and ✓✓ read"))
+        #expect(flat.contains("a Matrix store never shows ✓✓ delivered"))
         for command in Chatdir.commands {
             let spec = command.spec
             #expect(text.contains("\n   chatdir \(spec.name)\n"), "subsection for \(spec.name)")

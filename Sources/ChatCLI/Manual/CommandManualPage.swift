@@ -129,6 +129,34 @@ enum CommandManualPage {
             systemctl \\-\\-user enable \\-\\-now chatdir\\-sync@$(systemd\\-escape ~/chats).service
             .fi
             .RE
+            .SH MATRIX
+            A Matrix user ID (\\fI@alice:example.org\\fR) given to \\fBchatdir init\\fR makes a Matrix store: every
+            command then works on the account's joined rooms, one conversation folder each, named from the room
+            ID (the same on every device).
+            The homeserver is found from the user ID's domain (\\fI/.well\\-known/matrix/client\\fR) unless
+            \\fB\\-\\-server\\fR names it.
+            \\fBchatdir login\\fR asks for the password without echo and saves the token where \\fBsync\\fR finds it:
+            .PP
+            .RS 4
+            .nf
+            chatdir init \\-\\-store ~/chats/matrix \\-\\-user @alice:example.org
+            chatdir login \\-\\-store ~/chats/matrix
+            chatdir sync \\-\\-store ~/chats/matrix \\-\\-live &
+            chatdir list \\-\\-store ~/chats/matrix
+            chatdir chat \\-\\-store ~/chats/matrix ROOM\\-FOLDER
+            .fi
+            .RE
+            .PP
+            Matrix has no per\\-room counter: chatdir numbers a room's messages from an anchor every device of the
+            account reads from the room's account data (\\fIorg.chatdir.anchor\\fR, sequence 1000000000), and every
+            record carries its event ID.
+            A sent message's client message ID is its transaction ID and travels in its content, so a retry is the
+            same event.
+            Ticks: \\(OK sent and \\(OK\\(OK read, from the other members' \\fIm.read\\fR receipts; Matrix has no
+            delivered receipts, so a Matrix store never shows \\(OK\\(OK delivered.
+            \\fBchatdir read\\fR posts \\fIm.read\\fR.
+            End\\-to\\-end encrypted rooms are listed as not supported and never synced, and nothing is sent into them.
+            \\fBchatdir\\-store\\fR(5), "Matrix stores", has the layout.
             .SH SEE ALSO
             \\fBchatdir\\-store\\fR(5), \\fBsystemd.unit\\fR(5), \\fBsysexits\\fR(3)
 
