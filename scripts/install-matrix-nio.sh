@@ -8,18 +8,5 @@
 #   scripts/install-matrix-nio.sh
 set -euo pipefail
 
-version=0.26.0
-venv="${CHATDIR_NIO_VENV:-$HOME/.cache/chatdir/nio-venv}"
-
-if "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('matrix-nio') != '$version')" 2>/dev/null; then
-    exit 0
-fi
-if ! python3 -c "import venv, ensurepip" 2>/dev/null; then
-    echo "install-matrix-nio.sh: python3 cannot make a virtual environment; install python3-venv" >&2
-    exit 69
-fi
-rm -rf "$venv"
-mkdir -p "$(dirname "$venv")"
-python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check "matrix-nio==$version"
-"$venv/bin/python" -c "import importlib.metadata as m; print('matrix-nio', m.version('matrix-nio'), 'in $venv')"
+exec "$(dirname "$0")/install-python-package.sh" \
+    "${CHATDIR_NIO_VENV:-$HOME/.cache/chatdir/nio-venv}" matrix-nio 0.26.0

@@ -126,17 +126,29 @@ import Testing
         func renewing(token: String) -> RoomsSession { self }
     }
 
+    /// Alice's fresh store and an engine on `rooms` taking `width` conversations at once.
+    struct Device {
+        let directory: TemporaryDirectory
+        let store: Store
+        let engine: SyncEngine
+
+        init(_ rooms: Rooms, width: Int, pageSize: Int? = nil) throws {
+            directory = try TemporaryDirectory()
+            store = try clientStore("alice", in: directory)
+            var options = fastOptions
+            options.conversationsInFlight = width
+            if let pageSize { options.pageSize = pageSize }
+            engine = try SyncEngine(store: store, session: try RoomsSession(rooms), token: "t", options: options)
+        }
+    }
+
     @Test("rooms are synced several at once, never more than the setting, each stored whole")
     func severalAtOnce() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try clientStore("alice", in: directory)
         let rooms = try Rooms(rooms: 7, messages: 12, gate: 3)
-        var options = fastOptions
-        options.conversationsInFlight = 3
-        options.pageSize = 5
-        let engine = try SyncEngine(store: store, session: try RoomsSession(rooms), token: "t", options: options)
+        let device = try Device(rooms, width: 3, pageSize: 5)
+        let store = device.store
 
-        let report = await engine.syncOnce()
+        let report = await device.engine.syncOnce()
         #expect(report.outcome == .complete, "\(report)")
         #expect(report.conversations == 7)
         #expect(report.newMessages == 7 * 12)
@@ -151,14 +163,11 @@ import Testing
 
     @Test("a token refused in one room ends the pass: the rooms in flight finish, no other begins")
     func refusedTokenEndsThePass() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try clientStore("alice", in: directory)
         let rooms = try Rooms(rooms: 6, messages: 4, gate: 1, refusing: 1)
-        var options = fastOptions
-        options.conversationsInFlight = 2
-        let engine = try SyncEngine(store: store, session: try RoomsSession(rooms), token: "t", options: options)
+        let device = try Device(rooms, width: 2)
+        let store = device.store
 
-        let report = await engine.syncOnce()
+        let report = await device.engine.syncOnce()
         #expect(report.outcome == .tokenRefused, "\(report)")
         #expect(report.problems.contains { $0.contains("the token was revoked") }, "\(report.problems)")
         // r0 was in flight beside r1 and finished; r2… were never asked for.
@@ -169,25 +178,18 @@ import Testing
 
     @Test("the live worker's catch-up after connecting takes rooms several at once too, and stops at a refused token")
     func liveCatchUp() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try clientStore("alice", in: directory)
         let rooms = try Rooms(rooms: 5, messages: 6, gate: 2)
-        var options = fastOptions
-        options.conversationsInFlight = 2
-        let engine = try SyncEngine(store: store, session: try RoomsSession(rooms), token: "t", options: options)
-        try await engine.catchUpEverything()
+        let device = try Device(rooms, width: 2)
+        try await device.engine.catchUpEverything()
         #expect(rooms.state.withLock { $0.mostInFlight } == 2)
         for id in rooms.ids {
-            #expect(try storedMessages(store, id.rawValue).map(\.text) == (1...6).map { "\(id) says \($0)" })
+            #expect(try storedMessages(device.store, id.rawValue).map(\.text) == (1...6).map { "\(id) says \($0)" })
         }
 
         let refusing = try Rooms(rooms: 5, messages: 3, gate: 1, refusing: 1)
-        let other = try TemporaryDirectory()
-        let refusedEngine = try SyncEngine(
-            store: try clientStore("alice", in: other), session: try RoomsSession(refusing), token: "t",
-            options: options)
+        let refused = try Device(refusing, width: 2)
         await #expect(throws: SyncError.unauthorized("401: the token was revoked")) {
-            try await refusedEngine.catchUpEverything()
+            try await refused.engine.catchUpEverything()
         }
         #expect(Set(refusing.state.withLock { $0.asked }) == [refusing.ids[0], refusing.ids[1]])
     }
