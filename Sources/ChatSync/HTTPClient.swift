@@ -144,10 +144,11 @@ private final class PooledConnection: Sendable {
         } catch {
             stream = nil
             // A connection the server closed while it lay idle fails at the write or before the
-            // answer's first byte, and the request was never taken. Once any byte of an answer
-            // came, or the wait for one timed out, the server may have acted on the request
-            // (made a room, taken a message): it is not sent again from here.
-            if wasOpen, answered == 0, case .transport(let failure) = error, failure.kind == .closed {
+            // answer's first byte (closed, or reset: over TLS a reset is a failed read), and the
+            // request was never taken. Once any byte of an answer came, or the wait for one timed
+            // out, the server may have acted on the request (made a room, taken a message): it
+            // is not sent again from here.
+            if wasOpen, answered == 0, case .transport(let failure) = error, failure.kind != .timedOut {
                 return .failure(.stale(error))
             }
             return .failure(.failed(error))

@@ -112,6 +112,31 @@ import Testing
         #expect(fresh.written.hasPrefix("GET /v1/me HTTP/1.1\r\n"))
     }
 
+    @Test("a kept-open TLS connection the server reset while idle: the failed read before any answer byte is resent")
+    func idleResetOverTLSIsResent() async throws {
+        let reset = TransportError(.failed, "reading with chat.example:8080 failed: ECONNRESET")
+        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8)), .fail(reset)])
+        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
+        let scripted = ScriptedConnector([reused, fresh])
+        let client = Self.client(scripted)
+        #expect(try await client.me() == (try UserID("alice")))
+        #expect(try await client.me() == (try UserID("alice")))
+        #expect(scripted.connections == 2)
+    }
+
+    @Test(
+        "a kept-open connection whose answer did not come in time: the server may be acting on it, so it is not resent")
+    func timeoutIsNotResent() async throws {
+        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8)), .stall])
+        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
+        let scripted = ScriptedConnector([reused, fresh])
+        let client = Self.client(scripted, timeout: .milliseconds(200))
+        #expect(try await client.me() == (try UserID("alice")))
+        await #expect(throws: SyncError.self) { _ = try await client.me() }
+        #expect(scripted.connections == 1)
+        #expect(fresh.written.isEmpty)
+    }
+
     @Test(
         "a kept-open connection closed after the answer began: the server may have acted, so the client does not send it again"
     )

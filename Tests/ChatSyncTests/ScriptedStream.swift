@@ -20,6 +20,8 @@ final class ScriptedStream: ByteStream, @unchecked Sendable {
         case stall
         /// The connection is reset: the read fails as recv does on ECONNRESET.
         case reset
+        /// The read fails with this error (say, a reset as a TLS stream reports it).
+        case fail(TransportError)
     }
 
     private let condition = NSCondition()
@@ -66,6 +68,8 @@ final class ScriptedStream: ByteStream, @unchecked Sendable {
             return isShut ? .closed : .timedOut
         case .reset:
             throw ScriptedStream.resetError
+        case .fail(let error):
+            throw error
         }
     }
 
