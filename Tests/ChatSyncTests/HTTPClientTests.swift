@@ -100,11 +100,16 @@ import Testing
     /// `/v1/me`'s answer on a connection kept open after it.
     static let meKeptOpen = "HTTP/1.1 200 OK\r\nContent-Length: 18\r\n\r\n" + #"{"userId":"alice"}"#
 
+    /// A connection that answers `/v1/me` kept open, then does `next`; and the fresh one after it.
+    static func keptOpen(then next: [ScriptedStream.Step]) -> (scripted: ScriptedConnector, fresh: ScriptedStream) {
+        let reused = ScriptedStream([.bytes(Array(meKeptOpen.utf8))] + next)
+        let fresh = ScriptedStream([.bytes(Array(me.utf8))])
+        return (ScriptedConnector([reused, fresh]), fresh)
+    }
+
     @Test("a kept-open connection the server closed while it lay idle: the request goes again on a fresh one")
     func idleCloseIsResent() async throws {
-        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8))])
-        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
-        let scripted = ScriptedConnector([reused, fresh])
+        let (scripted, fresh) = Self.keptOpen(then: [])
         let client = Self.client(scripted)
         #expect(try await client.me() == (try UserID("alice")))
         #expect(try await client.me() == (try UserID("alice")))
@@ -115,9 +120,7 @@ import Testing
     @Test("a kept-open TLS connection the server reset while idle: the failed read before any answer byte is resent")
     func idleResetOverTLSIsResent() async throws {
         let reset = TransportError(.failed, "reading with chat.example:8080 failed: ECONNRESET")
-        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8)), .fail(reset)])
-        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
-        let scripted = ScriptedConnector([reused, fresh])
+        let (scripted, _) = Self.keptOpen(then: [.fail(reset)])
         let client = Self.client(scripted)
         #expect(try await client.me() == (try UserID("alice")))
         #expect(try await client.me() == (try UserID("alice")))
@@ -127,9 +130,7 @@ import Testing
     @Test(
         "a kept-open connection whose answer did not come in time: the server may be acting on it, so it is not resent")
     func timeoutIsNotResent() async throws {
-        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8)), .stall])
-        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
-        let scripted = ScriptedConnector([reused, fresh])
+        let (scripted, fresh) = Self.keptOpen(then: [.stall])
         let client = Self.client(scripted, timeout: .milliseconds(200))
         #expect(try await client.me() == (try UserID("alice")))
         await #expect(throws: SyncError.self) { _ = try await client.me() }
@@ -141,9 +142,7 @@ import Testing
         "a kept-open connection closed after the answer began: the server may have acted, so the client does not send it again"
     )
     func closeMidAnswerIsNotResent() async throws {
-        let reused = ScriptedStream([.bytes(Array(Self.meKeptOpen.utf8)), .bytes(Array("HTTP/1.1 2".utf8))])
-        let fresh = ScriptedStream([.bytes(Array(Self.me.utf8))])
-        let scripted = ScriptedConnector([reused, fresh])
+        let (scripted, fresh) = Self.keptOpen(then: [.bytes(Array("HTTP/1.1 2".utf8))])
         let client = Self.client(scripted)
         #expect(try await client.me() == (try UserID("alice")))
         await #expect(
