@@ -14,10 +14,16 @@ public struct MatrixEvent: Sendable, Hashable {
     public var transactionID: String?
     /// Whether `unsigned.redacted_because` is present: the server redacted the event.
     public var isRedacted: Bool
+    /// The event's place in the room's graph, given only in the federation format (a `/sync`
+    /// filter's `"event_format":"federation"`): its depth, which orders `/messages`, and the
+    /// events it was sent after. Nil and empty in the client format.
+    public var depth: Int?
+    public var previousEvents: [MatrixEventID]
 
     public init(
         type: String, eventID: MatrixEventID, sender: MatrixUserID, originServerTimestamp: Int,
-        stateKey: String? = nil, content: MatrixEventContent, transactionID: String? = nil, isRedacted: Bool = false
+        stateKey: String? = nil, content: MatrixEventContent, transactionID: String? = nil, isRedacted: Bool = false,
+        depth: Int? = nil, previousEvents: [MatrixEventID] = []
     ) {
         self.type = type
         self.eventID = eventID
@@ -27,6 +33,8 @@ public struct MatrixEvent: Sendable, Hashable {
         self.content = content
         self.transactionID = transactionID
         self.isRedacted = isRedacted
+        self.depth = depth
+        self.previousEvents = previousEvents
     }
 
     init(_ field: MatrixField) throws(MatrixDecodingError) {
@@ -44,9 +52,31 @@ public struct MatrixEvent: Sendable, Hashable {
             try field.string(maxBytes: MatrixLimits.identifierBytes)
         }
         isRedacted = try unsigned?.optional("redacted_because") != nil
+        (depth, previousEvents) = Self.place(in: field)
         let topLevelRedacts = try field.optional("redacts") { field throws(MatrixDecodingError) in try field.eventID() }
         let content = try field.required("content").object()
         self.content = MatrixEventContent(type: type, content: content, topLevelRedacts: topLevelRedacts)
+    }
+
+    /// `depth` and `prev_events`, when both are there and well formed; else none. They serve
+    /// one shortcut (a live catch-up without `/messages`), and any member's homeserver makes
+    /// them: one out of range turns the shortcut off for that event instead of refusing the
+    /// whole answer.
+    private static func place(in field: MatrixField) -> (depth: Int?, previous: [MatrixEventID]) {
+        do {
+            guard let depth = try field.optional("depth", { field throws(MatrixDecodingError) in try field.integer() }),
+                let previous = try field.optional(
+                    "prev_events",
+                    { field throws(MatrixDecodingError) in
+                        try field.array(max: MatrixLimits.previousEvents) { field throws(MatrixDecodingError) in
+                            try field.eventID()
+                        }
+                    })
+            else { return (nil, []) }
+            return (depth, previous)
+        } catch {
+            return (nil, [])
+        }
     }
 }
 

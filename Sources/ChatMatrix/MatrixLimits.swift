@@ -6,6 +6,8 @@ import ChatDomain
 public enum MatrixLimits {
     /// Events in one timeline, `/messages` chunk or context side: Synapse caps a page at 1,000.
     public static let eventsPerPage = 1_000
+    /// An event's `prev_events`: the specification's room versions allow at most 20.
+    public static let previousEvents = 20
     /// State events of one room in one answer (a large room's full state on a first sync).
     public static let stateEventsPerRoom = 50_000
     /// Rooms in one section (join, invite, leave) of a `/sync` answer.

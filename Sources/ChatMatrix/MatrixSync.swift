@@ -105,7 +105,11 @@ public struct MatrixTimeline: Sendable, Hashable {
     public var limited = false
     public var previousBatch: String?
 
-    init() {}
+    public init(events: [MatrixEvent] = [], limited: Bool = false, previousBatch: String? = nil) {
+        self.events = events
+        self.limited = limited
+        self.previousBatch = previousBatch
+    }
 
     init(_ field: MatrixField) throws(MatrixDecodingError) {
         let field = try field.object()

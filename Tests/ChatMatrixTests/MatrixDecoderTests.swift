@@ -49,6 +49,32 @@ import Testing
         #expect(decoded == MatrixAnchor(eventID: try MatrixEventID(Self.firstMessage), sequence: 5_000_000_000))
     }
 
+    @Test(
+        "an event in the federation format carries its depth and prev_events; out of range or too many, neither is kept and the event still decodes"
+    )
+    func federationFormat() throws {
+        // The shape of Synapse 1.163.2's `/sync` with `"event_format":"federation"`.
+        func event(_ place: String) throws -> MatrixEvent {
+            try MatrixDecoder.event(
+                Array(
+                    #"{"auth_events":["$a1","$a2"],"content":{"body":"wake","msgtype":"m.text"},\#(place)"event_id":"$e","hashes":{"sha256":"x"},"origin_server_ts":1796602224290,"room_id":"!r:localhost","sender":"@erin:localhost","signatures":{"localhost":{"ed25519:a":"s"}},"type":"m.room.message","unsigned":{"age":1}}"#
+                        .utf8))
+        }
+        let good = try event(#""depth":528,"prev_events":["$YfJYmDjREwMzmYfqYO2Q076ZrPRyingfY5hGoqgFi2c"],"#)
+        #expect(good.depth == 528)
+        #expect(good.previousEvents == [try MatrixEventID("$YfJYmDjREwMzmYfqYO2Q076ZrPRyingfY5hGoqgFi2c")])
+        #expect(try event("").depth == nil)
+        let tooMany = (0...MatrixLimits.previousEvents).map { "\"$p\($0)\"" }.joined(separator: ",")
+        for place in [
+            #""depth":9223372036854775807,"prev_events":["$p"],"#, #""depth":-1,"prev_events":["$p"],"#,
+            #""depth":5,"prev_events":"$p","#, #""depth":5,"#, #""depth":5,"prev_events":[\#(tooMany)],"#,
+        ] {
+            let decoded = try event(place)
+            #expect(decoded.depth == nil && decoded.previousEvents.isEmpty, "\(place)")
+            #expect(decoded.eventID.rawValue == "$e")
+        }
+    }
+
     @Test("an encrypted room's m.room.encryption state is seen")
     func encryptedRoom() throws {
         let sync = try MatrixDecoder.sync(try synapseAnswer("sync-encrypted-room.json"))
