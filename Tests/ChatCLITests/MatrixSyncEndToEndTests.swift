@@ -701,6 +701,103 @@ struct MatrixSyncEndToEndTests {
         #expect(try laptop.sharedFiles() == (try phone.sharedFiles()))
     }
 
+    @Test(
+        "the live worker saves bob's messages, an edit and a redaction from /sync alone when they follow one another; a reaction sends it to /messages; a device paging later writes the same bytes"
+    )
+    func liveWithoutMessagesRequests() throws {
+        let server = try Homeserver.start()
+        try server.synapse.peer(server.bob, ["send", server.room, "before"])
+        let proxy = try RequestLineProxy(upstreamPort: UInt16(server.synapse.port))
+        let laptop = try server.device("laptop", server: proxy.url)
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let workers = try WorkerLog(laptop, in: server.directory)
+        let worker = try workers.start()
+        defer { worker.terminate() }
+        func stored(_ text: String) throws {
+            try waitUntil("\(text) is in alice's view; the worker's log ends:\n\(workers.tail)", timeout: .seconds(120))
+            {
+                try laptop.run(["view", dinner, "--limit", "20"]).stdout.contains(text)
+            }
+        }
+        func messagesRequests() -> Int { proxy.requestLines.filter { $0.contains("/messages?") }.count }
+
+        try server.synapse.peer(server.bob, ["send", server.room, "first live"])
+        try stored("first live")
+        let asked = messagesRequests()
+        var sent: [String] = []
+        for text in ["second", "third", "fourth"] {
+            sent.append(
+                try #require(try server.synapse.peer(server.bob, ["send", server.room, text])["event_id"] as? String))
+            try stored(text)
+        }
+        try server.synapse.peer(server.bob, ["edit", server.room, sent[0], "second, edited"])
+        try stored("second, edited")
+        try server.synapse.peer(server.bob, ["redact", server.room, sent[1]])
+        try waitUntil("the redaction reaches alice's store", timeout: .seconds(120)) {
+            let rows = try laptop.run(["view", dinner, "--limit", "10"]).stdout
+            return rows.contains("(message deleted)") && !rows.contains("third")
+        }
+        #expect(messagesRequests() == asked, "\(proxy.requestLines.suffix(20))")
+
+        // A reaction is not in the live filter: the next message was sent after an event the
+        // worker did not see, so it asks /messages.
+        try server.synapse.peer(server.bob, ["react", server.room, sent[2], "👍"])
+        try server.synapse.peer(server.bob, ["send", server.room, "after the reaction"])
+        try stored("after the reaction")
+        #expect(messagesRequests() > asked)
+
+        let phone = try server.device("phone")
+        try phone.run(["sync"])
+        #expect(try laptop.sharedFiles() == (try phone.sharedFiles()))
+        try laptop.run(["check"])
+    }
+
+    @Test(
+        "the live worker while three members send at once (the event graph forks): it stores every message, in the order a device paging later writes"
+    )
+    func liveForkedRoom() throws {
+        let server = try Homeserver.start()
+        let carol = try server.synapse.register("carol")
+        try server.synapse.peer(server.bob, ["invite", server.room, carol.userID])
+        try server.synapse.peer(carol, ["join", server.room])
+        try server.synapse.peer(server.bob, ["send", server.room, "before"])
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let dinner = try laptop.conversation(titled: "Dinner")
+        let workers = try WorkerLog(laptop, in: server.directory)
+        let worker = try workers.start()
+        defer { worker.terminate() }
+        try server.synapse.peer(server.bob, ["send", server.room, "worker is up"])
+        try waitUntil("the worker stores bob's message", timeout: .seconds(120)) {
+            try laptop.run(["view", dinner, "--limit", "1"]).stdout.contains("worker is up")
+        }
+
+        let senders = [(server.bob, "bob"), (server.alice, "alice"), (carol, "carol")]
+        let failures = Mutex<[String]>([])
+        for _ in 0..<4 {
+            DispatchQueue.concurrentPerform(iterations: senders.count) { index in
+                let (user, prefix) = senders[index]
+                do {
+                    try server.synapse.peer(user, ["send-many", server.room, "10", "--prefix", prefix])
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let onServer = try server.messages().count
+        try waitUntil(
+            "the worker stores all \(onServer) messages; its log ends:\n\(workers.tail)", timeout: .seconds(120)
+        ) {
+            try laptop.run(["view", dinner, "--limit", "1000"]).lines.count == onServer
+        }
+        let phone = try server.device("phone")
+        try phone.run(["sync"])
+        #expect(try laptop.sharedFiles() == (try phone.sharedFiles()))
+        try laptop.run(["check"])
+    }
+
     /// Who has an `m.read` receipt on `event` in a `/sync` answer.
     static func readers(of event: String, in sync: [String: Any]) -> [String] {
         let rooms = (sync["rooms"] as? [String: Any])?["join"] as? [String: Any] ?? [:]

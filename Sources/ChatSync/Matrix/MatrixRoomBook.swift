@@ -91,7 +91,14 @@ actor MatrixRoomBook {
     private(set) var anchors: [ConversationID: Int] = [:]
     func setAnchor(_ sequence: Int, for id: ConversationID) { anchors[id] = sequence }
 
-    func setForward(_ cursor: Cursor, for id: ConversationID) { forward[id] = cursor }
+    /// Keeps where forward paging goes on, and the last event the pages walked over (of the
+    /// types they asked for; nil when not known): where the walk ends if the next page is empty.
+    func setForward(_ cursor: Cursor, walked: MatrixEventID?, for id: ConversationID) {
+        forward[id] = cursor
+        forwardWalked[id] = walked
+    }
+    private var forwardWalked: [ConversationID: MatrixEventID] = [:]
+    func forwardWalked(_ id: ConversationID) -> MatrixEventID? { forwardWalked[id] }
     func setBackward(_ cursor: Cursor, for id: ConversationID) { backward[id] = cursor }
 
     /// A message's own position (`/context` with no events around it answers it as `end`):
@@ -100,6 +107,51 @@ actor MatrixRoomBook {
     private var positions: [ConversationID: Cursor] = [:]
     func position(_ id: ConversationID) -> Cursor? { positions[id] }
     func setPosition(_ cursor: Cursor, for id: ConversationID) { positions[id] = cursor }
+
+    // MARK: - The live tail
+
+    /// Each room's ``MatrixLiveTail`` while a live `/sync` runs: the events it showed that a
+    /// catch-up can number without asking `/messages`.
+    private var tails: [ConversationID: MatrixLiveTail] = [:]
+
+    /// A live `/sync` begins or ends: what an earlier one showed is not known to continue.
+    func forgetLiveTails() { tails = [:] }
+
+    func receive(_ timeline: MatrixTimeline, in id: ConversationID) {
+        let numbering = numberings[id]
+        tails[id, default: .start].receive(timeline) { numbering?.sequence(of: $0) != nil }
+    }
+
+    /// Where the pending events of `id`'s tail follow on from, if any are pending.
+    func liveTailMark(_ id: ConversationID) -> MatrixLiveTail.Mark? {
+        guard case .following(_, let mark, let pending) = tails[id], !pending.isEmpty else { return nil }
+        return mark
+    }
+
+    /// ``MatrixLiveTail/take(after:limit:numbering:)`` on the room's tail and numbering; the
+    /// forward cursor no longer continues from the newest numbered message, so it is dropped.
+    func takeLiveTail(_ id: ConversationID, after mark: MatrixLiveTail.Mark, limit: Int)
+        throws(MatrixNumberingError) -> (numbered: [MatrixNumberedEvent], events: [MatrixEvent])?
+    {
+        guard var tail = tails[id] else { return nil }
+        var numbering = numberings[id] ?? MatrixNumbering()
+        defer { tails[id] = tail }
+        guard let taken = try tail.take(after: mark, limit: limit, numbering: &numbering) else { return nil }
+        numberings[id] = numbering
+        forward[id] = nil
+        forwardWalked[id] = nil
+        return taken
+    }
+
+    /// A forward walk of `id` reached the room's end (``MatrixLiveTail/walked(to:mark:)``).
+    func walked(_ id: ConversationID, to last: MatrixEventID?, mark: MatrixLiveTail.Mark) {
+        tails[id]?.walked(to: last, mark: mark)
+    }
+
+    /// A forward walk of `id` stopped short of the room's end.
+    func walkedPart(_ id: ConversationID) {
+        tails[id]?.walkedPart()
+    }
 
     // MARK: - What the last listing saw
 

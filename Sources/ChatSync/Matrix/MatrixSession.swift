@@ -202,7 +202,10 @@ struct MatrixSession: ServerSession {
     private func forward(_ id: ConversationID, _ room: MatrixRoomID, after sequence: Int, limit: Int)
         async throws(SyncError) -> MessagesPage
     {
+        if let page = try await liveTail(id, after: sequence, limit: limit) { return page }
         var items: [MatrixNumberedEvent] = []
+        // The event the walk begins after, when it is known: where it ends if it finds nothing.
+        var walkStart: MatrixEventID?
         // Events that may redact stored messages: everything the page walked over.
         var redactions: [MatrixEvent] = []
         // The stored message the page starts with, when the page goes on from where the last one
@@ -212,14 +215,17 @@ struct MatrixSession: ServerSession {
         var from: Book.Cursor
         if let cursor = await book.forwardCursor(id), cursor.sequence == sequence {
             from = cursor
+            walkStart = await book.forwardWalked(id)
         } else if let cursor = await book.forwardCursor(id), cursor.sequence == sequence + 1,
             let stored = try await storedMessage(id, at: sequence + 1),
             stored.eventID?.rawValue == cursor.eventID.rawValue
         {
             from = cursor
+            walkStart = await book.forwardWalked(id)
             shownAgain = stored
         } else if let eventID = try await eventID(at: sequence, in: id) {
             let context = try await context(room, eventID)
+            walkStart = eventID
             redactions += context.eventsAfter
             items = try await number(id) { numbering throws(MatrixNumberingError) in
                 try numbering.number(context.eventsAfter, after: sequence, eventID)
@@ -227,6 +233,7 @@ struct MatrixSession: ServerSession {
             from = try cursor(after: items, sequence, eventID, token: context.end, room, eventID)
         } else if let eventID = try await eventID(at: sequence + 1, in: id) {
             let context = try await context(room, eventID)
+            walkStart = eventID
             redactions += context.eventsAfter
             items = [MatrixNumberedEvent(sequence: sequence + 1, event: context.event)]
             items += try await number(id) { numbering throws(MatrixNumberingError) in
@@ -244,10 +251,11 @@ struct MatrixSession: ServerSession {
             }
             items = [MatrixNumberedEvent(sequence: anchor.sequence, event: event)]
             from = position
+            walkStart = anchor.eventID
             // The newest event when the rooms were listed: nothing to page forward to (what
             // came since, the next catch-up brings from here).
             if await book.listedNewest[id] == anchor.eventID {
-                await book.setForward(from, for: id)
+                await book.setForward(from, walked: anchor.eventID, for: id)
                 return MessagesPage(items: try await records(items, in: id), hasMore: false)
             }
         } else {
@@ -281,10 +289,45 @@ struct MatrixSession: ServerSession {
                 )
             }
         }
-        await book.setForward(from, for: id)
+        let walked = redactions.last?.eventID ?? walkStart
+        await book.setForward(from, walked: walked, for: id)
+        if hasMore {
+            await book.walkedPart(id)
+        } else {
+            await book.walked(id, to: walked, mark: MatrixLiveTail.Mark(sequence: from.sequence, eventID: from.eventID))
+        }
         try await redact(redactions, in: id)
         let page = (shownAgain.map { [$0] } ?? []) + (try await records(items, in: id))
         return MessagesPage(items: Self.redacting(page, by: redactions), hasMore: hasMore)
+    }
+
+    /// Messages after `sequence` from the events the live `/sync` showed since the last forward
+    /// walk, when they can be numbered without `/messages` (``MatrixLiveTail``): the catch-up
+    /// after a wake then saves without another round trip. As ``forward(_:_:after:limit:)``,
+    /// the stored message at `sequence + 1` comes first when asked after the one before it.
+    private func liveTail(_ id: ConversationID, after sequence: Int, limit: Int) async throws(SyncError)
+        -> MessagesPage?
+    {
+        guard let mark = await book.liveTailMark(id) else { return nil }
+        var shownAgain: Message?
+        if mark.sequence == sequence + 1 {
+            guard let stored = try await storedMessage(id, at: sequence + 1),
+                stored.eventID?.rawValue == mark.eventID.rawValue
+            else { return nil }
+            shownAgain = stored
+        } else if mark.sequence != sequence {
+            return nil
+        }
+        let taken: (numbered: [MatrixNumberedEvent], events: [MatrixEvent])?
+        do {
+            taken = try await book.takeLiveTail(id, after: mark, limit: shownAgain == nil ? limit : max(limit - 1, 1))
+        } catch {
+            throw .contract("\(id): the server's history differs from the one numbered: \(error)")
+        }
+        guard let taken else { return nil }
+        try await redact(taken.events, in: id)
+        let page = (shownAgain.map { [$0] } ?? []) + (try await records(taken.numbered, in: id))
+        return MessagesPage(items: Self.redacting(page, by: taken.events), hasMore: false)
     }
 
     private func storedMessage(_ id: ConversationID, at sequence: Int) async throws(SyncError) -> Message? {
@@ -696,10 +739,20 @@ struct MatrixSession: ServerSession {
 
     // MARK: - Live
 
-    /// The live `/sync` filter: message and redaction events (one is enough to say a room
-    /// changed), typing and receipts; no state, presence or account data.
-    static let liveFilter =
-        #"{"account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.typing","m.receipt"]},"state":{"not_types":["*"]},"timeline":{"limit":1,"types":["m.room.message","m.room.redaction"]}}}"#
+    /// The live `/sync` filter: message and redaction events, typing and receipts; no state,
+    /// presence or account data. Events in the federation format, whose depth and
+    /// `prev_events` tell when the new ones can be numbered without `/messages`
+    /// (``MatrixLiveTail``); up to 50 a room (more, and the catch-up asks `/messages`).
+    static let liveFilter = liveFilter(timelineLimit: 50)
+
+    /// The live loop's first `/sync`: only each room's newest event, where the catch-up after
+    /// connecting ends.
+    static let firstLiveFilter = liveFilter(timelineLimit: 1)
+
+    private static func liveFilter(timelineLimit: Int) -> String {
+        #"{"event_format":"federation","account_data":{"not_types":["*"]},"presence":{"not_types":["*"]},"room":{"account_data":{"not_types":["*"]},"ephemeral":{"types":["m.typing","m.receipt"]},"state":{"not_types":["*"]},"timeline":{"limit":"#
+            + String(timelineLimit) + #","types":["m.room.message","m.room.redaction"]}}}"#
+    }
 
     /// A long-poll `/sync` loop: the first `/sync` (no token) is the connection being up, then
     /// each answer's rooms: ``LiveUpdate/changed(_:)`` for a room with new messages or receipts
@@ -713,9 +766,12 @@ struct MatrixSession: ServerSession {
         let task = Task {
             do throws(SyncError) {
                 let me = try await session.myMatrixID()
-                let first = try await client.sync(since: nil, filter: Self.uncached(Self.liveFilter))
+                await session.book.forgetLiveTails()
+                let first = try await client.sync(since: nil, filter: Self.uncached(Self.firstLiveFilter))
                 for room in first.joined {
-                    await session.book.receive(Self.receipts(in: room), in: ConversationID.matrixRoom(room.id.rawValue))
+                    let id = ConversationID.matrixRoom(room.id.rawValue)
+                    await session.book.receive(Self.receipts(in: room), in: id)
+                    await session.book.receive(room.timeline, in: id)
                 }
                 continuation.yield([.connected])
                 var since = first.nextBatch
@@ -738,6 +794,7 @@ struct MatrixSession: ServerSession {
             } catch {
                 if !Task.isCancelled { continuation.yield([.disconnected(error)]) }
             }
+            await session.book.forgetLiveTails()
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -757,6 +814,7 @@ struct MatrixSession: ServerSession {
                 continue
             }
             let receiptsChanged = await book.receive(Self.receipts(in: room), in: id)
+            await book.receive(room.timeline, in: id)
             if receiptsChanged || room.timeline.limited || !room.timeline.events.isEmpty {
                 updates.append(.changed(id))
             }
