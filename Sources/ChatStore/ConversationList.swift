@@ -7,12 +7,17 @@ public struct ConversationList: Hashable, Sendable {
     public var polling: WatchFallback?
     /// The sync worker: connected or reconnecting (and why), the conversations it stopped on.
     public var worker: SyncWorkerState
+    /// The rooms I am invited to (Matrix), as `.invitations` holds them.
+    public var invitations: [Invitation]
 
     public init(
-        conversations: [ConversationSummary], polling: WatchFallback? = nil, worker: SyncWorkerState = SyncWorkerState()
+        conversations: [ConversationSummary], polling: WatchFallback? = nil,
+        worker: SyncWorkerState = SyncWorkerState(),
+        invitations: [Invitation] = []
     ) {
         self.conversations = conversations
         self.polling = polling
         self.worker = worker
+        self.invitations = invitations
     }
 }

@@ -3,7 +3,7 @@ import ChatSystem
 
 /// A room I am invited to and have not joined (Matrix), as the last listing of the sync
 /// worker found it. `chatdir sync` prints each; `chatdir list` shows them from `.invitations`.
-public struct Invitation: Sendable, Equatable {
+public struct Invitation: Sendable, Hashable {
     /// What `chatdir join` takes: the room ID.
     public var room: String
     /// The room's name as the invite shows it, if it has one.

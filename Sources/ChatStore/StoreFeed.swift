@@ -13,6 +13,8 @@ final class StoreFeed {
     var isFirst = true
     /// Why the watcher polls, from the first batch that said so (see ``WatchBatch/polling``).
     var polling: WatchFallback?
+    /// `.invitations` as last read.
+    var invitations: [Invitation] = []
 
     init(store: Store) {
         self.store = store
@@ -73,6 +75,16 @@ final class StoreFeed {
             storeRoot: store.root, holder: syncWorker, now: Int64(Clock.nanosecondsSince1970() / 1_000_000))
         defer { worker = new }
         return !new.looksLike(worker)
+    }
+
+    /// Reads `.invitations` again, as ``refreshWorker()`` reads `.sync-status`: with every
+    /// batch, the idle ones included (the watcher passes over hidden names, so no change to it
+    /// is reported). Returns whether they changed (no ``StoreChange``: they are no
+    /// conversation's files).
+    func refreshInvitations() -> Bool {
+        let new = InvitationsFile.read(storeRoot: store.root)
+        defer { invitations = new }
+        return new != invitations
     }
 
     private func refresh(_ id: ConversationID, changes: [WatchedChange]) -> [StoreChange] {

@@ -164,11 +164,13 @@ public struct StoreObserver: Sendable {
             ) { batch in
                 let changes = feed.value.handle(batch)
                 let workerMoved = feed.value.refreshWorker()
-                if feed.value.isFirst || !changes.isEmpty || workerMoved {
+                let invitationsMoved = feed.value.refreshInvitations()
+                if feed.value.isFirst || !changes.isEmpty || workerMoved || invitationsMoved {
                     feed.value.isFirst = false
                     deliver(
                         ConversationList(
-                            conversations: feed.value.list(), polling: feed.value.polling, worker: feed.value.worker),
+                            conversations: feed.value.list(), polling: feed.value.polling, worker: feed.value.worker,
+                            invitations: feed.value.invitations),
                         changes)
                 }
             }

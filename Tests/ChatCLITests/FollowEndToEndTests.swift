@@ -221,6 +221,39 @@ struct Tmux {
         #expect(sequences == Array(6...1005))
     }
 
+    @Test(
+        "list --follow into a pipe prints each invitation the sync worker writes down once, as text and as JSON"
+    )
+    func listFollowInvitations() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(in: directory)
+        let text = try RunningChatdir(["list", "--follow", "--store", store])
+        let json = try RunningChatdir(["list", "--follow", "--json", "--store", store])
+        #expect(waitUntil { text.output.count == 1 && json.output.count == 1 }, "the conversation first")
+
+        let picnic = Invitation(room: "!picnic:example.org", name: "Picnic", inviter: "@bob:example.org")
+        try InvitationsFile.write([picnic], storeRoot: store)
+        #expect(
+            waitUntil {
+                text.output.contains(
+                    "invited to \"Picnic\" (!picnic:example.org) by @bob:example.org; join: chatdir join --store \(store) '!picnic:example.org'"
+                )
+            }, "\(text.output)")
+        #expect(
+            waitUntil {
+                json.output.contains(
+                    #"{"invitation":{"inviter":"@bob:example.org","name":"Picnic","room":"!picnic:example.org"}}"#)
+            }, "\(json.output)")
+
+        // A second invitation: only it is printed; the first is not said again.
+        let lunch = Invitation(room: "!lunch:example.org", name: nil, inviter: nil)
+        try InvitationsFile.write([picnic, lunch], storeRoot: store)
+        #expect(waitUntil { json.output.contains(#"{"invitation":{"room":"!lunch:example.org"}}"#) }, "\(json.output)")
+        #expect(waitUntil { text.output.contains { $0.contains("!lunch:example.org") } }, "\(text.output)")
+        #expect(text.interrupt() == 0 && json.interrupt() == 0)
+        #expect(json.output.count == 3 && text.output.count == 3, "\(json.output) \(text.output)")
+    }
+
     @Test("watch prints a ready line, then one JSON line per change naming the conversation and the ID")
     func watch() throws {
         let directory = try TemporaryDirectory()

@@ -24,7 +24,8 @@ enum ListCommand: Command {
             In a Matrix store, the rooms I am invited to follow, as the last sync found them, each
             with the command that joins it (`invited to "Picnic" (!abc:example.org) by
             @bob:example.org; join: chatdir join '!abc:example.org'`); in --json, a line
-            {"invitation":{"inviter":…,"name":…,"room":…}} each. --follow shows conversations only.
+            {"invitation":{"inviter":…,"name":…,"room":…}} each. --follow shows them too, as the
+            running sync worker finds them (into a pipe, each new one once).
 
             With --follow, changes are seen through inotify; when the kernel's per-user inotify limits
             are reached (fs.inotify.max_user_watches, max_user_instances), the store's folders are
@@ -164,6 +165,8 @@ enum ListCommand: Command {
                 polling.finish()
             }
             var last: [ConversationSummary] = []
+            var invitations: [Invitation] = []
+            var printedInvitations: Set<Invitation> = []
             var printed: [ConversationID: ConversationSummary] = [:]
             var printedStopped: [ConversationID: String] = [:]
             var worker = SyncWorkerState()
@@ -171,6 +174,7 @@ enum ListCommand: Command {
                 switch event {
                 case .value(let list):
                     last = list.conversations
+                    invitations = list.invitations
                     worker = list.worker
                     polling.note(list.polling)
                 case .signal(.resize): break
@@ -179,6 +183,7 @@ enum ListCommand: Command {
                 if redraw {
                     let size = Terminal.size() ?? (rows: 24, columns: 80)
                     var frame = lines(last, stopped: stoppedNow(worker), output: output)
+                    frame += invitations.map { output.safe($0.described(joining: context.hint)) }
                     if frame.isEmpty { frame = [output.styled("no conversations yet", .dim)] }
                     // The status line: how the sync worker fares, after why changes are polled for.
                     let pending = last.reduce(0) { $0 + $1.pending }
@@ -199,10 +204,13 @@ enum ListCommand: Command {
                     printed[summary.id] = summary
                     printedStopped[summary.id] = stopped[summary.id]
                 }
+                let newInvitations = invitations.filter { !printedInvitations.contains($0) }
+                printedInvitations.formUnion(newInvitations)
                 let text =
                     json
-                    ? changed.map { Self.json($0, stopped: stopped[$0.id]) }
+                    ? changed.map { Self.json($0, stopped: stopped[$0.id]) } + newInvitations.map(Self.json)
                     : lines(changed, stopped: stopped, output: output)
+                        + newInvitations.map { output.safe($0.described(joining: context.hint)) }
                 if !text.isEmpty { Output.write(1, text.joined(separator: "\n") + "\n") }
             }
             return 0

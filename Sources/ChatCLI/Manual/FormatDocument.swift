@@ -283,7 +283,8 @@ next worker. Ignored by git, never compared between devices.
 ## .invitations
 
 In a Matrix store, the rooms the sync worker's last listing found me invited to and not
-joined, for `chatdir list`: one canonical JSON object a line, keys sorted (`inviter` and `name`
+joined, as a running `sync --live` then hears of new invitations and of rooms joined or left,
+for `chatdir list` (and `list --follow`, which watches it): one canonical JSON object a line, keys sorted (`inviter` and `name`
 when the invite says them, `room` always), lines sorted by room, each room once; no file when
 there are none. Bounded whatever a homeserver sends: at most 1,000 lines, a room ID or inviter
 of at most 255 bytes (a longer one drops the line), a name cut to 255 bytes at a character.

@@ -51,7 +51,24 @@ actor MatrixRoomBook {
     }
 
     func setInvitations(_ list: [Invitation]) {
+        invitations = Array(list.prefix(InvitationsFile.maxInvitations))
+    }
+
+    /// Takes in what a live `/sync` says of invitations: rooms I am newly invited to join the
+    /// list (as ``InvitationsFile`` keeps it, at most its limit), rooms I joined or left leave
+    /// it. Returns whether the list changed.
+    func updateInvitations(invited: [Invitation], joinedOrLeft rooms: Set<String>) -> Bool {
+        var list = invitations.filter { !rooms.contains($0.room) }
+        for invitation in invited where list.count < InvitationsFile.maxInvitations {
+            if let index = list.firstIndex(where: { $0.room == invitation.room }) {
+                list[index] = invitation
+            } else {
+                list.append(invitation)
+            }
+        }
+        guard list != invitations else { return false }
         invitations = list
+        return true
     }
 
     func room(_ id: ConversationID) -> MatrixRoomID? { rooms[id] }

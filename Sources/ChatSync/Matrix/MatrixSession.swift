@@ -773,6 +773,10 @@ struct MatrixSession: ServerSession {
                     await session.book.receive(Self.receipts(in: room), in: id)
                     await session.book.receive(room.timeline, in: id)
                 }
+                if let user = try? UserID(me.rawValue) {
+                    await session.book.setInvitations(first.invited.map { Self.invitation($0, me: user) })
+                    await session.store.recordInvitations(await session.book.invitations)
+                }
                 continuation.yield([.connected])
                 var since = first.nextBatch
                 while !Task.isCancelled {
@@ -804,8 +808,17 @@ struct MatrixSession: ServerSession {
     /// The least time between the starts of two live `/sync`s when the first brought nothing.
     static let emptyAnswerFloor: Duration = .milliseconds(500)
 
-    /// What one live `/sync` answer means for the engine.
+    /// What one live `/sync` answer means for the engine. New invitations, and rooms joined or
+    /// left, rewrite `.invitations` at once, so `chatdir list` shows an invitation while the
+    /// worker runs.
     private func updates(_ answer: MatrixSync, me: MatrixUserID) async -> [LiveUpdate] {
+        let settled = Set((answer.joined.map(\.id) + answer.left.map(\.id)).map(\.rawValue))
+        if !answer.invited.isEmpty || !settled.isEmpty, let user = try? UserID(me.rawValue),
+            await book.updateInvitations(
+                invited: answer.invited.map { Self.invitation($0, me: user) }, joinedOrLeft: settled)
+        {
+            await store.recordInvitations(await book.invitations)
+        }
         var updates: [LiveUpdate] = []
         for room in answer.joined {
             let id = ConversationID.matrixRoom(room.id.rawValue)
