@@ -798,6 +798,42 @@ struct MatrixSyncEndToEndTests {
         try laptop.run(["check"])
     }
 
+    @Test("an invitation that comes while the live worker runs is in `list` at once; joined, it leaves the list")
+    func invitationWhileLive() throws {
+        let server = try Homeserver.start()
+        let laptop = try server.device("laptop")
+        try laptop.run(["sync"])
+        let workers = try WorkerLog(laptop, in: server.directory)
+        let worker = try workers.start()
+        defer { worker.terminate() }
+        try waitUntil("the worker is connected", timeout: .seconds(120)) {
+            try laptop.run(["status"]).stdout.contains("connected")
+        }
+
+        let picnic = try #require(
+            try server.synapse.peer(server.bob, ["create-room", "--name", "Picnic", "--invite", server.alice.userID])[
+                "room_id"] as? String)
+        let line =
+            "invited to \"Picnic\" (\(picnic)) by @bob:localhost; join: chatdir join --store \(laptop.store) '\(picnic)'"
+        try waitUntil(
+            "the invitation is in alice's list; the worker's log ends:\n\(workers.tail)", timeout: .seconds(120)
+        ) {
+            try laptop.run(["list"]).stdout.contains(line)
+        }
+        try server.synapse.peer(server.bob, ["send", picnic, "Bring a blanket"])
+        // The worker holds the store: join only joins, and the worker brings the room.
+        let joined = try laptop.run(["join", picnic]).stdout
+        #expect(
+            joined.contains("joined \(picnic) as ") && joined.contains("the running sync worker (pid "), "\(joined)")
+        try waitUntil("the joined room leaves the list's invitations", timeout: .seconds(120)) {
+            try !laptop.run(["list"]).stdout.contains("invited")
+        }
+        try waitUntil("the worker stores the joined room's message", timeout: .seconds(120)) {
+            let folder = try? laptop.conversation(titled: "Picnic")
+            return try folder.map { try laptop.run(["view", $0]).stdout.contains("Bring a blanket") } ?? false
+        }
+    }
+
     /// Who has an `m.read` receipt on `event` in a `/sync` answer.
     static func readers(of event: String, in sync: [String: Any]) -> [String] {
         let rooms = (sync["rooms"] as? [String: Any])?["join"] as? [String: Any] ?? [:]

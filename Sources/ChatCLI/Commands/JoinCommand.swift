@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatMatrix
 import ChatStore
 import ChatSync
 
@@ -14,6 +15,8 @@ enum JoinCommand: Command {
             ROOM is a room ID (`!abc:example.org`, as `chatdir sync` prints an invitation) or an
             alias (`#lobby:example.org`). Joins it as the store's user, then syncs once, like
             `chatdir sync`, and prints the room's conversation folder and the sync's summary.
+            While a sync worker runs on the store (`sync --live`), it only joins: the worker
+            brings the room's messages.
             Only for a Matrix store (exit 69 for a store of a chatdir server). Exit status as
             `chatdir sync`'s; the homeserver refusing the join (no invitation, a banned user, an
             unknown alias) is 65 with its words.
@@ -35,8 +38,13 @@ enum JoinCommand: Command {
                     "\(setup.store.root) is a store of a chatdir server, which has no rooms to join; join is for Matrix stores",
                 exitCode: 69)
         }
-        let engine = try setup.engine()
         let output = context.output
+        let engine: SyncEngine
+        do {
+            engine = try setup.engine()
+        } catch StoreError.locked(_, let holder) {
+            return try joinBeside(worker: holder, room: room, setup: setup, context)
+        }
         let joined = runUntilDone(interruptible: false) {
             () async -> Result<(ConversationID, SyncEngine.Report), any Error> in
             do {
@@ -60,6 +68,32 @@ enum JoinCommand: Command {
         case .failure(let error):
             output.error(output.safe("chatdir join: \(room): \(error)"))
             return 74
+        }
+    }
+
+    /// Joins `room` while a sync worker (`holder`, as the lock names it) holds the store: the
+    /// join is one request, and the worker's live `/sync` sees the room and syncs it.
+    private static func joinBeside(worker holder: String?, room: String, setup: SyncSetup, _ context: Context)
+        throws -> Int32
+    {
+        let client = MatrixClient(server: setup.server, accessToken: setup.token, caFile: setup.caFile)
+        let joined = runUntilDone(interruptible: true) { () async -> Result<MatrixRoomID, SyncError> in
+            do throws(SyncError) {
+                return .success(try await client.join(room))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch joined {
+        case .success(let joined):
+            let id = ConversationID.matrixRoom(joined.rawValue)
+            let worker = holder.map { "the running sync worker (\($0))" } ?? "the running sync worker"
+            context.output.print(context.output.safe("joined \(room) as \(id.rawValue); \(worker) brings its messages"))
+            return 0
+        case .failure(let error):
+            context.output.error(context.output.safe("chatdir join: \(room): \(error)"))
+            if case .rejected = error { return 65 }
+            return error.exitCode
         }
     }
 }
