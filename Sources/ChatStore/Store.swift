@@ -86,12 +86,18 @@ public struct Store: Sendable {
         Conversation(storeRoot: root, id: id, segmentSize: manifest.segmentSize, storeProtocol: manifest.storeProtocol)
     }
 
-    /// The conversation `id`, or ``StoreError/unknownConversation(_:)`` when it has no directory;
+    /// The conversation `id`, or ``StoreError/unknownConversation(_:)`` when it has no directory
+    /// (``StoreError/startedAs(_:folder:)`` when a sync moved it there from this ID);
     /// refused, naming it, when its folder (or `messages/`, `outbox/`) is a symlink or a file
     /// (``Conversation/requirePlainDirectories()``).
     public func existingConversation(_ id: ConversationID) throws(StoreError) -> Conversation {
         var conversation = conversation(id)
-        guard try conversation.requirePlainDirectories() else { throw .unknownConversation(id) }
+        guard try conversation.requirePlainDirectories() else {
+            if let folder = StartedFile.folder(startedAs: id, storeRoot: root), folder != id {
+                throw .startedAs(id, folder: folder)
+            }
+            throw .unknownConversation(id)
+        }
         conversation.checkedPlain = true
         return conversation
     }

@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unsupportedFormat(path: String, found: String)
     /// The store has no directory for this conversation.
     case unknownConversation(ConversationID)
+    /// The conversation was queued here under this ID and a sync moved it to the folder the
+    /// server's name for it gives (``StartedFile``).
+    case startedAs(ConversationID, folder: ConversationID)
     /// No outbox file has this client message ID.
     case unknownOutboxMessage(ConversationID, ClientMessageID)
     /// A cancel found the message changing under it again and again (a sync worker delivering it).
@@ -40,6 +43,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "\(path): " + Self.unsupportedFormatMessage(found)
         case .unknownConversation(let id):
             "no conversation \(quoted(id.rawValue)) in this store; `chatdir list` shows the ones there are (`chatdir sync` fetches new ones)"
+        case .startedAs(let id, let folder):
+            "no conversation \(quoted(id.rawValue)) in this store: a sync started it on the server and moved it, with its queued messages, to \(folder.rawValue); use that"
         case .unknownOutboxMessage(let conversation, let id):
             "no outbox message \(id) in conversation \(conversation); `chatdir view \(conversation)` shows pending and failed messages with their IDs"
         case .outboxBusy(let conversation, let id):
@@ -89,7 +94,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .damaged, .unsupportedFormat: 65 // EX_DATAERR
-        case .notAStore, .unknownConversation, .unknownOutboxMessage: 66 // EX_NOINPUT
+        case .notAStore, .unknownConversation, .startedAs, .unknownOutboxMessage: 66 // EX_NOINPUT
         case .alreadyExists: 73 // EX_CANTCREAT
         case .locked, .outboxBusy: 75 // EX_TEMPFAIL
         case .invalid, .sequenceTooLarge: 65 // EX_DATAERR

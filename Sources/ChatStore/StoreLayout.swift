@@ -18,6 +18,8 @@ public enum StoreLayout {
     public static let syncStatus = ".sync-status"
     /// In the store root: the rooms I am invited to (``InvitationsFile``), hidden and per device.
     public static let invitations = ".invitations"
+    /// In the store root: where conversations started here went (``StartedFile``), hidden and per device.
+    public static let started = ".started"
     /// In a conversation's directory: this device's sync marker (``SequenceMarkerFile``), written only
     /// by ``StoreWriter/recordCaughtUp(through:in:)``.
     public static let caughtUp = ".caught-up"

@@ -37,6 +37,7 @@ extension StoreWriter {
             let target = try checkedConversation(started)
             if target.exists {
                 try merge(conversation, into: target)
+                try? StartedFile.record(id, movedTo: started, storeRoot: store.root)
                 return
             }
             try system { () throws(SystemError) in
@@ -46,6 +47,8 @@ extension StoreWriter {
                 try Sys.fsyncPath(store.root + "/" + StoreLayout.conversations)
                 outbox.close()
             }
+            // A hint for commands still given `id`; the move stands without it.
+            try? StartedFile.record(id, movedTo: started, storeRoot: store.root)
         }
         try removeCreation(in: started)
     }

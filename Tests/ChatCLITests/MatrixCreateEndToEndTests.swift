@@ -66,6 +66,10 @@ struct MatrixCreateEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: laptop.store + "/conversations/lunch"))
         #expect(
             !FileManager.default.fileExists(atPath: laptop.store + "/conversations/" + folder + "/outbox/create.json"))
+        // The queued ID no longer names a folder: a send to it says where the room went.
+        let late = try laptop.run(["send", "lunch", "one more"], expecting: 66)
+        #expect(late.stderr.contains("moved it, with its queued messages, to \(folder); use that"), "\(late.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: laptop.store + "/conversations/lunch"))
 
         // Bob's client sees the invitation to "Lunch", joins, and finds both messages once, in order.
         let invites = try #require(

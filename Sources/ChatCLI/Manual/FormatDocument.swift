@@ -16,6 +16,7 @@ chatdir.json                                   the manifest
 .gitignore, .gitattributes                     for keeping the store in git (see the end)
 .sync-status                                   the sync worker's figures for `chatdir status` (hidden, per device)
 .invitations                                   Matrix: the rooms I am invited to, for `chatdir list` (hidden, per device)
+.started                                       where conversations queued by `create` went (hidden, per device)
 conversations/<conversation-id>/
     conversation.json                          title and members
     messages/<first>-<last>.json               accepted messages, keyed by sequence range
@@ -293,6 +294,21 @@ read as none when it is not exactly what the writer writes.
 
 ```
 {"inviter":"@bob:example.org","name":"Picnic","room":"!abc:example.org"}
+```
+
+## .started
+
+The conversations `chatdir create` queued here whose folder a sync then moved to the name the
+server gave the conversation (a Matrix room's folder, "A room started here" below): one
+line each, the queued ID, a space, the folder, the newest last, at most 100 lines. A command
+given a queued ID that is no longer a folder says where it went (`no conversation "lunch" in
+this store: a sync started it on the server and moved it, with its queued messages, to
+SVu2-…; use that`, exit 66) instead of only that it is not there. A hint like
+`.invitations`: replaced by rename without an fsync, written after the move (a kill between
+loses only the hint), lines that do not name two IDs passed over.
+
+```
+lunch SVu2dTxJxyJ3HkX1YvnH0Gq-2a6c46f5a7bf8cd80f3e
 ```
 ## Links and sizes
 
