@@ -100,6 +100,23 @@ import Testing
         #expect(try tail.take(after: mark, limit: 100, numbering: &numbering) == nil, "pending dropped")
     }
 
+    @Test("a line longer than one page that no catch-up takes is let go: /messages brings it")
+    func pendingIsBounded() throws {
+        var (tail, numbering, mark) = try following()
+        var previous = "$walked"
+        for batch in 0..<11 {
+            let events = try (0..<100).map { index in
+                let id = "$e\(batch)-\(index)"
+                defer { previous = id }
+                return try event(id, depth: 11 + batch * 100 + index, after: [previous])
+            }
+            tail.receive(MatrixTimeline(events: events)) { _ in false }
+            if batch == 9 { #expect(tail.newest?.depth == 1010 && tail != .apart(newest: tail.newest)) }
+        }
+        #expect(tail == .apart(newest: MatrixLiveTail.Link(eventID: try MatrixEventID(previous), depth: 1110)))
+        #expect(try tail.take(after: mark, limit: 2_000, numbering: &numbering) == nil)
+    }
+
     @Test("taken only after the mark it follows, and only when the page's limit holds it")
     func takeChecksMarkAndLimit() throws {
         var (tail, numbering, mark) = try following()

@@ -37,6 +37,9 @@ enum MatrixLiveTail: Sendable, Equatable {
 
     static let start = MatrixLiveTail.apart(newest: nil)
 
+    /// The most events held pending: one page of `/messages`.
+    static let mostPending = MatrixLimits.eventsPerPage
+
     /// The newest event `/sync` showed.
     var newest: Link? {
         switch self {
@@ -66,6 +69,12 @@ enum MatrixLiveTail: Sendable, Equatable {
             }
             pending.append(event)
             tip = Link(eventID: event.eventID, depth: depth)
+        }
+        // A room the engine does not catch up (it stopped on it) must not grow the tail for
+        // good: past one page, `/messages` brings them.
+        guard pending.count <= Self.mostPending else {
+            self = .apart(newest: newest)
+            return
         }
         self = .following(tip: tip, mark: mark, pending: pending)
     }
