@@ -254,6 +254,39 @@ struct Tmux {
         #expect(json.output.count == 3 && text.output.count == 3, "\(json.output) \(text.output)")
     }
 
+    @Test(
+        "list --follow in tmux: an invitation the sync worker writes down is drawn under the rooms, and goes when the file does",
+        .enabled(if: Tmux.isAvailable, "tmux is not installed (.ci/run installs it)"))
+    func listFollowInvitationsOnScreen() throws {
+        let directory = try TemporaryDirectory()
+        let store = try seededStore(in: directory)
+        let tmux = Tmux()
+        defer { tmux.shutDown() }
+        let command =
+            "TZ=UTC NO_COLOR=1 '\(ChatdirProcess.executable.path)' list --follow --store '\(store)'; echo \"exit status $?\"; sleep 30"
+        try tmux.run(["new-session", "-d", "-s", "follow", "-x", "160", "-y", "10", command])
+        #expect(try waitUntil { try tmux.pane().contains { $0.hasPrefix("c1") } }, "\((try? tmux.pane()) ?? [])")
+
+        try InvitationsFile.write(
+            [Invitation(room: "!picnic:example.org", name: "Picnic", inviter: "@bob:example.org")], storeRoot: store)
+        #expect(
+            try waitUntil {
+                let pane = try tmux.pane()
+                guard let room = pane.firstIndex(where: { $0.hasPrefix("c1") }),
+                    let invitation = pane.firstIndex(where: {
+                        $0.hasPrefix("invited to \"Picnic\" (!picnic:example.org) by @bob:example.org; join: ")
+                    })
+                else { return false }
+                return invitation == room + 1
+            }, "\((try? tmux.pane()) ?? [])")
+
+        try InvitationsFile.write([], storeRoot: store)
+        #expect(
+            try waitUntil { try !tmux.pane().contains { $0.contains("invited to") } }, "\((try? tmux.pane()) ?? [])")
+        try tmux.run(["send-keys", "-t", "follow", "C-c"])
+        #expect(try waitUntil { try tmux.pane().contains("exit status 0") })
+    }
+
     @Test("watch prints a ready line, then one JSON line per change naming the conversation and the ID")
     func watch() throws {
         let directory = try TemporaryDirectory()
