@@ -65,9 +65,7 @@ struct SyncSetup {
         options.reconnectBackoff = try Self.reconnectBackoff(environment)
         if let history = try Self.firstSyncHistory(environment) { options.firstSyncHistory = history }
         let provider: (@Sendable () async throws -> String)?
-        if let refresher = MatrixTokenRefresher(
-            store: store, source: tokenSource, token: token, server: server, caFile: caFile, environment: environment)
-        {
+        if let refresher = matrixTokenRefresher() {
             provider = { try await refresher.renew() }
         } else if tokenSource.renews {
             let source = tokenSource
@@ -77,6 +75,13 @@ struct SyncSetup {
             provider = nil
         }
         return try SyncEngine(store: store, server: server, token: token, tokenProvider: provider, options: options)
+    }
+
+    /// The renewal of a saved Matrix login with a refresh token (``MatrixTokenRefresher``);
+    /// nil for any other token.
+    func matrixTokenRefresher() -> MatrixTokenRefresher? {
+        MatrixTokenRefresher(
+            store: store, source: tokenSource, token: token, server: server, caFile: caFile, environment: environment)
     }
 
     /// `CHATDIR_RECONNECT_BACKOFF=FIRST,LONGEST`: how long `sync --live` waits before dialling

@@ -171,6 +171,35 @@ struct MatrixLoginEndToEndTests {
         return text
     }
 
+    @Test(
+        "join while another process holds the store and the saved token has expired: the login is renewed and the room joined"
+    )
+    func joinBesideWorkerRenews() throws {
+        let synapse = try Synapse.start(configuration: ["refreshable_access_token_lifetime: 12s"])
+        let alice = try synapse.register("alice")
+        let bob = try synapse.register("bob")
+        let home = try LoginHome()
+        try home.chatdir(["init", "--user", alice.userID, "--server", synapse.url, home.store])
+        let login = try home.chatdir(["login", "--password-file", try home.passwordFile("right", alice.password)])
+        let (_, tokenFile) = try Self.parse(login.stdout, user: alice.userID)
+        let firstToken = try Self.token(tokenFile)
+        let picnic = try #require(
+            try synapse.peer(bob, ["create-room", "--name", "Picnic", "--invite", alice.userID])["room_id"] as? String)
+        Thread.sleep(forTimeInterval: 13)
+
+        // The store's writer lock held here, as a running `sync --live` holds it.
+        let writer = try StoreWriter(store: try Store.open(at: home.store))
+        let joined = try home.chatdir(["join", picnic])
+        #expect(joined.stdout.contains("joined \(picnic) as ") && joined.stdout.contains("brings its messages"))
+        let renewed = try Self.token(tokenFile)
+        #expect(renewed != firstToken)
+        var now = alice
+        now.accessToken = renewed
+        let rooms = try synapse.peer(now, ["joined-rooms"])["joined_rooms"] as? [String] ?? []
+        #expect(rooms.contains(picnic), "\(rooms)")
+        withExtendedLifetime(writer) {}
+    }
+
     static func parse(_ stdout: String, user: String) throws -> (device: String, tokenFile: String) {
         let pattern = try NSRegularExpression(
             pattern:

@@ -72,17 +72,25 @@ enum JoinCommand: Command {
     }
 
     /// Joins `room` while a sync worker (`holder`, as the lock names it) holds the store: the
-    /// join is one request, and the worker's live `/sync` sees the room and syncs it.
+    /// join is one request, and the worker's live `/sync` sees the room and syncs it. A token
+    /// the homeserver refuses is renewed once when the saved login can be (``MatrixTokenRefresher``).
     private static func joinBeside(worker holder: String?, room: String, setup: SyncSetup, _ context: Context)
         throws -> Int32
     {
-        let client = MatrixClient(server: setup.server, accessToken: setup.token, caFile: setup.caFile)
-        let joined = runUntilDone(interruptible: true) { () async -> Result<MatrixRoomID, SyncError> in
-            do throws(SyncError) {
-                return .success(try await client.join(room))
-            } catch {
-                return .failure(error)
+        let refresher = setup.matrixTokenRefresher()
+        let (server, caFile, token) = (setup.server, setup.caFile, setup.token)
+        let joined = runUntilDone(interruptible: true) { () async -> Result<MatrixRoomID, any Error> in
+            var token = token
+            for attempt in 1...2 {
+                do throws(SyncError) {
+                    return .success(
+                        try await MatrixClient(server: server, accessToken: token, caFile: caFile).join(room))
+                } catch {
+                    guard case .unauthorized = error, attempt == 1, let refresher else { return .failure(error) }
+                    do { token = try await refresher.renew() } catch { return .failure(error) }
+                }
             }
+            return .failure(SyncError.unauthorized("the renewed token was refused too"))
         }
         switch joined {
         case .success(let joined):
@@ -90,10 +98,12 @@ enum JoinCommand: Command {
             let worker = holder.map { "the running sync worker (\($0))" } ?? "the running sync worker"
             context.output.print(context.output.safe("joined \(room) as \(id.rawValue); \(worker) brings its messages"))
             return 0
-        case .failure(let error):
+        case .failure(let error as SyncError):
             context.output.error(context.output.safe("chatdir join: \(room): \(error)"))
             if case .rejected = error { return 65 }
             return error.exitCode
+        case .failure(let error):
+            throw error
         }
     }
 }
