@@ -62,9 +62,7 @@ enum JoinCommand: Command {
             output.print(output.safe("joined \(room) as \(id.rawValue); \(report.summary)"))
             return report.exitCode
         case .failure(let error as SyncError):
-            output.error(output.safe("chatdir join: \(room): \(error)"))
-            if case .rejected = error { return 65 }
-            return error.exitCode
+            return failed(error, joining: room, output)
         case .failure(let error):
             output.error(output.safe("chatdir join: \(room): \(error)"))
             return 74
@@ -99,11 +97,16 @@ enum JoinCommand: Command {
             context.output.print(context.output.safe("joined \(room) as \(id.rawValue); \(worker) brings its messages"))
             return 0
         case .failure(let error as SyncError):
-            context.output.error(context.output.safe("chatdir join: \(room): \(error)"))
-            if case .rejected = error { return 65 }
-            return error.exitCode
+            return failed(error, joining: room, context.output)
         case .failure(let error):
             throw error
         }
+    }
+
+    /// A join the homeserver refused (65, with its words) or any other request's failure.
+    private static func failed(_ error: SyncError, joining room: String, _ output: Output) -> Int32 {
+        output.error(output.safe("chatdir join: \(room): \(error)"))
+        if case .rejected = error { return 65 }
+        return error.exitCode
     }
 }
