@@ -169,11 +169,13 @@ private final class PooledConnection: Sendable {
         }
         var body = already
         body.reserveCapacity(length)
+        var hasRead = false // the first read is always made, as for the head
         while body.count < length {
-            guard ContinuousClock.now < deadline else {
+            guard !hasRead || ContinuousClock.now < deadline else {
                 throw .transport(
                     TransportError(.timedOut, "only \(body.count) of the answer's \(length) body bytes came in time"))
             }
+            hasRead = true
             let read: ByteStreamRead
             do { read = try connection.read(until: deadline) } catch { throw .transport(error) }
             switch read {
@@ -197,6 +199,7 @@ private final class PooledConnection: Sendable {
         }
         var decoder = ChunkedBodyDecoder(maxBodySize: maxBodySize)
         var pending = already[...]
+        var hasRead = false // the first read is always made, as for the head
         while true {
             let after: ArraySlice<UInt8>
             do { after = try decoder.feed(pending) } catch { throw .contract(error.description) }
@@ -204,10 +207,11 @@ private final class PooledConnection: Sendable {
                 guard after.isEmpty else { throw .contract("the answer goes on after its last chunk") }
                 return HTTPClient.Response(status: Int(head.status.code), headers: head.headers, body: decoder.body)
             }
-            guard ContinuousClock.now < deadline else {
+            guard !hasRead || ContinuousClock.now < deadline else {
                 throw .transport(
                     TransportError(.timedOut, "only \(decoder.body.count) bytes of the chunked answer came in time"))
             }
+            hasRead = true
             let read: ByteStreamRead
             do { read = try connection.read(until: deadline) } catch { throw .transport(error) }
             switch read {

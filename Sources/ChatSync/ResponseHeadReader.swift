@@ -55,8 +55,14 @@ enum ResponseHeadReader {
         received: inout Int
     ) throws(SyncError) -> (head: HTTPResponseHead, remainder: [UInt8]) {
         var parser = HTTPResponseHeadParser()
+        // The deadline bounds the wait, never bytes already there: the first read is always
+        // made, so a thread that got the CPU late (a loaded machine) takes an answer that came.
+        var hasRead = false
         while true {
-            guard ContinuousClock.now < deadline else { throw .transport(purpose.noHead(received: received)) }
+            guard !hasRead || ContinuousClock.now < deadline else {
+                throw .transport(purpose.noHead(received: received))
+            }
+            hasRead = true
             let read: ByteStreamRead
             do { read = try stream.read(until: deadline) } catch { throw .transport(error) }
             switch read {

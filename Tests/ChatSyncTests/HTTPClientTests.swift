@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatStore
 import ChatTestSupport
+import Foundation
 import Testing
 
 @testable import ChatSync
@@ -34,6 +35,31 @@ import Testing
         await #expect(throws: expected) { _ = try await Self.client(scripted, timeout: .milliseconds(200)).me() }
         #expect(expected.isRetryable)
         #expect(expected.description == "server unavailable: GET /v1/me: no answer in time")
+    }
+
+    /// A client whose one connection opens only after its request's deadline has passed, as
+    /// when the thread doing the request gets the CPU late on a loaded machine.
+    static func lateClient(_ stream: ScriptedStream) -> APIClient {
+        let connector = Connector { _, deadline throws(TransportError) in
+            while ContinuousClock.now <= deadline { Thread.sleep(forTimeInterval: 0.02) }
+            return stream
+        }
+        return APIClient(server: server, token: "t", timeout: .milliseconds(50), connector: connector)
+    }
+
+    @Test("an answer already there when the reader comes after the deadline is taken, not refused as late")
+    func lateReaderTakesTheAnswer() async throws {
+        let stream = ScriptedStream([.bytes(Array(Self.me.utf8))])
+        #expect(try await Self.lateClient(stream).me() == (try UserID("alice")))
+    }
+
+    @Test("after the deadline one read is made, not a wait: half an answer there then fails as late")
+    func lateReaderStillBounded() async throws {
+        let half = Array(Self.me.utf8).prefix(20)
+        let stream = ScriptedStream([.bytes(Array(half)), .stall])
+        let expected = SyncError.transport(
+            TransportError(.timedOut, "only 20 bytes of the answer's head came in time", context: "GET /v1/me"))
+        await #expect(throws: expected) { _ = try await Self.lateClient(stream).me() }
     }
 
     @Test("a pass retries a stalled request on a new connection and uses the answer that comes")
