@@ -87,6 +87,11 @@ public struct MatrixEndpoint: Sendable, Hashable, CustomStringConvertible {
         MatrixEndpoint("POST", v3 + "/join/" + encode(room))
     }
 
+    /// `POST /rooms/{room}/leave`: leaves a joined room, or declines an invitation to it.
+    public static func leave(_ room: MatrixRoomID) -> MatrixEndpoint {
+        MatrixEndpoint("POST", self.room(room) + "/leave")
+    }
+
     /// `POST /rooms/{room}/invite`.
     public static func invite(_ room: MatrixRoomID) -> MatrixEndpoint {
         MatrixEndpoint("POST", self.room(room) + "/invite")

@@ -109,6 +109,7 @@ import Testing
         try await client.receipt(room, event: event)
         try await client.typing(room, user: try MatrixUserID("@alice:example.org"), true)
         _ = try await client.join("#dinner:example.org")
+        try await client.leave(room)
         #expect(
             server.seenRequests == [
                 "GET /_matrix/client/v3/rooms/%21abc%3Aexample.org/context/%24e%2F1?limit=3",
@@ -116,6 +117,7 @@ import Testing
                 "POST /_matrix/client/v3/rooms/%21abc%3Aexample.org/receipt/m.read/%24e%2F1",
                 "PUT /_matrix/client/v3/rooms/%21abc%3Aexample.org/typing/%40alice%3Aexample.org",
                 "POST /_matrix/client/v3/join/%23dinner%3Aexample.org",
+                "POST /_matrix/client/v3/rooms/%21abc%3Aexample.org/leave",
             ])
     }
 

@@ -206,6 +206,12 @@ public struct MatrixClient: Sendable {
         try await send(.join(room), body: Array("{}".utf8)).decode(MatrixDecoder.roomID)
     }
 
+    /// Leaves `room`, or declines the invitation to it. The room's history stays readable up to
+    /// the leave, as the homeserver allows; nothing more of it comes.
+    public func leave(_ room: MatrixRoomID) async throws(SyncError) {
+        _ = try await send(.leave(room), body: Array("{}".utf8))
+    }
+
     /// Marks `event` read (`m.read`: every member sees it; `m.read.private`: only the user).
     public func receipt(_ room: MatrixRoomID, event: MatrixEventID, type: String = "m.read") async throws(SyncError) {
         _ = try await send(.receipt(room, type: type, event: event), body: MatrixEncoder.receipt())
