@@ -17,4 +17,9 @@ struct ServerCapabilities: Sendable, Equatable {
     /// after a failed one, so a message an earlier attempt got onto the server (the worker died,
     /// or the answer was lost) is found there instead of sent again.
     var remembersClientMessageIDs = true
+    /// A member can leave, or be removed from, a conversation the store still holds (Matrix):
+    /// the server stops listing it, and a pass offers its queued messages anyway, so the
+    /// server's refusal marks each failed with its words instead of leaving it pending, unsaid,
+    /// for ever (``SyncEngine/offerUnlistedOutboxes(besides:report:)``).
+    var membershipEnds = false
 }

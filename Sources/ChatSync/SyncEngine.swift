@@ -341,6 +341,9 @@ public actor SyncEngine {
                 return report
             }
             try await syncEach(conversations, deadline: deadline, report: &report)
+            if session.capabilities.membershipEnds {
+                try await offerUnlistedOutboxes(besides: conversations, report: &report)
+            }
         } catch let error as SyncError {
             report.record(error)
             metrics?.unreachable(problem: error.description)
@@ -351,6 +354,22 @@ public actor SyncEngine {
             report.record(error)
         }
         return report
+    }
+
+    /// Drains the outbox of every stored conversation the server did not list: a room this
+    /// account left (`chatdir leave`, another client) or was removed from. Nothing else of it
+    /// is synced; the server refuses each queued message, which fails with its words (say,
+    /// `403 M_FORBIDDEN: User … not in room …`), so `list` and `status` show it failed rather
+    /// than pending for ever. A conversation started here and not yet on the server is left to
+    /// its start (``startQueuedConversations(report:)``).
+    func offerUnlistedOutboxes(besides listed: [ServerConversation], report: inout Report) async throws {
+        let listed = Set(listed.map(\.id))
+        for id in try await store.knownConversations() where !listed.contains(id) {
+            guard try await store.queuedCreation(id) == nil, !(try await store.pendingOutbox(id)).isEmpty else {
+                continue
+            }
+            report.add(try await drainOutbox(id, patient: true), in: id)
+        }
     }
 
     /// How one conversation's part of a pass ended (``syncEach(_:deadline:report:)``).

@@ -26,7 +26,7 @@ struct MatrixSession: ServerSession {
     var capabilities: ServerCapabilities {
         ServerCapabilities(
             deliveredPositions: false, positionsOnRequest: true, anchoredNumbering: true,
-            remembersClientMessageIDs: false)
+            remembersClientMessageIDs: false, membershipEnds: true)
     }
     var passDeadline: PassDeadline? {
         get { client.passDeadline }
