@@ -9,7 +9,7 @@ public enum Chatdir {
         InitCommand.self, CreateCommand.self, ChatCommand.self, SendCommand.self, RetryCommand.self, CancelCommand.self,
         ViewCommand.self, ListCommand.self, ReadCommand.self, ReceiptsCommand.self,
         WatchCommand.self, SearchCommand.self, SyncCommand.self, StatusCommand.self, HistoryCommand.self,
-        JoinCommand.self,
+        JoinCommand.self, LeaveCommand.self,
         CheckCommand.self, GitSetupCommand.self, MergeFileCommand.self, SeedCommand.self, DemoCommand.self,
         ServeCommand.self, ConfigCommand.self, LoginCommand.self, LogoutCommand.self,
         CompletionCommand.self, ManualCommand.self,

@@ -84,6 +84,29 @@ struct SyncSetup {
             store: store, source: tokenSource, token: token, server: server, caFile: caFile, environment: environment)
     }
 
+    /// One Matrix request with this setup's server, CA file and token, made without the sync
+    /// engine (so also while a sync worker holds the store): a token the homeserver refuses is
+    /// renewed once when the saved login can be (``MatrixTokenRefresher``, the worker's own
+    /// renewal lock), and the request made again with the new one. Ctrl-C ends the wait.
+    func matrixRequest<T: Sendable>(
+        _ request: @escaping @Sendable (MatrixClient) async throws(SyncError) -> T
+    ) -> Result<T, any Error> {
+        let refresher = matrixTokenRefresher()
+        let (server, caFile, token) = (server, caFile, token)
+        return runUntilDone(interruptible: true) { () async -> Result<T, any Error> in
+            var token = token
+            for attempt in 1...2 {
+                do throws(SyncError) {
+                    return .success(try await request(MatrixClient(server: server, accessToken: token, caFile: caFile)))
+                } catch {
+                    guard case .unauthorized = error, attempt == 1, let refresher else { return .failure(error) }
+                    do { token = try await refresher.renew() } catch { return .failure(error) }
+                }
+            }
+            return .failure(SyncError.unauthorized("the renewed token was refused too"))
+        }
+    }
+
     /// `CHATDIR_RECONNECT_BACKOFF=FIRST,LONGEST`: how long `sync --live` waits before dialling
     /// again after its connection ended, in seconds (from half to all of FIRST, doubling up to
     /// LONGEST); nil when unset (0.5 and 30).

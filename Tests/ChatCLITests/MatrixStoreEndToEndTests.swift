@@ -185,4 +185,40 @@ import Testing
             "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.store + "/conversations/lunch"))
     }
+
+    @Test(
+        "leave refuses, naming why and before any request, what names no room to leave: an alias, a bad room ID, a conversation not in the store, one create queued offline, a store of a chatdir server"
+    )
+    func leaveRefusesWithoutARoom() throws {
+        let home = try Home()
+        try home.initMatrix()
+        let token = ["CHATDIR_TOKEN": "t"]
+        func leave(_ target: String, store: String? = nil) throws -> ChatdirProcess.Result {
+            try home.run(["leave", "--store", store ?? home.store, target], environment: token)
+        }
+        let alias = try leave("#lobby:example.org")
+        #expect(alias.status == 64, "\(alias.stderr)")
+        #expect(alias.stderr.contains("\"#lobby:example.org\" is an alias"), "\(alias.stderr)")
+        let badRoom = try leave("!")
+        #expect(badRoom.status == 64, "\(badRoom.stderr)")
+        let missing = try leave("nowhere")
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr.contains("nowhere"), "\(missing.stderr)")
+
+        #expect(
+            try home.run([
+                "create", "--store", home.store, "lunch", "--title", "Lunch", "--member", "@bob:example.org",
+            ]).status == 0)
+        let queued = try leave("lunch")
+        #expect(queued.status == 65, "\(queued.stderr)")
+        #expect(queued.stderr.contains("lunch is not on the homeserver yet"), "\(queued.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.store + "/conversations/lunch/outbox/create.json"))
+
+        let wire = home.directory.file("wire")
+        #expect(
+            try home.run(["init", "--store", wire, "--user", "alice", "--server", "http://127.0.0.1:9"]).status == 0)
+        let wireLeave = try leave("dinner", store: wire)
+        #expect(wireLeave.status == 69, "\(wireLeave.stderr)")
+        #expect(wireLeave.stderr.contains("leave is for Matrix stores"), "\(wireLeave.stderr)")
+    }
 }

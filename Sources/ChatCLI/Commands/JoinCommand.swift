@@ -62,7 +62,7 @@ enum JoinCommand: Command {
             output.print(output.safe("joined \(room) as \(id.rawValue); \(report.summary)"))
             return report.exitCode
         case .failure(let error as SyncError):
-            return failed(error, joining: room, output)
+            return failed(error, command: "join", room, output)
         case .failure(let error):
             output.error(output.safe("chatdir join: \(room): \(error)"))
             return 74
@@ -70,26 +70,12 @@ enum JoinCommand: Command {
     }
 
     /// Joins `room` while a sync worker (`holder`, as the lock names it) holds the store: the
-    /// join is one request, and the worker's live `/sync` sees the room and syncs it. A token
-    /// the homeserver refuses is renewed once when the saved login can be (``MatrixTokenRefresher``).
+    /// join is one request (``SyncSetup/matrixRequest(_:)``), and the worker's live `/sync`
+    /// sees the room and syncs it.
     private static func joinBeside(worker holder: String?, room: String, setup: SyncSetup, _ context: Context)
         throws -> Int32
     {
-        let refresher = setup.matrixTokenRefresher()
-        let (server, caFile, token) = (setup.server, setup.caFile, setup.token)
-        let joined = runUntilDone(interruptible: true) { () async -> Result<MatrixRoomID, any Error> in
-            var token = token
-            for attempt in 1...2 {
-                do throws(SyncError) {
-                    return .success(
-                        try await MatrixClient(server: server, accessToken: token, caFile: caFile).join(room))
-                } catch {
-                    guard case .unauthorized = error, attempt == 1, let refresher else { return .failure(error) }
-                    do { token = try await refresher.renew() } catch { return .failure(error) }
-                }
-            }
-            return .failure(SyncError.unauthorized("the renewed token was refused too"))
-        }
+        let joined = setup.matrixRequest { client async throws(SyncError) in try await client.join(room) }
         switch joined {
         case .success(let joined):
             let id = ConversationID.matrixRoom(joined.rawValue)
@@ -97,15 +83,16 @@ enum JoinCommand: Command {
             context.output.print(context.output.safe("joined \(room) as \(id.rawValue); \(worker) brings its messages"))
             return 0
         case .failure(let error as SyncError):
-            return failed(error, joining: room, context.output)
+            return failed(error, command: "join", room, context.output)
         case .failure(let error):
             throw error
         }
     }
 
-    /// A join the homeserver refused (65, with its words) or any other request's failure.
-    private static func failed(_ error: SyncError, joining room: String, _ output: Output) -> Int32 {
-        output.error(output.safe("chatdir join: \(room): \(error)"))
+    /// `chatdir COMMAND`'s request about `room` failed: the homeserver's refusal is 65, with its
+    /// words; any other failure exits as `chatdir sync` would.
+    static func failed(_ error: SyncError, command: String, _ room: String, _ output: Output) -> Int32 {
+        output.error(output.safe("chatdir \(command): \(room): \(error)"))
         if case .rejected = error { return 65 }
         return error.exitCode
     }

@@ -155,6 +155,8 @@ enum CommandManualPage {
             Ticks: \\(OK sent and \\(OK\\(OK read, from the other members' \\fIm.read\\fR receipts; Matrix has no
             delivered receipts, so a Matrix store never shows \\(OK\\(OK delivered.
             \\fBchatdir read\\fR posts \\fIm.read\\fR.
+            \\fBchatdir join\\fR accepts an invitation; \\fBchatdir leave\\fR leaves a room or declines an invitation,
+            and the room's folder and history stay in the store.
             End\\-to\\-end encrypted rooms are listed as not supported and never synced, and nothing is sent into them.
             \\fBchatdir\\-store\\fR(5), "Matrix stores", has the layout.
             .SH SEE ALSO

@@ -7,12 +7,12 @@ enum ExitStatusTable {
         (64, "usage: an unknown command or option, a missing or bad argument"),
         (
             65,
-            "bad data: a damaged store file, a message the server rejected (`sync`), a message already sent (`cancel`), a join the homeserver refused (`join`)"
+            "bad data: a damaged store file, a message the server rejected (`sync`), a message already sent (`cancel`), a join or leave the homeserver refused (`join`, `leave`)"
         ),
         (66, "no such store or conversation (nor outbox message, CA file, `serve --data` directory)"),
         (
             69,
-            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `join`, `login`, `logout`: a store of a chatdir server)"
+            "unavailable (`serve`: the port is in use; `git-setup`: git cannot run; `demo --tls`: no openssl; `join`, `leave`, `login`, `logout`: a store of a chatdir server)"
         ),
         (70, "internal error: a bug, or `demo` gave up waiting"),
         (73, "cannot create: `init` or `create` where something exists already"),

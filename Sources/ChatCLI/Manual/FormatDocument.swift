@@ -504,7 +504,8 @@ a new file of three lines.
 ## Matrix stores
 
 A store can also be the Matrix form of the store: one Matrix account's joined rooms, written
-by `chatdir sync` from a Matrix homeserver. Everything above holds, with the differences below. `check` applies each protocol's rules: a file of the other protocol's
+by `chatdir sync` from a Matrix homeserver (a room the account leaves keeps its folder as it
+was: nothing more is written to it). Everything above holds, with the differences below. `check` applies each protocol's rules: a file of the other protocol's
 kind in a store is an error naming the key.
 
 ### The manifest
