@@ -140,8 +140,13 @@ public struct Conversation: Sendable {
 
     /// A segment's messages with their lines; throws the first error of a damaged file.
     func decodeSegment(_ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
-        let name = StoreLayout.messages + "/" + range.fileName
         guard let bytes = try segmentBytes(range) else { return SegmentFile.Decoded(messages: [], problems: []) }
+        return try decodeSegment(bytes, range)
+    }
+
+    /// ``decodeSegment(_:)`` of bytes read already.
+    func decodeSegment(_ bytes: [UInt8], _ range: SegmentRange) throws(StoreError) -> SegmentFile.Decoded {
+        let name = StoreLayout.messages + "/" + range.fileName
         let decoded = SegmentFile.decode(
             bytes, path: relative(name), range: range, reportLayout: false, protocol: storeProtocol)
         if let problem = decoded.firstError { throw .damaged(problem) }
@@ -256,11 +261,37 @@ public struct Conversation: Sendable {
     }
 
     /// Everything a screen of this conversation shows, read from disk once.
+    /// Scrolled back (`before`), it carries the edits stored later of the messages it shows
+    /// (``laterEdits(of:from:)``), so they read as edited, as they do on the newest page.
     public func snapshot(limit: Int, before: Int? = nil) throws(StoreError) -> ConversationSnapshot {
         let page = try newestMessages(limit: limit, before: before)
+        var edits: [Message] = []
+        if let before { edits = try laterEdits(of: page.messages, from: before) }
         return ConversationSnapshot(
             id: id, info: try info(), messages: page.messages, hasOlder: page.hasOlder,
-            outbox: before == nil ? try outbox() : [], positions: try positions()
+            outbox: before == nil ? try outbox() : [], positions: try positions(), laterEdits: edits
         )
+    }
+
+    /// The key an edit's record has and no other record does, as the segment writer writes it.
+    private static let editKey = Array(#""replaces":""#.utf8)
+
+    /// The edits at or after sequence `from` of the messages among `page` (a page read from
+    /// below `from`). Only a Matrix store has edits, and usually few: each segment from `from`
+    /// on is read, and decoded only when its bytes hold an edit's key.
+    public func laterEdits(of page: [Message], from sequence: Int) throws(StoreError) -> [Message] {
+        guard storeProtocol == .matrix else { return [] }
+        let edited = Set(page.lazy.filter { $0.replaces == nil && !$0.redacted }.compactMap(\.eventID))
+        guard !edited.isEmpty else { return [] }
+        var edits: [Message] = []
+        for range in try segmentRanges() where range.last >= sequence {
+            guard let bytes = try segmentBytes(range), Sys.find(Self.editKey, in: bytes, from: 0) != nil else {
+                continue
+            }
+            edits += try decodeSegment(bytes, range).messages.filter { message in
+                message.sequence >= sequence && message.replaces.map { edited.contains($0) } == true
+            }
+        }
+        return edits
     }
 }

@@ -11,10 +11,15 @@ public struct ConversationSnapshot: Sendable, Hashable {
     /// Outbox entries in queue order (empty when scrolled back with `before`).
     public var outbox: [OutboxEntry]
     public var positions: Positions?
+    /// Edits stored after ``messages`` of messages among them (a page scrolled back, Matrix
+    /// stores only): applied to the rows, and rows of none.
+    public var laterEdits: [Message] = []
 
     /// The rows every screen shows: sequenced messages with ticks, then the outbox.
     public func rows(me: UserID) -> [TimelineRow] {
-        timeline(messages: messages, outbox: outbox, positions: positions, members: members(me: me), me: me)
+        timeline(
+            messages: laterEdits.isEmpty ? messages : messages + laterEdits, outbox: outbox, positions: positions,
+            members: members(me: me), me: me)
     }
 
     /// Members from `conversation.json`; without it, everyone seen in positions and messages.

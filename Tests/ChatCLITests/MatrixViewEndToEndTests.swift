@@ -87,6 +87,34 @@ import Testing
             ], "\(viewed.stdout)")
     }
 
+    @Test(
+        "view --before, scrolled back past the edits, shows each message with its newest text, from the same segment and from a later one; other members' edits and edits of deleted messages still count for nothing"
+    )
+    func viewBeforeEdits() throws {
+        let home = try Self.dinner()
+        // An edit of bob's emote in the next segment file.
+        let next = home.store + "/conversations/" + Self.folder + "/messages/1000000101-1000000200.json"
+        let edit = try Self.record(
+            1_000_000_101, "$ev101", Self.bob, "dances", kind: "emote", replaces: "$ev2", minute: 12)
+        try Data(("[\n" + edit + "\n]\n").utf8).write(to: URL(fileURLWithPath: next))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: next)
+        let checked = try home.run(["check", "--store", home.store])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+
+        let before = try home.run(["view", "--store", home.store, Self.folder, "--before", "1000000003"])
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(
+            before.lines == [
+                "2026-11-29 10:01  @bob:example.org  On my way, 5 min (edited)",
+                "2026-11-29 10:02  @bob:example.org  * dances (edited)",
+            ], "\(before.stdout)")
+        let deleted = try home.run([
+            "view", "--json", "--store", home.store, Self.folder, "--before", "1000000007", "--limit", "1",
+        ])
+        #expect(deleted.lines.count == 1 && deleted.stdout.contains("\"redacted\":true"), "\(deleted.stdout)")
+        #expect(!deleted.stdout.contains("resurrected") && !deleted.stdout.contains("edited"), "\(deleted.stdout)")
+    }
+
     @Test("view --json rows carry the newest text, kind, edited and redacted")
     func viewJSON() throws {
         let home = try Self.dinner()

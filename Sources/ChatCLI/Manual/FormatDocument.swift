@@ -668,10 +668,10 @@ highest sequence among those by the message's own sender, marked edited (`view` 
 ` (edited)` after the text; `--json` rows carry `"edited":true` and the new text). An edit by
 anyone else is ignored, as the Matrix specification says, and so is an edit of a redacted
 message or of another edit. An edit is not a new message: `list` counts none as unread and
-never previews one. `view` and `chat` apply the edits among the records their page read, so an
-edit whose original is older than the page (or not stored at all) shows nothing, and the
-original shows its stored text until both are on one page; `search` reads the whole history
-and matches an edited message by its newest text only.
+never previews one. `view` and `chat` show every stored edit of the messages on their page:
+a page scrolled back (`view --before`, `chat` scrolling up) also reads the edits stored after
+it. An edit whose original is older than the page, or not stored at all, shows nothing; `search`
+reads the whole history and matches an edited message by its newest text only.
 
 A redacted message shows as `(message deleted)` (`--json`: `"redacted":true`, empty text) and
 no search matches it. A `kind` shows as `* text` for `emote`, the text for `notice`,
