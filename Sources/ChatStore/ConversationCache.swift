@@ -33,6 +33,9 @@ final class ConversationCache {
     private(set) var syncWorker: Int32?
     /// The worker's state as of the last ``refreshWorkerState()``.
     private(set) var worker = SyncWorkerState()
+    /// Counts the changes met to stored messages older than the window
+    /// (``ConversationState/olderRevision``).
+    private(set) var olderRevision = 0
 
     /// - Parameters:
     ///   - limit: how many of the newest stored messages to start with.
@@ -98,6 +101,8 @@ final class ConversationCache {
         wantedRead = readWanted()
         loaded = true
         guard reportChanges else { return [] }
+        // A rescan cannot tell what changed below the window: a screen holding older rows reads them again.
+        olderRevision += 1
 
         var changes: [StoreChange] = []
         let id = conversation.id
@@ -149,6 +154,7 @@ final class ConversationCache {
                 guard let range = SegmentRange(fileName: change.name) else { continue }
                 if range.last < (floor ?? 1) {
                     olderSegments = true
+                    olderRevision += 1
                     result.append(.historyChanged(id, segment: change.name))
                     continue
                 }
@@ -167,6 +173,13 @@ final class ConversationCache {
                 segments[range] = new.isEmpty && change.kind == .removed ? nil : new
                 let oldBySequence = Dictionary(old.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
                 let newSequences = Set(new.map(\.sequence))
+                // A segment the window begins inside: its part below the window changed (a
+                // redaction rewrote a record there, say).
+                if let floor, range.first < floor,
+                    old.filter({ $0.sequence < floor }) != new.filter({ $0.sequence < floor })
+                {
+                    olderRevision += 1
+                }
                 added += new.filter { oldBySequence[$0.sequence] != $0 }
                 for message in old where !newSequences.contains(message.sequence) {
                     result.append(.messageRemoved(id, sequence: message.sequence))
@@ -188,9 +201,19 @@ final class ConversationCache {
                 break
             }
         }
+        if editsOlderMessage(added) { olderRevision += 1 }
         // New messages in sequence order, whatever order their files changed in.
         return added.sorted { $0.sequence < $1.sequence }.map { .messageAdded(id, $0) } + result
             + outboxChanges(old: oldOutbox, new: newOutbox)
+    }
+
+    /// Whether one of `added` is an edit of a message below the window (none of the window's
+    /// originals is its target): the row that shows it is one a screen read on its own.
+    private func editsOlderMessage(_ added: [Message]) -> Bool {
+        let edits = added.compactMap(\.replaces)
+        guard !edits.isEmpty else { return false }
+        let shown = Set(allMessages().lazy.filter { $0.replaces == nil }.compactMap(\.eventID))
+        return edits.contains { !shown.contains($0) }
     }
 
     /// Checks whether a sync worker holds the lock; returns the change when that moved.
@@ -235,7 +258,7 @@ final class ConversationCache {
             id: conversation.id, info: info, members: members, rows: rows, hasOlder: hasOlder,
             pending: pending, failed: entries.count - pending, positionsLoaded: positions != nil,
             syncWorker: syncWorker, problems: problemList, exists: exists,
-            positions: positions, worker: worker
+            positions: positions, worker: worker, olderRevision: olderRevision
         )
     }
 

@@ -29,4 +29,8 @@ public struct ConversationState: Hashable, Sendable {
     /// The sync worker: connected or reconnecting (and why), whether it stopped on this
     /// conversation (``SyncWorkerState/stopped(_:)``).
     public var worker = SyncWorkerState()
+    /// Counts the changes met to stored messages older than ``rows``: a record rewritten there
+    /// (a redaction), an edit of one of them, a rescan. A screen showing older rows it read on
+    /// its own reads them again when this moves.
+    public var olderRevision = 0
 }

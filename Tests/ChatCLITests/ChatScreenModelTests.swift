@@ -433,6 +433,38 @@ import Testing
     }
 
     @Test(
+        "older rows read on their own are read again when the observer met a change below its rows; the view stays, and a new state without one asks nothing"
+    )
+    func olderReloaded() {
+        var first = state((31...40).map { row($0) }, older: true)
+        first.olderRevision = 3
+        var screen = model(first)
+        _ = screen.takeEffects()
+        screen.prepend((21...30).map { row($0) }, hasOlder: true)
+        for _ in 0..<2 { _ = screen.handle(.pageUp, now: 0) }
+        _ = screen.takeEffects()
+        let anchor = screen.anchor?.sequence
+        #expect((anchor ?? 0) < 31)
+
+        var moved = first
+        moved.rows.append(row(41))
+        let got = screen.takeEffects()
+        #expect(got == [])
+        screen.update(moved)
+        let unchanged = screen.takeEffects()
+        #expect(!unchanged.contains(.reloadOlderStored(from: 21, before: 31)))
+
+        moved.olderRevision = 4
+        screen.update(moved)
+        let reload = screen.takeEffects()
+        #expect(reload.contains(.reloadOlderStored(from: 21, before: 31)))
+        screen.replaceOlder((21...30).map { row($0, text: $0 == 25 ? "(message deleted)" : nil) }, from: 21)
+        #expect(screen.timeline.first { $0.sequence == 25 }?.text == "(message deleted)")
+        #expect(screen.timeline.map(\.sequence) == (21...41).map { $0 })
+        #expect(screen.anchor?.sequence == anchor)
+    }
+
+    @Test(
         "at the top of what is stored: wantOlder once, loading older… while a worker runs, loadOlderStored when it stored the page"
     )
     func wantOlder() {

@@ -211,4 +211,59 @@ struct MatrixChatEndToEndTests {
         let pane = try tmux.pane("matrix")
         #expect(!pane.contains { $0.contains("hijacked") || $0.contains("resurrected") }, "\(tmux.screen("matrix"))")
     }
+
+    @Test(
+        "chat scrolled back above what it follows: a message there redacted and another edited meanwhile change on the screen, where the reader stands"
+    )
+    func chatScrolledBackSeesChanges() throws {
+        // 130 messages: the screen follows the newest 100, and reads 1 to 30 when scrolled up.
+        func records(_ sequences: ClosedRange<Int>, redacting: Int? = nil) throws -> [String] {
+            try sequences.map { number in
+                try MatrixViewEndToEndTests.record(
+                    1_000_000_000 + number, "$ev\(number)", MatrixViewEndToEndTests.bob,
+                    number == redacting ? "" : "message \(number)",
+                    redacted: number == redacting, minute: number % 60)
+            }
+        }
+        let home = try MatrixViewEndToEndTests.seeded(try records(1...100))
+        let messages = home.store + "/conversations/" + MatrixViewEndToEndTests.folder + "/messages/"
+        /// Replaces a segment as the store's writer does: a temporary file renamed over it.
+        func replace(_ name: String, with lines: [String]) throws {
+            let temporary = messages + ".replace.tmp"
+            try Data(("[\n" + lines.joined(separator: ",\n") + "\n]\n").utf8).write(to: URL(fileURLWithPath: temporary))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary)
+            #expect(rename(temporary, messages + name) == 0)
+        }
+        let newer = try records(101...130)
+        try replace("1000000101-1000000200.json", with: newer)
+
+        let tmux = Tmux()
+        defer { tmux.shutDown() }
+        let command =
+            "env TZ=UTC NO_COLOR=1 HOME=\(home.directory.path) XDG_RUNTIME_DIR=\(home.directory.path) \(ChatdirProcess.executable.path) chat \(MatrixViewEndToEndTests.folder) --store \(home.store); sleep 600"
+        try tmux.run(["new-session", "-d", "-s", "older", "-x", "100", "-y", "20", command])
+        func shows(_ text: String) throws -> Bool { try tmux.pane("older").contains { $0.hasSuffix(text) } }
+        #expect(try waitUntil { try shows("message 130") }, "\(tmux.screen("older"))")
+        #expect(
+            try waitUntil(timeout: .seconds(90)) {
+                if try shows("message 5") && shows("message 6") { return true }
+                let before = try tmux.pane("older")
+                try tmux.run(["send-keys", "-t", "older", "PageUp"])
+                _ = try waitUntil(timeout: .seconds(2)) { try tmux.pane("older") != before }
+                return false
+            }, "\(tmux.screen("older"))")
+
+        try replace("1000000001-1000000100.json", with: try records(1...100, redacting: 5))
+        try replace(
+            "1000000101-1000000200.json",
+            with: newer + [
+                try MatrixViewEndToEndTests.record(
+                    1_000_000_131, "$ev131", MatrixViewEndToEndTests.bob, "message six, edited", replaces: "$ev6",
+                    minute: 11)
+            ])
+        #expect(
+            try waitUntil { try shows("(message deleted)") && shows("message six, edited (edited)") },
+            "\(tmux.screen("older"))")
+        #expect(try !shows("message 5"), "\(tmux.screen("older"))")
+    }
 }

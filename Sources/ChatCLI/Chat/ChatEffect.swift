@@ -12,6 +12,9 @@ enum ChatEffect: Hashable, Sendable {
     case signalTyping
     /// Read the stored rows just before this sequence and call ``ChatScreenModel/prepend(_:hasOlder:)``.
     case loadOlderStored(before: Int)
+    /// Read the stored rows from sequence `from` to just before `before` again and call
+    /// ``ChatScreenModel/replaceOlder(_:from:)``: records there changed (a redaction, an edit).
+    case reloadOlderStored(from: Int, before: Int)
     /// Ask the sync worker for older pages from the server (the runtime channel's `older-wanted`).
     case wantOlder(before: Int)
     /// Leave the screen and restore the terminal.

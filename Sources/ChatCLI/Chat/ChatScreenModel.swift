@@ -37,6 +37,9 @@ struct ChatScreenModel: Sendable {
     private(set) var older: [TimelineRow] = []
     /// Whether still older rows are stored, as the last ``prepend(_:hasOlder:)`` said.
     private(set) var olderHasMore: Bool?
+    /// The observer's ``ConversationState/olderRevision`` as last seen: when it moves, ``older``
+    /// is read again.
+    private var olderRevision: Int?
     /// What the screen shows, oldest first: ``older``, then the observer's rows.
     private(set) var timeline: [TimelineRow] = []
     private(set) var rowStates: [RowState] = []
@@ -114,7 +117,23 @@ struct ChatScreenModel: Sendable {
 
     /// The observer's newest state of the conversation.
     mutating func update(_ state: ConversationState) {
+        if let seen = olderRevision, seen != state.olderRevision, let from = older.first?.sequence {
+            let firstCurrent = state.rows.first(where: { $0.sequence != nil })?.sequence
+            let before = firstCurrent ?? ((older.last?.sequence ?? from) + 1)
+            if from < before { queued.append(.reloadOlderStored(from: from, before: before)) }
+        }
+        olderRevision = state.olderRevision
         self.state = state
+        rebuild()
+        settle()
+    }
+
+    /// The older stored rows from sequence `from` on, read again (the answer to
+    /// ``ChatEffect/reloadOlderStored(from:before:)``), oldest first, in place of those held
+    /// there: a redaction or an edit among them shows. Rows below `from` (a page prepended
+    /// meanwhile) stay. The view stays on the row the reader looks at.
+    mutating func replaceOlder(_ rows: [TimelineRow], from: Int) {
+        older = older.filter { ($0.sequence ?? .max) < from } + rows
         rebuild()
         settle()
     }

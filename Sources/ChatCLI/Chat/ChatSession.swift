@@ -148,6 +148,9 @@ final class ChatSession: @unchecked Sendable {
             case .loadOlderStored(let before):
                 let older = try conversation.snapshot(limit: Self.olderPage, before: before)
                 model.prepend(older.rows(me: store.userID), hasOlder: older.hasOlder)
+            case .reloadOlderStored(let from, let before):
+                let page = try conversation.snapshot(limit: before - from, before: before)
+                model.replaceOlder(page.rows(me: store.userID).filter { ($0.sequence ?? .max) >= from }, from: from)
             case .wantOlder(let before):
                 do { try channel.wantOlder(id, before: before) } catch {
                     model.notify("cannot ask the sync worker for older messages: \(error)")
