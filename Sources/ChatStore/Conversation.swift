@@ -263,8 +263,17 @@ public struct Conversation: Sendable {
     /// Everything a screen of this conversation shows, read from disk once.
     /// Scrolled back (`before`), it carries the edits stored later of the messages it shows
     /// (``laterEdits(of:from:)``), so they read as edited, as they do on the newest page.
+    /// `limit` counts messages shown: in a Matrix store, where an edit is a record and no row,
+    /// a page holding edits reads as many records more, so `view --limit 1` shows the newest
+    /// message even when the newest record is an edit of an older one.
     public func snapshot(limit: Int, before: Int? = nil) throws(StoreError) -> ConversationSnapshot {
-        let page = try newestMessages(limit: limit, before: before)
+        var page = try newestMessages(limit: limit, before: before)
+        while storeProtocol == .matrix, page.hasOlder {
+            let edits = page.messages.count { $0.replaces != nil }
+            guard page.messages.count - edits < limit else { break }
+            // Strictly more each time: fewer than `limit` rows means more than `count - limit` edits.
+            page = try newestMessages(limit: limit + edits, before: before)
+        }
         var edits: [Message] = []
         if let before { edits = try laterEdits(of: page.messages, from: before) }
         return ConversationSnapshot(

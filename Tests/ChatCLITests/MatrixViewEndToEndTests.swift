@@ -115,6 +115,30 @@ import Testing
         #expect(!deleted.stdout.contains("resurrected") && !deleted.stdout.contains("edited"), "\(deleted.stdout)")
     }
 
+    @Test(
+        "view --limit counts messages, not records: the newest record an edit, --limit 1 still shows the newest message"
+    )
+    func limitCountsMessages() throws {
+        let home = try Self.dinner()
+        let one = try home.run(["view", "--store", home.store, Self.folder, "--limit", "1"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.lines == ["2026-11-29 10:10  @bob:example.org  [org.example.poll] Lunch?"], "\(one.stdout)")
+        let three = try home.run(["view", "--store", home.store, Self.folder, "--limit", "3"])
+        #expect(
+            three.lines == [
+                "2026-11-29 10:08  @bob:example.org  (a message chatdir cannot read)",
+                "2026-11-29 10:09  @bob:example.org  Reminder: 8pm",
+                "2026-11-29 10:10  @bob:example.org  [org.example.poll] Lunch?",
+            ], "\(three.stdout)")
+        // Scrolled back past the edit of the deleted message: still two rows for --limit 2.
+        let back = try home.run(["view", "--store", home.store, Self.folder, "--limit", "2", "--before", "1000000008"])
+        #expect(
+            back.lines == [
+                "2026-11-29 10:05  @bob:example.org  [image] cat.png",
+                "2026-11-29 10:06  @bob:example.org  (message deleted)",
+            ], "\(back.stdout)")
+    }
+
     @Test("view --json rows carry the newest text, kind, edited and redacted")
     func viewJSON() throws {
         let home = try Self.dinner()

@@ -668,7 +668,7 @@ highest sequence among those by the message's own sender, marked edited (`view` 
 ` (edited)` after the text; `--json` rows carry `"edited":true` and the new text). An edit by
 anyone else is ignored, as the Matrix specification says, and so is an edit of a redacted
 message or of another edit. An edit is not a new message: `list` counts none as unread and
-never previews one. `view` and `chat` show every stored edit of the messages on their page:
+never previews one, and `view --limit N` shows N messages, whatever edits lie among them. `view` and `chat` show every stored edit of the messages on their page:
 a page scrolled back (`view --before`, `chat` scrolling up) also reads the edits stored after
 it. An edit whose original is older than the page, or not stored at all, shows nothing; `search`
 reads the whole history and matches an edited message by its newest text only.
