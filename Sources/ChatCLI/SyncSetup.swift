@@ -107,6 +107,15 @@ struct SyncSetup {
         }
     }
 
+    /// `chatdir COMMAND`'s request about `room` (``matrixRequest(_:)``, or the engine's) failed:
+    /// says so, and returns the exit status: the homeserver's refusal is 65, with its words; any
+    /// other failure exits as a one-request command does (``SyncError/exitCode``).
+    static func requestFailed(_ error: SyncError, command: String, about room: String, _ output: Output) -> Int32 {
+        output.error(output.safe("chatdir \(command): \(room): \(error)"))
+        if case .rejected = error { return 65 }
+        return error.exitCode
+    }
+
     /// `CHATDIR_RECONNECT_BACKOFF=FIRST,LONGEST`: how long `sync --live` waits before dialling
     /// again after its connection ended, in seconds (from half to all of FIRST, doubling up to
     /// LONGEST); nil when unset (0.5 and 30).

@@ -23,18 +23,26 @@ public enum StartedFile {
     {
         var entries = read(storeRoot: storeRoot).filter { $0.queued != queued }
         entries.append((queued, folder))
-        let kept = entries.suffix(maxEntries)
-        let text = kept.map { $0.queued.rawValue + " " + $0.folder.rawValue + "\n" }.joined()
-        try EphemeralFile.replace(Array(text.utf8), as: StoreLayout.started, in: storeRoot)
+        try EphemeralFile.replace(encode(entries), as: StoreLayout.started, in: storeRoot)
     }
 
-    /// Every line that names two conversation IDs; others (a damaged file) are passed over.
+    /// The file's bytes for `entries`: the newest ``maxEntries``, one line each.
+    static func encode(_ entries: [(queued: ConversationID, folder: ConversationID)]) -> [UInt8] {
+        Array(entries.suffix(maxEntries).map { $0.queued.rawValue + " " + $0.folder.rawValue + "\n" }.joined().utf8)
+    }
+
+    /// The store's entries (none when the file is missing or cannot be read).
     static func read(storeRoot: String) -> [(queued: ConversationID, folder: ConversationID)] {
         let read = try? StoreFiles.read(
             storeRoot + "/" + StoreLayout.started, relative: StoreLayout.started, limit: maxSize,
             what: "the started conversations file")
         guard let bytes = read ?? nil else { return [] }
-        return bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in
+        return decode(bytes)
+    }
+
+    /// Every line of `bytes` that names two conversation IDs; others (a damaged file) are passed over.
+    static func decode(_ bytes: [UInt8]) -> [(queued: ConversationID, folder: ConversationID)] {
+        bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in
             let parts = line.split(separator: UInt8(ascii: " "))
             guard parts.count == 2, let queued = try? ConversationID(String(decoding: parts[0], as: UTF8.self)),
                 let folder = try? ConversationID(String(decoding: parts[1], as: UTF8.self))

@@ -22,9 +22,7 @@ struct MatrixLeaveEndToEndTests {
     func declineInvitation() throws {
         let server = try Homeserver.start()
         let laptop = try server.device("laptop")
-        let picnic = try #require(
-            try server.synapse.peer(server.bob, ["create-room", "--name", "Picnic", "--invite", server.alice.userID])[
-                "room_id"] as? String)
+        let picnic = try server.roomInvitingAlice("Picnic")
         try laptop.run(["sync"])
         #expect(try laptop.run(["list"]).stdout.contains("invited to \"Picnic\" (\(picnic))"))
         let folders = try FileManager.default.contentsOfDirectory(atPath: laptop.store + "/conversations").sorted()
@@ -93,9 +91,7 @@ struct MatrixLeaveEndToEndTests {
     func leaveWhileLive() throws {
         let server = try Homeserver.start()
         let laptop = try server.device("laptop")
-        let lunch = try #require(
-            try server.synapse.peer(server.bob, ["create-room", "--name", "Lunch", "--invite", server.alice.userID])[
-                "room_id"] as? String)
+        let lunch = try server.roomInvitingAlice("Lunch")
         try server.synapse.peer(server.alice, ["join", lunch])
         try laptop.run(["sync"])
         let dinner = try laptop.conversation(titled: "Dinner")

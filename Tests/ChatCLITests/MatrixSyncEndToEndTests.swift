@@ -39,6 +39,12 @@ struct MatrixSyncEndToEndTests {
             return Device(store: store, token: token, runtime: runtime)
         }
 
+        /// A room bob makes, named `name`, inviting alice; its ID.
+        func roomInvitingAlice(_ name: String) throws -> String {
+            try #require(
+                try synapse.peer(bob, ["create-room", "--name", name, "--invite", alice.userID])["room_id"] as? String)
+        }
+
         /// The bodies and client message IDs of the room's messages, oldest first, as bob's client sees them.
         func messages(_ room: String? = nil) throws -> [(body: String, cmid: String?)] {
             let answer = try synapse.peer(bob, ["messages", room ?? self.room])

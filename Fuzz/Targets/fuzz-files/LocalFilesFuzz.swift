@@ -1,10 +1,9 @@
-import ChatStore
-
 @testable import ChatCLI
+@testable import ChatStore
 
 /// libFuzzer target for the files other processes and people write beside the store: the user's
 /// config file (`ConfigFile.parse`), the sync worker's `.sync-status` (`SyncStatusFile`) and
-/// `.invitations` (`InvitationsFile`);
+/// `.invitations` (`InvitationsFile`) and `.started` (`StartedFile`);
 /// and the fast readers of two files other devices write, `positions.json` and
 /// `conversation.json` (`decodeCanonical`), as a wire v1 and a Matrix store read them. The
 /// first byte picks the parser; the rest is the file. Invariants:
@@ -12,6 +11,8 @@ import ChatStore
 ///   when it names one; what it accepts has every entry on a line of the file;
 /// - a status it accepts survives encode → decode unchanged, and its encoding is stable;
 /// - invitations it accepts encode to a file it accepts, whose encoding is stable;
+/// - the started entries it reads encode to a file that reads as the same entries (the newest
+///   ``StartedFile/maxEntries`` of them);
 /// - what a fast reader accepts, the full decoder reads the same with no error, and it is the
 ///   writer's own bytes for that value.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,12 +20,13 @@ public func fuzzLocalFiles(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let all = Array(UnsafeBufferPointer(start: data, count: size))
     guard let selector = all.first else { return 0 }
     let bytes = Array(all.dropFirst())
-    switch selector % 5 {
+    switch selector % 6 {
     case 0: fuzzConfig(bytes)
     case 1: fuzzStatus(bytes)
     case 2: fuzzPositions(bytes)
     case 3: fuzzInfo(bytes)
-    default: fuzzInvitations(bytes)
+    case 4: fuzzInvitations(bytes)
+    default: fuzzStarted(bytes)
     }
     return 0
 }
@@ -73,6 +75,17 @@ private func fuzzInvitations(_ bytes: [UInt8]) {
     }
     check(again.count <= invitations.count, "encoding invitations made more of them")
     check(InvitationsFile.encode(again) == encoded, "the invitations encoding is not stable")
+}
+
+private func fuzzStarted(_ bytes: [UInt8]) {
+    let entries = StartedFile.decode(bytes)
+    let encoded = StartedFile.encode(entries)
+    let again = StartedFile.decode(encoded)
+    let kept = entries.suffix(StartedFile.maxEntries)
+    check(
+        again.map(\.queued) == kept.map(\.queued) && again.map(\.folder) == kept.map(\.folder),
+        "started entries changed in a round trip")
+    check(StartedFile.encode(again) == encoded, "the started encoding is not stable")
 }
 
 private func fuzzPositions(_ bytes: [UInt8]) {

@@ -62,7 +62,7 @@ enum JoinCommand: Command {
             output.print(output.safe("joined \(room) as \(id.rawValue); \(report.summary)"))
             return report.exitCode
         case .failure(let error as SyncError):
-            return failed(error, command: "join", room, output)
+            return SyncSetup.requestFailed(error, command: "join", about: room, output)
         case .failure(let error):
             output.error(output.safe("chatdir join: \(room): \(error)"))
             return 74
@@ -83,17 +83,9 @@ enum JoinCommand: Command {
             context.output.print(context.output.safe("joined \(room) as \(id.rawValue); \(worker) brings its messages"))
             return 0
         case .failure(let error as SyncError):
-            return failed(error, command: "join", room, context.output)
+            return SyncSetup.requestFailed(error, command: "join", about: room, context.output)
         case .failure(let error):
             throw error
         }
-    }
-
-    /// `chatdir COMMAND`'s request about `room` failed: the homeserver's refusal is 65, with its
-    /// words; any other failure exits as `chatdir sync` would.
-    static func failed(_ error: SyncError, command: String, _ room: String, _ output: Output) -> Int32 {
-        output.error(output.safe("chatdir \(command): \(room): \(error)"))
-        if case .rejected = error { return 65 }
-        return error.exitCode
     }
 }

@@ -50,7 +50,7 @@ enum LeaveCommand: Command {
         case .success:
             break
         case .failure(let error as SyncError):
-            return JoinCommand.failed(error, command: "leave", room.rawValue, context.output)
+            return SyncSetup.requestFailed(error, command: "leave", about: room.rawValue, context.output)
         case .failure(let error):
             throw error
         }
@@ -88,8 +88,7 @@ enum LeaveCommand: Command {
             let room: MatrixRoomID
             do { room = try MatrixRoomID(target) } catch { throw context.usage(error.description) }
             let id = ConversationID.matrixRoom(room.rawValue)
-            let held = try store.conversationIDs().contains(id)
-            return (room, held ? id : nil)
+            return (room, store.conversation(id).exists ? id : nil)
         }
         let id = try context.conversationID(target)
         let conversation = try store.existingConversation(id)
